@@ -1,0 +1,69 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { EngineEvent } from '../../engine/events';
+import { evalPrepared, prepareRun } from '../../engine/run';
+import { checkSkillMarkers } from '../../engine/skill/markers';
+import { ExitCode, UsageError } from '../exit';
+import { PrettyPrinter } from '../render';
+import { parseCommon, stderrLogger } from './common';
+
+const splits = ['train', 'val', 'test', 'all', 'valid_seen', 'valid_unseen', 'selection'] as const;
+
+/** `skillopt eval`: score a skill on a split with the target only; writes eval_summary.json. */
+export async function runEval(args: readonly string[]): Promise<number> {
+  const a = parseCommon(args, {
+    skill: { type: 'string' },
+    split: { type: 'string' },
+    out: { type: 'string' },
+  });
+  const skillPath = typeof a.values.skill === 'string' ? a.values.skill : undefined;
+  if (!skillPath) throw new UsageError('eval needs --skill FILE');
+  const split = typeof a.values.split === 'string' ? a.values.split : 'test';
+  if (!(splits as readonly string[]).includes(split))
+    throw new UsageError(`--split must be one of ${splits.join(', ')}`);
+  const skill = readFileSync(resolve(skillPath), 'utf8');
+  checkSkillMarkers(skill, skillPath);
+  const logger = stderrLogger(a.values.verbose ? 'debug' : 'warn');
+  const prepared = prepareRun({
+    configPath: a.config,
+    overrides: a.overrides,
+    legacyArgs: a.legacyArgs,
+    ...(typeof a.values.out === 'string' ? { outDir: a.values.out } : {}),
+    logger,
+  });
+  const printer = new PrettyPrinter(process.stdout);
+  const emit = (e: EngineEvent): void => {
+    if (!a.json) printer.handle(e);
+  };
+  const controller = new AbortController();
+  const onSigint = (): void => controller.abort();
+  process.on('SIGINT', onSigint);
+  try {
+    const summary = await evalPrepared(prepared, {
+      skill,
+      skillPath: resolve(skillPath),
+      split: split as (typeof splits)[number],
+      emit,
+      signal: controller.signal,
+    });
+    if (a.json) {
+      process.stdout.write(JSON.stringify(summary) + '\n');
+    } else {
+      process.stdout.write(
+        `\n${summary.split}: hard ${summary.hard.toFixed(4)}, soft ${summary.soft.toFixed(4)} over ${summary.n_items} items (target only; no optimizer calls)\n`,
+      );
+      for (const [type, s] of Object.entries(summary.by_type)) {
+        process.stdout.write(`  ${type.padEnd(16)} ${s.hard.toFixed(3)} (${s.total})\n`);
+      }
+      if (summary.failing.length)
+        process.stdout.write(
+          `Failing: ${summary.failing.slice(0, 20).join(', ')}${summary.failing.length > 20 ? ', …' : ''}\n`,
+        );
+      process.stdout.write(`Written: ${summary.out_dir}/eval_summary.json\n`);
+    }
+    return controller.signal.aborted ? ExitCode.Interrupted : ExitCode.Ok;
+  } finally {
+    process.off('SIGINT', onSigint);
+    await prepared.models.close();
+  }
+}

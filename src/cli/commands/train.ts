@@ -1,0 +1,80 @@
+import { existsSync, rmSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import type { EngineEvent } from '../../engine/events';
+import { prepareRun, trainPrepared } from '../../engine/run';
+import { diffStats } from '../../engine/skill/hunks';
+import { readFileSync } from 'node:fs';
+import { ExitCode, UsageError } from '../exit';
+import { PrettyPrinter } from '../render';
+import { parseCommon, stderrLogger } from './common';
+
+/**
+ * `skillopt train`: the full loop, headless. Ctrl-C stops at the next safe point (the current
+ * model calls are cancelled, nothing accepted is lost); a second Ctrl-C exits at once.
+ */
+export async function runTrain(args: readonly string[]): Promise<number> {
+  const a = parseCommon(args, {
+    out: { type: 'string' },
+    resume: { type: 'boolean' },
+    fresh: { type: 'boolean' },
+  });
+  if (a.values.resume && a.values.fresh) throw new UsageError('--resume and --fresh exclude each other');
+  const outArg = typeof a.values.out === 'string' ? a.values.out : undefined;
+  if (a.values.resume && !outArg)
+    throw new UsageError('--resume needs --out DIR (the run folder to continue)');
+  if (a.values.fresh && outArg && existsSync(join(outArg, 'runtime_state.json'))) {
+    rmSync(outArg, { recursive: true, force: true });
+  }
+  const logger = stderrLogger(a.values.verbose ? 'debug' : 'warn');
+  const prepared = prepareRun({
+    configPath: a.config,
+    overrides: a.overrides,
+    legacyArgs: a.legacyArgs,
+    ...(outArg ? { outDir: outArg } : {}),
+    logger,
+  });
+  const printer = new PrettyPrinter(process.stdout);
+  const emit = (e: EngineEvent): void => {
+    if (a.json) process.stdout.write(JSON.stringify(e) + '\n');
+    else printer.handle(e);
+  };
+  for (const w of prepared.warnings) emit({ type: 'warning', message: w });
+  if (!a.json) process.stdout.write(`Estimated model calls: at most ~${prepared.estimate.total}\n`);
+
+  const controller = new AbortController();
+  let interrupts = 0;
+  const onSigint = (): void => {
+    interrupts++;
+    if (interrupts > 1) process.exit(ExitCode.Interrupted);
+    process.stderr.write('\nStopping at the next safe point (Ctrl-C again to quit at once)…\n');
+    controller.abort();
+  };
+  process.on('SIGINT', onSigint);
+  process.on('SIGTERM', onSigint);
+  const resumeCommand = [
+    'skillopt train',
+    a.config,
+    '--out',
+    prepared.outDir,
+    '--resume',
+    ...a.overrides.flatMap((o) => ['--cfg-options', o]),
+  ].join(' ');
+  try {
+    const outcome = await trainPrepared(prepared, { emit, signal: controller.signal, resumeCommand, logger });
+    if (outcome.status === 'stopped') {
+      return controller.signal.aborted ? ExitCode.Interrupted : ExitCode.Budget;
+    }
+    if (!a.json) {
+      const best = readFileSync(join(prepared.outDir, 'best_skill.md'), 'utf8');
+      const st = diffStats(prepared.initialSkill, best);
+      process.stdout.write(
+        `Diff from the initial skill: +${st.added} / -${st.removed} lines (${relative(process.cwd(), prepared.skillPath) || prepared.skillPath} → ${relative(process.cwd(), join(prepared.outDir, 'best_skill.md'))})\n`,
+      );
+    }
+    return ExitCode.Ok;
+  } finally {
+    process.off('SIGINT', onSigint);
+    process.off('SIGTERM', onSigint);
+    await prepared.models.close();
+  }
+}

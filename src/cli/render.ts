@@ -1,0 +1,128 @@
+import type { EngineEvent } from '../engine/events';
+
+/** Terminal output for people: one progress line that redraws on a TTY, one line per step verdict. */
+export class PrettyPrinter {
+  private progressShown = false;
+  constructor(
+    private readonly out: NodeJS.WriteStream,
+    private readonly color = out.isTTY === true,
+  ) {}
+
+  private paint(code: number, text: string): string {
+    return this.color ? `\u001b[${code}m${text}\u001b[0m` : text;
+  }
+
+  private line(text: string): void {
+    if (this.progressShown && this.out.isTTY) this.out.write('\r\u001b[2K');
+    this.progressShown = false;
+    this.out.write(text + '\n');
+  }
+
+  private progress(text: string): void {
+    if (!this.out.isTTY) return;
+    this.out.write('\r\u001b[2K' + text);
+    this.progressShown = true;
+  }
+
+  handle(e: EngineEvent): void {
+    switch (e.type) {
+      case 'run/started':
+        if (e.simulated)
+          this.line(
+            this.paint(
+              33,
+              'SIMULATED MODELS: the sim backend stands in for the optimizer and/or target (offline demo).',
+            ),
+          );
+        this.line(
+          `${e.resumedFromStep ? `Resuming at step ${e.resumedFromStep}` : 'Training'}: ${e.epochs} epoch(s) × ${e.stepsPerEpoch} step(s); train ${e.splitSizes.train}, selection ${e.splitSizes.val}, test ${e.splitSizes.test} items`,
+        );
+        this.line(`  optimizer ${e.optimizer}, target ${e.target}`);
+        this.line(`  run folder ${e.outDir}`);
+        break;
+      case 'baseline/scored':
+        this.line(
+          `Baseline selection score ${e.score.toFixed(4)} (hard ${e.hard.toFixed(3)}, soft ${e.soft.toFixed(3)})`,
+        );
+        break;
+      case 'rollout/progress': {
+        const width = 24;
+        const filled = Math.round((e.done / Math.max(1, e.total)) * width);
+        const label = e.step > 0 ? `step ${e.step} ${e.stage}` : e.stage;
+        this.progress(
+          `  ${label.padEnd(22)} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${e.done}/${e.total}  pass ${(e.hard * 100).toFixed(0)}%`,
+        );
+        break;
+      }
+      case 'stage/started':
+        if (e.stage !== 'rollout' && e.stage !== 'evaluate' && e.stage !== 'baseline')
+          this.progress(`  step ${e.step} ${e.stage}…`);
+        break;
+      case 'gate/verdict': {
+        const ok = e.action.startsWith('accept') || e.action === 'force_accept' || e.action === 'promote';
+        const verdict = this.paint(ok ? 32 : 31, e.action.toUpperCase());
+        const where =
+          e.origin === 'step'
+            ? `Step ${e.step}`
+            : e.origin === 'slow_update'
+              ? `Epoch ${e.epoch} slow update`
+              : 'Final check';
+        this.line(
+          `${where}: ${verdict}  candidate ${e.candidateScore.toFixed(4)}  current ${e.currentScore.toFixed(4)}  best ${e.bestScore.toFixed(4)}${e.cacheHit ? '  (cached)' : ''}`,
+        );
+        break;
+      }
+      case 'step/finished': {
+        const r = e.record;
+        if (r.action.startsWith('skip'))
+          this.line(`Step ${r.step}: ${r.action} (train ${r.rollout_hard.toFixed(3)})`);
+        else
+          this.line(
+            this.paint(
+              2,
+              `  train ${r.rollout_hard.toFixed(3)}, ${r.n_patches} patches → ${r.n_edits_merged ?? 0} merged → ${r.n_edits_ranked ?? 0} applied (budget ${r.edit_budget ?? '-'}), ${r.wall_time_s}s`,
+            ),
+          );
+        break;
+      }
+      case 'epoch/finished':
+        this.line(
+          `Epoch ${e.epoch} done${e.slowUpdate ? `; skill origin ${e.slowUpdate}` : ''}${e.metaSkill ? `; meta skill ${e.metaSkill}` : ''}`,
+        );
+        break;
+      case 'fallback':
+        this.line(this.paint(33, `  fallback in ${e.stage}: ${e.reason}`));
+        break;
+      case 'warning':
+        this.line(this.paint(33, `warning: ${e.message}`));
+        break;
+      case 'run/finished':
+        this.line(
+          `Finished. Best selection score ${e.bestScore.toFixed(4)} at step ${e.bestStep} (baseline ${e.baselineScore.toFixed(4)}).${e.stoppedEarly ? ` Stopped early: ${e.stoppedEarly}.` : ''}`,
+        );
+        if (e.test)
+          this.line(
+            `Test split: initial ${fmt(e.test.baseline)}, best ${fmt(e.test.best)}, final ${fmt(e.test.final)}`,
+          );
+        this.line(`Best skill: ${e.bestSkillPath}`);
+        break;
+      case 'run/stopped':
+        this.line(
+          this.paint(
+            33,
+            `Stopped: ${e.reason}. Nothing accepted is lost. Resume with:\n  ${e.resumeCommand}`,
+          ),
+        );
+        break;
+      case 'run/failed':
+        this.line(this.paint(31, `Failed: ${e.message}`));
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+function fmt(n: number | undefined): string {
+  return n === undefined ? '-' : n.toFixed(4);
+}

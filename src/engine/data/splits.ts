@@ -1,0 +1,370 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { SkillOptError } from '../errors';
+import { writeJsonAtomic } from '../store/atomic';
+import { PyRandom } from './pyRandom';
+import { readTaskRecords, toTaskItems } from './tasks';
+import type { TaskItem } from './tasks';
+
+export type SplitName = 'train' | 'val' | 'test';
+export const splitNames: readonly SplitName[] = ['train', 'val', 'test'];
+
+/** Names the reference trainer and its split folders use for the same three splits. */
+const splitAliases: Record<string, SplitName> = {
+  train: 'train',
+  val: 'val',
+  valid_seen: 'val',
+  selection: 'val',
+  test: 'test',
+  valid_unseen: 'test',
+};
+
+/** Map a split name as the reference spells it (`valid_seen`, `selection`, `valid_unseen`) to ours. */
+export function canonicalSplitName(name: string): SplitName | undefined {
+  return splitAliases[name.trim().toLowerCase()];
+}
+
+/**
+ * The held-out test split, sealed. Training code gets this object, not the items: the only way to the
+ * tasks is `unsealForEvaluation()`, which the final test evaluation and eval-only call. That keeps test
+ * items out of rollouts, reflection prompts and slow-update samples by construction, and makes every
+ * place that does read them easy to find. `ids` lets callers assert that no test item leaks elsewhere.
+ */
+export class SealedSplit {
+  readonly size: number;
+  readonly ids: ReadonlySet<string>;
+  readonly #items: readonly TaskItem[];
+
+  constructor(items: readonly TaskItem[]) {
+    this.#items = Object.freeze([...items]);
+    this.size = items.length;
+    this.ids = new Set(items.map((i) => i.id));
+  }
+
+  unsealForEvaluation(): readonly TaskItem[] {
+    return this.#items;
+  }
+
+  toJSON(): { size: number } {
+    return { size: this.size };
+  }
+}
+
+export type SplitManifest = Record<string, unknown>;
+
+export interface LoadedSplits {
+  train: TaskItem[];
+  val: TaskItem[];
+  test: SealedSplit;
+  /** `split_manifest.json` of the split folder, or null when there is none. */
+  manifest: SplitManifest | null;
+  /** The folder the splits were read from (the generated one in ratio mode). */
+  splitDir: string;
+  /** The file each split was read from. */
+  files: Record<SplitName, string>;
+}
+
+export interface SplitLoadOptions {
+  /** Keep only the first `limit` items of every split (0 or absent: all). */
+  limit?: number;
+  /** Default true: every task needs an expected answer. */
+  requireAnswers?: boolean;
+  /** Default true: an empty test split is an error because the final evaluation would have nothing to run. */
+  testEvaluation?: boolean;
+}
+
+export interface SplitDirOptions extends SplitLoadOptions {
+  splitDir: string;
+}
+
+export interface RatioSplitOptions extends SplitLoadOptions {
+  /** One data file, or a folder holding exactly one. */
+  dataPath: string;
+  /** Where `train|val|test/items.json` and `split_manifest.json` are written. */
+  outputDir: string;
+  /** `train:val:test` positive integers; default `2:1:7`. */
+  ratio?: string;
+  /** Default 42. */
+  seed?: number;
+}
+
+const dataExtensions = ['.json', '.jsonl', '.csv'];
+
+/** Load an existing `train/ val/ test/` folder (reference `split_mode: split_dir`). */
+export function loadSplitDir(opts: SplitDirOptions): LoadedSplits {
+  const dir = opts.splitDir;
+  if (!isDir(dir)) {
+    throw new SkillOptError('tasks', 'Split folder does not exist', {
+      file: dir,
+      fix: 'point split_dir at a folder with train/, val/ and test/ subfolders',
+    });
+  }
+  const files = {} as Record<SplitName, string>;
+  const loaded = {} as Record<SplitName, TaskItem[]>;
+  for (const name of splitNames) {
+    const sub = findSplitSubdir(dir, name);
+    if (!sub && name === 'test' && opts.testEvaluation === false) {
+      files.test = join(dir, 'test');
+      loaded.test = [];
+      continue;
+    }
+    if (!sub) {
+      const alts = Object.keys(splitAliases).filter((k) => splitAliases[k] === name && k !== name);
+      throw new SkillOptError('tasks', `Split folder has no ${name}/ subfolder`, {
+        file: dir,
+        fix: `create ${name}/ (or ${alts.map((a) => `${a}/`).join(' or ') || 'an alias'}) holding items.json`,
+      });
+    }
+    const file = findDataFile(sub);
+    if (!file) {
+      throw new SkillOptError('tasks', `No task file in ${name}/`, {
+        file: sub,
+        fix: 'put the split in items.json (a JSON array), items.jsonl or a .csv file',
+      });
+    }
+    files[name] = file;
+    loaded[name] = toTaskItems(readTaskRecords(file), {
+      requireAnswers: opts.requireAnswers ?? true,
+      allowEmpty: true,
+    });
+  }
+  return finish(dir, files, loaded, readManifest(dir), opts);
+}
+
+/**
+ * Build a deterministic split from one data file (reference `split_mode: ratio`): shuffle every record
+ * with Python's `Random(seed)`, cut by largest-remainder counts, write the three `items.json` files and
+ * `split_manifest.json`. The written items are the original records, so the Python tool reads the same
+ * split; with the same file, ratio and seed both tools produce identical splits.
+ */
+export function materializeRatioSplit(opts: RatioSplitOptions): LoadedSplits {
+  const ratioText = opts.ratio ?? '2:1:7';
+  const ratio = parseSplitRatio(ratioText);
+  const seed = opts.seed ?? 42;
+  const source = resolveDataFile(opts.dataPath);
+  const raw = readTaskRecords(source);
+  // Validate against the source file first, so errors point at the user's lines, not at generated files.
+  const items = toTaskItems(raw, { requireAnswers: opts.requireAnswers ?? true });
+
+  const order = new PyRandom(seed).shuffle(items.map((_, i) => i));
+  const [trainN, valN, testN] = computeSplitCounts(items.length, ratio);
+  const parts: Record<SplitName, number[]> = {
+    train: order.slice(0, trainN),
+    val: order.slice(trainN, trainN + valN),
+    test: order.slice(trainN + valN, trainN + valN + testN),
+  };
+  const manifest: SplitManifest = {
+    source_data_path: resolve(source),
+    split_mode: 'ratio',
+    split_ratio: ratioText,
+    split_seed: seed,
+    counts: { train: trainN, val: valN, test: testN },
+  };
+  const files = {} as Record<SplitName, string>;
+  const loaded = {} as Record<SplitName, TaskItem[]>;
+  for (const name of splitNames) {
+    files[name] = join(opts.outputDir, name, 'items.json');
+    writeJsonAtomic(
+      files[name],
+      parts[name].map((i) => raw.records[i].record),
+    );
+    loaded[name] = parts[name].map((i) => items[i]);
+  }
+  writeJsonAtomic(join(opts.outputDir, 'split_manifest.json'), manifest);
+  return finish(opts.outputDir, files, loaded, manifest, opts);
+}
+
+/** The reference's default folder for a generated split: `<outRoot>/_generated_splits/<name>_2-1-7_seed42`. */
+export function defaultSplitOutputDir(outRoot: string, name: string, ratio = '2:1:7', seed = 42): string {
+  return join(outRoot, '_generated_splits', `${name}_${ratio.replace(/:/g, '-')}_seed${seed}`);
+}
+
+/** Parse `train:val:test` into three positive integers. */
+export function parseSplitRatio(text: string): [number, number, number] {
+  const parts = text
+    .split(':')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
+  const fix = 'write the ratio as three positive whole numbers, e.g. "2:1:7"';
+  if (parts.length !== 3) {
+    throw new SkillOptError('config', `split_ratio must have the form train:val:test, got "${text}"`, {
+      key: 'split_ratio',
+      fix,
+    });
+  }
+  if (!parts.every((p) => /^[+-]?\d+$/.test(p))) {
+    throw new SkillOptError('config', `split_ratio must contain whole numbers, got "${text}"`, {
+      key: 'split_ratio',
+      fix,
+    });
+  }
+  const [a, b, c] = parts.map(Number) as [number, number, number];
+  if (Math.min(a, b, c) <= 0) {
+    throw new SkillOptError('config', `split_ratio parts must be positive, got "${text}"`, {
+      key: 'split_ratio',
+      fix,
+    });
+  }
+  return [a, b, c];
+}
+
+/**
+ * Largest-remainder split sizes, computed with the same float operations as the reference so the
+ * remainders (and therefore ties) compare identically. Ties go to the larger weight, then to the
+ * earlier split (Python's stable sort with `reverse=True`).
+ */
+export function computeSplitCounts(
+  total: number,
+  ratio: readonly [number, number, number],
+): [number, number, number] {
+  const denom = ratio[0] + ratio[1] + ratio[2];
+  const raw = ratio.map((w) => (total * w) / denom);
+  const counts = raw.map((v) => Math.trunc(v));
+  const remaining = total - counts.reduce((a, b) => a + b, 0);
+  const order = [0, 1, 2].sort((x, y) => {
+    const fx = raw[x] - counts[x];
+    const fy = raw[y] - counts[y];
+    if (fx !== fy) return fy - fx;
+    if (ratio[x] !== ratio[y]) return ratio[y] - ratio[x];
+    return x - y;
+  });
+  for (const idx of order.slice(0, remaining)) counts[idx]++;
+  return [counts[0], counts[1], counts[2]];
+}
+
+function finish(
+  dir: string,
+  files: Record<SplitName, string>,
+  loaded: Record<SplitName, TaskItem[]>,
+  manifest: SplitManifest | null,
+  opts: SplitLoadOptions,
+): LoadedSplits {
+  const limit = opts.limit ?? 0;
+  if (!Number.isInteger(limit) || limit < 0) {
+    throw new SkillOptError('config', `limit must be a whole number ≥ 0, got ${limit}`, {
+      key: 'limit',
+      fix: 'use 0 for no limit',
+    });
+  }
+  const cut = (items: TaskItem[]): TaskItem[] => (limit > 0 ? items.slice(0, limit) : items);
+  const train = cut(loaded.train);
+  const val = cut(loaded.val);
+  const test = cut(loaded.test);
+  const empty = (name: SplitName, why: string): SkillOptError =>
+    new SkillOptError('tasks', `The ${name} split is empty; ${why}`, {
+      file: files[name],
+      fix: 'add tasks to it, or use a ratio split of a larger task file',
+    });
+  if (train.length === 0) throw empty('train', 'training needs tasks to roll out');
+  if (val.length === 0) throw empty('val', 'the gate needs a selection split to compare skills');
+  if (test.length === 0 && (opts.testEvaluation ?? true)) {
+    throw empty('test', 'test evaluation is on (turn it off or add test tasks)');
+  }
+  checkDisjoint(files, { train, val, test });
+  return { train, val, test: new SealedSplit(test), manifest, splitDir: dir, files };
+}
+
+/** Ids identify items in caches, resume files and the test leak guard, so they must not repeat across splits. */
+function checkDisjoint(files: Record<SplitName, string>, splits: Record<SplitName, TaskItem[]>): void {
+  const owner = new Map<string, SplitName>();
+  for (const name of splitNames) {
+    for (const item of splits[name]) {
+      const prev = owner.get(item.id);
+      if (prev !== undefined) {
+        throw new SkillOptError(
+          'tasks',
+          `Task id "${item.id}" is in both the ${prev} and the ${name} split`,
+          {
+            file: files[name],
+            fix: 'make ids unique across train, val and test (an item in two splits leaks test data)',
+          },
+        );
+      }
+      owner.set(item.id, name);
+    }
+  }
+}
+
+function findSplitSubdir(dir: string, name: SplitName): string | undefined {
+  if (isDir(join(dir, name))) return join(dir, name);
+  const aliases = Object.keys(splitAliases).filter((k) => splitAliases[k] === name && k !== name);
+  for (const alias of aliases) if (isDir(join(dir, alias))) return join(dir, alias);
+  return undefined;
+}
+
+/** `items.json`, then `items.jsonl`, then the first data file by extension order and name. */
+function findDataFile(dir: string): string | undefined {
+  for (const name of ['items.json', 'items.jsonl']) if (isFile(join(dir, name))) return join(dir, name);
+  const names = readdirSync(dir).sort();
+  for (const ext of dataExtensions) {
+    const hit = names.find((n) => n.toLowerCase().endsWith(ext) && isFile(join(dir, n)));
+    if (hit) return join(dir, hit);
+  }
+  return undefined;
+}
+
+function resolveDataFile(dataPath: string): string {
+  if (isFile(dataPath)) return dataPath;
+  if (!isDir(dataPath)) {
+    throw new SkillOptError('tasks', 'Data file does not exist', {
+      file: dataPath,
+      fix: 'point data_path at one .jsonl, .json or .csv file',
+    });
+  }
+  if (splitNames.some((n) => isDir(join(dataPath, n)))) {
+    throw new SkillOptError('tasks', 'data_path is a split folder (it has train/, val/ or test/)', {
+      file: dataPath,
+      fix: 'use split_mode: split_dir with split_dir set to this folder',
+    });
+  }
+  const candidates = readdirSync(dataPath)
+    .sort()
+    .filter((n) => dataExtensions.some((e) => n.toLowerCase().endsWith(e)) && isFile(join(dataPath, n)));
+  if (candidates.length !== 1) {
+    throw new SkillOptError(
+      'tasks',
+      `A data folder must hold exactly one .json, .jsonl or .csv file, found ${candidates.length}`,
+      { file: dataPath, fix: 'point data_path at the file itself' },
+    );
+  }
+  return join(dataPath, candidates[0]);
+}
+
+function readManifest(dir: string): SplitManifest | null {
+  const path = join(dir, 'split_manifest.json');
+  if (!existsSync(path)) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new SkillOptError(
+      'tasks',
+      `split_manifest.json is not valid JSON: ${(err as Error).message}`,
+      { file: path, fix: 'repair or delete the manifest (it is informational)' },
+      { cause: err },
+    );
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new SkillOptError('tasks', 'split_manifest.json must hold a JSON object', {
+      file: path,
+      fix: 'repair or delete the manifest (it is informational)',
+    });
+  }
+  return value as SplitManifest;
+}
+
+function isDir(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}

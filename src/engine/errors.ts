@@ -1,0 +1,57 @@
+/**
+ * One error type for everything the engine refuses to do, with a typed reason so callers branch on
+ * `reason`, never on message text. Messages name where the problem is and how to fix it, because
+ * they are shown to people verbatim (CLI, notifications).
+ */
+export type ErrorReason =
+  | 'config'
+  | 'tasks'
+  | 'skill'
+  | 'scorer'
+  | 'llm'
+  | 'llm-reply'
+  | 'budget'
+  | 'cancelled'
+  | 'untrusted'
+  | 'io'
+  | 'internal';
+
+export interface ErrorPlace {
+  /** File the problem is in, as the user wrote it. */
+  file?: string;
+  /** 1-based line, when known. */
+  line?: number;
+  /** Dotted config key or JSON path, when known. */
+  key?: string;
+  /** What to change. */
+  fix?: string;
+}
+
+export class SkillOptError extends Error {
+  override readonly name = 'SkillOptError';
+  constructor(
+    readonly reason: ErrorReason,
+    readonly problem: string,
+    readonly place: ErrorPlace = {},
+    options?: { cause?: unknown },
+  ) {
+    super(formatMessage(problem, place), options);
+  }
+
+  static is(err: unknown, reason?: ErrorReason): err is SkillOptError {
+    return err instanceof SkillOptError && (reason === undefined || err.reason === reason);
+  }
+}
+
+function formatMessage(problem: string, place: ErrorPlace): string {
+  let where = place.file ?? '';
+  if (place.file && place.line !== undefined) where += `:${place.line}`;
+  if (place.key) where = where ? `${where} (${place.key})` : place.key;
+  const head = where ? `${where}: ${problem}` : problem;
+  return place.fix ? `${head}. Fix: ${place.fix}` : head;
+}
+
+/** Thrown when an AbortSignal fires; callers treat it as a clean stop, not a failure. */
+export function cancelledError(what = 'Operation'): SkillOptError {
+  return new SkillOptError('cancelled', `${what} was cancelled`);
+}

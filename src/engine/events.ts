@@ -1,0 +1,111 @@
+/**
+ * The training loop's progress as a closed union of events. The CLI prints them (pretty or one
+ * JSON object per line), the worker forwards them to the extension, and `eventsFromRunFolder`
+ * rebuilds the same sequence from a finished run folder. New fields must be optional.
+ */
+import type { StepAction, StepRecord } from './train/types';
+
+export type StageName =
+  | 'baseline'
+  | 'rollout'
+  | 'reflect'
+  | 'aggregate'
+  | 'select'
+  | 'update'
+  | 'evaluate'
+  | 'slow_update'
+  | 'meta_skill'
+  | 'final_selection'
+  | 'test';
+
+export interface AccountingTotals {
+  calls: number;
+  promptTokens: number;
+  completionTokens: number;
+  cacheHits: number;
+  /** null when some model's price is unknown. */
+  dollars: number | null;
+  fallbacks: number;
+}
+
+export interface CandidateEdit {
+  id: string;
+  op: string;
+  target?: string;
+  content?: string;
+  support_count?: number;
+  source_type?: string;
+  status?: string;
+}
+
+export interface CandidateHunk {
+  id: string;
+  oldStart: number;
+  oldLines: number;
+  newStart: number;
+  newLines: number;
+  removed: string[];
+  added: string[];
+}
+
+export type EngineEvent =
+  | {
+      type: 'run/started';
+      runId: string;
+      outDir: string;
+      totalSteps: number;
+      epochs: number;
+      stepsPerEpoch: number;
+      splitSizes: { train: number; val: number; test: number };
+      optimizer: string;
+      target: string;
+      simulated: boolean;
+      resumedFromStep?: number;
+    }
+  | { type: 'stage/started'; step: number; epoch: number; stage: StageName }
+  | { type: 'stage/finished'; step: number; epoch: number; stage: StageName; seconds: number }
+  | { type: 'rollout/progress'; step: number; stage: StageName; done: number; total: number; hard: number }
+  | { type: 'baseline/scored'; hard: number; soft: number; score: number }
+  | {
+      type: 'candidate/ready';
+      step: number;
+      epoch: number;
+      origin: 'step' | 'slow_update';
+      previousHash: string;
+      candidateHash: string;
+      edits: CandidateEdit[];
+      hunks: CandidateHunk[];
+      candidatePath: string;
+    }
+  | {
+      type: 'gate/verdict';
+      step: number;
+      epoch: number;
+      origin: 'step' | 'slow_update' | 'final';
+      action: StepAction | 'no_content' | 'promote' | 'keep';
+      candidateScore: number;
+      currentScore: number;
+      bestScore: number;
+      selectionHard?: number;
+      selectionSoft?: number;
+      cacheHit: boolean;
+    }
+  | { type: 'step/finished'; record: StepRecord }
+  | { type: 'epoch/finished'; epoch: number; slowUpdate?: string; metaSkill?: string }
+  | { type: 'accounting'; totals: AccountingTotals }
+  | { type: 'fallback'; stage: string; reason: string }
+  | { type: 'warning'; message: string }
+  | {
+      type: 'run/finished';
+      outDir: string;
+      bestStep: number;
+      bestScore: number;
+      baselineScore: number;
+      bestSkillPath: string;
+      stoppedEarly?: string;
+      test?: { baseline?: number; best?: number; final?: number };
+    }
+  | { type: 'run/stopped'; outDir: string; reason: string; resumeCommand: string }
+  | { type: 'run/failed'; message: string; reason: string };
+
+export type EngineEventType = EngineEvent['type'];

@@ -1,0 +1,292 @@
+import type { AccountingTotals } from '../events';
+import type { Logger } from '../log';
+import type { ModelPrice } from './prices';
+import { PriceTable } from './prices';
+import type { ModelRole } from './types';
+
+/** One accounting row is keyed by these; provider decides which built-in prices apply. */
+export interface UsageKey {
+  stage: string;
+  role: ModelRole;
+  provider: string;
+  model: string;
+}
+
+export interface UsageEntry extends UsageKey {
+  /** Successful provider calls (cache hits not included). */
+  calls: number;
+  promptTokens: number;
+  completionTokens: number;
+  /** Time spent in attempts, failed ones included; queueing and retry waits excluded. */
+  seconds: number;
+  cacheHits: number;
+  /** Extra attempts beyond the first, over all calls. */
+  retries: number;
+  /** Calls that failed after all attempts. */
+  failures: number;
+  /** null when the model's price is unknown; never a made-up 0. */
+  dollars: number | null;
+}
+
+export interface AccountingSummary extends AccountingTotals {
+  seconds: number;
+  retries: number;
+  failures: number;
+  /** Dollars of the priced calls: the whole cost when `dollars` is set, a lower bound otherwise. */
+  knownDollars: number;
+  /** Models that were called but have no known price. */
+  unpricedModels: string[];
+}
+
+export interface FallbackRecord {
+  stage: string;
+  reason: string;
+}
+
+export interface AccountingSnapshot {
+  entries: UsageEntry[];
+  /** Structured-reply fallbacks per stage. */
+  fallbacks: Record<string, number>;
+  totals: AccountingSummary;
+}
+
+export interface CallUsage {
+  promptTokens: number;
+  completionTokens: number;
+  seconds: number;
+  attempts: number;
+}
+
+type Counters = Omit<UsageEntry, keyof UsageKey | 'dollars'>;
+
+const ZERO: Counters = {
+  calls: 0,
+  promptTokens: 0,
+  completionTokens: 0,
+  seconds: 0,
+  cacheHits: 0,
+  retries: 0,
+  failures: 0,
+};
+const COUNTER_NAMES = Object.keys(ZERO) as Array<keyof Counters>;
+
+/** Only the most recent fallback reasons are kept; the counts are exact. */
+const FALLBACK_LOG_LIMIT = 200;
+
+export interface AccountingOptions {
+  /** A price table, or the config's `prices:` map to extend the built-in one. */
+  prices?: PriceTable | Record<string, ModelPrice>;
+  logger?: Logger;
+}
+
+/**
+ * Token, time and dollar accounting per (stage, role, provider, model), shared by every client of
+ * a run. Unlike the reference's per-stage token tracker it also counts cache hits, retries,
+ * failures and structured-reply fallbacks, and prices calls when the price is known.
+ */
+export class Accounting {
+  private readonly rows = new Map<string, UsageKey & Counters>();
+  private readonly fallbackCounts = new Map<string, number>();
+  private readonly fallbackLog: FallbackRecord[] = [];
+  private readonly listeners = new Set<(totals: AccountingSummary) => void>();
+  readonly prices: PriceTable;
+  private readonly logger?: Logger;
+
+  constructor(opts: AccountingOptions = {}) {
+    this.prices = opts.prices instanceof PriceTable ? opts.prices : new PriceTable(opts.prices ?? {});
+    this.logger = opts.logger;
+  }
+
+  recordCall(key: UsageKey, usage: CallUsage): void {
+    this.bump(key, {
+      calls: 1,
+      promptTokens: usage.promptTokens,
+      completionTokens: usage.completionTokens,
+      seconds: usage.seconds,
+      retries: Math.max(0, usage.attempts - 1),
+    });
+  }
+
+  recordCacheHit(key: UsageKey): void {
+    this.bump(key, { cacheHits: 1 });
+  }
+
+  recordFailure(key: UsageKey, usage: { seconds: number; attempts: number }): void {
+    this.bump(key, { failures: 1, seconds: usage.seconds, retries: Math.max(0, usage.attempts - 1) });
+  }
+
+  /** A stage fell back to its reference default because a reply could not be used. */
+  recordFallback(stage: string, reason: string): void {
+    this.fallbackCounts.set(stage, (this.fallbackCounts.get(stage) ?? 0) + 1);
+    this.fallbackLog.push({ stage, reason });
+    if (this.fallbackLog.length > FALLBACK_LOG_LIMIT) this.fallbackLog.shift();
+    this.notify();
+  }
+
+  /** The most recent fallbacks, oldest first. */
+  recentFallbacks(): FallbackRecord[] {
+    return this.fallbackLog.map((f) => ({ ...f }));
+  }
+
+  snapshot(): AccountingSnapshot {
+    const entries = [...this.rows.values()].map((r) => this.price({ ...r }));
+    const fallbacks = Object.fromEntries(this.fallbackCounts);
+    return { entries, fallbacks, totals: summarize(entries, fallbacks) };
+  }
+
+  totals(): AccountingSummary {
+    return this.snapshot().totals;
+  }
+
+  /** What happened since an earlier snapshot (per-step records). Rows with no change are left out. */
+  delta(since: AccountingSnapshot): AccountingSnapshot {
+    const before = new Map(since.entries.map((e) => [rowKey(e), e]));
+    const entries: UsageEntry[] = [];
+    for (const row of this.rows.values()) {
+      const prev = before.get(rowKey(row));
+      const diff: UsageKey & Counters = {
+        stage: row.stage,
+        role: row.role,
+        provider: row.provider,
+        model: row.model,
+        ...ZERO,
+      };
+      let changed = false;
+      for (const name of COUNTER_NAMES) {
+        diff[name] = row[name] - (prev?.[name] ?? 0);
+        if (diff[name] !== 0) changed = true;
+      }
+      if (changed) entries.push(this.price(diff));
+    }
+    const fallbacks: Record<string, number> = {};
+    for (const [stage, n] of this.fallbackCounts) {
+      const d = n - (since.fallbacks[stage] ?? 0);
+      if (d !== 0) fallbacks[stage] = d;
+    }
+    return { entries, fallbacks, totals: summarize(entries, fallbacks) };
+  }
+
+  /** Add usage recorded earlier (a resumed run continues its totals and budgets). */
+  merge(snapshot: AccountingSnapshot): void {
+    for (const e of snapshot.entries) {
+      const add: Partial<Counters> = {};
+      for (const name of COUNTER_NAMES) add[name] = e[name];
+      this.bump(e, add, false);
+    }
+    for (const [stage, n] of Object.entries(snapshot.fallbacks)) {
+      this.fallbackCounts.set(stage, (this.fallbackCounts.get(stage) ?? 0) + n);
+    }
+    this.notify();
+  }
+
+  /** Listen for new totals after every recorded call, hit, failure or fallback. Returns an unsubscribe. */
+  onChange(listener: (totals: AccountingSummary) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private bump(key: UsageKey, add: Partial<Counters>, notify = true): void {
+    const k = rowKey(key);
+    let row = this.rows.get(k);
+    if (!row) {
+      row = { stage: key.stage, role: key.role, provider: key.provider, model: key.model, ...ZERO };
+      this.rows.set(k, row);
+    }
+    for (const name of COUNTER_NAMES) row[name] += add[name] ?? 0;
+    if (notify) this.notify();
+  }
+
+  private price(row: UsageKey & Counters): UsageEntry {
+    return {
+      ...row,
+      dollars: this.prices.cost(row.model, row.provider, row.promptTokens, row.completionTokens),
+    };
+  }
+
+  private notify(): void {
+    if (!this.listeners.size) return;
+    const totals = this.totals();
+    for (const listener of this.listeners) {
+      try {
+        listener(totals);
+      } catch (err) {
+        // A broken listener must not fail the model call that triggered it.
+        this.logger?.log('error', 'accounting', `accounting listener failed: ${String(err)}`);
+      }
+    }
+  }
+}
+
+function rowKey(k: UsageKey): string {
+  return JSON.stringify([k.stage, k.role, k.provider, k.model]);
+}
+
+function summarize(entries: UsageEntry[], fallbacks: Record<string, number>): AccountingSummary {
+  const t: AccountingSummary = {
+    calls: 0,
+    promptTokens: 0,
+    completionTokens: 0,
+    cacheHits: 0,
+    dollars: 0,
+    fallbacks: Object.values(fallbacks).reduce((a, b) => a + b, 0),
+    seconds: 0,
+    retries: 0,
+    failures: 0,
+    knownDollars: 0,
+    unpricedModels: [],
+  };
+  const unpriced = new Set<string>();
+  for (const e of entries) {
+    t.calls += e.calls;
+    t.promptTokens += e.promptTokens;
+    t.completionTokens += e.completionTokens;
+    t.cacheHits += e.cacheHits;
+    t.seconds += e.seconds;
+    t.retries += e.retries;
+    t.failures += e.failures;
+    if (e.dollars !== null) t.knownDollars += e.dollars;
+    else if (e.calls > 0 || e.promptTokens + e.completionTokens > 0) unpriced.add(e.model);
+  }
+  t.unpricedModels = [...unpriced].sort();
+  t.dollars = unpriced.size ? null : t.knownDollars;
+  return t;
+}
+
+export interface StageTokens {
+  calls: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+}
+
+/** Per-stage `{calls, prompt_tokens, completion_tokens}` as history.json's `tokens` field holds it. */
+export function stageTokens(snapshot: AccountingSnapshot): Record<string, StageTokens> {
+  const out: Record<string, StageTokens> = {};
+  for (const e of snapshot.entries) {
+    if (e.calls === 0 && e.promptTokens === 0 && e.completionTokens === 0) continue;
+    const s = (out[e.stage] ??= { calls: 0, prompt_tokens: 0, completion_tokens: 0 });
+    s.calls += e.calls;
+    s.prompt_tokens += e.promptTokens;
+    s.completion_tokens += e.completionTokens;
+  }
+  return out;
+}
+
+/**
+ * The reference's `get_token_summary()` shape for summary.json: per stage with `total_tokens`, plus
+ * a `_total` row.
+ */
+export function tokenSummary(
+  snapshot: AccountingSnapshot,
+): Record<string, StageTokens & { total_tokens: number }> {
+  const out: Record<string, StageTokens & { total_tokens: number }> = {};
+  const total = { calls: 0, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+  for (const [stage, s] of Object.entries(stageTokens(snapshot))) {
+    out[stage] = { ...s, total_tokens: s.prompt_tokens + s.completion_tokens };
+    total.calls += s.calls;
+    total.prompt_tokens += s.prompt_tokens;
+    total.completion_tokens += s.completion_tokens;
+  }
+  total.total_tokens = total.prompt_tokens + total.completion_tokens;
+  out._total = total;
+  return out;
+}

@@ -1,0 +1,156 @@
+import Anthropic from '@anthropic-ai/sdk';
+import type {
+  Message,
+  MessageCreateParamsNonStreaming,
+  MessageParam,
+} from '@anthropic-ai/sdk/resources/messages';
+import { SkillOptError } from '../errors';
+import { PLACEHOLDER_KEY, requireApiKey } from './secrets';
+import type { BackendReply, ChatBackend, ChatRequest } from './types';
+
+export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
+export const ANTHROPIC_DEFAULT_MAX_TOKENS = 16384;
+/** The API refuses smaller thinking budgets. */
+const MIN_THINKING_BUDGET = 1024;
+const DEFAULT_TIMEOUT_MS = 300_000;
+
+export interface AnthropicBackendOptions {
+  model: string;
+  apiKey?: string;
+  baseUrl?: string;
+  timeoutMs?: number;
+  /** Completion cap when a request names none (the Messages API requires one). */
+  maxTokens?: number;
+  /** Extended-thinking budget when a request names none; 0 = off. */
+  thinkingBudget?: number;
+  /** Temperature when a request names none. */
+  temperature?: number;
+  /**
+   * Send `temperature` at all. Off by default: the current Messages API has deprecated it and the
+   * SDK no longer declares it, so only servers known to take it (older models, compatible
+   * proxies) should get it.
+   */
+  sendTemperature?: boolean;
+  keyEnvVar?: string;
+}
+
+/** Claude over the Messages API. One attempt per call: retries belong to the client. */
+export class AnthropicBackend implements ChatBackend {
+  readonly provider = 'anthropic';
+  readonly model: string;
+  readonly cacheParams: Record<string, unknown>;
+  readonly endpoint: string;
+  readonly keyEnvVar: string;
+  // `#` fields stay out of JSON.stringify and inspection, so the key never leaks via the backend.
+  readonly #sdk: Anthropic;
+  readonly #key: string;
+  readonly #opts: AnthropicBackendOptions;
+
+  constructor(opts: AnthropicBackendOptions) {
+    this.model = opts.model;
+    this.endpoint = opts.baseUrl?.trim() || ANTHROPIC_DEFAULT_BASE_URL;
+    this.keyEnvVar = opts.keyEnvVar ?? 'ANTHROPIC_API_KEY';
+    this.#key = requireApiKey({
+      apiKey: opts.apiKey,
+      provider: this.provider,
+      model: opts.model,
+      keyEnvVar: this.keyEnvVar,
+      baseUrl: opts.baseUrl,
+    });
+    this.#opts = opts;
+    this.cacheParams = {
+      api: 'messages',
+      baseUrl: this.endpoint === ANTHROPIC_DEFAULT_BASE_URL ? null : this.endpoint,
+      defaultMaxTokens: opts.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS,
+      defaultThinkingBudget: opts.thinkingBudget ?? 0,
+      defaultTemperature: opts.temperature ?? null,
+      sendTemperature: opts.sendTemperature ?? false,
+    };
+    this.#sdk = new Anthropic({
+      apiKey: this.#key,
+      baseURL: this.endpoint,
+      maxRetries: 0,
+      timeout: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      logLevel: 'off',
+    });
+  }
+
+  secrets(): readonly string[] {
+    return this.#key === PLACEHOLDER_KEY ? [] : [this.#key];
+  }
+
+  async call(req: ChatRequest, signal: AbortSignal): Promise<BackendReply> {
+    const body = anthropicBody(this.model, req, this.#opts);
+    // An explicit timeout also skips the SDK's "use streaming for long requests" refusal, which
+    // it derives from max_tokens; our per-call timeout already bounds the call.
+    const fallback = this.#opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const asked = req.timeoutMs !== undefined && Number.isFinite(req.timeoutMs) ? req.timeoutMs : fallback;
+    const timeout = Math.max(1, Math.round(asked));
+    const message = await this.#sdk.messages.create(body, { signal, timeout, maxRetries: 0 });
+    return parseMessage(message, `${this.provider} ${this.model}`);
+  }
+}
+
+/** The SDK forwards body fields it does not declare, which is how `temperature` still reaches servers that take it. */
+export type AnthropicBody = MessageCreateParamsNonStreaming & { temperature?: number };
+
+/** The Messages body for one request: system messages joined into `system`, thinking when budgeted. */
+export function anthropicBody(
+  model: string,
+  req: ChatRequest,
+  opts: Pick<
+    AnthropicBackendOptions,
+    'maxTokens' | 'thinkingBudget' | 'temperature' | 'sendTemperature'
+  > = {},
+): AnthropicBody {
+  const system = req.messages
+    .filter((m) => m.role === 'system')
+    .map((m) => m.content)
+    .join('\n\n');
+  let messages: MessageParam[] = req.messages
+    .filter((m) => m.role !== 'system')
+    .map((m) => ({ role: m.role === 'assistant' ? 'assistant' : 'user', content: m.content }));
+  // The API needs at least one turn; a system-only request becomes the user turn.
+  const systemOnly = messages.length === 0;
+  if (systemOnly) messages = [{ role: 'user', content: system }];
+
+  let maxTokens = req.maxTokens ?? opts.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS;
+  const budget = req.thinkingBudget ?? opts.thinkingBudget ?? 0;
+  const body: AnthropicBody = { model, max_tokens: maxTokens, messages };
+  if (system && !systemOnly) body.system = system;
+  if (budget > 0) {
+    const budgetTokens = Math.max(MIN_THINKING_BUDGET, Math.floor(budget));
+    // The thinking budget is part of max_tokens and must stay below it; keep the asked-for room for the answer.
+    if (maxTokens <= budgetTokens) maxTokens = budgetTokens + maxTokens;
+    body.max_tokens = maxTokens;
+    body.thinking = { type: 'enabled', budget_tokens: budgetTokens };
+    // Extended thinking accepts no temperature.
+  } else if (opts.sendTemperature) {
+    const temperature = req.temperature ?? opts.temperature;
+    if (temperature !== undefined) body.temperature = temperature;
+  }
+  return body;
+}
+
+function parseMessage(message: Message, label: string): BackendReply {
+  const blocks = Array.isArray(message.content) ? message.content : [];
+  const text = blocks
+    .filter((b): b is Anthropic.TextBlock => b.type === 'text')
+    .map((b) => b.text)
+    .join('');
+  const truncated = message.stop_reason === 'max_tokens';
+  if (text.trim() === '') {
+    throw new SkillOptError(
+      'llm-reply',
+      `${label}: the reply has no text${truncated ? ' (it stopped at max_tokens, possibly while thinking)' : ''}`,
+      { fix: 'raise the completion-token cap, or lower the thinking budget' },
+    );
+  }
+  const usage = message.usage as Message['usage'] | undefined;
+  return {
+    text,
+    usage: { promptTokens: usage?.input_tokens ?? 0, completionTokens: usage?.output_tokens ?? 0 },
+    ...(typeof message.model === 'string' && message.model ? { model: message.model } : {}),
+    ...(truncated ? { truncated: true } : {}),
+  };
+}

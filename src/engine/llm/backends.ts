@@ -1,0 +1,203 @@
+import { SkillOptError } from '../errors';
+import type { Logger } from '../log';
+import { AnthropicBackend } from './anthropic';
+import type { ReasoningSupport, TokenField } from './openai';
+import { AzureOpenAiBackend, OpenAiBackend } from './openai';
+import type { ChatBackend, ReasoningEffort } from './types';
+
+/** The transports this port has. */
+export type BackendKind = 'openai' | 'azure_openai' | 'anthropic' | 'vscode-lm' | 'command' | 'sim';
+
+export interface ResolvedBackend {
+  kind: BackendKind;
+  /** One line for the log when a reference name maps to a different transport here. */
+  notice?: string;
+  /** Agent harnesses can only play the target. */
+  targetOnly?: boolean;
+  /** Base URL to use when none is configured (OpenAI-compatible families). */
+  defaultBaseUrl?: string;
+}
+
+export const QWEN_DEFAULT_BASE_URL = 'http://localhost:8000/v1';
+export const MINIMAX_DEFAULT_BASE_URL = 'https://api.minimax.io/v1';
+
+/** Environment variables the extension and CLI read keys from, per SDK backend. */
+export const API_KEY_ENV_VARS = {
+  openai: 'OPENAI_API_KEY',
+  azure_openai: 'AZURE_OPENAI_API_KEY',
+  anthropic: 'ANTHROPIC_API_KEY',
+} as const;
+
+type Resolver = (ctx: { name: string; azureEndpoint?: string }) => ResolvedBackend;
+
+const same =
+  (kind: BackendKind): Resolver =>
+  () => ({ kind });
+
+const via =
+  (kind: BackendKind, how: string, extra: Omit<ResolvedBackend, 'kind' | 'notice'> = {}): Resolver =>
+  ({ name }) => ({ kind, notice: `model backend '${name}' runs through ${how} here`, ...extra });
+
+const harness: Resolver = ({ name }) => ({
+  kind: 'command',
+  targetOnly: true,
+  notice: `model backend '${name}' runs as an agent command (model.target_command) here`,
+});
+
+const openaiChat: Resolver = ({ name, azureEndpoint }) =>
+  azureEndpoint?.trim()
+    ? {
+        kind: 'azure_openai',
+        notice: `model backend '${name}' runs through Azure OpenAI (${azureEndpoint.trim()}) here`,
+      }
+    : {
+        kind: 'openai',
+        notice: `model backend '${name}' runs through the OpenAI API here (no Azure endpoint is configured)`,
+      };
+
+/** Names are matched lower-cased with `-` read as `_`. */
+const RESOLVERS: Record<string, Resolver> = {
+  // Ours.
+  openai: same('openai'),
+  azure_openai: same('azure_openai'),
+  anthropic: same('anthropic'),
+  vscode_lm: same('vscode-lm'),
+  command: same('command'),
+  sim: same('sim'),
+  // The reference's names and aliases (§10.1).
+  openai_chat: openaiChat,
+  azure: same('azure_openai'),
+  openai_compatible: via('openai', 'the OpenAI SDK against model.*_base_url'),
+  openai_compatible_chat: via('openai', 'the OpenAI SDK against model.*_base_url'),
+  compat: via('openai', 'the OpenAI SDK against model.*_base_url'),
+  qwen_chat: via('openai', `the OpenAI SDK (default base URL ${QWEN_DEFAULT_BASE_URL})`, {
+    defaultBaseUrl: QWEN_DEFAULT_BASE_URL,
+  }),
+  qwen: via('openai', `the OpenAI SDK (default base URL ${QWEN_DEFAULT_BASE_URL})`, {
+    defaultBaseUrl: QWEN_DEFAULT_BASE_URL,
+  }),
+  minimax_chat: via('openai', `the OpenAI SDK (default base URL ${MINIMAX_DEFAULT_BASE_URL})`, {
+    defaultBaseUrl: MINIMAX_DEFAULT_BASE_URL,
+  }),
+  minimax: via('openai', `the OpenAI SDK (default base URL ${MINIMAX_DEFAULT_BASE_URL})`, {
+    defaultBaseUrl: MINIMAX_DEFAULT_BASE_URL,
+  }),
+  claude_chat: via('anthropic', 'the Anthropic Messages API'),
+  claude: via('anthropic', 'the Anthropic Messages API'),
+  copilot_chat: via('vscode-lm', "VS Code's language models (Copilot)"),
+  copilot: via('vscode-lm', "VS Code's language models (Copilot)"),
+  copilot_cli: via('vscode-lm', "VS Code's language models (Copilot)"),
+  github_copilot: via('vscode-lm', "VS Code's language models (Copilot)"),
+  codex_exec: harness,
+  codex: harness,
+  claude_code_exec: harness,
+  cursor_exec: harness,
+  cursor: harness,
+  cursor_agent: harness,
+  copilot_exec: harness,
+};
+
+/** Every accepted spelling, for messages. */
+export const BACKEND_NAMES: readonly string[] = Object.keys(RESOLVERS).map((n) =>
+  n === 'vscode_lm' ? 'vscode-lm' : n,
+);
+
+/**
+ * Map a configured backend name (ours or the reference's) to a transport. Unknown names are a
+ * SkillOptError('config') listing the valid ones.
+ */
+export function resolveBackendName(
+  name: string,
+  opts: { azureEndpoint?: string; key?: string; file?: string } = {},
+): ResolvedBackend {
+  const norm = name.trim().toLowerCase().replace(/-/g, '_');
+  const resolver = RESOLVERS[norm];
+  if (!resolver) {
+    throw new SkillOptError('config', `unknown model backend '${name}'`, {
+      file: opts.file,
+      key: opts.key,
+      fix: `use one of: ${BACKEND_NAMES.join(', ')}`,
+    });
+  }
+  return resolver({ name: name.trim(), azureEndpoint: opts.azureEndpoint });
+}
+
+/** A plain description of an SDK backend, as config loading produces it. */
+export interface SdkBackendSpec {
+  kind: 'openai' | 'azure_openai' | 'anthropic';
+  /** Model name (the deployment name for Azure). */
+  model: string;
+  apiKey?: string;
+  baseUrl?: string;
+  azureEndpoint?: string;
+  azureApiVersion?: string;
+  reasoningEffort?: ReasoningEffort;
+  temperature?: number;
+  timeoutMs?: number;
+  /** OpenAI family only: completion-cap field and whether to send reasoning_effort. */
+  tokenField?: TokenField;
+  reasoning?: ReasoningSupport;
+  maxTokensCap?: number;
+  /** Anthropic only. */
+  thinkingBudget?: number;
+  maxTokens?: number;
+  /** Provider label for limits and prices (default by kind and base URL). */
+  provider?: string;
+  logger?: Logger;
+}
+
+/**
+ * Build an SDK backend. A missing key (or Azure endpoint) is a SkillOptError('config') here, before
+ * any call is made; keyless local base URLs are allowed.
+ */
+export function createSdkBackend(spec: SdkBackendSpec): ChatBackend {
+  switch (spec.kind) {
+    case 'openai':
+      return new OpenAiBackend({
+        model: spec.model,
+        apiKey: spec.apiKey,
+        baseUrl: spec.baseUrl,
+        provider: spec.provider,
+        timeoutMs: spec.timeoutMs,
+        tokenField: spec.tokenField,
+        reasoning: spec.reasoning,
+        reasoningEffort: spec.reasoningEffort,
+        temperature: spec.temperature,
+        maxTokensCap: spec.maxTokensCap,
+        logger: spec.logger,
+      });
+    case 'azure_openai':
+      return new AzureOpenAiBackend({
+        endpoint: spec.azureEndpoint ?? spec.baseUrl ?? '',
+        deployment: spec.model,
+        apiVersion: spec.azureApiVersion,
+        apiKey: spec.apiKey,
+        timeoutMs: spec.timeoutMs,
+        tokenField: spec.tokenField,
+        reasoning: spec.reasoning,
+        reasoningEffort: spec.reasoningEffort,
+        temperature: spec.temperature,
+        maxTokensCap: spec.maxTokensCap,
+        logger: spec.logger,
+      });
+    case 'anthropic':
+      return new AnthropicBackend({
+        model: spec.model,
+        apiKey: spec.apiKey,
+        baseUrl: spec.baseUrl,
+        timeoutMs: spec.timeoutMs,
+        maxTokens: spec.maxTokens,
+        thinkingBudget: spec.thinkingBudget,
+        temperature: spec.temperature,
+      });
+  }
+}
+
+/** The key for an SDK backend from the environment (the extension passes SecretStorage keys instead). */
+export function apiKeyFromEnv(
+  kind: keyof typeof API_KEY_ENV_VARS,
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
+  const value = env[API_KEY_ENV_VARS[kind]]?.trim();
+  return value ? value : undefined;
+}

@@ -1,0 +1,299 @@
+import OpenAI, { AzureOpenAI } from 'openai';
+import type {
+  ChatCompletion,
+  ChatCompletionCreateParamsNonStreaming,
+} from 'openai/resources/chat/completions';
+import { SkillOptError } from '../errors';
+import type { Logger } from '../log';
+import { PLACEHOLDER_KEY, requireApiKey } from './secrets';
+import type { BackendReply, ChatBackend, ChatRequest, ReasoningEffort } from './types';
+
+export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
+export const AZURE_DEFAULT_API_VERSION = '2024-12-01-preview';
+const DEFAULT_TIMEOUT_MS = 300_000;
+
+/** Which request field carries the completion cap. */
+export type TokenField = 'max_completion_tokens' | 'max_tokens';
+
+/** Whether to send `reasoning_effort`: by model name, always, or never. */
+export type ReasoningSupport = 'auto' | 'on' | 'off';
+
+/**
+ * OpenAI models that take `reasoning_effort` and reject any temperature but the default: the
+ * o-series and gpt-5* (not the `-chat` variants). Judged on the last path segment so OpenRouter
+ * names such as `openai/gpt-5` count too.
+ */
+export function isReasoningModel(model: string): boolean {
+  const name = (model.split('/').pop() ?? model).trim().toLowerCase();
+  if (/^o\d/.test(name)) return true;
+  return /^gpt-5/.test(name) && !/-chat/.test(name);
+}
+
+interface RequestShape {
+  model: string;
+  tokenField: TokenField;
+  reasoning: ReasoningSupport;
+  reasoningEffort?: ReasoningEffort;
+  temperature?: number;
+  maxTokensCap?: number;
+}
+
+export interface OpenAiCommonOptions {
+  /** Default per-call timeout; the client's per-call signal governs as well. */
+  timeoutMs?: number;
+  tokenField?: TokenField;
+  reasoning?: ReasoningSupport;
+  /** Effort used when a request names none. */
+  reasoningEffort?: ReasoningEffort;
+  /** Temperature used when a request names none. */
+  temperature?: number;
+  /** Largest completion cap the server accepts; larger requests are clipped to it. */
+  maxTokensCap?: number;
+  logger?: Logger;
+}
+
+export interface OpenAiBackendOptions extends OpenAiCommonOptions {
+  model: string;
+  apiKey?: string;
+  /** Any OpenAI-compatible server (Ollama, vLLM, LM Studio, llama.cpp, OpenRouter); default OpenAI. */
+  baseUrl?: string;
+  /** Provider name for limits, prices and cache keys; default `openai`, or `openai_compatible` with a base URL. */
+  provider?: string;
+  /** Named in the missing-key message; default OPENAI_API_KEY. */
+  keyEnvVar?: string;
+}
+
+/** Chat Completions over the `openai` SDK. One attempt per call: retries belong to the client. */
+export class OpenAiBackend implements ChatBackend {
+  readonly provider: string;
+  readonly model: string;
+  readonly cacheParams: Record<string, unknown>;
+  readonly endpoint: string;
+  readonly keyEnvVar: string;
+  // `#` fields stay out of JSON.stringify and inspection, so the key never leaks via the backend.
+  readonly #sdk: OpenAI;
+  readonly #key: string;
+  readonly #shape: RequestShape;
+  readonly #timeoutMs: number;
+  readonly #logger?: Logger;
+
+  constructor(opts: OpenAiBackendOptions) {
+    const custom = Boolean(opts.baseUrl && opts.baseUrl.replace(/\/+$/, '') !== OPENAI_DEFAULT_BASE_URL);
+    this.model = opts.model;
+    this.provider = opts.provider ?? (custom ? 'openai_compatible' : 'openai');
+    this.endpoint = custom ? opts.baseUrl! : OPENAI_DEFAULT_BASE_URL;
+    this.keyEnvVar = opts.keyEnvVar ?? 'OPENAI_API_KEY';
+    this.#key = requireApiKey({
+      apiKey: opts.apiKey,
+      provider: this.provider,
+      model: opts.model,
+      keyEnvVar: this.keyEnvVar,
+      baseUrl: custom ? opts.baseUrl : undefined,
+    });
+    this.#timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#logger = opts.logger;
+    this.#shape = shapeFrom(opts.model, opts, custom ? 'max_tokens' : 'max_completion_tokens');
+    this.cacheParams = {
+      api: 'chat.completions',
+      baseUrl: custom ? this.endpoint : null,
+      ...shapeParams(this.#shape),
+    };
+    this.#sdk = new OpenAI({
+      apiKey: this.#key,
+      baseURL: this.endpoint,
+      organization: null,
+      project: null,
+      maxRetries: 0,
+      timeout: this.#timeoutMs,
+      logLevel: 'off',
+    });
+  }
+
+  secrets(): readonly string[] {
+    return this.#key === PLACEHOLDER_KEY ? [] : [this.#key];
+  }
+
+  async call(req: ChatRequest, signal: AbortSignal): Promise<BackendReply> {
+    const body = buildBody(this.#shape, req, this.#logger);
+    const completion = await this.#sdk.chat.completions.create(body, {
+      signal,
+      timeout: timeoutFor(req, this.#timeoutMs),
+      maxRetries: 0,
+    });
+    return parseCompletion(completion, `${this.provider} ${this.model}`);
+  }
+}
+
+export interface AzureOpenAiBackendOptions extends OpenAiCommonOptions {
+  /** `https://<resource>.openai.azure.com` */
+  endpoint: string;
+  deployment: string;
+  apiVersion?: string;
+  apiKey?: string;
+  keyEnvVar?: string;
+}
+
+/** Azure OpenAI through the SDK's `AzureOpenAI` client; same request shape as OpenAiBackend. */
+export class AzureOpenAiBackend implements ChatBackend {
+  readonly provider = 'azure_openai';
+  readonly model: string;
+  readonly cacheParams: Record<string, unknown>;
+  readonly endpoint: string;
+  readonly keyEnvVar: string;
+  readonly #sdk: AzureOpenAI;
+  readonly #key: string;
+  readonly #shape: RequestShape;
+  readonly #timeoutMs: number;
+  readonly #logger?: Logger;
+
+  constructor(opts: AzureOpenAiBackendOptions) {
+    this.keyEnvVar = opts.keyEnvVar ?? 'AZURE_OPENAI_API_KEY';
+    if (!opts.endpoint?.trim()) {
+      throw new SkillOptError('config', `no Azure OpenAI endpoint for deployment ${opts.deployment}`, {
+        key: 'model.azure_openai_endpoint',
+        fix: 'set model.azure_openai_endpoint in the config or the AZURE_OPENAI_ENDPOINT environment variable',
+      });
+    }
+    if (!opts.deployment?.trim()) {
+      throw new SkillOptError('config', 'no Azure OpenAI deployment name', {
+        fix: 'set the model name (model.optimizer / model.target) to the Azure deployment name',
+      });
+    }
+    this.model = opts.deployment;
+    this.endpoint = opts.endpoint.trim();
+    this.#key = requireApiKey({
+      apiKey: opts.apiKey,
+      provider: this.provider,
+      model: opts.deployment,
+      keyEnvVar: this.keyEnvVar,
+      baseUrl: this.endpoint,
+    });
+    this.#timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#logger = opts.logger;
+    this.#shape = shapeFrom(opts.deployment, opts, 'max_completion_tokens');
+    const apiVersion = opts.apiVersion?.trim() || AZURE_DEFAULT_API_VERSION;
+    this.cacheParams = {
+      api: 'azure.chat.completions',
+      endpoint: this.endpoint,
+      apiVersion,
+      ...shapeParams(this.#shape),
+    };
+    this.#sdk = new AzureOpenAI({
+      endpoint: this.endpoint,
+      // null keeps OPENAI_BASE_URL from the environment out: it would clash with `endpoint`.
+      baseURL: null,
+      deployment: opts.deployment,
+      apiVersion,
+      apiKey: this.#key,
+      organization: null,
+      project: null,
+      maxRetries: 0,
+      timeout: this.#timeoutMs,
+      logLevel: 'off',
+    });
+  }
+
+  secrets(): readonly string[] {
+    return this.#key === PLACEHOLDER_KEY ? [] : [this.#key];
+  }
+
+  async call(req: ChatRequest, signal: AbortSignal): Promise<BackendReply> {
+    const body = buildBody(this.#shape, req, this.#logger);
+    const completion = await this.#sdk.chat.completions.create(body, {
+      signal,
+      timeout: timeoutFor(req, this.#timeoutMs),
+      maxRetries: 0,
+    });
+    return parseCompletion(completion, `${this.provider} ${this.model}`);
+  }
+}
+
+function shapeFrom(model: string, opts: OpenAiCommonOptions, defaultField: TokenField): RequestShape {
+  return {
+    model,
+    tokenField: opts.tokenField ?? defaultField,
+    reasoning: opts.reasoning ?? 'auto',
+    reasoningEffort: opts.reasoningEffort,
+    temperature: opts.temperature,
+    maxTokensCap: opts.maxTokensCap,
+  };
+}
+
+function shapeParams(shape: RequestShape): Record<string, unknown> {
+  return {
+    tokenField: shape.tokenField,
+    reasoning: shape.reasoning,
+    defaultReasoningEffort: shape.reasoningEffort ?? null,
+    defaultTemperature: shape.temperature ?? null,
+    maxTokensCap: shape.maxTokensCap ?? null,
+  };
+}
+
+function timeoutFor(req: ChatRequest, fallback: number): number {
+  const ms = req.timeoutMs !== undefined && Number.isFinite(req.timeoutMs) ? req.timeoutMs : fallback;
+  return Math.max(1, Math.round(ms));
+}
+
+const warnedTemperature = new WeakSet<RequestShape>();
+
+/** The Chat Completions body for one request. Exported for tests of the request shape. */
+function buildBody(
+  shape: RequestShape,
+  req: ChatRequest,
+  logger?: Logger,
+): ChatCompletionCreateParamsNonStreaming {
+  const body: ChatCompletionCreateParamsNonStreaming = {
+    model: shape.model,
+    messages: req.messages.map((m) => ({ role: m.role, content: m.content })),
+  };
+  let maxTokens = req.maxTokens;
+  if (maxTokens !== undefined && shape.maxTokensCap !== undefined)
+    maxTokens = Math.min(maxTokens, shape.maxTokensCap);
+  if (maxTokens !== undefined) body[shape.tokenField] = maxTokens;
+
+  const reasoningModel = isReasoningModel(shape.model);
+  const sendEffort = shape.reasoning === 'on' || (shape.reasoning === 'auto' && reasoningModel);
+  const effort = req.reasoningEffort ?? shape.reasoningEffort;
+  if (sendEffort && effort) body.reasoning_effort = effort;
+
+  const temperature = req.temperature ?? shape.temperature;
+  if (temperature !== undefined) {
+    if (reasoningModel) {
+      // These models answer 400 to any temperature but the default; asking for 0 must not fail the run.
+      if (!warnedTemperature.has(shape)) {
+        warnedTemperature.add(shape);
+        logger?.log(
+          'info',
+          'llm',
+          `${shape.model} takes no temperature; sending none (asked for ${temperature})`,
+        );
+      }
+    } else {
+      body.temperature = temperature;
+    }
+  }
+  return body;
+}
+
+function parseCompletion(completion: ChatCompletion, label: string): BackendReply {
+  const fix =
+    'check that the model serves chat completions and raise the completion-token cap if it stopped early';
+  const choice = (completion.choices as ChatCompletion['choices'] | undefined)?.[0];
+  if (!choice) throw new SkillOptError('llm-reply', `${label}: the reply has no choices`, { fix });
+  const content = (choice.message as ChatCompletion.Choice['message'] | undefined)?.content;
+  const truncated = choice.finish_reason === 'length';
+  if (typeof content !== 'string' || content.trim() === '') {
+    const refusal = choice.message?.refusal;
+    const problem = refusal
+      ? `${label}: the model refused: ${refusal}`
+      : `${label}: the reply is empty${truncated ? ' (it stopped at the completion-token cap)' : ''}`;
+    throw new SkillOptError('llm-reply', problem, { fix });
+  }
+  const usage = completion.usage;
+  return {
+    text: content,
+    usage: { promptTokens: usage?.prompt_tokens ?? 0, completionTokens: usage?.completion_tokens ?? 0 },
+    ...(typeof completion.model === 'string' && completion.model ? { model: completion.model } : {}),
+    ...(truncated ? { truncated: true } : {}),
+  };
+}

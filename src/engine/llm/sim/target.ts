@@ -1,0 +1,75 @@
+import type { BackendReply, ChatBackend, ChatRequest } from '../types';
+import { harmfulRules, habits, hash } from './habits';
+
+export interface SimTask {
+  input: string;
+  answers: string[];
+  taskType?: string;
+}
+
+/** Rough token estimate (4 characters per token) so accounting has plausible numbers offline. */
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+/**
+ * Simulated target model. It "knows" each task's answer (it is built with the task list) but
+ * has habits that distort some answers unless the skill in its system prompt corrects them.
+ * Deterministic: the same skill and task always give the same reply.
+ */
+export class SimTargetBackend implements ChatBackend {
+  readonly provider = 'sim';
+  readonly cacheParams = { simulated: true };
+  private readonly byInput = new Map<string, SimTask>();
+
+  constructor(
+    readonly model: string,
+    tasks: Iterable<SimTask>,
+  ) {
+    for (const t of tasks) this.byInput.set(t.input.trim(), t);
+  }
+
+  call(req: ChatRequest): Promise<BackendReply> {
+    const system = req.messages.find((m) => m.role === 'system')?.content ?? '';
+    const user = req.messages.filter((m) => m.role === 'user').at(-1)?.content ?? '';
+    const task = this.findTask(user);
+    const tag = /wrapped as <([a-z_]+)>/.exec(system)?.[1] ?? 'answer';
+    let text: string;
+    if (!task || task.answers.length === 0) {
+      text = `[simulated target] I do not recognise this task.\n<${tag}>unknown</${tag}>`;
+    } else {
+      const answer = this.answer(task, system);
+      text = `[simulated target] Applying the skill to a ${task.taskType ?? 'general'} task.\n<${tag}>${answer}</${tag}>`;
+    }
+    return Promise.resolve({
+      text,
+      usage: { promptTokens: estimateTokens(system + user), completionTokens: estimateTokens(text) },
+      model: this.model,
+    });
+  }
+
+  private findTask(user: string): SimTask | undefined {
+    const trimmed = user.trim();
+    const exact = this.byInput.get(trimmed);
+    if (exact) return exact;
+    for (const [input, task] of this.byInput) if (trimmed.includes(input)) return task;
+    return undefined;
+  }
+
+  private answer(task: SimTask, skill: string): string {
+    const gold = task.answers[0];
+    let answer = gold;
+    // Like a real model, the habit shows on most answers of its kind, not all (7 in 10, by content).
+    const slips = hash(task.input) % 10 < 7;
+    for (const habit of habits) {
+      if (slips && habit.applies(gold, task.taskType) && !habit.corrected.test(skill)) {
+        answer = habit.distort(gold);
+        break;
+      }
+    }
+    if (harmfulRules.some((r) => r.effect.test(skill))) {
+      answer = answer.replace(/\d+\.\d+/g, (n) => String(Math.round(Number(n))));
+    }
+    return answer;
+  }
+}

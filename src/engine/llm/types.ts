@@ -1,0 +1,112 @@
+/**
+ * The one interface the engine uses to talk to models. Stages build a ChatRequest; a ModelClient
+ * (retries, limits, cache, accounting around a backend) returns a ChatResult.
+ */
+
+export type ModelRole = 'optimizer' | 'target';
+
+/**
+ * Stage labels, as the reference's token accounting names them, plus our own evaluation stages.
+ * Accounting is keyed by these strings.
+ */
+export type Stage =
+  | 'rollout'
+  | 'selection'
+  | 'test'
+  | 'eval'
+  | 'analyst'
+  | 'merge'
+  | 'ranking'
+  | 'lr_autonomous'
+  | 'rewrite'
+  | 'slow_update'
+  | 'meta_skill'
+  | 'appendix_consolidate'
+  | 'slow_rollout';
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+export type ReasoningEffort = 'low' | 'medium' | 'high' | 'xhigh' | 'max';
+
+/** What an agent-harness target (the `command` backend) needs beyond plain messages. */
+export interface TaskContext {
+  taskId: string;
+  /** The skill document to install into the workspace. */
+  skill: string;
+  /** Directory name under `.agents/skills/`. */
+  skillName: string;
+  /** Task text written to `task.md`. */
+  prompt: string;
+}
+
+export interface ChatRequest {
+  role: ModelRole;
+  stage: Stage;
+  messages: ChatMessage[];
+  /** Completion cap; backends clip to what they support. */
+  maxTokens?: number;
+  temperature?: number;
+  reasoningEffort?: ReasoningEffort;
+  /** Anthropic extended thinking budget, when asked for. */
+  thinkingBudget?: number;
+  /** Per-call timeout; the client's default applies when absent. */
+  timeoutMs?: number;
+  /** Only for target calls that run an agent harness. */
+  task?: TaskContext;
+}
+
+export interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+}
+
+/** What a backend returns for one successful HTTP/process call. */
+export interface BackendReply {
+  text: string;
+  usage: Usage;
+  /** Model name the provider reports (may differ from the requested one). */
+  model?: string;
+  /** Extra trajectory data for agent harnesses (stdout/stderr/exit code). */
+  trace?: Record<string, unknown>;
+  /** True when the provider stopped at the completion-token cap (the text may be cut short). */
+  truncated?: boolean;
+}
+
+export interface ChatResult extends BackendReply {
+  backend: string;
+  model: string;
+  seconds: number;
+  attempts: number;
+  cached: boolean;
+}
+
+/** A concrete provider. Backends do one attempt; retrying is the client's job. */
+export interface ChatBackend {
+  /** Provider family for concurrency limits and cache keys: `openai`, `anthropic`, `sim`, ... */
+  readonly provider: string;
+  readonly model: string;
+  /** Parameters that change replies, folded into the cache key. */
+  readonly cacheParams: Record<string, unknown>;
+  /** Where calls go (base URL or endpoint), for error messages that say what to check. */
+  readonly endpoint?: string;
+  /** The environment variable the key comes from, for "set your key" fixes. */
+  readonly keyEnvVar?: string;
+  /** Credentials this backend sends, so the client can redact them from logs, errors and cache files. */
+  secrets?(): readonly string[];
+  call(req: ChatRequest, signal: AbortSignal): Promise<BackendReply>;
+}
+
+/**
+ * What stages call: a backend wrapped with limits, retries, timeout, cache and accounting
+ * (src/engine/llm/client.ts). Throws SkillOptError('llm') after retries are exhausted, and
+ * SkillOptError('cancelled') when the signal fires.
+ */
+export interface ModelClient {
+  readonly role: ModelRole;
+  readonly backend: string;
+  readonly model: string;
+  chat(req: ChatRequest, signal?: AbortSignal): Promise<ChatResult>;
+}

@@ -1,0 +1,400 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join, resolve } from 'node:path';
+import { toFlatConfig, redactSecrets } from './config/flat';
+import { loadConfig, type LoadedConfig } from './config/load';
+import { formatConfigWarning } from './config/schema';
+import type { SkillOptConfig } from './config/schema';
+import type { TaskItem } from './data/tasks';
+import { stepsPerEpoch } from './data/plan';
+import { defaultSplitOutputDir, loadSplitDir, materializeRatioSplit, type LoadedSplits } from './data/splits';
+import { SkillOptError } from './errors';
+import type { EngineEvent } from './events';
+import { silentLogger, type Logger } from './log';
+import { createScorer, type Scorer } from './scoring/scorers';
+import { checkSkillMarkers } from './skill/markers';
+import { buildModels, type ModelSetup, type ModelEnvironment } from './models';
+import { settingsFromConfig } from './train/fromConfig';
+import type { RunContext } from './train/context';
+import { evaluateItems, type TestSummary } from './train/evaluate';
+import { Trainer, type TrainOutcome } from './train/trainer';
+import { BudgetGuard } from './llm/budget';
+import { stageTokens, tokenSummary } from './llm/accounting';
+import { writeJsonAtomic, writeFileAtomic } from './store/atomic';
+import { runLockPath } from './store/runReader';
+import { mkdirSync } from 'node:fs';
+import { setMaxListeners } from 'node:events';
+import type { TrainSettings } from './train/settings';
+
+export interface PrepareOptions {
+  configPath: string;
+  overrides?: readonly string[];
+  legacyArgs?: readonly string[];
+  cwd?: string;
+  /** Run folder; default env.out_root, else `<config dir>/.skillopt/runs/<name>_<timestamp>`. */
+  outDir?: string;
+  /** Where ratio splits are generated when validating only (so validate writes nothing of the run). */
+  dryRun?: boolean;
+  models?: ModelEnvironment;
+  logger?: Logger;
+}
+
+export interface CallEstimate {
+  perStep: Record<string, number>;
+  perEpochEnd: Record<string, number>;
+  once: Record<string, number>;
+  total: number;
+}
+
+export interface PreparedRun {
+  loaded: LoadedConfig;
+  config: SkillOptConfig;
+  settings: TrainSettings;
+  splits: LoadedSplits;
+  skillPath: string;
+  initialSkill: string;
+  scorer: Scorer;
+  outDir: string;
+  flatConfig: Record<string, unknown>;
+  stepsPerEpoch: number;
+  totalSteps: number;
+  warnings: string[];
+  estimate: CallEstimate;
+  models: ModelSetup;
+}
+
+function timestamp(): string {
+  const d = new Date();
+  const p = (n: number): string => String(n).padStart(2, '0');
+  return `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}_${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
+}
+
+function loadSkill(cfg: SkillOptConfig, loaded: LoadedConfig): { path: string; text: string } {
+  const path = cfg.env.skill_init;
+  if (!path) {
+    throw new SkillOptError('config', 'no skill to train', {
+      file: loaded.files[0],
+      key: 'env.skill_init',
+      fix: 'set env.skill_init to the SKILL.md to optimize',
+    });
+  }
+  if (!existsSync(path)) {
+    // The reference silently starts from a blank skill here; a typo should not cost a run.
+    const origin = loaded.locate('env.skill_init');
+    throw new SkillOptError('skill', `skill file not found: ${path}`, {
+      ...(origin?.file ? { file: origin.file } : {}),
+      ...(origin?.line ? { line: origin.line } : {}),
+      key: 'env.skill_init',
+      fix: 'point env.skill_init at an existing Markdown file (relative paths are relative to the config file)',
+    });
+  }
+  const text = readFileSync(path, 'utf8');
+  checkSkillMarkers(text, path);
+  return { path, text };
+}
+
+function loadData(cfg: SkillOptConfig, outDir: string, dryRun: boolean): LoadedSplits {
+  const env = cfg.env;
+  const common = { limit: env.limit, testEvaluation: cfg.evaluation.eval_test };
+  if (env.split_mode === 'split_dir') {
+    if (!env.split_dir) {
+      throw new SkillOptError('config', 'split_mode is split_dir but no split_dir is set', {
+        key: 'env.split_dir',
+        fix: 'set env.split_dir to a folder with train/, val/ and test/',
+      });
+    }
+    return loadSplitDir({ splitDir: env.split_dir, ...common });
+  }
+  if (!env.data_path) {
+    throw new SkillOptError('config', 'no task data', {
+      key: 'env.data_path',
+      fix: 'set env.data_path to a JSONL/JSON/CSV task file (ratio mode), or use split_mode: split_dir with env.split_dir',
+    });
+  }
+  const name = env.name || basename(env.data_path).replace(/\.[^.]+$/, '');
+  const outputDir = dryRun
+    ? mkdtempSync(join(tmpdir(), 'skillopt-validate-'))
+    : env.split_output_dir || defaultSplitOutputDir(outDir, name, env.split_ratio, env.split_seed);
+  try {
+    return materializeRatioSplit({
+      dataPath: env.data_path,
+      outputDir,
+      ratio: env.split_ratio,
+      seed: env.split_seed,
+      ...common,
+    });
+  } finally {
+    if (dryRun) rmSync(outputDir, { recursive: true, force: true });
+  }
+}
+
+export function estimateCalls(settings: TrainSettings, splits: LoadedSplits, spe: number): CallEstimate {
+  const batch = Math.min(settings.batchSize, splits.train.length) * settings.accumulation;
+  const sel = settings.selEnvNum > 0 ? Math.min(settings.selEnvNum, splits.val.length) : splits.val.length;
+  const analysts = (Math.ceil(batch / settings.minibatchSize) + 1) * 1;
+  const perStep: Record<string, number> = {
+    rollout: batch,
+    analyst: analysts,
+    merge: Math.max(0, Math.ceil(analysts / settings.mergeBatchSize)) + 1,
+    ranking: settings.updateMode === 'full_rewrite_minibatch' ? 0 : 1,
+    ...(settings.lrControlMode === 'autonomous' ? { lr_autonomous: 1 } : {}),
+    ...(settings.updateMode === 'rewrite_from_suggestions' ? { rewrite: 1 } : {}),
+    selection: sel,
+  };
+  const samples = Math.min(settings.slowUpdateSamples, splits.train.length);
+  const perEpochEnd: Record<string, number> = {
+    ...(settings.useSlowUpdate ? { slow_rollout: 2 * samples, slow_update: 1, selection: sel } : {}),
+    ...(settings.useMetaSkill ? { meta_skill: 1 } : {}),
+  };
+  const test = settings.evalTest
+    ? settings.testEnvNum > 0
+      ? Math.min(settings.testEnvNum, splits.test.size)
+      : splits.test.size
+    : 0;
+  const once: Record<string, number> = {
+    baseline: sel,
+    final_selection: settings.evalTest ? sel : 0,
+    test: 3 * test,
+  };
+  const sum = (r: Record<string, number>): number => Object.values(r).reduce((a, b) => a + b, 0);
+  const epochsWithLlm = Math.max(0, settings.numEpochs - 1);
+  const total = sum(perStep) * spe * settings.numEpochs + sum(perEpochEnd) * epochsWithLlm + sum(once);
+  return { perStep, perEpochEnd, once, total };
+}
+
+/**
+ * Everything a run needs, loaded and checked before any model is called: config, skill, tasks and
+ * splits, scorer, model clients (keys present, names valid). Bad input fails here with one message.
+ */
+export function prepareRun(opts: PrepareOptions): PreparedRun {
+  const loaded = loadConfig(opts.configPath, {
+    ...(opts.overrides ? { overrides: opts.overrides } : {}),
+    ...(opts.legacyArgs ? { legacyArgs: opts.legacyArgs } : {}),
+    ...(opts.cwd ? { cwd: opts.cwd } : {}),
+  });
+  const cfg = loaded.config;
+  const name = cfg.env.name || basename(loaded.configDir);
+  const outDir = resolve(
+    opts.outDir ??
+      (cfg.env.out_root || join(loaded.configDir, '.skillopt', 'runs', `${name}_${timestamp()}`)),
+  );
+  const settings = settingsFromConfig(cfg);
+  const skill = loadSkill(cfg, loaded);
+  const splits = loadData(cfg, outDir, opts.dryRun === true);
+  if (cfg.train.train_size > 0 && cfg.train.train_size !== splits.train.length) {
+    throw new SkillOptError(
+      'config',
+      `train_size is ${cfg.train.train_size} but the train split has ${splits.train.length} items`,
+      {
+        key: 'train.train_size',
+        fix: 'set train.train_size to 0 (derive it from the split) or to the split size',
+      },
+    );
+  }
+  const scorer = createScorer(cfg.env.scorer, {
+    baseDir: loaded.configDir,
+  });
+  const spe = stepsPerEpoch(splits.train.length, settings.batchSize, settings.accumulation);
+  const models = buildModels(cfg, {
+    ...(opts.models ?? {}),
+    tasks: [...splits.train, ...splits.val, ...splits.test.unsealForEvaluation()],
+    testItems: splits.test.unsealForEvaluation(),
+    logger: opts.logger ?? silentLogger,
+  });
+  const flatConfig = redactSecrets(
+    toFlatConfig(cfg, {
+      train_size: splits.train.length,
+      steps_per_epoch: spe,
+      batches_per_epoch: spe * settings.accumulation,
+      samples_per_epoch: spe * settings.accumulation * settings.batchSize,
+    }),
+  );
+  return {
+    loaded,
+    config: cfg,
+    settings,
+    splits,
+    skillPath: skill.path,
+    initialSkill: skill.text,
+    scorer,
+    outDir,
+    flatConfig,
+    stepsPerEpoch: spe,
+    totalSteps: spe * settings.numEpochs,
+    warnings: [...loaded.warnings.map(formatConfigWarning), ...models.notices],
+    estimate: estimateCalls(settings, splits, spe),
+    models,
+  };
+}
+
+export interface RunHooks {
+  emit: (event: EngineEvent) => void;
+  signal: AbortSignal;
+  logger?: Logger;
+}
+
+function makeContext(
+  prepared: PreparedRun,
+  hooks: RunHooks,
+  outDir: string,
+  onFallback: (stage: string, reason: string) => void,
+): RunContext {
+  const { models } = prepared;
+  return {
+    settings: prepared.settings,
+    optimizer: models.optimizer,
+    target: models.target,
+    scorer: prepared.scorer,
+    outDir,
+    signal: hooks.signal,
+    logger: hooks.logger ?? silentLogger,
+    emit: hooks.emit,
+    recordFallback: (stage, reason) => {
+      models.accounting.recordFallback(stage, reason);
+      hooks.emit({ type: 'fallback', stage, reason });
+      (hooks.logger ?? silentLogger).log(
+        'warn',
+        stage,
+        `structured reply unusable, reference fallback applied: ${reason}`,
+      );
+      onFallback(stage, reason);
+    },
+  };
+}
+
+/** Run (or resume) training in `prepared.outDir`. Events stream through `hooks.emit`. */
+export async function trainPrepared(
+  prepared: PreparedRun,
+  hooks: RunHooks & { resumeCommand: string },
+): Promise<TrainOutcome> {
+  const { models } = prepared;
+  // Every in-flight model call listens on the run's signal; hundreds at once are expected.
+  setMaxListeners(0, hooks.signal);
+  const limits = prepared.config.limits;
+  const budget = new BudgetGuard(
+    { maxTokens: limits.max_tokens, maxDollars: limits.max_dollars, maxWallSeconds: limits.max_wall_time_s },
+    models.accounting,
+    Date.now,
+    { onWarning: (message) => hooks.emit({ type: 'warning', message }) },
+  );
+  const holder: { trainer?: Trainer } = {};
+  const ctx = makeContext(prepared, hooks, prepared.outDir, (stage, reason) =>
+    holder.trainer?.noteFallback(stage, reason),
+  );
+  // Totals change on every call; a few updates a second are plenty for a status bar.
+  let lastEmit = 0;
+  let pendingTimer: ReturnType<typeof setTimeout> | undefined;
+  const emitTotals = (): void => {
+    pendingTimer = undefined;
+    lastEmit = Date.now();
+    const t = models.accounting.totals();
+    hooks.emit({
+      type: 'accounting',
+      totals: {
+        calls: t.calls,
+        promptTokens: t.promptTokens,
+        completionTokens: t.completionTokens,
+        cacheHits: t.cacheHits,
+        dollars: t.dollars,
+        fallbacks: t.fallbacks,
+      },
+    });
+  };
+  const unsubscribe = models.accounting.onChange(() => {
+    if (pendingTimer) return;
+    const wait = Math.max(0, 250 - (Date.now() - lastEmit));
+    pendingTimer = setTimeout(emitTotals, wait);
+  });
+  const trainer = new Trainer({
+    ctx,
+    splits: prepared.splits,
+    initialSkill: prepared.initialSkill,
+    flatConfig: prepared.flatConfig,
+    budgetCheck: () => budget.check(),
+    tokenSnapshot: () => stageTokens(models.accounting.snapshot()),
+    totalTokens: () => ({
+      ...tokenSummary(models.accounting.snapshot()),
+      _accounting: models.accounting.totals(),
+    }),
+    resumeCommand: hooks.resumeCommand,
+  });
+  mkdirSync(prepared.outDir, { recursive: true });
+  const lock = runLockPath(prepared.outDir);
+  writeFileAtomic(lock, JSON.stringify({ pid: process.pid, started: new Date().toISOString() }));
+  try {
+    holder.trainer = trainer;
+    return await trainer.run();
+  } catch (err) {
+    hooks.emit({
+      type: 'run/failed',
+      message: err instanceof Error ? err.message : String(err),
+      reason: SkillOptError.is(err) ? err.reason : 'internal',
+    });
+    throw err;
+  } finally {
+    unsubscribe();
+    if (pendingTimer) clearTimeout(pendingTimer);
+    emitTotals();
+    rmSync(lock, { force: true });
+  }
+}
+
+export type EvalSplit = 'train' | 'val' | 'test' | 'all' | 'valid_seen' | 'valid_unseen' | 'selection';
+
+export interface EvalSummary {
+  skill: string;
+  split: string;
+  n_items: number;
+  hard: number;
+  soft: number;
+  by_type: TestSummary['byType'];
+  failing: string[];
+  out_dir: string;
+  model_calls: number;
+  cache_hits: number;
+}
+
+/** Eval-only (reference scripts/eval_only.py): the target on one split or all; no optimizer call. */
+export async function evalPrepared(
+  prepared: PreparedRun,
+  opts: RunHooks & { skill: string; skillPath: string; split: EvalSplit },
+): Promise<EvalSummary> {
+  setMaxListeners(0, opts.signal);
+  const canonical =
+    opts.split === 'valid_seen' || opts.split === 'selection'
+      ? 'val'
+      : opts.split === 'valid_unseen'
+        ? 'test'
+        : opts.split;
+  const { splits } = prepared;
+  const test = (): readonly TaskItem[] => splits.test.unsealForEvaluation();
+  const items =
+    canonical === 'train'
+      ? splits.train
+      : canonical === 'val'
+        ? splits.val
+        : canonical === 'test'
+          ? test()
+          : [...splits.train, ...splits.val, ...test()];
+  const limit = prepared.settings.testEnvNum;
+  const chosen = canonical !== 'all' && limit > 0 ? items.slice(0, limit) : items;
+  const outDir = prepared.outDir;
+  const ctx = makeContext(prepared, opts, outDir, () => undefined);
+  const before = prepared.models.accounting.totals();
+  const { summary } = await evaluateItems(ctx, chosen, opts.skill, join(outDir, `eval_${canonical}`), 'eval');
+  const after = prepared.models.accounting.totals();
+  const result: EvalSummary = {
+    skill: opts.skillPath,
+    split: canonical,
+    n_items: chosen.length,
+    hard: summary.overall.hard,
+    soft: summary.overall.soft,
+    by_type: summary.byType,
+    failing: summary.failing,
+    out_dir: outDir,
+    model_calls: after.calls - before.calls,
+    cache_hits: after.cacheHits - before.cacheHits,
+  };
+  writeJsonAtomic(join(outDir, 'eval_summary.json'), result);
+  return result;
+}

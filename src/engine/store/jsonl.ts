@@ -1,0 +1,29 @@
+import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { writeFileAtomic } from './atomic';
+
+/**
+ * Read a JSONL file written line by line. A crash can leave a torn last line; it is dropped (and
+ * the file rewritten without it) so a resumed run appends to a clean file.
+ */
+export function readJsonlTolerant<T>(path: string): T[] {
+  if (!existsSync(path)) return [];
+  const text = readFileSync(path, 'utf8');
+  const rows: T[] = [];
+  let torn = false;
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      rows.push(JSON.parse(line) as T);
+    } catch {
+      torn = true;
+    }
+  }
+  if (torn) writeFileAtomic(path, rows.map((r) => JSON.stringify(r)).join('\n') + (rows.length ? '\n' : ''));
+  return rows;
+}
+
+export function appendJsonl(path: string, row: unknown): void {
+  mkdirSync(dirname(path), { recursive: true });
+  appendFileSync(path, JSON.stringify(row) + '\n', 'utf8');
+}

@@ -1,0 +1,274 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import type { EngineEvent } from '../events';
+import type { RuntimeState, StepRecord } from '../train/types';
+
+/**
+ * Reads a run folder written by this engine (CLI or extension) or by the Python reference. Paths
+ * stored inside the files may point at another machine, so every file is resolved relative to the
+ * folder itself.
+ */
+export interface RunFolder {
+  dir: string;
+  name: string;
+  status: 'running' | 'finished' | 'interrupted' | 'empty';
+  writer: 'skillopt-vscode' | 'skillopt-python' | 'unknown';
+  config: Record<string, unknown>;
+  history: StepRecord[];
+  state?: RuntimeState;
+  summary?: Record<string, unknown>;
+  epochs: EpochView[];
+  baselineScore?: number;
+  bestScore?: number;
+  bestStep?: number;
+}
+
+export interface EpochView {
+  epoch: number;
+  steps: StepRecord[];
+  slowUpdate?: { action: string; content?: string; selectionHard?: number };
+  metaSkill?: { action: string; content?: string };
+}
+
+export interface StepArtifacts {
+  dir: string;
+  candidate?: string;
+  previous?: string;
+  applyReport?: string;
+  mergedPatch?: string;
+  rankedEdits?: string;
+  failedTrajectories: Array<{ id: string; path: string; reason?: string }>;
+}
+
+function readJson<T>(path: string): T | undefined {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as T;
+  } catch {
+    return undefined;
+  }
+}
+
+const str = (v: unknown): string =>
+  typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v);
+const pad = (n: number, w: number): string => String(n).padStart(w, '0');
+
+export function isRunFolder(dir: string): boolean {
+  return ['runtime_state.json', 'history.json', 'config.json'].some((f) => existsSync(join(dir, f)));
+}
+
+/** Lock file written by a live engine process (pid inside); stale locks (dead pid) are ignored. */
+export function runLockPath(dir: string): string {
+  return join(dir, '.skillopt-run.lock');
+}
+
+function lockAlive(dir: string): boolean {
+  const lock = readJson<{ pid: number }>(runLockPath(dir));
+  if (!lock?.pid) return false;
+  try {
+    process.kill(lock.pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function readRunFolder(dir: string): RunFolder {
+  const config = readJson<Record<string, unknown>>(join(dir, 'config.json')) ?? {};
+  const history = readJson<StepRecord[]>(join(dir, 'history.json')) ?? [];
+  const state = readJson<RuntimeState>(join(dir, 'runtime_state.json'));
+  const summary = readJson<Record<string, unknown>>(join(dir, 'summary.json'));
+  const engine = (state as { engine?: string } | undefined)?.engine;
+  const writer =
+    engine === 'skillopt-vscode'
+      ? 'skillopt-vscode'
+      : state || history.length
+        ? 'skillopt-python'
+        : 'unknown';
+  const status: RunFolder['status'] = lockAlive(dir)
+    ? 'running'
+    : summary
+      ? 'finished'
+      : state || history.length
+        ? 'interrupted'
+        : 'empty';
+  const epochNums = new Set(history.map((r) => r.epoch));
+  for (const sub of ['slow_update', 'meta_skill']) {
+    const p = join(dir, sub);
+    if (!existsSync(p)) continue;
+    for (const e of readdirSync(p)) {
+      const m = /^epoch_(\d+)$/.exec(e);
+      if (m) epochNums.add(Number(m[1]));
+    }
+  }
+  const epochs: EpochView[] = [...epochNums]
+    .sort((a, b) => a - b)
+    .map((epoch) => {
+      const slow = readJson<Record<string, unknown>>(
+        join(dir, 'slow_update', `epoch_${pad(epoch, 2)}`, 'slow_result.json'),
+      );
+      const meta = readJson<Record<string, unknown>>(
+        join(dir, 'meta_skill', `epoch_${pad(epoch, 2)}`, 'meta_skill_result.json'),
+      );
+      const view: EpochView = { epoch, steps: history.filter((r) => r.epoch === epoch) };
+      if (slow) {
+        view.slowUpdate = { action: str(slow.action) };
+        if (typeof slow.slow_update_content === 'string') view.slowUpdate.content = slow.slow_update_content;
+        if (typeof slow.selection_hard === 'number') view.slowUpdate.selectionHard = slow.selection_hard;
+      }
+      if (meta) {
+        view.metaSkill = { action: str(meta.action) };
+        if (typeof meta.meta_skill_content === 'string') view.metaSkill.content = meta.meta_skill_content;
+      }
+      return view;
+    });
+  const baseline =
+    (summary?.baseline_selection_hard as number | undefined) ??
+    (state as { baseline_score?: number } | undefined)?.baseline_score;
+  const run: RunFolder = { dir, name: basename(dir), status, writer, config, history, epochs };
+  if (state) run.state = state;
+  if (summary) run.summary = summary;
+  if (baseline !== undefined && baseline !== null) run.baselineScore = baseline;
+  const bestScore = state?.best_score ?? history.at(-1)?.best_score;
+  if (bestScore !== undefined) run.bestScore = bestScore;
+  const bestStep = state?.best_step ?? history.at(-1)?.best_step;
+  if (bestStep !== undefined) run.bestStep = bestStep;
+  return run;
+}
+
+/** Files of one step, for the tree's artifact nodes and the diff view. */
+export function stepArtifacts(dir: string, step: number): StepArtifacts {
+  const stepDir = join(dir, 'steps', `step_${pad(step, 4)}`);
+  const opt = (p: string): string | undefined => (existsSync(p) ? p : undefined);
+  const failed: StepArtifacts['failedTrajectories'] = [];
+  const results = join(stepDir, 'rollout', 'results.jsonl');
+  if (existsSync(results)) {
+    for (const line of readFileSync(results, 'utf8').split('\n')) {
+      if (!line.trim()) continue;
+      try {
+        const r = JSON.parse(line) as { id: string; hard: number; fail_reason?: string };
+        if (!r.hard) {
+          const p = join(
+            stepDir,
+            'rollout',
+            'predictions',
+            r.id.replace(/[^A-Za-z0-9._-]/g, '_'),
+            'conversation.json',
+          );
+          failed.push({ id: r.id, path: p, ...(r.fail_reason ? { reason: r.fail_reason } : {}) });
+        }
+      } catch {
+        // A torn last line from an interrupted run.
+      }
+    }
+  }
+  const out: StepArtifacts = { dir: stepDir, failedTrajectories: failed };
+  const set = (
+    k: 'candidate' | 'previous' | 'applyReport' | 'mergedPatch' | 'rankedEdits',
+    p: string,
+  ): void => {
+    const v = opt(p);
+    if (v) out[k] = v;
+  };
+  set('candidate', join(stepDir, 'candidate_skill.md'));
+  set('previous', join(dir, 'skills', `skill_v${pad(step - 1, 4)}.md`));
+  set('applyReport', join(stepDir, 'edit_apply_report.json'));
+  set('mergedPatch', join(stepDir, 'merged_patch.json'));
+  set('rankedEdits', join(stepDir, 'ranked_edits.json'));
+  return out;
+}
+
+/** Run folders directly under `root` and one level below (e.g. `.skillopt/runs/*`). */
+export function listRunFolders(root: string): string[] {
+  if (!existsSync(root)) return [];
+  const found: string[] = [];
+  const visit = (dir: string, depth: number): void => {
+    if (isRunFolder(dir)) {
+      found.push(dir);
+      return;
+    }
+    if (depth === 0) return;
+    for (const e of readdirSync(dir)) {
+      if (e.startsWith('.') && e !== '.skillopt') continue;
+      if (e === 'node_modules') continue;
+      const p = join(dir, e);
+      try {
+        if (statSync(p).isDirectory()) visit(p, depth - 1);
+      } catch {
+        // Unreadable entries are not runs.
+      }
+    }
+  };
+  visit(root, 3);
+  return found.sort();
+}
+
+/**
+ * The event sequence a live run would have produced, rebuilt from its folder (what a UI needs to
+ * show a finished or foreign run the same way as a live one). Timings and progress ticks are not
+ * recoverable and are omitted.
+ */
+export function eventsFromRunFolder(dir: string): EngineEvent[] {
+  const run = readRunFolder(dir);
+  const events: EngineEvent[] = [];
+  const cfg = run.config;
+  const epochs = Number(cfg.num_epochs ?? run.epochs.length ?? 0);
+  const spe = Number(cfg.steps_per_epoch ?? 0);
+  events.push({
+    type: 'run/started',
+    runId: dir,
+    outDir: dir,
+    totalSteps: spe * epochs || run.history.length,
+    epochs,
+    stepsPerEpoch: spe,
+    splitSizes: { train: Number(cfg.train_size ?? 0), val: 0, test: 0 },
+    optimizer: `${str(cfg.optimizer_backend)}/${str(cfg.optimizer_model)}`,
+    target: `${str(cfg.target_backend)}/${str(cfg.target_model)}`,
+    simulated: cfg.optimizer_backend === 'sim' || cfg.target_backend === 'sim',
+  });
+  if (run.baselineScore !== undefined) {
+    events.push({
+      type: 'baseline/scored',
+      hard: run.baselineScore,
+      soft: run.baselineScore,
+      score: run.baselineScore,
+    });
+  }
+  for (const e of run.epochs) {
+    for (const r of e.steps) {
+      if (r.candidate_gate_score !== undefined && !r.action.startsWith('skip')) {
+        const prev = run.history.find((h) => h.step === r.step - 1);
+        events.push({
+          type: 'gate/verdict',
+          step: r.step,
+          epoch: r.epoch,
+          origin: 'step',
+          action: r.action,
+          candidateScore: r.candidate_gate_score,
+          currentScore: r.current_score,
+          bestScore: r.best_score,
+          ...(r.selection_hard !== undefined ? { selectionHard: r.selection_hard } : {}),
+          ...(r.selection_soft !== undefined ? { selectionSoft: r.selection_soft } : {}),
+          cacheHit: prev?.candidate_hash === r.candidate_hash,
+        });
+      }
+      events.push({ type: 'step/finished', record: r });
+    }
+    events.push({
+      type: 'epoch/finished',
+      epoch: e.epoch,
+      ...(e.slowUpdate ? { slowUpdate: e.slowUpdate.action } : {}),
+      ...(e.metaSkill ? { metaSkill: e.metaSkill.action } : {}),
+    });
+  }
+  if (run.status === 'finished') {
+    events.push({
+      type: 'run/finished',
+      outDir: dir,
+      bestStep: run.bestStep ?? 0,
+      bestScore: run.bestScore ?? 0,
+      baselineScore: run.baselineScore ?? 0,
+      bestSkillPath: join(dir, 'best_skill.md'),
+    });
+  }
+  return events;
+}

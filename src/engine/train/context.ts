@@ -1,0 +1,19 @@
+import type { EngineEvent } from '../events';
+import type { Logger } from '../log';
+import type { ModelClient } from '../llm/types';
+import type { Scorer } from '../scoring/scorers';
+import type { TrainSettings } from './settings';
+
+/** What every stage function receives: settings, models, scorer, output root, and the run's signal. */
+export interface RunContext {
+  settings: TrainSettings;
+  optimizer: ModelClient;
+  target: ModelClient;
+  scorer: Scorer;
+  outDir: string;
+  signal: AbortSignal;
+  logger: Logger;
+  emit(event: EngineEvent): void;
+  /** Every structured-reply fallback is recorded (accounting, step record, log), never silent. */
+  recordFallback(stage: string, reason: string): void;
+}

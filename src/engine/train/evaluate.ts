@@ -1,0 +1,86 @@
+import { join } from 'node:path';
+import type { TaskItem } from '../data/tasks';
+import type { SealedSplit } from '../data/splits';
+import { writeJsonAtomic } from '../store/atomic';
+import type { RunContext } from './context';
+import { meanScore, rollout } from './rollout';
+import type { RolloutResult, Score } from './types';
+
+export interface TestSummary {
+  overall: Score & { total: number };
+  byType: Record<string, Score & { total: number }>;
+  failing: string[];
+}
+
+/** Scores per task type plus overall, and the reference's `{<type>: {total, hard_acc}}` file shape. */
+export function summarise(results: readonly RolloutResult[]): TestSummary {
+  const groups = new Map<string, RolloutResult[]>();
+  for (const r of results) {
+    const key = r.task_type ?? 'general';
+    groups.set(key, [...(groups.get(key) ?? []), r]);
+  }
+  const byType: TestSummary['byType'] = {};
+  for (const [k, rs] of [...groups.entries()].sort()) byType[k] = { ...meanScore(rs), total: rs.length };
+  return {
+    overall: { ...meanScore(results), total: results.length },
+    byType,
+    failing: results.filter((r) => !r.hard).map((r) => r.id),
+  };
+}
+
+export function referenceSummaryFile(
+  s: TestSummary,
+): Record<string, { total: number; hard_acc: number; soft_acc: number }> {
+  const out: Record<string, { total: number; hard_acc: number; soft_acc: number }> = {};
+  for (const [k, v] of Object.entries(s.byType))
+    out[k] = { total: v.total, hard_acc: v.hard, soft_acc: v.soft };
+  out.overall = { total: s.overall.total, hard_acc: s.overall.hard, soft_acc: s.overall.soft };
+  return out;
+}
+
+export async function evaluateItems(
+  ctx: RunContext,
+  items: readonly TaskItem[],
+  skill: string,
+  dir: string,
+  stage: 'test' | 'eval',
+): Promise<{ results: RolloutResult[]; summary: TestSummary }> {
+  const s = ctx.settings;
+  let passed = 0;
+  const results = await rollout({
+    items,
+    skill,
+    dir,
+    client: ctx.target,
+    scorer: ctx.scorer,
+    stage,
+    answerTag: s.answerTag,
+    ...(s.targetSystemTemplate !== undefined ? { systemTemplate: s.targetSystemTemplate } : {}),
+    maxTokens: s.targetMaxTokens,
+    ...(s.targetTemperature !== undefined ? { temperature: s.targetTemperature } : {}),
+    signal: ctx.signal,
+    onResult: (r, done, total) => {
+      passed += r.hard;
+      ctx.emit({ type: 'rollout/progress', step: 0, stage: 'test', done, total, hard: passed / done });
+    },
+  });
+  const summary = summarise(results);
+  writeJsonAtomic(join(dir, 'summary.json'), referenceSummaryFile(summary));
+  return { results, summary };
+}
+
+/**
+ * The only place test items leave their seal: target rollouts for evaluation. Nothing here reaches
+ * the optimizer (and the optimizer client is additionally guarded, see leakGuard.ts).
+ */
+export async function evaluateTestSplit(
+  ctx: RunContext,
+  test: SealedSplit,
+  skill: string,
+  dir: string,
+  limit: number,
+): Promise<TestSummary> {
+  const all = test.unsealForEvaluation();
+  const items = limit > 0 ? all.slice(0, limit) : all;
+  return (await evaluateItems(ctx, items, skill, dir, 'test')).summary;
+}

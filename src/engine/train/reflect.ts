@@ -1,0 +1,177 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { analystContract } from '../llm/contracts';
+import { Semaphore } from '../llm/limiter';
+import { payloadKey, type UpdateMode } from '../prompts/modes';
+import { analystSystemPrompt } from '../prompts/system';
+import { blocks, metaSkillBlock, payloadLabel } from '../prompts/shared';
+import { PyRandom } from '../data/pyRandom';
+import { writeJsonAtomic } from '../store/atomic';
+import { askOptimizer } from './ask';
+import type { RunContext } from './context';
+import { isFailure } from './rollout';
+import { renderTrajectories } from './trajectories';
+import type { RolloutResult } from './types';
+
+/** A raw analyst reply as saved in `patches/minibatch_*.json` (reference shape + `source_type`). */
+export interface RawPatch {
+  source_type: 'failure' | 'success';
+  batch_size?: number;
+  failure_summary?: Array<{ failure_type?: string; count?: number; description?: string }>;
+  success_patterns?: string[];
+  patch: { reasoning?: string; [key: string]: unknown };
+  /** Ours: which trajectories this minibatch analysed (provenance). */
+  trajectory_ids?: string[];
+  minibatch?: string;
+}
+
+export interface ReflectParams {
+  skill: string;
+  /** `<step or batch dir>/patches` */
+  patchesDir: string;
+  /** Ids of the batch in rollout order; shuffled with `seed` to form minibatches deterministically. */
+  itemIds: readonly string[];
+  seed: number;
+  stepBufferText: string;
+  metaSkill?: string;
+}
+
+/**
+ * Minibatch reflection that starts while the rollout is still running. Minibatch membership is a
+ * pure function of the batch and the seed: items are visited in a seeded shuffle of the batch, and
+ * the k-th failure minibatch is the k-th run of `minibatch_size` failures in that order. A
+ * minibatch is dispatched as soon as every item up to its last member has a result, so arrival
+ * order never changes what the analyst sees. (The reference shuffles failures and successes
+ * separately after the whole rollout; ours is equally deterministic and lets stages overlap.)
+ */
+export class StreamingReflector {
+  private readonly order: string[];
+  private readonly results = new Map<string, RolloutResult>();
+  private cursor = 0;
+  private readonly pending: { failure: RolloutResult[]; success: RolloutResult[] } = {
+    failure: [],
+    success: [],
+  };
+  private readonly counters = { failure: 0, success: 0 };
+  private readonly jobs: Array<Promise<RawPatch | null>> = [];
+  private readonly gate: Semaphore;
+
+  constructor(
+    private readonly ctx: RunContext,
+    private readonly params: ReflectParams,
+  ) {
+    this.order = new PyRandom(params.seed).shuffle([...params.itemIds]);
+    this.gate = new Semaphore(Math.max(1, ctx.settings.analystWorkers));
+  }
+
+  onResult(result: RolloutResult): void {
+    this.results.set(result.id, result);
+    while (this.cursor < this.order.length) {
+      const next = this.results.get(this.order[this.cursor]);
+      if (!next) break;
+      this.cursor++;
+      const kind = isFailure(next) ? 'failure' : 'success';
+      if (kind === 'success' && this.ctx.settings.failureOnly) continue;
+      this.pending[kind].push(next);
+      if (this.pending[kind].length >= this.ctx.settings.minibatchSize) this.dispatch(kind);
+    }
+  }
+
+  /** Flush the partial minibatches and wait for every analyst; returns failure then success patches. */
+  async finish(): Promise<RawPatch[]> {
+    if (this.pending.failure.length) this.dispatch('failure');
+    if (this.pending.success.length) this.dispatch('success');
+    const out = await Promise.all(this.jobs);
+    const patches = out.filter((p): p is RawPatch => p !== null);
+    return [
+      ...patches.filter((p) => p.source_type === 'failure'),
+      ...patches.filter((p) => p.source_type === 'success'),
+    ];
+  }
+
+  private dispatch(kind: 'failure' | 'success'): void {
+    const members = this.pending[kind];
+    this.pending[kind] = [];
+    const index = this.counters[kind]++;
+    const job = this.gate.run(() => runAnalyst(this.ctx, this.params, kind, index, members), this.ctx.signal);
+    // Attach a handler now so a rejection before finish() is awaited is not reported as unhandled.
+    job.catch(() => undefined);
+    this.jobs.push(job);
+  }
+}
+
+export function patchFileName(kind: 'failure' | 'success', index: number): string {
+  return `minibatch_${kind === 'failure' ? 'fail' : 'succ'}_${String(index).padStart(3, '0')}.json`;
+}
+
+export function analystUserMessage(
+  mode: UpdateMode,
+  kind: 'failure' | 'success',
+  skill: string,
+  budget: number,
+  stepBufferText: string,
+  metaSkill: string | undefined,
+  trajectories: string,
+  count: number,
+): string {
+  const budgetBlock =
+    mode === 'full_rewrite_minibatch'
+      ? '## Update Format\nReturn exactly one complete replacement skill in `skill_candidates`.'
+      : `## Budget\nPropose at most ${budget} ${payloadLabel(mode)}.`;
+  return blocks(
+    `## Current Skill\n<current_skill>\n${skill.trim()}\n</current_skill>`,
+    budgetBlock,
+    stepBufferText && `## Previous Steps in This Epoch\n${stepBufferText}`,
+    metaSkillBlock(metaSkill),
+    `## ${kind === 'failure' ? 'Failed' : 'Successful'} Trajectories (${count} total)\n\n${trajectories}`,
+  );
+}
+
+async function runAnalyst(
+  ctx: RunContext,
+  params: ReflectParams,
+  kind: 'failure' | 'success',
+  index: number,
+  members: RolloutResult[],
+): Promise<RawPatch | null> {
+  const file = join(params.patchesDir, patchFileName(kind, index));
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as RawPatch;
+  const mode = ctx.settings.updateMode;
+  const budget = ctx.settings.learningRate;
+  const user = analystUserMessage(
+    mode,
+    kind,
+    params.skill,
+    budget,
+    params.stepBufferText,
+    params.metaSkill,
+    renderTrajectories(members, ctx.settings.trajectoryChars),
+    members.length,
+  );
+  const maxTokens =
+    mode === 'full_rewrite_minibatch' ? ctx.settings.rewriteMaxTokens : ctx.settings.optimizerMaxTokens;
+  const reply = await askOptimizer<Record<string, unknown>>(
+    ctx,
+    'analyst',
+    analystContract(mode, kind),
+    analystSystemPrompt(kind, mode),
+    user,
+    maxTokens,
+  );
+  if (!reply.ok) return null;
+  const value = reply.value;
+  const patch = (value.patch ?? {}) as RawPatch['patch'];
+  const key = payloadKey(mode);
+  const items = Array.isArray(patch[key]) ? (patch[key] as unknown[]) : [];
+  // The analyst budget is enforced in code, as the reference does (not in full-rewrite mode).
+  if (mode !== 'full_rewrite_minibatch' && items.length > budget) patch[key] = items.slice(0, budget);
+  const raw: RawPatch = {
+    ...(value as Omit<RawPatch, 'source_type' | 'patch'>),
+    source_type: kind,
+    patch,
+    trajectory_ids: members.map((m) => m.id),
+    minibatch: patchFileName(kind, index).replace(/\.json$/, ''),
+  };
+  writeJsonAtomic(file, raw);
+  return raw;
+}

@@ -1,0 +1,175 @@
+import { join } from 'node:path';
+import type { TaskItem } from '../data/tasks';
+import { SkillOptError } from '../errors';
+import type { ChatMessage, ModelClient, Stage } from '../llm/types';
+import { targetSystemPrompt } from '../prompts/system';
+import { extractAnswer } from '../scoring/extract';
+import type { Scorer } from '../scoring/scorers';
+import { writeJsonAtomic } from '../store/atomic';
+import { appendJsonl, readJsonlTolerant } from '../store/jsonl';
+import type { ConversationRecord, RolloutResult, Score } from './types';
+
+export interface RolloutOptions {
+  items: readonly TaskItem[];
+  skill: string;
+  /** Rollout directory: `results.jsonl` and `predictions/<id>/conversation.json`. */
+  dir: string;
+  client: ModelClient;
+  scorer: Scorer;
+  stage: Stage;
+  answerTag: string;
+  /** A user-supplied system prompt template with `{skill}`; our default otherwise. */
+  systemTemplate?: string;
+  maxTokens?: number;
+  temperature?: number;
+  signal: AbortSignal;
+  /** Called as each item finishes (resumed items first), with the count done so far. */
+  onResult?: (result: RolloutResult, done: number, total: number) => void;
+}
+
+export function renderTargetSystem(skill: string, answerTag: string, template?: string): string {
+  if (template) return template.replace(/\{skill\}/g, skill.trim());
+  return targetSystemPrompt(skill, answerTag);
+}
+
+export function renderTaskMessage(item: TaskItem): string {
+  const parts: string[] = [];
+  if (item.context) parts.push(`Context:\n${item.context}`);
+  parts.push(item.input);
+  if (item.choices?.length) {
+    parts.push('Choices:\n' + item.choices.map((c, i) => `${String.fromCharCode(65 + i)}. ${c}`).join('\n'));
+  }
+  return parts.join('\n\n');
+}
+
+/**
+ * Run the target on every item with the skill as its system prompt, score each reply, and write the
+ * reference's rollout layout. Resume-aware per item: rows already in `results.jsonl` are reused.
+ * A target call that fails after retries is a scored failure, not an exception; cancellation is.
+ */
+export async function rollout(opts: RolloutOptions): Promise<RolloutResult[]> {
+  const resultsPath = join(opts.dir, 'results.jsonl');
+  const wanted = new Set(opts.items.map((i) => i.id));
+  const done = new Map<string, RolloutResult>();
+  for (const row of readJsonlTolerant<RolloutResult>(resultsPath))
+    if (wanted.has(row.id)) done.set(row.id, row);
+  const total = opts.items.length;
+  let finished = 0;
+  for (const item of opts.items) {
+    const prior = done.get(item.id);
+    if (prior) opts.onResult?.(prior, ++finished, total);
+  }
+  const system = renderTargetSystem(opts.skill, opts.answerTag, opts.systemTemplate);
+
+  await Promise.all(
+    opts.items
+      .filter((item) => !done.has(item.id))
+      .map(async (item) => {
+        const result = await runItem(item, system, opts);
+        appendJsonl(resultsPath, result);
+        done.set(item.id, result);
+        opts.onResult?.(result, ++finished, total);
+      }),
+  );
+  return opts.items.map((i) => done.get(i.id)!);
+}
+
+async function runItem(item: TaskItem, system: string, opts: RolloutOptions): Promise<RolloutResult> {
+  const user = renderTaskMessage(item);
+  const messages: ChatMessage[] = [
+    { role: 'system', content: system },
+    { role: 'user', content: user },
+  ];
+  const base = {
+    id: item.id,
+    ...(item.taskType !== undefined ? { task_type: item.taskType } : {}),
+    task_description: item.input,
+    expected: item.answers,
+    n_turns: 1,
+  };
+  let response: string;
+  let cached: boolean;
+  try {
+    const reply = await opts.client.chat(
+      {
+        role: 'target',
+        stage: opts.stage,
+        messages,
+        ...(opts.maxTokens !== undefined ? { maxTokens: opts.maxTokens } : {}),
+        ...(opts.temperature !== undefined ? { temperature: opts.temperature } : {}),
+        // Agent harnesses see only task.md and SKILL.md, so the answer format travels with the task.
+        task: {
+          taskId: item.id,
+          skill: opts.skill,
+          skillName: 'skill',
+          prompt: `${user}\n\nEnd with your final answer wrapped as <${opts.answerTag}>...</${opts.answerTag}>.`,
+        },
+      },
+      opts.signal,
+    );
+    response = reply.text;
+    cached = reply.cached;
+  } catch (err) {
+    if (SkillOptError.is(err, 'cancelled')) throw err;
+    const message = err instanceof Error ? err.message : String(err);
+    const result: RolloutResult = {
+      ...base,
+      hard: 0,
+      soft: 0,
+      fail_reason: `target-error: ${message}`,
+      predicted_answer: '',
+      response: '',
+      error: message,
+    };
+    writeConversation(opts.dir, item.id, [
+      ...messages.slice(1),
+      { role: 'system', content: `[TARGET ERROR] ${message}` },
+    ]);
+    return result;
+  }
+  const predicted = extractAnswer(response, opts.answerTag).answer;
+  const score = await opts.scorer.score(predicted, item, opts.signal);
+  const result: RolloutResult = {
+    ...base,
+    hard: score.hard,
+    soft: score.soft,
+    ...(score.hard < 1 ? { fail_reason: score.reason } : {}),
+    predicted_answer: predicted,
+    response,
+    ...(cached ? { cached } : {}),
+  };
+  writeConversation(opts.dir, item.id, [
+    { role: 'user', content: user },
+    { role: 'assistant', content: response },
+    {
+      role: 'system',
+      content: `[EVALUATION RESULT] ${score.hard >= 1 ? 'PASS' : 'FAIL'} hard=${score.hard} soft=${score.soft.toFixed(2)}; predicted "${predicted}", expected ${JSON.stringify(item.answers)}. ${score.reason}`,
+    },
+  ]);
+  return result;
+}
+
+function writeConversation(dir: string, id: string, records: ConversationRecord[]): void {
+  writeJsonAtomic(join(dir, 'predictions', safeSegment(id), 'conversation.json'), records);
+}
+
+/** Task ids become directory names; keep them portable. */
+export function safeSegment(id: string): string {
+  return id.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 120) || '_';
+}
+
+/** Unweighted means over items, as the reference computes them. */
+export function meanScore(results: readonly RolloutResult[]): Score {
+  if (results.length === 0) return { hard: 0, soft: 0 };
+  let hard = 0;
+  let soft = 0;
+  for (const r of results) {
+    hard += r.hard;
+    soft += r.soft;
+  }
+  return { hard: hard / results.length, soft: soft / results.length };
+}
+
+export function isFailure(r: RolloutResult): boolean {
+  return !r.hard || r.hard < 1e-9;
+}

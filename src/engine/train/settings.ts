@@ -1,0 +1,85 @@
+import type { UpdateMode } from '../prompts/modes';
+
+/**
+ * Everything the training loop reads, in one typed object. Built from the validated config in
+ * src/engine/train/fromConfig.ts, so the loop never digs through config sections itself.
+ */
+export interface TrainSettings {
+  numEpochs: number;
+  batchSize: number;
+  accumulation: number;
+  seed: number;
+
+  minibatchSize: number;
+  mergeBatchSize: number;
+  analystWorkers: number;
+  failureOnly: boolean;
+
+  learningRate: number;
+  minLearningRate: number;
+  lrScheduler: 'constant' | 'linear' | 'cosine' | 'autonomous';
+  lrControlMode: 'fixed' | 'autonomous' | 'none';
+  updateMode: UpdateMode;
+  anchorMode: 'strict' | 'reference';
+  decayOnReject: boolean;
+
+  useSlowUpdate: boolean;
+  slowUpdateSamples: number;
+  slowUpdateGate: boolean;
+  pairPolicy: 'mixed' | 'changed' | 'unchanged';
+  useMetaSkill: boolean;
+
+  useGate: boolean;
+  gateMetric: 'hard' | 'soft' | 'mixed';
+  gateMixedWeight: number;
+  semanticDensity: { enabled: boolean; weight: number; leadingWords?: string[] };
+  selEnvNum: number;
+  testEnvNum: number;
+  evalTest: boolean;
+  patience: number;
+
+  answerTag: string;
+  targetSystemTemplate?: string;
+  targetMaxTokens: number;
+  targetTemperature?: number;
+  optimizerMaxTokens: number;
+  rewriteMaxTokens: number;
+  /** Characters of a target reply shown per trajectory to the optimizer (head and tail kept). */
+  trajectoryChars: number;
+}
+
+export const defaultTrainSettings: TrainSettings = {
+  numEpochs: 4,
+  batchSize: 40,
+  accumulation: 1,
+  seed: 42,
+  minibatchSize: 8,
+  mergeBatchSize: 8,
+  analystWorkers: 16,
+  failureOnly: false,
+  learningRate: 4,
+  minLearningRate: 2,
+  lrScheduler: 'cosine',
+  lrControlMode: 'fixed',
+  updateMode: 'patch',
+  anchorMode: 'strict',
+  decayOnReject: false,
+  useSlowUpdate: true,
+  slowUpdateSamples: 20,
+  slowUpdateGate: true,
+  pairPolicy: 'mixed',
+  useMetaSkill: true,
+  useGate: true,
+  gateMetric: 'hard',
+  gateMixedWeight: 0.5,
+  semanticDensity: { enabled: false, weight: 0.05 },
+  selEnvNum: 0,
+  testEnvNum: 0,
+  evalTest: true,
+  patience: 0,
+  answerTag: 'answer',
+  targetMaxTokens: 16384,
+  optimizerMaxTokens: 16384,
+  rewriteMaxTokens: 64000,
+  trajectoryChars: 1200,
+};

@@ -1,0 +1,31 @@
+import type { RolloutResult } from './types';
+
+/**
+ * Trajectories as the optimizer sees them. Unlike the reference, the skill is NOT embedded in each
+ * trajectory (the prompt carries it once) and the target's reply is cut to a bounded excerpt, so
+ * analyst prompts grow with the number of trajectories, not with skill length × trajectories.
+ */
+export function renderTrajectory(r: RolloutResult, index: number, maxChars: number): string {
+  const lines = [
+    `### Trajectory ${index} (id=${r.id})`,
+    `task_type: ${r.task_type ?? 'general'}`,
+    `task: ${excerpt(r.task_description, Math.max(200, maxChars))}`,
+    `model answer: ${excerpt(r.predicted_answer, 300)}`,
+    `expected: ${r.expected.map((e) => excerpt(e, 200)).join(' | ')}`,
+    `score: hard ${r.hard}, soft ${r.soft.toFixed(2)}${r.fail_reason ? ` (${excerpt(r.fail_reason, 300)})` : ''}`,
+  ];
+  if (r.response) lines.push('model reply:', '"""', excerpt(r.response, maxChars), '"""');
+  return lines.join('\n');
+}
+
+export function renderTrajectories(results: readonly RolloutResult[], maxChars: number): string {
+  return results.map((r, i) => renderTrajectory(r, i + 1, maxChars)).join('\n\n---\n\n');
+}
+
+/** Keep head and tail of long text: answers usually sit at the end of a reply. */
+export function excerpt(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const head = Math.floor(max * 0.4);
+  const tail = max - head;
+  return `${text.slice(0, head)}\n[… ${text.length - max} characters omitted …]\n${text.slice(-tail)}`;
+}

@@ -1,0 +1,128 @@
+/** Shapes written to the run folder; field names follow the reference so its users recognise them. */
+
+/** One scored target attempt (a row of `results.jsonl`). */
+export interface RolloutResult {
+  id: string;
+  hard: number;
+  soft: number;
+  fail_reason?: string;
+  task_type?: string;
+  task_description: string;
+  predicted_answer: string;
+  expected: string[];
+  n_turns: number;
+  /** The target's full reply; trajectories shown to the optimizer carry a bounded excerpt. */
+  response: string;
+  /** Set when the target call itself failed (after retries): scored as a failure. */
+  error?: string;
+  cached?: boolean;
+}
+
+export interface ConversationRecord {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+export interface Score {
+  hard: number;
+  soft: number;
+}
+
+export type GateAction = 'accept_new_best' | 'accept' | 'reject' | 'force_accept';
+export type StepAction = GateAction | 'skip_no_patches' | 'skip_no_rewrite';
+
+export interface FailurePattern {
+  pattern: string;
+  count: number;
+  task_ids: string[];
+}
+
+/** One entry of the within-epoch step buffer (`trajectory_digest.json`). */
+export interface StepBufferEntry {
+  step: number;
+  action: StepAction;
+  n_total: number;
+  n_fail: number;
+  failure_patterns: FailurePattern[];
+  score_before?: number;
+  score_after?: number;
+  rejected_edits?: Array<Record<string, unknown>>;
+}
+
+/** A history.json record (reference §8.2), plus our optional fields. */
+export interface StepRecord {
+  step: number;
+  epoch: number;
+  step_in_epoch: number;
+  timing: Record<string, number>;
+  tokens: Record<string, { calls: number; prompt_tokens: number; completion_tokens: number }>;
+  rollout_hard: number;
+  rollout_soft: number;
+  rollout_n: number;
+  accumulation_batches: Array<{
+    batch_idx: number;
+    batch_seed: number;
+    n_envs: number;
+    hard: number;
+    soft: number;
+    n_failure_patches: number;
+    n_success_patches: number;
+  }>;
+  n_patches: number;
+  n_failure_patches: number;
+  n_success_patches: number;
+  n_edits_merged?: number;
+  n_edits_ranked?: number;
+  edit_budget?: number | null;
+  lr_control_mode?: string;
+  lr_decision?: Record<string, unknown>;
+  support_counts?: number[];
+  candidate_hash?: string;
+  candidate_skill_len?: number;
+  rewrite_change_summary?: string[];
+  edit_apply_summary?: { total: number; applied: number; skipped: number; errors: number };
+  selection_hard?: number;
+  selection_soft?: number;
+  gate_metric?: string;
+  candidate_gate_score?: number;
+  action: StepAction;
+  current_score: number;
+  best_score: number;
+  best_step: number;
+  current_origin?: string;
+  best_origin?: string;
+  skill_len: number;
+  wall_time_s: number;
+  /** Ours: estimated tokens of the skill after the step. */
+  skill_tokens?: number;
+  /** Ours: dollars spent in this step, null when a price is unknown. */
+  cost_usd?: number | null;
+  /** Ours: structured-reply fallbacks that happened in this step. */
+  fallbacks?: Array<{ stage: string; reason: string }>;
+}
+
+/** runtime_state.json: the reference's keys plus what we need to resume exactly. */
+export interface RuntimeState {
+  last_completed_step: number;
+  current_skill_path: string;
+  current_score: number;
+  current_origin: string;
+  best_skill_path: string;
+  best_score: number;
+  best_step: number;
+  best_origin: string;
+  /** Ours: the scheduler's counter, so a resumed run continues the same budget sequence. */
+  scheduler_position?: number;
+  /** Ours: the epoch the step buffer belongs to, and its entries (the reference loses these on resume). */
+  step_buffer_epoch?: number;
+  step_buffer?: StepBufferEntry[];
+  /** Ours: the optimizer meta skill active for the current epoch. */
+  active_meta_skill?: string;
+  /** Ours: last epoch whose end-of-epoch stages are complete. */
+  last_completed_epoch?: number;
+  /** Ours: edit budget change from decay-on-reject. */
+  budget_decay?: number;
+  /** Ours: consecutive gated steps without improvement (patience). */
+  steps_without_improvement?: number;
+  engine?: string;
+}

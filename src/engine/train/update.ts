@@ -1,0 +1,89 @@
+import { rewriteContract } from '../llm/contracts';
+import { applyEdits, assignEditIds, summarizeReport, type Edit } from '../skill/applyEdits';
+import { extractSlowUpdate, findProtectedRegions, replaceSlowUpdate } from '../skill/document';
+import { blocks } from '../prompts/shared';
+import { rewriteSystemPrompt } from '../prompts/system';
+import { askOptimizer } from './ask';
+import { itemsOf, type MergedPatch } from './aggregate';
+import type { RunContext } from './context';
+
+export interface UpdateOutcome {
+  /** null when a rewrite mode produced nothing (`skip_no_rewrite`). */
+  candidate: string | null;
+  edits: Edit[];
+  report?: ReturnType<typeof applyEdits>['report'];
+  summary?: ReturnType<typeof summarizeReport>;
+  changeSummary?: string[];
+  /** Written as `rewrite_result.json` / `full_rewrite_result.json`. */
+  artifact?: { file: string; value: unknown };
+  /** Rewrite modes: the model touched the protected block and we restored it. */
+  protectedRestored?: boolean;
+}
+
+/**
+ * Rewrite modes have no code-level protection in the reference; here the slow-update block of the
+ * current skill is put back verbatim whatever the rewrite did to it.
+ */
+function keepProtectedBlock(previous: string, next: string): { text: string; restored: boolean } {
+  const hadBlock = findProtectedRegions(previous).some((r) => r.kind === 'slow_update');
+  if (!hadBlock) return { text: next, restored: false };
+  const block = extractSlowUpdate(previous) ?? '';
+  const repaired = replaceSlowUpdate(next, block);
+  const same =
+    extractSlowUpdate(next) === block &&
+    findProtectedRegions(next).filter((r) => r.kind === 'slow_update').length === 1;
+  return same ? { text: next, restored: false } : { text: repaired, restored: true };
+}
+
+export async function updateSkill(
+  ctx: RunContext,
+  skill: string,
+  ranked: MergedPatch,
+  stepBufferText: string,
+): Promise<UpdateOutcome> {
+  const mode = ctx.settings.updateMode;
+  const items = itemsOf(ranked, mode);
+  if (mode === 'patch') {
+    const edits = assignEditIds(items as Edit[]);
+    const { text, report } = applyEdits(skill, edits, { anchorMode: ctx.settings.anchorMode });
+    return { candidate: text, edits, report, summary: summarizeReport(report) };
+  }
+  if (mode === 'full_rewrite_minibatch') {
+    const chosen = items.find((i) => typeof i.new_skill === 'string' && i.new_skill.trim());
+    if (!chosen) return { candidate: null, edits: [] };
+    const kept = keepProtectedBlock(skill, `${String(chosen.new_skill).trimEnd()}\n`);
+    return {
+      candidate: kept.text,
+      edits: [],
+      changeSummary: Array.isArray(chosen.change_summary) ? chosen.change_summary.map(String) : [],
+      artifact: {
+        file: 'full_rewrite_result.json',
+        value: { selected_candidate: chosen, merged_patch: ranked },
+      },
+      protectedRestored: kept.restored,
+    };
+  }
+  if (items.length === 0) return { candidate: null, edits: [] };
+  const user = blocks(
+    `## Current Skill\n<current_skill>\n${skill.trim()}\n</current_skill>`,
+    `## Selected Suggestions\n\`\`\`json\n${JSON.stringify(items, null, 2)}\n\`\`\``,
+    stepBufferText && `## Previous Steps in This Epoch\n${stepBufferText}`,
+  );
+  const reply = await askOptimizer<{ reasoning?: string; change_summary: string[]; new_skill: string }>(
+    ctx,
+    'rewrite',
+    rewriteContract(),
+    rewriteSystemPrompt(),
+    user,
+    ctx.settings.rewriteMaxTokens,
+  );
+  if (!reply.ok || !reply.value.new_skill.trim()) return { candidate: null, edits: [] };
+  const kept = keepProtectedBlock(skill, `${reply.value.new_skill.trimEnd()}\n`);
+  return {
+    candidate: kept.text,
+    edits: [],
+    changeSummary: reply.value.change_summary,
+    artifact: { file: 'rewrite_result.json', value: reply.value },
+    protectedRestored: kept.restored,
+  };
+}

@@ -1,0 +1,109 @@
+/**
+ * Every message between the extension host and the engine process, defined once and imported by
+ * both sides. Method names are `namespace/verb`; each doc comment names the sender.
+ * Bump `protocolVersion` on any breaking change; the host refuses a mismatched engine.
+ */
+import type { EngineEvent } from '../engine/events';
+import type { LogLevel } from '../engine/log';
+import { notification, request } from './rpc';
+
+export const protocolVersion = 1;
+
+export type ProviderKeys = Partial<Record<'openai' | 'azure_openai' | 'anthropic', string>>;
+
+export interface InitializeParams {
+  protocolVersion: number;
+  clientVersion: string;
+  workspaceRoot?: string;
+  /** Workspace trust: the `command` backend refuses to run without it. */
+  trusted: boolean;
+  logLevel: LogLevel;
+}
+
+export interface InitializeResult {
+  protocolVersion: number;
+  engineVersion: string;
+  pid: number;
+}
+
+export interface RunSource {
+  configPath: string;
+  overrides?: string[];
+  /** Keys from SecretStorage; they stay in the engine's memory only. */
+  keys?: ProviderKeys;
+}
+
+export interface ValidateResult {
+  configPath: string;
+  skillPath: string;
+  splits: { train: number; val: number; test: number };
+  totalSteps: number;
+  estimatedCalls: number;
+  optimizer: string;
+  target: string;
+  simulated: boolean;
+  warnings: string[];
+}
+
+export interface StartParams extends RunSource {
+  outDir?: string;
+  resume: boolean;
+}
+
+export interface StartResult {
+  runId: string;
+  outDir: string;
+}
+
+export interface EvalParams extends RunSource {
+  skillPath: string;
+  split: 'train' | 'val' | 'test' | 'all';
+  outDir?: string;
+}
+
+export interface EvalResult {
+  split: string;
+  n_items: number;
+  hard: number;
+  soft: number;
+  by_type: Record<string, { hard: number; soft: number; total: number }>;
+  failing: string[];
+  out_dir: string;
+}
+
+export interface LmRequestParams {
+  modelSelector: { vendor?: string; family?: string; id?: string };
+  messages: Array<{ role: 'system' | 'user' | 'assistant'; content: string }>;
+  maxTokens?: number;
+  justification: string;
+}
+
+export interface LmResponse {
+  text: string;
+  usage?: { promptTokens: number; completionTokens: number };
+  model: string;
+}
+
+export const EngineRequests = {
+  /** host → engine: handshake; the engine answers with its protocol version. */
+  initialize: request<InitializeParams, InitializeResult>('engine/initialize'),
+  /** host → engine: load and check config, skill, tasks and models; spends nothing. */
+  validate: request<RunSource, ValidateResult>('config/validate'),
+  /** host → engine: start (or resume) a training run; returns once it has started, progress comes as events. */
+  startRun: request<StartParams, StartResult>('run/start'),
+  /** host → engine: stop a run at the next safe point. */
+  stopRun: request<{ runId: string }, { stopped: boolean }>('run/stop'),
+  /** host → engine: eval-only on one split; resolves with the scores (cancellable). */
+  evaluate: request<EvalParams, EvalResult>('run/evaluate'),
+  /** host → engine: finish in-flight work and exit. */
+  shutdown: request<Record<string, never>, { ok: true }>('engine/shutdown'),
+  /** engine → host: one vscode.lm chat request on behalf of the `vscode-lm` backend. */
+  lmRequest: request<LmRequestParams, LmResponse>('lm/request'),
+} as const;
+
+export const EngineNotifications = {
+  /** engine → host: a training-loop event, with a per-run monotonic sequence number. */
+  runEvent: notification<{ runId: string; seq: number; event: EngineEvent }>('run/event'),
+  /** engine → host: one engine log line for the LogOutputChannel. */
+  log: notification<{ level: LogLevel; component: string; message: string }>('log/message'),
+} as const;

@@ -1,0 +1,166 @@
+/**
+ * The engine process. The extension host forks this file and talks to it over Node's IPC
+ * channel with the typed protocol in src/protocol/engine.ts; stdout and stderr stay free for
+ * crash output. The training loop runs here, never in the extension host.
+ */
+import { SkillOptError } from '../engine/errors';
+import type { EngineEvent } from '../engine/events';
+import { levelAtLeast, type Logger, type LogLevel } from '../engine/log';
+import { evalPrepared, prepareRun, trainPrepared, type PreparedRun } from '../engine/run';
+import { EngineNotifications, EngineRequests, protocolVersion, type RunSource } from '../protocol/engine';
+import { RpcConnection, type Transport, type WireMessage } from '../protocol/rpc';
+
+const engineVersion = '0.1.0';
+
+function ipcTransport(): Transport {
+  const send = process.send?.bind(process);
+  if (!send) throw new Error('the SkillOpt engine must be started by the extension (no IPC channel)');
+  return {
+    send: (m) => {
+      send(m);
+    },
+    onMessage: (l) => process.on('message', (m) => l(m as WireMessage)),
+    onClose: (l) => process.on('disconnect', () => l('host disconnected')),
+  };
+}
+
+interface ActiveRun {
+  controller: AbortController;
+  done: Promise<unknown>;
+}
+
+export function serve(transport: Transport): RpcConnection {
+  const conn = new RpcConnection(transport, 60_000);
+  let trusted = false;
+  let minLevel: LogLevel = 'info';
+  const runs = new Map<string, ActiveRun>();
+  const logger: Logger = {
+    log(level, component, message) {
+      if (levelAtLeast(level, minLevel)) conn.notify(EngineNotifications.log, { level, component, message });
+    },
+  };
+  const lmBridge = {
+    request: (
+      params: Parameters<typeof conn.sendRequest<typeof EngineRequests.lmRequest._params, never>>[1],
+      signal: AbortSignal,
+    ) => conn.sendRequest(EngineRequests.lmRequest, params as never, { timeoutMs: 0, signal }),
+  };
+  const prepare = (src: RunSource, extra: { outDir?: string; dryRun?: boolean } = {}): PreparedRun =>
+    prepareRun({
+      configPath: src.configPath,
+      ...(src.overrides ? { overrides: src.overrides } : {}),
+      ...(extra.outDir ? { outDir: extra.outDir } : {}),
+      ...(extra.dryRun ? { dryRun: true } : {}),
+      logger,
+      models: { ...(src.keys ? { keys: src.keys } : {}), lmBridge, trustedWorkspace: trusted },
+    });
+
+  conn.onRequest(EngineRequests.initialize, (p) => {
+    if (p.protocolVersion !== protocolVersion) {
+      throw new SkillOptError(
+        'internal',
+        `protocol mismatch: host speaks ${p.protocolVersion}, engine ${protocolVersion}`,
+        {
+          fix: 'reload the window so the extension and its engine come from the same version',
+        },
+      );
+    }
+    trusted = p.trusted;
+    minLevel = p.logLevel;
+    return { protocolVersion, engineVersion, pid: process.pid };
+  });
+
+  conn.onRequest(EngineRequests.validate, async (src) => {
+    const prepared = prepare(src, { dryRun: true });
+    await prepared.models.close();
+    return {
+      configPath: prepared.loaded.files[0] ?? src.configPath,
+      skillPath: prepared.skillPath,
+      splits: {
+        train: prepared.splits.train.length,
+        val: prepared.splits.val.length,
+        test: prepared.splits.test.size,
+      },
+      totalSteps: prepared.totalSteps,
+      estimatedCalls: prepared.estimate.total,
+      optimizer: prepared.models.describe.optimizer,
+      target: prepared.models.describe.target,
+      simulated: prepared.models.simulated,
+      warnings: prepared.warnings,
+    };
+  });
+
+  conn.onRequest(EngineRequests.startRun, (p) => {
+    const prepared = prepare(p, p.outDir ? { outDir: p.outDir } : {});
+    const runId = prepared.outDir;
+    if (runs.has(runId)) throw new SkillOptError('internal', `a run is already active in ${runId}`);
+    let seq = 0;
+    const controller = new AbortController();
+    const emit = (event: EngineEvent): void =>
+      conn.notify(EngineNotifications.runEvent, { runId, seq: seq++, event });
+    const done = trainPrepared(prepared, {
+      emit,
+      signal: controller.signal,
+      logger,
+      resumeCommand: `SkillOpt: Resume Run (${runId})`,
+    })
+      .catch((err: unknown) => {
+        logger.log('error', 'run', err instanceof Error ? (err.stack ?? err.message) : String(err));
+      })
+      .finally(() => {
+        runs.delete(runId);
+        void prepared.models.close();
+      });
+    runs.set(runId, { controller, done });
+    return { runId, outDir: prepared.outDir };
+  });
+
+  conn.onRequest(EngineRequests.stopRun, async (p) => {
+    const run = runs.get(p.runId);
+    if (!run) return { stopped: false };
+    run.controller.abort();
+    await run.done;
+    return { stopped: true };
+  });
+
+  conn.onRequest(EngineRequests.evaluate, async (p, signal) => {
+    const prepared = prepare(p, p.outDir ? { outDir: p.outDir } : {});
+    try {
+      const { readFileSync } = await import('node:fs');
+      const skill = readFileSync(p.skillPath, 'utf8');
+      const seqRun = `eval:${p.skillPath}`;
+      let seq = 0;
+      return await evalPrepared(prepared, {
+        skill,
+        skillPath: p.skillPath,
+        split: p.split,
+        emit: (event) => conn.notify(EngineNotifications.runEvent, { runId: seqRun, seq: seq++, event }),
+        signal,
+        logger,
+      });
+    } finally {
+      await prepared.models.close();
+    }
+  });
+
+  conn.onRequest(EngineRequests.shutdown, async () => {
+    for (const r of runs.values()) r.controller.abort();
+    await Promise.all([...runs.values()].map((r) => r.done));
+    setImmediate(() => process.exit(0));
+    return { ok: true as const };
+  });
+
+  return conn;
+}
+
+if (require.main === module) {
+  const conn = serve(ipcTransport());
+  process.on('uncaughtException', (err) => {
+    conn.notify(EngineNotifications.log, {
+      level: 'error',
+      component: 'engine',
+      message: err.stack ?? err.message,
+    });
+  });
+  process.on('disconnect', () => process.exit(0));
+}

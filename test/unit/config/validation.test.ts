@@ -1,0 +1,549 @@
+import * as assert from 'node:assert/strict';
+import { loadConfig } from '../../../src/engine/config/load';
+import {
+  configSchema,
+  defaultConfig,
+  problemsToError,
+  validateConfigObject,
+} from '../../../src/engine/config/schema';
+import type { SkillOptConfig } from '../../../src/engine/config/schema';
+import type { TrainSettings } from '../../../src/engine/train/settings';
+import { expectConfigError, lineOf, tempDir, write } from './helpers';
+
+describe('config/schema', () => {
+  let dir: string;
+  let cleanup: () => void;
+  beforeEach(() => ({ dir, cleanup } = tempDir()));
+  afterEach(() => cleanup());
+
+  describe('defaults', () => {
+    it('has the reference defaults for the reference sections', () => {
+      const c = defaultConfig();
+      assert.deepEqual(
+        [
+          c.model.backend,
+          c.model.optimizer,
+          c.model.target,
+          c.model.optimizer_backend,
+          c.model.target_backend,
+        ],
+        ['azure_openai', 'gpt-5.5', 'gpt-5.5', 'openai_chat', 'openai_chat'],
+      );
+      assert.equal(c.model.reasoning_effort, 'medium');
+      assert.equal(c.model.rewrite_max_completion_tokens, 64000);
+      assert.equal(c.model.azure_openai_ad_scope, 'https://cognitiveservices.azure.com/.default');
+      assert.equal(c.model.minimax_model, 'MiniMax-M3');
+      assert.deepEqual(
+        { ...c.train },
+        { num_epochs: 4, train_size: 0, batch_size: 40, accumulation: 1, seed: 42 },
+      );
+      assert.deepEqual(
+        { ...c.gradient },
+        {
+          minibatch_size: 8,
+          merge_batch_size: 8,
+          analyst_workers: 16,
+          failure_only: false,
+          use_deep_reflect: false,
+          deep_reflect_failures: 4,
+          deep_reflect_successes: 2,
+        },
+      );
+      assert.deepEqual(
+        { ...c.optimizer },
+        {
+          learning_rate: 4,
+          min_learning_rate: 2,
+          lr_scheduler: 'cosine',
+          lr_control_mode: 'fixed',
+          skill_update_mode: 'patch',
+          use_slow_update: true,
+          slow_update_samples: 20,
+          slow_update_gate_with_selection: true, // the paper's setting; the reference defaults to false
+          longitudinal_pair_policy: 'mixed',
+          use_meta_skill: true,
+          use_skill_aware_reflection: false,
+          skill_aware_appendix_source: 'both',
+          skill_aware_consolidate_threshold: 0,
+          anchor_mode: 'strict',
+          decay_on_reject: false,
+          use_meta_reflect: false,
+        },
+      );
+      assert.deepEqual(
+        { ...c.evaluation },
+        {
+          use_gate: true,
+          gate_metric: 'hard',
+          gate_mixed_weight: 0.5,
+          use_semantic_density: false,
+          semantic_density_weight: 0.05,
+          sel_env_num: 0,
+          test_env_num: 0,
+          eval_test: true,
+          patience: 0,
+        },
+      );
+      assert.deepEqual(
+        { ...c.env },
+        {
+          name: '',
+          skill_init: '',
+          out_root: '',
+          split_mode: 'ratio',
+          split_ratio: '2:1:7',
+          split_seed: 42,
+          split_dir: '',
+          data_path: '',
+          split_output_dir: '',
+          exec_timeout: 120,
+          limit: 0,
+          max_turns: 1,
+          max_completion_tokens: 16384,
+          scorer: 'normalized_exact',
+          answer_tag: 'answer',
+          target_system_prompt: '',
+        },
+      );
+    });
+
+    it('has our keys with their defaults', () => {
+      const c = defaultConfig();
+      assert.deepEqual(
+        [
+          c.model.optimizer_base_url,
+          c.model.target_base_url,
+          c.model.target_temperature,
+          c.model.optimizer_temperature,
+          c.model.thinking_budget,
+          c.model.target_command,
+          c.model.target_skill_name,
+        ],
+        ['', '', 0, null, 0, '', 'skill'],
+      );
+      assert.deepEqual(
+        { ...c.limits },
+        {
+          optimizer_concurrency: 16,
+          target_concurrency: 32,
+          provider_concurrency: {},
+          request_timeout_s: 300,
+          max_retries: 5,
+          max_tokens: 0,
+          max_dollars: 0,
+          max_wall_time_s: 0,
+        },
+      );
+      assert.deepEqual({ ...c.cache }, { enabled: true, dir: '', all_roles: false });
+      assert.deepEqual(c.prices, {});
+      assert.deepEqual({ ...c.review }, { mode: 'auto' });
+    });
+
+    it('types enum keys narrowly enough for the training settings', () => {
+      const c: SkillOptConfig = defaultConfig();
+      const scheduler: TrainSettings['lrScheduler'] = c.optimizer.lr_scheduler;
+      const metric: TrainSettings['gateMetric'] = c.evaluation.gate_metric;
+      const policy: TrainSettings['pairPolicy'] = c.optimizer.longitudinal_pair_policy;
+      assert.deepEqual([scheduler, metric, policy], ['cosine', 'hard', 'mixed']);
+    });
+
+    it('accepts every backend spelling, ours and the reference ones', () => {
+      for (const backend of [
+        'openai',
+        'azure_openai',
+        'anthropic',
+        'vscode-lm',
+        'command',
+        'sim',
+        'openai_chat',
+        'qwen_chat',
+        'codex_exec',
+      ]) {
+        const r = validateConfigObject({ model: { optimizer_backend: backend, target_backend: backend } });
+        assert.ok(r.ok, backend);
+      }
+      const empty = validateConfigObject({ model: { target_backend: ' ' } });
+      assert.equal(empty.ok, false);
+    });
+
+    it('accepts a scorer object with options', () => {
+      const r = validateConfigObject({ env: { scorer: { type: 'regex', pattern: '^a' } } });
+      assert.ok(r.ok);
+      assert.deepEqual(r.config.env.scorer, { type: 'regex', pattern: '^a' });
+    });
+  });
+
+  describe('validation errors name file, line, key and a fix', () => {
+    const cases: Array<{ name: string; yaml: string; needle: string; key: string; includes: string[] }> = [
+      {
+        name: 'learning_rate < 1',
+        yaml: 'optimizer:\n  learning_rate: 0\n',
+        needle: 'learning_rate',
+        key: 'optimizer.learning_rate',
+        includes: ['integer ≥ 1', 'got 0'],
+      },
+      {
+        name: 'min_learning_rate > learning_rate',
+        yaml: 'optimizer:\n  learning_rate: 3\n  min_learning_rate: 5\n',
+        needle: 'min_learning_rate',
+        key: 'optimizer.min_learning_rate',
+        includes: ['min_learning_rate (5) is larger than learning_rate (3)'],
+      },
+      {
+        name: 'merge_batch_size < 2',
+        yaml: 'gradient:\n  merge_batch_size: 1\n',
+        needle: 'merge_batch_size',
+        key: 'gradient.merge_batch_size',
+        includes: ['integer ≥ 2'],
+      },
+      {
+        name: 'batch_size < 1',
+        yaml: 'train:\n  seed: 3\n  batch_size: 0\n',
+        needle: 'batch_size',
+        key: 'train.batch_size',
+        includes: ['integer ≥ 1'],
+      },
+      {
+        name: 'accumulation < 1',
+        yaml: 'train:\n  accumulation: -2\n',
+        needle: 'accumulation',
+        key: 'train.accumulation',
+        includes: ['got -2'],
+      },
+      {
+        name: 'num_epochs < 1',
+        yaml: 'train:\n  num_epochs: 0\n',
+        needle: 'num_epochs',
+        key: 'train.num_epochs',
+        includes: ['integer ≥ 1'],
+      },
+      {
+        name: 'fractional batch_size',
+        yaml: 'train:\n  batch_size: 2.5\n',
+        needle: 'batch_size',
+        key: 'train.batch_size',
+        includes: ['got 2.5'],
+      },
+      {
+        name: 'quoted number',
+        yaml: 'train:\n  batch_size: "ten"\n',
+        needle: 'batch_size',
+        key: 'train.batch_size',
+        includes: ['got "ten"'],
+      },
+      {
+        name: 'split_ratio with two parts',
+        yaml: 'env:\n  split_ratio: "2:1"\n',
+        needle: 'split_ratio',
+        key: 'env.split_ratio',
+        includes: ['three positive integers'],
+      },
+      {
+        name: 'split_ratio with a zero',
+        yaml: 'env:\n  name: x\n  split_ratio: "2:0:7"\n',
+        needle: 'split_ratio',
+        key: 'env.split_ratio',
+        includes: ['"2:0:7"'],
+      },
+      {
+        name: 'split_ratio not numbers',
+        yaml: 'env:\n  split_ratio: a:b:c\n',
+        needle: 'split_ratio',
+        key: 'env.split_ratio',
+        includes: ['e.g. "2:1:7"'],
+      },
+      {
+        name: 'gate_metric',
+        yaml: 'evaluation:\n  gate_metric: best\n',
+        needle: 'gate_metric',
+        key: 'evaluation.gate_metric',
+        includes: ['one of: hard, soft, mixed', 'got "best"'],
+      },
+      {
+        name: 'gate_mixed_weight',
+        yaml: 'evaluation:\n  gate_mixed_weight: 1.5\n',
+        needle: 'gate_mixed_weight',
+        key: 'evaluation.gate_mixed_weight',
+        includes: ['between 0 and 1'],
+      },
+      {
+        name: 'split_mode',
+        yaml: 'env:\n  split_mode: folders\n',
+        needle: 'split_mode',
+        key: 'env.split_mode',
+        includes: ['one of: ratio, split_dir'],
+      },
+      {
+        name: 'review.mode',
+        yaml: 'review:\n  mode: manual\n',
+        needle: 'mode',
+        key: 'review.mode',
+        includes: ['auto, gate-then-human, human-first'],
+      },
+      {
+        name: 'negative limit',
+        yaml: 'limits:\n  max_dollars: -1\n',
+        needle: 'max_dollars',
+        key: 'limits.max_dollars',
+        includes: ['number ≥ 0'],
+      },
+      {
+        name: 'negative retries',
+        yaml: 'limits:\n  max_retries: -1\n',
+        needle: 'max_retries',
+        key: 'limits.max_retries',
+        includes: ['integer ≥ 0'],
+      },
+      {
+        name: 'zero timeout',
+        yaml: 'limits:\n  request_timeout_s: 0\n',
+        needle: 'request_timeout_s',
+        key: 'limits.request_timeout_s',
+        includes: ['number > 0'],
+      },
+      {
+        name: 'provider concurrency entry',
+        yaml: 'limits:\n  provider_concurrency:\n    openai: 4\n    anthropic: 0\n',
+        needle: 'anthropic',
+        key: 'limits.provider_concurrency.anthropic',
+        includes: ['integer ≥ 1'],
+      },
+      {
+        name: 'price entry',
+        yaml: 'prices:\n  gpt-4.1:\n    input_per_mtok: 2\n    output_per_mtok: -8\n',
+        needle: 'output_per_mtok',
+        key: 'prices.gpt-4.1.output_per_mtok',
+        includes: ['dollars per million tokens'],
+      },
+      {
+        name: 'price entry typo',
+        yaml: 'prices:\n  m:\n    input_per_mtok: 2\n    output_per_mtok: 8\n    cached_per_mtok: 1\n',
+        needle: '  m:',
+        key: 'prices.m',
+        includes: ['cached_per_mtok'],
+      },
+      {
+        name: 'skill_update_mode',
+        yaml: 'optimizer:\n  skill_update_mode: evolve\n',
+        needle: 'skill_update_mode',
+        key: 'optimizer.skill_update_mode',
+        includes: [
+          'unknown skill_update_mode "evolve"',
+          'patch, rewrite_from_suggestions, full_rewrite_minibatch',
+        ],
+      },
+      {
+        name: 'lr_control_mode',
+        yaml: 'optimizer:\n  lr_control_mode: adaptive\n',
+        needle: 'lr_control_mode',
+        key: 'optimizer.lr_control_mode',
+        includes: ['fixed, autonomous, none'],
+      },
+      {
+        name: 'longitudinal_pair_policy',
+        yaml: 'optimizer:\n  longitudinal_pair_policy: odd\n',
+        needle: 'policy',
+        key: 'optimizer.longitudinal_pair_policy',
+        includes: ['mixed, changed, unchanged'],
+      },
+      {
+        name: 'lr_scheduler',
+        yaml: 'optimizer:\n  lr_scheduler: step\n',
+        needle: 'lr_scheduler',
+        key: 'optimizer.lr_scheduler',
+        includes: ['constant, linear, cosine, autonomous'],
+      },
+      {
+        name: 'section not a mapping',
+        yaml: 'train: 5\n',
+        needle: 'train',
+        key: 'train',
+        includes: ['must be a mapping'],
+      },
+      {
+        name: 'boolean as string',
+        yaml: 'evaluation:\n  use_gate: "maybe"\n',
+        needle: 'use_gate',
+        key: 'evaluation.use_gate',
+        includes: ['true or false'],
+      },
+    ];
+    for (const c of cases) {
+      it(c.name, () => {
+        const file = write(dir, 'bad.yaml', c.yaml);
+        expectConfigError(() => loadConfig(file), {
+          file,
+          line: lineOf(c.yaml, c.needle),
+          key: c.key,
+          includes: c.includes,
+        });
+      });
+    }
+
+    it('lets an unset min_learning_rate follow a smaller learning_rate', () => {
+      const file = write(dir, 'lr.yaml', 'optimizer:\n  learning_rate: 1\n');
+      const { config } = loadConfig(file);
+      assert.deepEqual([config.optimizer.learning_rate, config.optimizer.min_learning_rate], [1, 1]);
+    });
+
+    it('throws the first problem and counts the rest', () => {
+      const yaml = 'train:\n  batch_size: 0\n  num_epochs: 0\nevaluation:\n  gate_metric: x\n';
+      const file = write(dir, 'many.yaml', yaml);
+      const err = expectConfigError(() => loadConfig(file), {
+        file,
+        line: 2,
+        key: 'train.batch_size',
+        includes: ['(and 2 more problems)'],
+      });
+      assert.equal(err.place.key, 'train.batch_size');
+      assert.match(err.message, /Fix: set train\.batch_size to an integer ≥ 1$/);
+    });
+  });
+
+  describe('validateConfigObject', () => {
+    it('collects every problem without throwing', () => {
+      const r = validateConfigObject(
+        {
+          train: { batch_size: 0 },
+          optimizer: { skill_update_mode: 'nope', learning_rate: 2, min_learning_rate: 3 },
+          env: { split_ratio: '1:1' },
+        },
+        { defaultFile: 'cfg.yaml' },
+      );
+      assert.equal(r.ok, false);
+      assert.deepEqual(
+        r.problems.map((p) => [p.key, p.file]),
+        [
+          ['optimizer.skill_update_mode', 'cfg.yaml'],
+          ['optimizer.min_learning_rate', 'cfg.yaml'],
+          ['train.batch_size', 'cfg.yaml'],
+          ['env.split_ratio', 'cfg.yaml'],
+        ],
+      );
+      const err = problemsToError(r.problems);
+      assert.equal(
+        err.message,
+        'cfg.yaml (optimizer.skill_update_mode): unknown skill_update_mode "nope" (and 3 more problems). Fix: use one of patch, rewrite_from_suggestions, full_rewrite_minibatch (also accepted: edits, rewrite, suggestions, rewrite_suggestions, full_rewrite, minibatch_full_rewrite, skill_rewrite_minibatch)',
+      );
+    });
+
+    it('uses the locate callback for lines', () => {
+      const r = validateConfigObject(
+        { gradient: { merge_batch_size: 1 } },
+        {
+          locate: (p) =>
+            p.join('.') === 'gradient.merge_batch_size' ? { file: 'x.yaml', line: 9 } : undefined,
+        },
+      );
+      assert.equal(r.ok, false);
+      assert.deepEqual(r.problems[0], {
+        key: 'gradient.merge_batch_size',
+        problem: 'must be an integer ≥ 2, got 1',
+        fix: 'set gradient.merge_batch_size to an integer ≥ 2',
+        file: 'x.yaml',
+        line: 9,
+      });
+    });
+
+    it('rejects a non-mapping config', () => {
+      const r = validateConfigObject(['train']);
+      assert.equal(r.ok, false);
+      assert.match(r.problems[0].problem, /must be a mapping of sections/);
+    });
+
+    it('parses an empty object to the defaults', () => {
+      const r = validateConfigObject({});
+      assert.ok(r.ok);
+      assert.deepEqual(r.config, configSchema.parse({}));
+      assert.deepEqual(r.warnings, []);
+    });
+  });
+
+  describe('alias normalisation', () => {
+    const modes: Array<[string, string]> = [
+      ['patch', 'patch'],
+      ['edits', 'patch'],
+      ['rewrite', 'rewrite_from_suggestions'],
+      ['rewrite_from_suggestions', 'rewrite_from_suggestions'],
+      ['suggestions', 'rewrite_from_suggestions'],
+      ['rewrite_suggestions', 'rewrite_from_suggestions'],
+      ['full_rewrite', 'full_rewrite_minibatch'],
+      ['full_rewrite_minibatch', 'full_rewrite_minibatch'],
+      ['minibatch_full_rewrite', 'full_rewrite_minibatch'],
+      ['Skill_Rewrite_Minibatch', 'full_rewrite_minibatch'],
+    ];
+    for (const [given, canonical] of modes) {
+      it(`skill_update_mode ${given} → ${canonical}`, () => {
+        const r = validateConfigObject({ optimizer: { skill_update_mode: given } });
+        assert.ok(r.ok);
+        assert.equal(r.config.optimizer.skill_update_mode, canonical);
+      });
+    }
+
+    it('maps every lr_control_mode alias', () => {
+      const table: Record<string, string> = {
+        fixed: 'fixed',
+        manual: 'fixed',
+        scheduler: 'fixed',
+        scheduled: 'fixed',
+        autonomous: 'autonomous',
+        auto: 'autonomous',
+        optimizer: 'autonomous',
+        none: 'none',
+        off: 'none',
+        no_lr: 'none',
+      };
+      for (const [given, canonical] of Object.entries(table)) {
+        const r = validateConfigObject({ optimizer: { lr_control_mode: given } });
+        assert.ok(r.ok, given);
+        assert.equal(r.config.optimizer.lr_control_mode, canonical, given);
+      }
+    });
+
+    it('maps every longitudinal_pair_policy alias', () => {
+      const table: Record<string, string> = {
+        mixed: 'mixed',
+        default: 'mixed',
+        random: 'mixed',
+        all: 'mixed',
+        changed: 'changed',
+        change: 'changed',
+        delta: 'changed',
+        '10_01': 'changed',
+        '01_10': 'changed',
+        unchanged: 'unchanged',
+        stable: 'unchanged',
+        same: 'unchanged',
+        '00_11': 'unchanged',
+      };
+      for (const [given, canonical] of Object.entries(table)) {
+        const r = validateConfigObject({ optimizer: { longitudinal_pair_policy: given } });
+        assert.ok(r.ok, given);
+        assert.equal(r.config.optimizer.longitudinal_pair_policy, canonical, given);
+      }
+    });
+
+    it('forces lr_control_mode none in full-rewrite mode, warning only when it was set', () => {
+      const quiet = validateConfigObject({ optimizer: { skill_update_mode: 'full_rewrite' } });
+      assert.ok(quiet.ok);
+      assert.equal(quiet.config.optimizer.lr_control_mode, 'none');
+      assert.deepEqual(quiet.warnings, []);
+      const loud = validateConfigObject({
+        optimizer: { skill_update_mode: 'full_rewrite', lr_control_mode: 'auto' },
+      });
+      assert.ok(loud.ok);
+      assert.equal(loud.config.optimizer.lr_control_mode, 'none');
+      assert.equal(loud.warnings.length, 1);
+      assert.equal(loud.warnings[0].key, 'optimizer.lr_control_mode');
+    });
+
+    it('fills azure_openai_* from the legacy azure_* names when blank', () => {
+      const r = validateConfigObject({
+        model: { azure_endpoint: 'https://legacy/', azure_api_key: 'k', azure_openai_api_key: 'explicit' },
+      });
+      assert.ok(r.ok);
+      assert.equal(r.config.model.azure_openai_endpoint, 'https://legacy/');
+      assert.equal(r.config.model.azure_openai_api_key, 'explicit');
+    });
+  });
+});

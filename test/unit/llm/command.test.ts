@@ -1,0 +1,282 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { SkillOptError } from '../../../src/engine/errors';
+import {
+  CommandBackend,
+  commandPreset,
+  renderSkillFile,
+  splitCommand,
+  type CommandBackendOptions,
+} from '../../../src/engine/llm/command';
+import type { ChatRequest } from '../../../src/engine/llm/types';
+
+const fakeAgent = resolve(__dirname, '../../fixtures/fakecli/fakeAgent.cjs');
+
+function request(prompt: string, skill: string, taskId = 't1'): ChatRequest {
+  return {
+    role: 'target',
+    stage: 'rollout',
+    messages: [{ role: 'user', content: prompt }],
+    task: { taskId, skill, skillName: 'capitals', prompt },
+  };
+}
+
+/** Alive means running: a zombie (exited, not yet reaped by init) counts as dead. */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return true;
+  }
+}
+
+async function waitUntilDead(pid: number): Promise<boolean> {
+  for (let i = 0; i < 100; i++) {
+    if (!isAlive(pid)) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return false;
+}
+
+describe('llm/command splitCommand and presets', () => {
+  it('splits shell-style with quotes and escapes', () => {
+    assert.deepEqual(splitCommand(`agent -p {prompt} 'a b' "c \\"d\\" $HOME" e\\ f ''`), [
+      'agent',
+      '-p',
+      '{prompt}',
+      'a b',
+      'c "d" $HOME',
+      'e f',
+      '',
+    ]);
+  });
+
+  it('keeps Windows-style backslashes literal', () => {
+    assert.deepEqual(splitCommand('C:\\tools\\agent.exe --task {task_file}'), [
+      'C:\\tools\\agent.exe',
+      '--task',
+      '{task_file}',
+    ]);
+  });
+
+  it('refuses shell syntax, unterminated quotes and empty commands', () => {
+    const reasons = (cmd: string): string => {
+      try {
+        splitCommand(cmd);
+      } catch (e) {
+        assert.ok(SkillOptError.is(e, 'config'));
+        return e.problem;
+      }
+      return 'no error';
+    };
+    assert.equal(reasons('claude -p "$(cat task.md)"'), 'Command substitution "$(...)" is not supported');
+    assert.equal(
+      reasons('cat task.md | agent'),
+      '"|" in the target command needs a shell, which is not used',
+    );
+    assert.equal(reasons('agent > out.txt'), '">" in the target command needs a shell, which is not used');
+    assert.equal(reasons("agent 'open"), "Unterminated single quote in target command: agent 'open");
+    assert.equal(reasons('   '), 'The target command is empty');
+  });
+
+  it('has argv presets for claude, codex and copilot', () => {
+    assert.deepEqual(commandPreset('claude'), ['claude', '-p', '{prompt}', '--output-format', 'text']);
+    assert.deepEqual(commandPreset('codex'), ['codex', 'exec', '{prompt}']);
+    assert.deepEqual(commandPreset('copilot'), ['copilot', '-p', '{prompt}']);
+    assert.throws(
+      () => commandPreset('cursor'),
+      (e: unknown) => SkillOptError.is(e, 'config'),
+    );
+  });
+
+  it('renders SKILL.md with name and description front matter', () => {
+    const text = renderSkillFile(
+      { taskId: 't', skill: '# Skill\n\n- rule\n\n', skillName: 'caps', prompt: 'q' },
+      'Use it: always',
+    );
+    assert.equal(text, '---\nname: caps\ndescription: "Use it: always"\n---\n\n# Skill\n\n- rule\n');
+  });
+});
+
+describe('llm/command CommandBackend', function () {
+  this.timeout(20_000);
+  let root: string;
+  const signal = new AbortController().signal;
+
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), 'skillopt-cmd-test-'));
+  });
+  afterEach(() => {
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  const backend = (
+    mode: string,
+    extra: string[] = [],
+    opts: Partial<CommandBackendOptions> = {},
+  ): CommandBackend =>
+    new CommandBackend({
+      command: [process.execPath, fakeAgent, mode, ...extra],
+      trusted: true,
+      workspaceRoot: root,
+      ...opts,
+    });
+
+  it('refuses to exist unless the workspace is trusted', () => {
+    assert.throws(
+      () => new CommandBackend({ command: ['claude'], trusted: false }),
+      (e: unknown) => SkillOptError.is(e, 'untrusted') && /trust this workspace/.test(e.message),
+    );
+  });
+
+  it('runs the agent in a fresh workspace with SKILL.md and task.md, then removes it', async () => {
+    const b = backend('echo', ['{task_file}', '{skill_file}', '{workspace}', '{prompt}']);
+    const reply = await b.call(
+      request('What is the capital of France?', '# Capitals\n\nAnswer in UPPERCASE.'),
+      signal,
+    );
+    const lines = reply.text.trim().split('\n');
+    const cwd = lines[0].slice('cwd='.length);
+    assert.deepEqual(lines.slice(1), [
+      'task_file_ok=true',
+      'skill_file_ok=true',
+      'workspace_ok=true',
+      'prompt_ends_with_task=true',
+      'skill_dirs=capitals',
+      'front_matter=true',
+      'task_id=t1',
+      '<answer>WHAT IS THE CAPITAL OF FRANCE?</answer>',
+    ]);
+    assert.ok(cwd.startsWith(root));
+    assert.equal(existsSync(cwd), false, 'workspace removed');
+    assert.deepEqual(readdirSync(root), []);
+    assert.equal(reply.model, 'node');
+    assert.equal(reply.trace?.exitCode, 0);
+    assert.equal(reply.trace?.signal, null);
+    assert.equal(reply.trace?.timedOut, false);
+    assert.equal(reply.trace?.stderr, 'thinking...\n');
+    assert.equal(reply.trace?.truncated, false);
+    assert.equal(typeof reply.trace?.durationMs, 'number');
+    assert.equal(reply.trace?.workspace, undefined);
+    assert.ok(reply.usage.promptTokens > 0 && reply.usage.completionTokens > 0);
+  });
+
+  it('accepts a command string and keeps the workspace when asked', async () => {
+    const b = new CommandBackend({
+      command: `${JSON.stringify(process.execPath)} '${fakeAgent}' echo {task_file} {skill_file} {workspace} {prompt}`,
+      trusted: true,
+      workspaceRoot: root,
+      keepWorkspaces: true,
+      skillName: 'override',
+      model: 'fake-agent',
+    });
+    const reply = await b.call(request('2+2?', 'Be brief.'), signal);
+    assert.match(reply.text, /<answer>2\+2\?<\/answer>/);
+    assert.match(reply.text, /skill_dirs=override/);
+    const ws = reply.trace?.workspace as string;
+    assert.equal(readFileSync(join(ws, 'task.md'), 'utf8'), '2+2?\n');
+    assert.equal(
+      readFileSync(join(ws, '.agents', 'skills', 'override', 'SKILL.md'), 'utf8'),
+      '---\nname: override\ndescription: Guidance for the task in this workspace, learned from earlier attempts. Read it before you start and follow it.\n---\n\nBe brief.\n',
+    );
+    assert.equal(reply.model, 'fake-agent');
+  });
+
+  it('returns a non-zero exit as a reply, not an exception', async () => {
+    const reply = await backend('fail').call(request('q', 's'), signal);
+    assert.equal(reply.text, 'partial work\n');
+    assert.equal(reply.trace?.exitCode, 3);
+    assert.equal(reply.trace?.stderr, 'boom: tool crashed\n');
+    assert.equal(reply.trace?.timedOut, false);
+  });
+
+  it('kills the whole process tree on timeout, escalating to SIGKILL', async () => {
+    const pidFile = join(root, 'grandchild.pid');
+    const b = backend('hang', [pidFile], { timeoutMs: 2_000, killGraceMs: 300 });
+    const reply = await b.call(request('q', 's'), signal);
+    assert.equal(reply.trace?.timedOut, true);
+    assert.equal(reply.trace?.exitCode, null);
+    assert.equal(reply.trace?.signal, 'SIGKILL');
+    assert.equal(reply.text, 'started\n');
+    const grandchild = Number(readFileSync(pidFile, 'utf8'));
+    assert.ok(grandchild > 0);
+    assert.equal(await waitUntilDead(grandchild), true, `grandchild ${grandchild} still running`);
+  });
+
+  it('kills helpers left behind after a normal exit', async () => {
+    const pidFile = join(root, 'orphan.pid');
+    const reply = await backend('orphan', [pidFile]).call(request('q', 's'), signal);
+    assert.equal(reply.trace?.exitCode, 0);
+    const orphan = Number(readFileSync(pidFile, 'utf8'));
+    assert.equal(await waitUntilDead(orphan), true, `orphan ${orphan} still running`);
+  });
+
+  it('keeps head and tail of huge output and marks the cut', async () => {
+    const filler = 1024 * 1024;
+    const total = 'HEAD-START\n'.length + filler + '\nTAIL-END\n'.length;
+    const reply = await backend('flood', [String(filler)], { maxOutputBytes: 1024 }).call(
+      request('q', 's'),
+      signal,
+    );
+    const marker = `\n[... ${total - 1024} of ${total} bytes cut here by SkillOpt ...]\n`;
+    assert.equal(reply.trace?.truncated, true);
+    assert.equal(reply.trace?.stdoutBytes, total);
+    assert.equal(
+      reply.text,
+      `HEAD-START\n${'x'.repeat(512 - 11)}${marker}${'x'.repeat(512 - 10)}\nTAIL-END\n`,
+    );
+  });
+
+  it('stops the agent and reports cancellation when the signal fires', async () => {
+    const pidFile = join(root, 'cancel.pid');
+    const controller = new AbortController();
+    const b = backend('hang', [pidFile], { timeoutMs: 60_000, killGraceMs: 200 });
+    const pending = b.call(request('q', 's'), controller.signal);
+    for (let i = 0; i < 200 && !existsSync(pidFile); i++) await new Promise((r) => setTimeout(r, 25));
+    controller.abort();
+    await assert.rejects(pending, (e: unknown) => SkillOptError.is(e, 'cancelled'));
+    const grandchild = Number(readFileSync(pidFile, 'utf8'));
+    assert.equal(await waitUntilDead(grandchild), true);
+    assert.deepEqual(
+      readdirSync(root).filter((f) => f.startsWith('skillopt-task-')),
+      [],
+    );
+  });
+
+  it('names a missing executable in a config error', async () => {
+    const b = new CommandBackend({
+      command: ['skillopt-no-such-agent-xyz', '{prompt}'],
+      trusted: true,
+      workspaceRoot: root,
+    });
+    await assert.rejects(
+      b.call(request('q', 's'), signal),
+      (e: unknown) =>
+        SkillOptError.is(e, 'config') &&
+        e.problem === 'The target command "skillopt-no-such-agent-xyz" was not found' &&
+        e.place.key === 'model.target_command',
+    );
+    assert.deepEqual(readdirSync(root), []);
+  });
+
+  it('serves the target role only and checks the skill name', async () => {
+    const b = backend('echo');
+    await assert.rejects(b.call({ ...request('q', 's'), role: 'optimizer' }, signal), (e: unknown) =>
+      SkillOptError.is(e, 'config'),
+    );
+    const bad = request('q', 's');
+    bad.task = { ...bad.task!, skillName: '../escape' };
+    await assert.rejects(
+      b.call(bad, signal),
+      (e: unknown) => SkillOptError.is(e, 'config') && e.place.key === 'model.target_skill_name',
+    );
+  });
+});

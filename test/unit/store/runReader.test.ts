@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  eventsFromRunFolder,
+  listRunFolders,
+  readRunFolder,
+  stepArtifacts,
+} from '../../../src/engine/store/runReader';
+
+const fixture = join(__dirname, '..', '..', 'fixtures', 'skillopt-python-run');
+
+describe('run folder reader', () => {
+  it('reads the Python reference run folder, resolving files relative to the folder', () => {
+    const run = readRunFolder(fixture);
+    assert.equal(run.writer, 'skillopt-python');
+    assert.equal(run.status, 'finished');
+    assert.equal(run.history.length, 2);
+    assert.deepEqual(
+      run.epochs.map((e) => [
+        e.epoch,
+        e.steps.map((s) => s.action),
+        e.slowUpdate?.action,
+        e.metaSkill?.action,
+      ]),
+      [
+        [1, ['accept_new_best'], 'inject_placeholder', 'skip_first_epoch'],
+        [2, ['reject'], 'force_accept', 'write_meta_skill'],
+      ],
+    );
+    assert.equal(run.baselineScore, 0.4);
+    assert.equal(run.bestScore, 0.55);
+    assert.equal(run.bestStep, 1);
+    assert.match(run.epochs[1].slowUpdate!.content!, /similar entities/);
+  });
+
+  it('finds step artifacts for the diff view', () => {
+    const a = stepArtifacts(fixture, 1);
+    assert.ok(a.candidate?.endsWith(join('step_0001', 'candidate_skill.md')));
+    assert.ok(a.previous?.endsWith(join('skills', 'skill_v0000.md')));
+    assert.ok(a.applyReport);
+    assert.deepEqual(a.failedTrajectories, []);
+  });
+
+  it('rebuilds the event sequence from the folder', () => {
+    const types = eventsFromRunFolder(fixture).map((e) => e.type);
+    assert.deepEqual(types, [
+      'run/started',
+      'baseline/scored',
+      'gate/verdict',
+      'step/finished',
+      'epoch/finished',
+      'gate/verdict',
+      'step/finished',
+      'epoch/finished',
+      'run/finished',
+    ]);
+  });
+
+  it('lists run folders below a workspace and marks a folder without summary as interrupted', () => {
+    const root = mkdtempSync(join(tmpdir(), 'skillopt-runs-'));
+    try {
+      cpSync(fixture, join(root, '.skillopt', 'runs', 'a'), { recursive: true });
+      cpSync(fixture, join(root, 'outputs', 'b'), { recursive: true });
+      rmSync(join(root, 'outputs', 'b', 'summary.json'));
+      writeFileSync(join(root, 'outputs', 'note.txt'), 'not a run');
+      const found = listRunFolders(root);
+      assert.deepEqual(
+        found.map((f) => f.slice(root.length + 1)),
+        [join('.skillopt', 'runs', 'a'), join('outputs', 'b')],
+      );
+      assert.equal(readRunFolder(found[1]).status, 'interrupted');
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
