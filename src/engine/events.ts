@@ -3,6 +3,7 @@
  * JSON object per line), the worker forwards them to the extension, and `eventsFromRunFolder`
  * rebuilds the same sequence from a finished run folder. New fields must be optional.
  */
+import type { LineHunk } from './skill/hunks';
 import type { StepAction, StepRecord } from './train/types';
 
 export type StageName =
@@ -38,15 +39,8 @@ export interface CandidateEdit {
   status?: string;
 }
 
-export interface CandidateHunk {
-  id: string;
-  oldStart: number;
-  oldLines: number;
-  newStart: number;
-  newLines: number;
-  removed: string[];
-  added: string[];
-}
+/** Line hunks between the previous skill and the candidate (src/engine/skill/hunks.ts). */
+export type CandidateHunk = LineHunk;
 
 export type EngineEvent =
   | {

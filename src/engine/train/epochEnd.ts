@@ -8,7 +8,7 @@ import { metaSkillSystemPrompt, slowUpdateSystemPrompt } from '../prompts/system
 import { writeJsonAtomic } from '../store/atomic';
 import { askOptimizer } from './ask';
 import type { RunContext } from './context';
-import { isFailure, rollout } from './rollout';
+import { isFailure, rolloutFor } from './rollout';
 import { excerpt } from './trajectories';
 import type { RolloutResult } from './types';
 
@@ -121,19 +121,7 @@ export async function longitudinalPairs(
   const seed = s.seed + args.epoch * 2000;
   const order = buildTrainBatch(args.train, args.train.length, seed);
   const run = async (items: readonly TaskItem[], skill: string, dir: string): Promise<RolloutResult[]> =>
-    rollout({
-      items,
-      skill,
-      dir,
-      client: ctx.target,
-      scorer: ctx.scorer,
-      stage: 'slow_rollout',
-      answerTag: s.answerTag,
-      ...(s.targetSystemTemplate !== undefined ? { systemTemplate: s.targetSystemTemplate } : {}),
-      maxTokens: s.targetMaxTokens,
-      ...(s.targetTemperature !== undefined ? { temperature: s.targetTemperature } : {}),
-      signal: ctx.signal,
-    });
+    rolloutFor(ctx, items, skill, dir, 'slow_rollout');
   const pairsFor = async (items: readonly TaskItem[], sub: string): Promise<ComparisonPair[]> => {
     const [prev, curr] = await Promise.all([
       run(items, args.prevSkill, join(args.dir, 'rollout_prev', sub)),

@@ -3,7 +3,7 @@ import type { TaskItem } from '../data/tasks';
 import type { SealedSplit } from '../data/splits';
 import { writeJsonAtomic } from '../store/atomic';
 import type { RunContext } from './context';
-import { meanScore, rollout } from './rollout';
+import { meanScore, rolloutFor } from './rollout';
 import type { RolloutResult, Score } from './types';
 
 export interface TestSummary {
@@ -45,24 +45,10 @@ export async function evaluateItems(
   dir: string,
   stage: 'test' | 'eval',
 ): Promise<{ results: RolloutResult[]; summary: TestSummary }> {
-  const s = ctx.settings;
   let passed = 0;
-  const results = await rollout({
-    items,
-    skill,
-    dir,
-    client: ctx.target,
-    scorer: ctx.scorer,
-    stage,
-    answerTag: s.answerTag,
-    ...(s.targetSystemTemplate !== undefined ? { systemTemplate: s.targetSystemTemplate } : {}),
-    maxTokens: s.targetMaxTokens,
-    ...(s.targetTemperature !== undefined ? { temperature: s.targetTemperature } : {}),
-    signal: ctx.signal,
-    onResult: (r, done, total) => {
-      passed += r.hard;
-      ctx.emit({ type: 'rollout/progress', step: 0, stage: 'test', done, total, hard: passed / done });
-    },
+  const results = await rolloutFor(ctx, items, skill, dir, stage, (r, done, total) => {
+    passed += r.hard;
+    ctx.emit({ type: 'rollout/progress', step: 0, stage: 'test', done, total, hard: passed / done });
   });
   const summary = summarise(results);
   writeJsonAtomic(join(dir, 'summary.json'), referenceSummaryFile(summary));

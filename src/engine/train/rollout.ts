@@ -7,6 +7,7 @@ import { extractAnswer } from '../scoring/extract';
 import type { Scorer } from '../scoring/scorers';
 import { writeJsonAtomic } from '../store/atomic';
 import { appendJsonl, readJsonlTolerant } from '../store/jsonl';
+import type { RunContext } from './context';
 import type { ConversationRecord, RolloutResult, Score } from './types';
 
 export interface RolloutOptions {
@@ -172,4 +173,30 @@ export function meanScore(results: readonly RolloutResult[]): Score {
 
 export function isFailure(r: RolloutResult): boolean {
   return !r.hard || r.hard < 1e-9;
+}
+
+/** Rollout options every stage shares, from the run's settings. */
+export function rolloutFor(
+  ctx: RunContext,
+  items: readonly TaskItem[],
+  skill: string,
+  dir: string,
+  stage: Stage,
+  onResult?: RolloutOptions['onResult'],
+): Promise<RolloutResult[]> {
+  const s = ctx.settings;
+  return rollout({
+    items,
+    skill,
+    dir,
+    client: ctx.target,
+    scorer: ctx.scorer,
+    stage,
+    answerTag: s.answerTag,
+    ...(s.targetSystemTemplate !== undefined ? { systemTemplate: s.targetSystemTemplate } : {}),
+    maxTokens: s.targetMaxTokens,
+    ...(s.targetTemperature !== undefined ? { temperature: s.targetTemperature } : {}),
+    signal: ctx.signal,
+    ...(onResult ? { onResult } : {}),
+  });
 }

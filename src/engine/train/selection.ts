@@ -4,7 +4,7 @@ import { projectScore } from '../optimizer/gate';
 import { skillHash } from '../skill/document';
 import type { StageName } from '../events';
 import type { RunContext } from './context';
-import { meanScore, rollout } from './rollout';
+import { meanScore, rolloutFor } from './rollout';
 import type { RolloutResult, Score } from './types';
 
 export interface SelectionOutcome {
@@ -42,26 +42,9 @@ export class SelectionEvaluator {
     const cached = this.cache.get(hash);
     if (cached) return { score: cached, projected: this.project(cached, skill), cacheHit: true, hash };
     let passed = 0;
-    const results = await rollout({
-      items: this.items,
-      skill,
-      dir,
-      client: this.ctx.target,
-      scorer: this.ctx.scorer,
-      stage: 'selection',
-      answerTag: this.ctx.settings.answerTag,
-      ...(this.ctx.settings.targetSystemTemplate !== undefined
-        ? { systemTemplate: this.ctx.settings.targetSystemTemplate }
-        : {}),
-      maxTokens: this.ctx.settings.targetMaxTokens,
-      ...(this.ctx.settings.targetTemperature !== undefined
-        ? { temperature: this.ctx.settings.targetTemperature }
-        : {}),
-      signal: this.ctx.signal,
-      onResult: (r, done, total) => {
-        passed += r.hard;
-        this.ctx.emit({ type: 'rollout/progress', step, stage, done, total, hard: passed / done });
-      },
+    const results = await rolloutFor(this.ctx, this.items, skill, dir, 'selection', (r, done, total) => {
+      passed += r.hard;
+      this.ctx.emit({ type: 'rollout/progress', step, stage, done, total, hard: passed / done });
     });
     const score = meanScore(results);
     this.cache.set(hash, score);

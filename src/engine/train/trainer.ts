@@ -24,7 +24,7 @@ import {
 } from './epochEnd';
 import { evaluateTestSplit, type TestSummary } from './evaluate';
 import { StreamingReflector, type RawPatch } from './reflect';
-import { meanScore, rollout } from './rollout';
+import { meanScore, rolloutFor } from './rollout';
 import { decideLearningRate, rankAndSelect, type LrDecision } from './select';
 import { SelectionEvaluator } from './selection';
 import { RunFiles, epochDirName, readJsonIfExists, skillVersionPath, stepDirName } from './state';
@@ -369,30 +369,17 @@ export class Trainer {
       });
       let passed = 0;
       const results = await timed('rollout_s', 'rollout', () =>
-        rollout({
-          items: batch.items,
-          skill,
-          dir: join(batchDir, 'rollout'),
-          client: this.ctx.target,
-          scorer: this.ctx.scorer,
-          stage: 'rollout',
-          answerTag: s.answerTag,
-          ...(s.targetSystemTemplate !== undefined ? { systemTemplate: s.targetSystemTemplate } : {}),
-          maxTokens: s.targetMaxTokens,
-          ...(s.targetTemperature !== undefined ? { temperature: s.targetTemperature } : {}),
-          signal: this.ctx.signal,
-          onResult: (r, done, total) => {
-            passed += r.hard;
-            reflector.onResult(r);
-            this.ctx.emit({
-              type: 'rollout/progress',
-              step,
-              stage: 'rollout',
-              done,
-              total,
-              hard: passed / done,
-            });
-          },
+        rolloutFor(this.ctx, batch.items, skill, join(batchDir, 'rollout'), 'rollout', (r, done, total) => {
+          passed += r.hard;
+          reflector.onResult(r);
+          this.ctx.emit({
+            type: 'rollout/progress',
+            step,
+            stage: 'rollout',
+            done,
+            total,
+            hard: passed / done,
+          });
         }),
       );
       const raw = await timed('reflect_s', 'reflect', () => reflector.finish());

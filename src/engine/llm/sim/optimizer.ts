@@ -72,7 +72,8 @@ export class SimOptimizerBackend implements ChatBackend {
 
   call(req: ChatRequest): Promise<BackendReply> {
     const system = req.messages.find((m) => m.role === 'system')?.content ?? '';
-    const user = req.messages.filter((m) => m.role === 'user').at(-1)?.content ?? '';
+    // The first user message holds the material; a re-ask only adds a correction after the reply.
+    const user = req.messages.find((m) => m.role === 'user')?.content ?? '';
     const reply = this.reply(req.stage, system, user);
     const text = '```json\n' + JSON.stringify(reply, null, 2) + '\n```';
     const prompt = req.messages.map((m) => m.content).join('\n');

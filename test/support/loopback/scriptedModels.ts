@@ -1,0 +1,60 @@
+import type { TaskItem } from '../../../src/engine/data/tasks';
+import { SimOptimizerBackend } from '../../../src/engine/llm/sim/optimizer';
+import { SimTargetBackend } from '../../../src/engine/llm/sim/target';
+import type { ChatMessage, ChatRequest, Stage } from '../../../src/engine/llm/types';
+import type { Handler, RecordedRequest, Reply } from './core';
+import { contentText } from './core';
+import { openAiMessages } from './openaiServer';
+
+export const scriptedOptimizerModel = 'scripted-optimizer';
+export const scriptedTargetModel = 'scripted-target';
+
+/** Which optimizer stage a request is, read from our own prompts (the wire carries no stage label). */
+export function stageOf(messages: ChatMessage[]): Stage {
+  const system = messages.find((m) => m.role === 'system')?.content ?? '';
+  const user = messages.find((m) => m.role === 'user')?.content ?? '';
+  if (/"selected_indices"/.test(system)) return 'ranking';
+  if (/"slow_update_content"/.test(system)) return 'slow_update';
+  if (/"meta_skill_content"/.test(system)) return 'meta_skill';
+  if (/"learning_rate"/.test(system)) return 'lr_autonomous';
+  if (/"new_skill": "<the complete document>"/.test(system)) return 'rewrite';
+  if (/## (Patches to Merge|Two Pre-merged Groups)/.test(user)) return 'merge';
+  return 'analyst';
+}
+
+/**
+ * A loopback handler that plays both models over the wire with deterministic replies (the same
+ * behaviour as the offline `sim` backend, so the loop has real work), chosen by the request's model
+ * name. `override` can replace any reply (errors, malformed JSON) for a given request.
+ */
+export function scriptedModels(
+  tasks: readonly TaskItem[],
+  override?: (req: RecordedRequest, stage: Stage | 'target') => Reply | undefined,
+): Handler {
+  const target = new SimTargetBackend(scriptedTargetModel, tasks);
+  const optimizer = new SimOptimizerBackend(scriptedOptimizerModel);
+  const signal = new AbortController().signal;
+  return async (req) => {
+    const body = req.body as { model?: string };
+    const messages = openAiMessages(req).map((m) => ({
+      role: m.role as ChatMessage['role'],
+      content: contentText(m.content),
+    }));
+    const isTarget = body.model === scriptedTargetModel;
+    const stage: Stage | 'target' = isTarget ? 'target' : stageOf(messages);
+    const forced = override?.(req, stage);
+    if (forced) return forced;
+    const chat: ChatRequest = {
+      role: isTarget ? 'target' : 'optimizer',
+      stage: isTarget ? 'rollout' : (stage as Stage),
+      messages,
+    };
+    const out = await (isTarget ? target : optimizer).call(chat, signal);
+    return {
+      kind: 'reply',
+      text: out.text
+        .replace('[simulated target]', '[scripted target]')
+        .replace(/\[simulated optimizer\]/g, '[scripted optimizer]'),
+    };
+  };
+}

@@ -1,0 +1,141 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const root = join(__dirname, '..', '..', '..');
+const example = join(root, 'examples', 'house-style');
+
+function cli(args: string[], cwd = root): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'src', 'cli', 'main.ts'), ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1' },
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('skillopt CLI', function () {
+  this.timeout(60_000);
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'skillopt-cli-'));
+    cpSync(example, dir, { recursive: true });
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('prints help, and exits 2 on a bad command line', () => {
+    const help = cli(['--help']);
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /skillopt validate <config>/);
+    const bad = cli(['frobnicate']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /unknown command "frobnicate"/);
+  });
+
+  it('validates the example without running or spending anything', () => {
+    const r = cli(['validate', join(dir, 'skillopt.yaml')]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /train 24, selection 18, test 18/);
+    assert.match(r.stdout, /SIMULATED/);
+    assert.match(r.stdout, /model calls/);
+    assert.match(r.stdout, /Nothing was run and nothing was spent/);
+  });
+
+  it('names the file, line, key and fix for a broken key', () => {
+    const cfg = join(dir, 'skillopt.yaml');
+    writeFileSync(cfg, readFileSync(cfg, 'utf8').replace('learning_rate: 3', 'learning_rate: 0'));
+    const r = cli(['validate', cfg]);
+    assert.equal(r.code, 1);
+    const lines = r.stderr.trim().split('\n');
+    assert.equal(lines.length, 1, r.stderr);
+    assert.match(r.stderr, /skillopt\.yaml:\d+ \(optimizer\.learning_rate\): .*Fix: /);
+  });
+
+  it('names the missing task file', () => {
+    const cfg = join(dir, 'skillopt.yaml');
+    writeFileSync(
+      cfg,
+      readFileSync(cfg, 'utf8').replace('data_path: tasks.jsonl', 'data_path: missing.jsonl'),
+    );
+    const r = cli(['validate', cfg]);
+    assert.equal(r.code, 1);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    assert.match(r.stderr, /missing\.jsonl/);
+    assert.match(r.stderr, /Fix: /);
+  });
+
+  it('names the line of a task without an answer', () => {
+    const tasks = join(dir, 'tasks.jsonl');
+    const lines = readFileSync(tasks, 'utf8').trim().split('\n');
+    const broken = JSON.parse(lines[4]!) as Record<string, unknown>;
+    delete broken.answer;
+    lines[4] = JSON.stringify(broken);
+    writeFileSync(tasks, lines.join('\n') + '\n');
+    const r = cli(['validate', join(dir, 'skillopt.yaml')]);
+    assert.equal(r.code, 1);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    assert.match(r.stderr, /tasks\.jsonl:5/);
+    assert.match(r.stderr, /answer/);
+  });
+
+  it('applies edits and prints {skill, report} with --json', () => {
+    const edits = join(dir, 'edits.json');
+    writeFileSync(
+      edits,
+      JSON.stringify({
+        edits: [
+          { op: 'insert_after', target: '## Rules', content: '- Write dates as YYYY-MM-DD.' },
+          { op: 'replace', target: 'no such text', content: 'x' },
+          { op: 'frobnicate' },
+        ],
+      }),
+    );
+    const r = cli(['apply-edits', '--skill', join(dir, 'SKILL.md'), '--edits', edits, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout) as {
+      skill: string;
+      report: Array<{ index: number; op: string; status: string }>;
+    };
+    // The reference inserts "\n" + content + "\n" after the anchor line, hence the blank line.
+    assert.match(out.skill, /## Rules\n\n- Write dates as YYYY-MM-DD\.\n/);
+    assert.deepEqual(
+      out.report.map((row) => [row.index, row.op, row.status]),
+      [
+        [1, 'insert_after', 'applied_insert_after'],
+        [2, 'replace', 'skipped_replace_target_not_found'],
+        [3, 'frobnicate', 'skipped_unknown_op'],
+      ],
+    );
+  });
+
+  it('evaluates a skill on a split with the target only', () => {
+    const out = join(dir, 'eval');
+    const r = cli([
+      'eval',
+      join(dir, 'skillopt.yaml'),
+      '--skill',
+      join(dir, 'SKILL.md'),
+      '--split',
+      'val',
+      '--out',
+      out,
+      '--json',
+      '--cfg-options',
+      'cache.enabled=false',
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const summary = JSON.parse(r.stdout) as {
+      split: string;
+      n_items: number;
+      hard: number;
+      model_calls: number;
+    };
+    assert.equal(summary.split, 'val');
+    assert.equal(summary.n_items, 18);
+    assert.equal(summary.model_calls, 18);
+    const file = JSON.parse(readFileSync(join(out, 'eval_summary.json'), 'utf8')) as { hard: number };
+    assert.equal(file.hard, summary.hard);
+  });
+});
