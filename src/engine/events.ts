@@ -17,6 +17,7 @@ export type StageName =
   | 'slow_update'
   | 'meta_skill'
   | 'final_selection'
+  | 'review'
   | 'test';
 
 export interface AccountingTotals {
@@ -75,14 +76,34 @@ export type EngineEvent =
       type: 'gate/verdict';
       step: number;
       epoch: number;
-      origin: 'step' | 'slow_update' | 'final';
-      action: StepAction | 'no_content' | 'promote' | 'keep';
+      origin: 'step' | 'slow_update' | 'final' | 'human';
+      action:
+        StepAction | 'no_content' | 'promote' | 'keep' | 'human_accept' | 'human_reject' | 'human_revert';
       candidateScore: number;
       currentScore: number;
       bestScore: number;
       selectionHard?: number;
       selectionSoft?: number;
       cacheHit: boolean;
+    }
+  | {
+      /** The run waits for the person (review.mode gate-then-human or human-first). */
+      type: 'review/requested';
+      step: number;
+      epoch: number;
+      phase: 'before_gate' | 'after_gate';
+      candidateHash: string;
+      candidatePath: string;
+      edits: CandidateEdit[];
+      candidateScore?: number;
+      currentScore?: number;
+    }
+  | {
+      type: 'review/decided';
+      step: number;
+      phase: 'before_gate' | 'after_gate' | 'overrule';
+      decision: string;
+      rejectedEdits: string[];
     }
   | { type: 'step/finished'; record: StepRecord }
   | { type: 'epoch/finished'; epoch: number; slowUpdate?: string; metaSkill?: string }

@@ -18,6 +18,7 @@ import { settingsFromConfig } from './train/fromConfig';
 import type { RunContext } from './train/context';
 import { evaluateItems, type TestSummary } from './train/evaluate';
 import { Trainer, type TrainOutcome } from './train/trainer';
+import type { Reviewer } from './train/review';
 import { BudgetGuard } from './llm/budget';
 import { stageTokens, tokenSummary } from './llm/accounting';
 import { writeJsonAtomic, writeFileAtomic } from './store/atomic';
@@ -265,7 +266,7 @@ function makeContext(
 /** Run (or resume) training in `prepared.outDir`. Events stream through `hooks.emit`. */
 export async function trainPrepared(
   prepared: PreparedRun,
-  hooks: RunHooks & { resumeCommand: string },
+  hooks: RunHooks & { resumeCommand: string; reviewer?: Reviewer },
 ): Promise<TrainOutcome> {
   const { models } = prepared;
   // Every in-flight model call listens on the run's signal; hundreds at once are expected.
@@ -317,6 +318,7 @@ export async function trainPrepared(
       _accounting: models.accounting.totals(),
     }),
     resumeCommand: hooks.resumeCommand,
+    ...(hooks.reviewer ? { reviewer: hooks.reviewer } : {}),
   });
   mkdirSync(prepared.outDir, { recursive: true });
   const lock = runLockPath(prepared.outDir);

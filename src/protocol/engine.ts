@@ -48,6 +48,8 @@ export interface ValidateResult {
 export interface StartParams extends RunSource {
   outDir?: string;
   resume: boolean;
+  /** Overrides the config's review.mode for this run. */
+  reviewMode?: 'auto' | 'gate-then-human' | 'human-first';
 }
 
 export interface StartResult {
@@ -71,17 +73,19 @@ export interface EvalResult {
   out_dir: string;
 }
 
-export interface LmRequestParams {
-  modelSelector: { vendor?: string; family?: string; id?: string };
-  messages: Array<{ role: 'system' | 'user' | 'assistant'; content: string }>;
-  maxTokens?: number;
-  justification: string;
-}
+/**
+ * One vscode.lm request (engine → host) and its answer; shapes from the engine's vscode-lm backend.
+ * The host answers errors with reason `llm-transient` (rate limit, quota window) or `llm`.
+ */
+export type { LmRequest as LmRequestParams, LmResponse } from '../engine/llm/vscodeLm';
+import type { LmRequest, LmResponse } from '../engine/llm/vscodeLm';
 
-export interface LmResponse {
-  text: string;
-  usage?: { promptTokens: number; completionTokens: number };
-  model: string;
+export interface DecideParams {
+  runId: string;
+  step: number;
+  decisions: Array<{ editId: string; accept: boolean; reason?: string }>;
+  candidate?: 'accept' | 'reject';
+  reason?: string;
 }
 
 export const EngineRequests = {
@@ -95,10 +99,18 @@ export const EngineRequests = {
   stopRun: request<{ runId: string }, { stopped: boolean }>('run/stop'),
   /** host → engine: eval-only on one split; resolves with the scores (cancellable). */
   evaluate: request<EvalParams, EvalResult>('run/evaluate'),
+  /**
+   * host → engine: the person's review of a step. Answers a pending review (gate-then-human,
+   * human-first); otherwise, for a finished step in auto mode, a candidate decision overrules the
+   * gate at the next step boundary (`accept` a rejected candidate, `reject` reverts an accepted one).
+   */
+  decide: request<DecideParams, { ok: boolean; applied: 'pending-review' | 'overrule' | 'ignored' }>(
+    'review/decide',
+  ),
   /** host → engine: finish in-flight work and exit. */
   shutdown: request<Record<string, never>, { ok: true }>('engine/shutdown'),
   /** engine → host: one vscode.lm chat request on behalf of the `vscode-lm` backend. */
-  lmRequest: request<LmRequestParams, LmResponse>('lm/request'),
+  lmRequest: request<LmRequest, LmResponse>('lm/request'),
 } as const;
 
 export const EngineNotifications = {

@@ -7,8 +7,17 @@ import { SkillOptError } from '../engine/errors';
 import type { EngineEvent } from '../engine/events';
 import { levelAtLeast, type Logger, type LogLevel } from '../engine/log';
 import { evalPrepared, prepareRun, trainPrepared, type PreparedRun } from '../engine/run';
-import { EngineNotifications, EngineRequests, protocolVersion, type RunSource } from '../protocol/engine';
-import { RpcConnection, type Transport, type WireMessage } from '../protocol/rpc';
+import {
+  EngineNotifications,
+  EngineRequests,
+  protocolVersion,
+  type DecideParams,
+  type RunSource,
+} from '../protocol/engine';
+import type { Overrule, ReviewDecision, Reviewer, ReviewRequest } from '../engine/train/review';
+import { cancelledError } from '../engine/errors';
+import { RpcConnection, RpcError, type Transport, type WireMessage } from '../protocol/rpc';
+import { llmError, type LmBridge } from '../engine/llm/vscodeLm';
 
 const engineVersion = '0.1.0';
 
@@ -27,6 +36,50 @@ function ipcTransport(): Transport {
 interface ActiveRun {
   controller: AbortController;
   done: Promise<unknown>;
+  reviewer: QueueReviewer;
+}
+
+/** Reviews wait here until the host sends `review/decide`; overrules queue for the next step. */
+export class QueueReviewer implements Reviewer {
+  private readonly pending = new Map<number, (d: ReviewDecision) => void>();
+  private overrules: Overrule[] = [];
+
+  review(request: ReviewRequest, signal: AbortSignal): Promise<ReviewDecision> {
+    return new Promise((resolve, reject) => {
+      this.pending.set(request.step, resolve);
+      signal.addEventListener('abort', () => {
+        this.pending.delete(request.step);
+        reject(cancelledError('Waiting for review'));
+      });
+    });
+  }
+
+  decide(p: DecideParams): 'pending-review' | 'overrule' | 'ignored' {
+    const waiting = this.pending.get(p.step);
+    const decision: ReviewDecision = {
+      edits: p.decisions,
+      ...(p.candidate ? { candidate: p.candidate } : {}),
+      ...(p.reason ? { reason: p.reason } : {}),
+    };
+    if (waiting) {
+      this.pending.delete(p.step);
+      waiting(decision);
+      return 'pending-review';
+    }
+    if (!p.candidate) return 'ignored';
+    this.overrules.push({
+      step: p.step,
+      decision: p.candidate === 'accept' ? 'accept' : 'revert',
+      ...(p.reason ? { reason: p.reason } : {}),
+    });
+    return 'overrule';
+  }
+
+  takeOverrules(): Overrule[] {
+    const out = this.overrules;
+    this.overrules = [];
+    return out;
+  }
 }
 
 export function serve(transport: Transport): RpcConnection {
@@ -39,11 +92,21 @@ export function serve(transport: Transport): RpcConnection {
       if (levelAtLeast(level, minLevel)) conn.notify(EngineNotifications.log, { level, component, message });
     },
   };
-  const lmBridge = {
-    request: (
-      params: Parameters<typeof conn.sendRequest<typeof EngineRequests.lmRequest._params, never>>[1],
-      signal: AbortSignal,
-    ) => conn.sendRequest(EngineRequests.lmRequest, params as never, { timeoutMs: 0, signal }),
+  const lmBridge: LmBridge = {
+    request: async (params, signal) => {
+      try {
+        return await conn.sendRequest(EngineRequests.lmRequest, params, { timeoutMs: 0, signal });
+      } catch (err) {
+        if (err instanceof RpcError && err.reason !== 'cancelled') {
+          throw llmError(
+            err.message,
+            err.reason === 'llm-transient',
+            'see the SkillOpt log for the language model error',
+          );
+        }
+        throw err;
+      }
+    },
   };
   const prepare = (src: RunSource, extra: { outDir?: string; dryRun?: boolean } = {}): PreparedRun =>
     prepareRun({
@@ -91,7 +154,11 @@ export function serve(transport: Transport): RpcConnection {
   });
 
   conn.onRequest(EngineRequests.startRun, (p) => {
-    const prepared = prepare(p, p.outDir ? { outDir: p.outDir } : {});
+    const prepared = prepare(
+      { ...p, overrides: [...(p.overrides ?? []), ...(p.reviewMode ? [`review.mode=${p.reviewMode}`] : [])] },
+      p.outDir ? { outDir: p.outDir } : {},
+    );
+    const reviewer = new QueueReviewer();
     const runId = prepared.outDir;
     if (runs.has(runId)) throw new SkillOptError('internal', `a run is already active in ${runId}`);
     let seq = 0;
@@ -103,6 +170,7 @@ export function serve(transport: Transport): RpcConnection {
       signal: controller.signal,
       logger,
       resumeCommand: `SkillOpt: Resume Run (${runId})`,
+      reviewer,
     })
       .catch((err: unknown) => {
         logger.log('error', 'run', err instanceof Error ? (err.stack ?? err.message) : String(err));
@@ -111,7 +179,7 @@ export function serve(transport: Transport): RpcConnection {
         runs.delete(runId);
         void prepared.models.close();
       });
-    runs.set(runId, { controller, done });
+    runs.set(runId, { controller, done, reviewer });
     return { runId, outDir: prepared.outDir };
   });
 
@@ -121,6 +189,12 @@ export function serve(transport: Transport): RpcConnection {
     run.controller.abort();
     await run.done;
     return { stopped: true };
+  });
+
+  conn.onRequest(EngineRequests.decide, (p) => {
+    const run = runs.get(p.runId);
+    if (!run) return { ok: false, applied: 'ignored' as const };
+    return { ok: true, applied: run.reviewer.decide(p) };
   });
 
   conn.onRequest(EngineRequests.evaluate, async (p, signal) => {

@@ -64,6 +64,7 @@ export function settingsFromConfig(cfg: SkillOptConfig): TrainSettings {
     testEnvNum: cfg.evaluation.test_env_num,
     evalTest: cfg.evaluation.eval_test,
     patience: cfg.evaluation.patience,
+    reviewMode: cfg.review.mode,
     answerTag: cfg.env.answer_tag || 'answer',
     ...(template !== undefined ? { targetSystemTemplate: template } : {}),
     targetMaxTokens: cfg.env.max_completion_tokens,

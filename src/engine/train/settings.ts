@@ -38,6 +38,8 @@ export interface TrainSettings {
   evalTest: boolean;
   patience: number;
 
+  reviewMode: 'auto' | 'gate-then-human' | 'human-first';
+
   answerTag: string;
   targetSystemTemplate?: string;
   targetMaxTokens: number;
@@ -77,6 +79,7 @@ export const defaultTrainSettings: TrainSettings = {
   testEnvNum: 0,
   evalTest: true,
   patience: 0,
+  reviewMode: 'auto',
   answerTag: 'answer',
   targetMaxTokens: 16384,
   optimizerMaxTokens: 16384,

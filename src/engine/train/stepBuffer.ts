@@ -57,6 +57,9 @@ export function buildBufferEntry(args: {
     if (args.scoreBefore !== undefined) entry.score_before = args.scoreBefore;
     if (args.scoreAfter !== undefined) entry.score_after = args.scoreAfter;
     entry.rejected_edits = args.rejected ?? [];
+  } else if (args.rejected?.length) {
+    // Accepted step, but the person turned some edits down before the gate.
+    entry.rejected_edits = args.rejected;
   }
   return entry;
 }
@@ -93,14 +96,19 @@ export function renderStepBuffer(
     for (const f of (e.analyst_findings ?? []).slice(0, 5)) lines.push(`- analyst: ${f}`);
     if (e.rejected_edits) {
       lines.push(
-        `Rejected: selection score would have gone ${fmt(e.score_before)} → ${fmt(e.score_after)}. Rejected changes:`,
+        e.action.includes('reject')
+          ? `Rejected: selection score would have gone ${fmt(e.score_before)} → ${fmt(e.score_after)}. Rejected changes:`
+          : 'Changes the person turned down before the gate:',
       );
       e.rejected_edits.forEach((r, i) => {
         const text =
           'op' in r
             ? `[${String(r.op)}] target=${JSON.stringify(r.target ?? '')} → ${JSON.stringify(r.content ?? '')}`
             : `[${typeof r.type === 'string' ? r.type : 'rewrite'}] ${JSON.stringify(r.title ?? '')} → ${JSON.stringify(r.instruction ?? r.change_summary ?? '')}`;
-        lines.push(`  ${i + 1}. ${text}`);
+        const who = r.human
+          ? ` (turned down by the person${typeof r.reason === 'string' ? `: ${r.reason}` : ''})`
+          : '';
+        lines.push(`  ${i + 1}. ${text}${who}`);
       });
     }
   }

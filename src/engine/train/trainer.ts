@@ -4,7 +4,7 @@ import type { TaskItem } from '../data/tasks';
 import type { SealedSplit } from '../data/splits';
 import { planTrainEpoch, stepsPerEpoch } from '../data/plan';
 import { SkillOptError } from '../errors';
-import type { StageName } from '../events';
+import type { CandidateEdit, StageName } from '../events';
 import { decideGate } from '../optimizer/gate';
 import { EditBudgetScheduler } from '../optimizer/schedule';
 import { lineHunks } from '../skill/hunks';
@@ -31,6 +31,8 @@ import { RunFiles, epochDirName, readJsonIfExists, skillVersionPath, stepDirName
 import { buildBufferEntry, compactRejected, renderStepBuffer } from './stepBuffer';
 import type { RolloutResult, RuntimeState, Score, StepAction, StepBufferEntry, StepRecord } from './types';
 import { updateSkill } from './update';
+import type { EditDecision, ReviewDecision, Reviewer } from './review';
+import { applyEdits, type Edit } from '../skill/applyEdits';
 
 export interface TrainInput {
   ctx: RunContext;
@@ -44,6 +46,8 @@ export interface TrainInput {
   tokenSnapshot: () => Record<string, { calls: number; prompt_tokens: number; completion_tokens: number }>;
   totalTokens: () => Record<string, unknown>;
   resumeCommand: string;
+  /** The person in the loop; without one every review mode behaves like `auto`. */
+  reviewer?: Reviewer;
 }
 
 export interface TrainOutcome {
@@ -185,6 +189,7 @@ export class Trainer {
           for (let sie = 0; sie < this.spe; sie++) {
             const step = (epoch - 1) * this.spe + sie + 1;
             if (step <= this.lastCompletedStep) continue;
+            this.applyOverrules();
             const stop = this.checkStop();
             if (stop) return this.stopped(stop);
             const batches = plan.slice(sie * this.s.accumulation, (sie + 1) * this.s.accumulation);
@@ -498,6 +503,15 @@ export class Trainer {
     base.candidate_skill_len = candidate.length;
     if (update.changeSummary) base.rewrite_change_summary = update.changeSummary;
     if (update.summary) base.edit_apply_summary = update.summary;
+    const candidateEdits: CandidateEdit[] = update.edits.map((e, i) => ({
+      id: String(e.id ?? `edit-${i + 1}`),
+      op: String(e.op),
+      ...(e.target !== undefined ? { target: String(e.target) } : {}),
+      ...(e.content !== undefined ? { content: String(e.content) } : {}),
+      ...(e.support_count !== undefined ? { support_count: Number(e.support_count) } : {}),
+      ...(e.source_type !== undefined ? { source_type: String(e.source_type) } : {}),
+      ...(update.report?.[i] ? { status: update.report[i].status } : {}),
+    }));
     this.ctx.emit({
       type: 'candidate/ready',
       step,
@@ -505,31 +519,95 @@ export class Trainer {
       origin: 'step',
       previousHash: skillHash(skill),
       candidateHash: base.candidate_hash,
-      edits: update.edits.map((e, i) => ({
-        id: String(e.id ?? `edit-${i + 1}`),
-        op: String(e.op),
-        ...(e.target !== undefined ? { target: String(e.target) } : {}),
-        ...(e.content !== undefined ? { content: String(e.content) } : {}),
-        ...(e.support_count !== undefined ? { support_count: Number(e.support_count) } : {}),
-        ...(e.source_type !== undefined ? { source_type: String(e.source_type) } : {}),
-        ...(update.report?.[i] ? { status: update.report[i].status } : {}),
-      })),
+      edits: candidateEdits,
       hunks: lineHunks(skill, candidate),
       candidatePath: candPath,
     });
 
+    // human-first review: the person prunes edits; only the kept ones reach the gate.
+    let gated = candidate;
+    const humanRejected: Array<{ id: string; reason?: string }> = [];
+    if (
+      s.reviewMode === 'human-first' &&
+      this.input.reviewer &&
+      s.updateMode === 'patch' &&
+      candidateEdits.length
+    ) {
+      const decision = await this.askReview(stepDir, 'before_gate', {
+        step,
+        epoch,
+        phase: 'before_gate',
+        candidatePath: candPath,
+        candidateHash: base.candidate_hash,
+        edits: candidateEdits,
+      });
+      const rejected = new Map((decision.edits ?? []).filter((d) => !d.accept).map((d) => [d.editId, d]));
+      for (const [id, d] of rejected) humanRejected.push({ id, ...(d.reason ? { reason: d.reason } : {}) });
+      if (rejected.size) {
+        const kept = update.edits.filter((e) => !rejected.has(String(e.id)));
+        gated = applyEdits(skill, kept, { anchorMode: s.anchorMode }).text;
+        writeFileAtomic(join(stepDir, 'candidate_skill.reviewed.md'), gated);
+        base.candidate_hash = skillHash(gated);
+        base.candidate_skill_len = gated.length;
+      }
+      base.review = {
+        mode: s.reviewMode,
+        decision: rejected.size ? 'human_pruned' : 'human_kept_all',
+        ...(humanRejected.length ? { rejected_edits: humanRejected } : {}),
+      };
+      this.ctx.emit({
+        type: 'review/decided',
+        step,
+        phase: 'before_gate',
+        decision: base.review.decision,
+        rejectedEdits: humanRejected.map((r) => r.id),
+      });
+    }
+
     // ⑥ gate
     const sel = await timed('evaluate_s', 'evaluate', () =>
-      this.selection.evaluate(candidate, join(stepDir, 'selection_eval'), step, 'evaluate'),
+      this.selection.evaluate(gated, join(stepDir, 'selection_eval'), step, 'evaluate'),
     );
-    const action = decideGate({
+    let action: StepAction = decideGate({
       candidate: sel.projected,
       current: this.currentScore,
       best: this.bestScore,
       useGate: s.useGate,
     });
+    // gate-then-human: an accepted candidate waits for the person before it becomes current.
+    if (s.reviewMode === 'gate-then-human' && this.input.reviewer && action !== 'reject') {
+      const decision = await this.askReview(stepDir, 'after_gate', {
+        step,
+        epoch,
+        phase: 'after_gate',
+        candidatePath: candPath,
+        candidateHash: base.candidate_hash,
+        edits: candidateEdits,
+        candidateScore: sel.projected,
+        currentScore: this.currentScore,
+      });
+      const accepted = decision.candidate !== 'reject';
+      base.review = {
+        mode: s.reviewMode,
+        decision: accepted ? 'human_accept' : 'human_reject',
+        gate_action: action,
+        ...(decision.reason ? { reason: decision.reason } : {}),
+      };
+      if (!accepted) {
+        action = 'reject';
+        for (const e of candidateEdits)
+          humanRejected.push({ id: e.id, ...(decision.reason ? { reason: decision.reason } : {}) });
+      }
+      this.ctx.emit({
+        type: 'review/decided',
+        step,
+        phase: 'after_gate',
+        decision: base.review.decision,
+        rejectedEdits: accepted ? [] : candidateEdits.map((e) => e.id),
+      });
+    }
     const before = this.currentScore;
-    this.applyVerdict(action, candidate, sel.projected, step, `step_${String(step).padStart(4, '0')}`);
+    this.applyVerdict(action, gated, sel.projected, step, `step_${String(step).padStart(4, '0')}`);
     this.ctx.emit({
       type: 'gate/verdict',
       step,
@@ -560,8 +638,77 @@ export class Trainer {
       raw: allRaw,
       scoreBefore: before,
       scoreAfter: sel.projected,
-      rejected: compactRejected(rankedItems),
+      rejected:
+        action === 'reject'
+          ? compactRejected(rankedItems).map((r) =>
+              base.review?.decision === 'human_reject'
+                ? { ...r, human: true, ...(base.review.reason ? { reason: base.review.reason } : {}) }
+                : r,
+            )
+          : // Edits the person turned down (with their reason) are rejections the optimizer should see too.
+            humanRejectedItems(update.edits, humanRejected),
     });
+  }
+
+  /** Ask the person once per step and phase; the answer is saved so a resumed run does not ask again. */
+  private async askReview(
+    stepDir: string,
+    phase: 'before_gate' | 'after_gate',
+    request: Parameters<Reviewer['review']>[0],
+  ): Promise<ReviewDecision> {
+    const file = join(stepDir, `review_${phase}.json`);
+    const saved = readJsonIfExists<ReviewDecision>(file);
+    if (saved) return saved;
+    this.ctx.emit({ type: 'review/requested', ...request });
+    const decision = await this.stage(request.step, request.epoch, 'review', () =>
+      this.input.reviewer!.review(request, this.ctx.signal),
+    );
+    writeJsonAtomic(file, decision);
+    return decision;
+  }
+
+  /** Apply the person's overrules of finished steps (auto mode), at a step boundary. */
+  private applyOverrules(): void {
+    const overrules = this.input.reviewer?.takeOverrules() ?? [];
+    if (!overrules.length) return;
+    const logPath = this.files.path('human_decisions.json');
+    const log = readJsonIfExists<Array<Record<string, unknown>>>(logPath) ?? [];
+    for (const o of overrules) {
+      const rec = this.history.find((r) => r.step === o.step);
+      if (!rec?.candidate_hash) continue;
+      const stepDir = this.files.path('steps', stepDirName(o.step));
+      if (o.decision === 'accept' && rec.action === 'reject') {
+        const reviewed = join(stepDir, 'candidate_skill.reviewed.md');
+        this.current = readFileSync(
+          existsSync(reviewed) ? reviewed : join(stepDir, 'candidate_skill.md'),
+          'utf8',
+        );
+        this.currentScore = rec.candidate_gate_score ?? this.currentScore;
+        this.currentOrigin = `human_step_${String(o.step).padStart(4, '0')}`;
+      } else if (o.decision === 'revert' && rec.action.startsWith('accept')) {
+        this.current = readFileSync(skillVersionPath(this.ctx.outDir, o.step - 1), 'utf8');
+        const prev = this.history.find((r) => r.step === o.step - 1);
+        this.currentScore = prev?.current_score ?? this.baselineScore;
+        this.currentOrigin = `human_revert_step_${String(o.step).padStart(4, '0')}`;
+      } else {
+        continue;
+      }
+      log.push({ ...o, applied_after_step: this.lastCompletedStep, current_score: this.currentScore });
+      this.ctx.emit({
+        type: 'gate/verdict',
+        step: o.step,
+        epoch: rec.epoch,
+        origin: 'human',
+        action: o.decision === 'accept' ? 'human_accept' : 'human_revert',
+        candidateScore: rec.candidate_gate_score ?? this.currentScore,
+        currentScore: this.currentScore,
+        bestScore: this.bestScore,
+        cacheHit: true,
+      });
+    }
+    writeJsonAtomic(logPath, log);
+    this.files.writeSkill(this.lastCompletedStep, this.current);
+    this.files.writeState(this.state());
   }
 
   private applyVerdict(action: string, candidate: string, score: number, step: number, origin: string): void {
@@ -959,3 +1106,26 @@ export class Trainer {
 }
 
 export { applyPairPolicy, buildPairs };
+
+function humanRejectedItems(
+  edits: readonly Edit[],
+  rejected: ReadonlyArray<{ id: string; reason?: string }>,
+): Array<Record<string, unknown>> {
+  const byId = new Map(edits.map((e) => [String(e.id), e]));
+  return rejected.flatMap((r) => {
+    const e = byId.get(r.id);
+    return e
+      ? [
+          {
+            op: e.op,
+            target: e.target ?? '',
+            content: e.content ?? '',
+            human: true,
+            ...(r.reason ? { reason: r.reason } : {}),
+          },
+        ]
+      : [];
+  });
+}
+
+export type { EditDecision };

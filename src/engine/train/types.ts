@@ -97,6 +97,14 @@ export interface StepRecord {
   skill_tokens?: number;
   /** Ours: dollars spent in this step, null when a price is unknown. */
   cost_usd?: number | null;
+  /** Ours: what the person decided in review (review.mode gate-then-human / human-first). */
+  review?: {
+    mode: string;
+    decision: 'human_accept' | 'human_reject' | 'human_pruned' | 'human_kept_all';
+    gate_action?: string;
+    rejected_edits?: Array<{ id: string; reason?: string }>;
+    reason?: string;
+  };
   /** Ours: structured-reply fallbacks that happened in this step. */
   fallbacks?: Array<{ stage: string; reason: string }>;
 }

@@ -33,7 +33,6 @@ export function scriptedModels(
 ): Handler {
   const target = new SimTargetBackend(scriptedTargetModel, tasks);
   const optimizer = new SimOptimizerBackend(scriptedOptimizerModel);
-  const signal = new AbortController().signal;
   return async (req) => {
     const body = req.body as { model?: string };
     const messages = openAiMessages(req).map((m) => ({
@@ -49,7 +48,7 @@ export function scriptedModels(
       stage: isTarget ? 'rollout' : (stage as Stage),
       messages,
     };
-    const out = await (isTarget ? target : optimizer).call(chat, signal);
+    const out = await (isTarget ? target : optimizer).call(chat);
     return {
       kind: 'reply',
       text: out.text

@@ -35,7 +35,7 @@ describe('training loop over the OpenAI wire format (loopback)', function () {
     testItems = probe.splits.test.unsealForEvaluation();
     const all = [...probe.splits.train, ...probe.splits.val, ...testItems];
     server = await startOpenAiServer(
-      scriptedModels(all, (req, stage) => {
+      scriptedModels(all, (_req, stage) => {
         if (stage === 'target' && injected.rateLimited === 0) {
           injected.rateLimited++;
           return { kind: 'status', status: 429, message: 'slow down', headers: { 'retry-after': '0' } };

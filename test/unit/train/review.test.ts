@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { trainPrepared } from '../../../src/engine/run';
+import type { Overrule, ReviewDecision, Reviewer, ReviewRequest } from '../../../src/engine/train/review';
+import type { RuntimeState, StepBufferEntry, StepRecord } from '../../../src/engine/train/types';
+import { prepareSim, readJson, recordRequests, tempDir } from './helpers';
+
+class ScriptedReviewer implements Reviewer {
+  readonly seen: ReviewRequest[] = [];
+  constructor(
+    private readonly decide: (r: ReviewRequest) => ReviewDecision,
+    private readonly overrules: Overrule[][] = [],
+  ) {}
+  review(r: ReviewRequest): Promise<ReviewDecision> {
+    this.seen.push(r);
+    return Promise.resolve(this.decide(r));
+  }
+  takeOverrules(): Overrule[] {
+    return this.overrules.shift() ?? [];
+  }
+}
+
+async function train(outDir: string, mode: string, reviewer: Reviewer, extra: string[] = []): Promise<void> {
+  const prepared = prepareSim(outDir, [`review.mode=${mode}`, ...extra]);
+  const seen = recordRequests(prepared);
+  await trainPrepared(prepared, {
+    emit: () => undefined,
+    signal: new AbortController().signal,
+    resumeCommand: '',
+    reviewer,
+  });
+  (train as { last?: typeof seen }).last = seen;
+}
+
+describe('review modes (engine side)', function () {
+  this.timeout(60_000);
+  let dir: ReturnType<typeof tempDir>;
+  beforeEach(() => {
+    dir = tempDir('skillopt-review-');
+  });
+  afterEach(() => dir.cleanup());
+
+  it('human-first: only the kept edits are gated, and turned-down edits reach the optimizer with the reason', async () => {
+    const reviewer = new ScriptedReviewer((r) => ({
+      edits: r.edits.map((e, i) => ({
+        editId: e.id,
+        accept: i !== 0,
+        ...(i === 0 ? { reason: 'too vague' } : {}),
+      })),
+    }));
+    await train(dir.path, 'human-first', reviewer);
+    assert.ok(reviewer.seen.length > 0);
+    assert.ok(reviewer.seen.every((r) => r.phase === 'before_gate'));
+    const history = readJson<StepRecord[]>(dir.path, 'history.json');
+    const first = history.find((r) => r.step === reviewer.seen[0]!.step)!;
+    assert.equal(first.review?.decision, 'human_pruned');
+    assert.deepEqual(first.review?.rejected_edits, [
+      { id: reviewer.seen[0]!.edits[0]!.id, reason: 'too vague' },
+    ]);
+    const stepDir = join(dir.path, 'steps', `step_${String(first.step).padStart(4, '0')}`);
+    assert.ok(existsSync(join(stepDir, 'candidate_skill.reviewed.md')));
+    const digest = readJson<StepBufferEntry>(stepDir, 'trajectory_digest.json');
+    assert.ok(digest.rejected_edits?.some((e) => e.human === true && e.reason === 'too vague'));
+    const later = (
+      (train as { last?: Array<{ stage: string; messages: Array<{ content: string }> }> }).last ?? []
+    ).filter(
+      (r) =>
+        r.stage === 'analyst' &&
+        r.messages.some((m) => m.content.includes('turned down by the person: too vague')),
+    );
+    assert.ok(later.length > 0, 'the person’s reason never reached an analyst prompt');
+  });
+
+  it('gate-then-human: the person can turn down a candidate the gate accepted', async () => {
+    const reviewer = new ScriptedReviewer((r) =>
+      r.step === 1 ? { candidate: 'reject', reason: 'not our style' } : { candidate: 'accept' },
+    );
+    await train(dir.path, 'gate-then-human', reviewer);
+    assert.ok(reviewer.seen.every((r) => r.phase === 'after_gate' && typeof r.candidateScore === 'number'));
+    const history = readJson<StepRecord[]>(dir.path, 'history.json');
+    assert.equal(history[0]!.action, 'reject');
+    assert.equal(history[0]!.review?.decision, 'human_reject');
+    assert.equal(history[0]!.review?.gate_action, 'accept_new_best');
+    assert.ok(
+      history.slice(1).some((r) => r.review?.decision === 'human_accept' && r.action.startsWith('accept')),
+    );
+  });
+
+  it('auto: the person may overrule a finished step; it is recorded as a human decision', async () => {
+    const reviewer = new ScriptedReviewer(
+      () => ({}),
+      [[], [{ step: 1, decision: 'revert', reason: 'regressed in production' }]],
+    );
+    await train(dir.path, 'auto', reviewer, ['train.num_epochs=1']);
+    assert.equal(reviewer.seen.length, 0, 'auto mode never waits for the person');
+    const log = readJson<Array<{ step: number; decision: string; applied_after_step: number }>>(
+      dir.path,
+      'human_decisions.json',
+    );
+    assert.deepEqual(
+      log.map((l) => [l.step, l.decision, l.applied_after_step]),
+      [[1, 'revert', 1]],
+    );
+    const history = readJson<StepRecord[]>(dir.path, 'history.json');
+    assert.ok(history[0]!.action.startsWith('accept'));
+    const state = readJson<RuntimeState>(dir.path, 'runtime_state.json');
+    assert.ok(state.last_completed_step >= 2);
+  });
+});

@@ -1,0 +1,138 @@
+import assert from 'node:assert/strict';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { EngineEvent } from '../../../src/engine/events';
+import { EngineNotifications, EngineRequests, protocolVersion } from '../../../src/protocol/engine';
+import { RpcConnection, RpcError, transportPair } from '../../../src/protocol/rpc';
+import { serve } from '../../../src/worker/main';
+
+const example = join(__dirname, '..', '..', '..', 'examples', 'house-style');
+
+describe('engine process protocol (in-process transport)', function () {
+  this.timeout(60_000);
+  let dir: string;
+  let host: RpcConnection;
+  let events: Array<{ runId: string; seq: number; event: EngineEvent }>;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'skillopt-worker-'));
+    cpSync(example, dir, { recursive: true });
+    const [hostSide, engineSide] = transportPair();
+    serve(engineSide);
+    host = new RpcConnection(hostSide, 10_000);
+    events = [];
+    host.onNotification(EngineNotifications.runEvent, (p) => events.push(p));
+    await host.sendRequest(EngineRequests.initialize, {
+      protocolVersion,
+      clientVersion: 'test',
+      trusted: true,
+      logLevel: 'warn',
+    });
+  });
+  afterEach(() => {
+    host.close('test done');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('refuses a host that speaks another protocol version', async () => {
+    await assert.rejects(
+      host.sendRequest(EngineRequests.initialize, {
+        protocolVersion: 999,
+        clientVersion: 'x',
+        trusted: true,
+        logLevel: 'info',
+      }),
+      (err: unknown) => err instanceof RpcError && /protocol mismatch/.test(err.message),
+    );
+  });
+
+  it('validates, runs a sim training run with ordered events, and reports its end', async () => {
+    const source = { configPath: join(dir, 'skillopt.yaml'), overrides: ['cache.enabled=false'] };
+    const v = await host.sendRequest(EngineRequests.validate, source);
+    assert.deepEqual(v.splits, { train: 24, val: 18, test: 18 });
+    assert.equal(v.simulated, true);
+    const started = await host.sendRequest(EngineRequests.startRun, {
+      ...source,
+      outDir: join(dir, 'run'),
+      resume: false,
+    });
+    assert.equal(started.outDir, join(dir, 'run'));
+    const deadline = Date.now() + 30_000;
+    while (!events.some((e) => e.event.type === 'run/finished') && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const mine = events.filter((e) => e.runId === started.runId);
+    assert.ok(mine.some((e) => e.event.type === 'run/finished'));
+    assert.deepEqual(
+      mine.map((e) => e.seq),
+      mine.map((_e, i) => i),
+      'sequence numbers are gap-free and ordered',
+    );
+  });
+
+  it('stops a run on request and answers decisions for unknown runs as ignored', async () => {
+    const source = {
+      configPath: join(dir, 'skillopt.yaml'),
+      overrides: ['cache.enabled=false', 'review.mode=human-first'],
+    };
+    const started = await host.sendRequest(EngineRequests.startRun, {
+      ...source,
+      outDir: join(dir, 'run'),
+      resume: false,
+    });
+    // human-first: the run waits for the person at step 1; answer it over the protocol.
+    const deadline = Date.now() + 20_000;
+    while (!events.some((e) => e.event.type === 'review/requested') && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const req = events.find((e) => e.event.type === 'review/requested')!.event as Extract<
+      EngineEvent,
+      { type: 'review/requested' }
+    >;
+    const answer = await host.sendRequest(EngineRequests.decide, {
+      runId: started.runId,
+      step: req.step,
+      decisions: req.edits.map((e) => ({ editId: e.id, accept: true })),
+    });
+    assert.deepEqual(answer, { ok: true, applied: 'pending-review' });
+    const stopped = await host.sendRequest(
+      EngineRequests.stopRun,
+      { runId: started.runId },
+      { timeoutMs: 20_000 },
+    );
+    assert.equal(stopped.stopped, true);
+    assert.ok(events.some((e) => e.event.type === 'run/stopped'));
+    const ignored = await host.sendRequest(EngineRequests.decide, { runId: 'nope', step: 1, decisions: [] });
+    assert.deepEqual(ignored, { ok: false, applied: 'ignored' });
+  });
+
+  it('forwards vscode-lm requests to the host and uses its answers', async () => {
+    let asked = 0;
+    host.onRequest(EngineRequests.lmRequest, (p) => {
+      asked++;
+      assert.ok(
+        !p.messages.some((m) => (m as { role: string }).role === 'system'),
+        'vscode.lm has no system role',
+      );
+      const task = p.messages.map((m) => m.content).join('\n');
+      return {
+        text: `<answer>${task.includes('capital of Canada') ? 'Ottawa' : 'unknown'}</answer>`,
+        model: 'test-lm',
+      };
+    });
+    const result = await host.sendRequest(
+      EngineRequests.evaluate,
+      {
+        configPath: join(dir, 'skillopt.yaml'),
+        overrides: ['cache.enabled=false', 'model.target_backend=vscode-lm', 'model.target=test/lm'],
+        skillPath: join(dir, 'SKILL.md'),
+        split: 'val',
+        outDir: join(dir, 'eval'),
+      },
+      { timeoutMs: 20_000 },
+    );
+    assert.equal(asked, 18);
+    assert.equal(result.n_items, 18);
+  });
+});
