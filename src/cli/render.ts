@@ -105,6 +105,7 @@ export class PrettyPrinter {
             `Test split: initial ${fmt(e.test.baseline)}, best ${fmt(e.test.best)}, final ${fmt(e.test.final)}`,
           );
         this.line(`Best skill: ${e.bestSkillPath}`);
+        if (e.reportPath) this.line(`Report: ${e.reportPath}`);
         break;
       case 'run/stopped':
         this.line(

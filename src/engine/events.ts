@@ -117,6 +117,8 @@ export type EngineEvent =
       bestScore: number;
       baselineScore: number;
       bestSkillPath: string;
+      /** report.md: scores, edit acceptance, persistent failures, spend, line provenance. */
+      reportPath?: string;
       stoppedEarly?: string;
       test?: { baseline?: number; best?: number; final?: number };
     }

@@ -317,6 +317,7 @@ export async function trainPrepared(
       ...tokenSummary(models.accounting.snapshot()),
       _accounting: models.accounting.totals(),
     }),
+    accountingSnapshot: () => models.accounting.snapshot(),
     resumeCommand: hooks.resumeCommand,
     ...(hooks.reviewer ? { reviewer: hooks.reviewer } : {}),
   });

@@ -10,7 +10,13 @@ import { EditBudgetScheduler } from '../optimizer/schedule';
 import { lineHunks } from '../skill/hunks';
 import { extractSlowUpdate, injectEmptySlowUpdate, replaceSlowUpdate, skillHash } from '../skill/document';
 import { writeFileAtomic, writeJsonAtomic } from '../store/atomic';
-import { aggregate, itemsOf, type MergedPatch } from './aggregate';
+import { aggregate, itemsOf, type Item, type MergedPatch } from './aggregate';
+import { detectConflicts } from './conflicts';
+import { buildReport, renderReport } from './report';
+import type { AccountingSnapshot } from '../llm/accounting';
+import { recoverProvenance, type ProvenanceRecord } from './provenance';
+import { payloadKey, type UpdateMode } from '../prompts/modes';
+import { assignEditIds } from '../skill/applyEdits';
 import type { RunContext } from './context';
 import {
   applyPairPolicy,
@@ -45,6 +51,8 @@ export interface TrainInput {
   /** Per-stage token counters for history records: snapshot now, diff later. */
   tokenSnapshot: () => Record<string, { calls: number; prompt_tokens: number; completion_tokens: number }>;
   totalTokens: () => Record<string, unknown>;
+  /** Accounting rows (per stage, role and model) for the report's spend by role. */
+  accountingSnapshot: () => AccountingSnapshot;
   resumeCommand: string;
   /** The person in the loop; without one every review mode behaves like `auto`. */
   reviewer?: Reviewer;
@@ -417,6 +425,7 @@ export class Trainer {
       n_patches: allRaw.length,
       n_failure_patches: nFail,
       n_success_patches: nSucc,
+      n_edits_proposed: allRaw.reduce((n, p) => n + itemsOf(p.patch, s.updateMode).length, 0),
       action: 'skip_no_patches',
       current_score: this.currentScore,
       best_score: this.bestScore,
@@ -434,9 +443,12 @@ export class Trainer {
     const mergedPath = join(stepDir, 'merged_patch.json');
     const merged =
       readJsonIfExists<MergedPatch>(mergedPath) ??
-      (await timed('aggregate_s', 'aggregate', () =>
-        aggregate(this.ctx, skill, allRaw, this.metaSkill || undefined),
-      ));
+      withConflicts(
+        await timed('aggregate_s', 'aggregate', () =>
+          aggregate(this.ctx, skill, allRaw, this.metaSkill || undefined),
+        ),
+        s.updateMode,
+      );
     writeJsonAtomic(mergedPath, merged);
     base.n_edits_merged = itemsOf(merged, s.updateMode).length;
 
@@ -633,6 +645,19 @@ export class Trainer {
       this.decay = 0;
       this.noImprove = action === 'accept_new_best' ? 0 : this.noImprove + 1;
     }
+    if (action !== 'reject' && update.report) {
+      this.recordProvenance(
+        step,
+        epoch,
+        action,
+        before,
+        sel.projected,
+        update.edits,
+        update.report,
+        allRaw,
+        humanRejected,
+      );
+    }
     this.commit(base, t0, tokens0, fallbacks, {
       results: allResults,
       raw: allRaw,
@@ -648,6 +673,43 @@ export class Trainer {
           : // Edits the person turned down (with their reason) are rejections the optimizer should see too.
             humanRejectedItems(update.edits, humanRejected),
     });
+  }
+
+  /** Append the applied edits of an accepted step, with their evidence, to provenance.json. */
+  private recordProvenance(
+    step: number,
+    epoch: number,
+    action: string,
+    before: number,
+    after: number,
+    edits: readonly Edit[],
+    report: ReadonlyArray<{ index: number; status: string }>,
+    raw: readonly RawPatch[],
+    humanRejected: ReadonlyArray<{ id: string }>,
+  ): void {
+    const turnedDown = new Set(humanRejected.map((r) => r.id));
+    const origins = recoverProvenance(edits as unknown as Item[], raw, this.s.updateMode);
+    const path = this.files.path('provenance.json');
+    const records = (readJsonIfExists<ProvenanceRecord[]>(path) ?? []).filter((r) => r.step !== step);
+    edits.forEach((e, i) => {
+      const row = report[i];
+      if (!row?.status.startsWith('applied') || turnedDown.has(String(e.id))) return;
+      records.push({
+        step,
+        epoch,
+        edit_id: String(e.id),
+        op: String(e.op),
+        ...(e.target ? { target: String(e.target) } : {}),
+        ...(e.content ? { content: String(e.content) } : {}),
+        ...(e.source_type ? { source_type: String(e.source_type) } : {}),
+        ...(e.support_count !== undefined ? { support_count: Number(e.support_count) } : {}),
+        action,
+        score_before: before,
+        score_after: after,
+        ...origins[i]!,
+      });
+    });
+    writeJsonAtomic(path, records);
   }
 
   /** Ask the person once per step and phase; the answer is saved so a resumed run does not ask again. */
@@ -1033,6 +1095,7 @@ export class Trainer {
       bestScore: this.bestScore,
       baselineScore: this.baselineScore,
       bestSkillPath: this.files.path('best_skill.md'),
+      reportPath: this.files.path('report.md'),
       ...(stoppedEarly ? { stoppedEarly } : {}),
       ...(tests.best
         ? {
@@ -1101,7 +1164,25 @@ export class Trainer {
       total_wall_time_s: round1((Date.now() - this.started) / 1000),
       token_summary: this.input.totalTokens(),
     };
-    writeJsonAtomic(this.files.path('summary.json'), summary);
+    const report = buildReport({
+      outDir: this.ctx.outDir,
+      history: this.history,
+      baselineSelection: this.baselineScore,
+      bestSelection: this.bestScore,
+      finalSelection: finalSel ? this.selection.project(finalSel, this.current) : null,
+      tests: {
+        ...(tests.baseline ? { initial: tests.baseline.overall.hard } : {}),
+        ...(tests.best ? { best: tests.best.overall.hard } : {}),
+        ...(tests.final ? { final: tests.final.overall.hard } : {}),
+      },
+      accounting: this.input.accountingSnapshot(),
+      bestSkill: this.best,
+      provenance: readJsonIfExists<ProvenanceRecord[]>(this.files.path('provenance.json')) ?? [],
+      humanDecisions: (readJsonIfExists<unknown[]>(this.files.path('human_decisions.json')) ?? []).length,
+    });
+    writeJsonAtomic(this.files.path('summary.json'), { ...summary, report });
+    const simulated = this.ctx.optimizer.backend === 'sim' || this.ctx.target.backend === 'sim';
+    writeFileAtomic(this.files.path('report.md'), renderReport(report, this.ctx.outDir, simulated));
   }
 }
 
@@ -1129,3 +1210,23 @@ function humanRejectedItems(
 }
 
 export type { EditDecision };
+
+/** Give merged edits stable ids and flag pairs that pull the same rule in opposite directions. */
+function withConflicts(merged: MergedPatch, mode: UpdateMode): MergedPatch {
+  if (mode !== 'patch') return merged;
+  const key = payloadKey(mode);
+  const items = assignEditIds(itemsOf(merged, mode) as Edit[]) as Item[];
+  const conflicts = detectConflicts(items);
+  if (conflicts.length) {
+    for (const c of conflicts) {
+      for (const [self, other] of [
+        [c.a, c.b],
+        [c.b, c.a],
+      ] as const) {
+        const item = items.find((i) => i.id === self);
+        if (item) item.conflicts_with = [...((item.conflicts_with as string[] | undefined) ?? []), other];
+      }
+    }
+  }
+  return { ...merged, [key]: items, ...(conflicts.length ? { conflicts } : {}) };
+}

@@ -71,6 +71,8 @@ export interface StepRecord {
   n_patches: number;
   n_failure_patches: number;
   n_success_patches: number;
+  /** Ours: items the analysts proposed before merging. */
+  n_edits_proposed?: number;
   n_edits_merged?: number;
   n_edits_ranked?: number;
   edit_budget?: number | null;

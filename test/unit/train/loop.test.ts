@@ -63,11 +63,11 @@ describe('training loop (sim backend)', function () {
       assert.ok(existsSync(join(dir.path, f)), `missing ${f}`);
     }
     const summary = readJson<Record<string, unknown>>(dir.path, 'summary.json');
-    assert.equal(summary.total_steps, 9);
+    assert.equal(summary.total_steps, 12); // 26 train items, batch 8: 4 steps × 3 epochs
     assert.ok((summary.test_hard as number) > (summary.baseline_test_hard as number));
     const cfg = readJson<Record<string, unknown>>(dir.path, 'config.json');
     assert.equal(cfg.optimizer_backend, 'sim');
-    assert.equal(cfg.steps_per_epoch, 3);
+    assert.equal(cfg.steps_per_epoch, 4);
   });
 
   it('rejects ties, records the rejected edits in the step buffer, and never touches the protected block', async () => {

@@ -1,9 +1,15 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EngineEvent } from '../../../src/engine/events';
 import type { RuntimeState, StepRecord } from '../../../src/engine/train/types';
+import { prepareRun } from '../../../src/engine/run';
+import { startOpenAiServer } from '../../support/loopback/openaiServer';
+import {
+  scriptedModels,
+  scriptedOptimizerModel,
+  scriptedTargetModel,
+} from '../../support/loopback/scriptedModels';
 import { comparableHistory, exampleConfig, prepareSim, read, readJson, runSim, tempDir } from './helpers';
 
 type Crash = { name: string; when: (e: EngineEvent, all: EngineEvent[]) => boolean };
@@ -85,13 +91,27 @@ describe('kill and resume', function () {
     }
   });
 
-  it('resumes after the CLI process is killed with SIGKILL mid-step', async function () {
-    const cli = join(__dirname, '..', '..', '..', 'dist', 'cli.js');
-    if (!existsSync(cli)) this.skip();
+  it('resumes after the CLI process is killed with SIGKILL mid-step', async () => {
+    // Real models over the wire with some latency, so the kill lands while the process is working.
+    const probe = prepareRun({ configPath: exampleConfig, dryRun: true, outDir: '/nonexistent-probe' });
+    const tasks = [...probe.splits.train, ...probe.splits.val, ...probe.splits.test.unsealForEvaluation()];
+    const server = await startOpenAiServer(scriptedModels(tasks), { latencyMs: 25 });
+    const wire = [
+      'cache.enabled=false',
+      'model.optimizer_backend=openai_compatible',
+      'model.target_backend=openai',
+      `model.optimizer=${scriptedOptimizerModel}`,
+      `model.target=${scriptedTargetModel}`,
+      `model.optimizer_base_url=${server.url}`,
+      `model.target_base_url=${server.url}`,
+    ];
+    const cli = join(__dirname, '..', '..', '..', 'src', 'cli', 'main.ts');
     const dir = tempDir('skillopt-kill-');
     try {
       await new Promise<void>((resolve, reject) => {
         const child = spawn(process.execPath, [
+          '--import',
+          'tsx',
           cli,
           'train',
           exampleConfig,
@@ -99,29 +119,31 @@ describe('kill and resume', function () {
           dir.path,
           '--json',
           '--cfg-options',
-          'cache.enabled=false',
+          ...wire,
         ]);
         let buf = '';
         child.stdout.on('data', (d: Buffer) => {
           buf += d.toString();
-          for (const line of buf.split('\n').slice(0, -1)) {
+          const lines = buf.split('\n');
+          buf = lines.pop() ?? '';
+          for (const line of lines) {
             const e = JSON.parse(line) as EngineEvent;
-            if (e.type === 'stage/started' && e.step === 3 && e.stage === 'aggregate') child.kill('SIGKILL');
+            if (e.type === 'stage/started' && e.step === 2 && e.stage === 'select') child.kill('SIGKILL');
           }
-          buf = buf.slice(buf.lastIndexOf('\n') + 1);
         });
         child.on('exit', (_code, signal) =>
           signal === 'SIGKILL' ? resolve() : reject(new Error(`exited without the kill (${String(signal)})`)),
         );
       });
       const state = readJson<RuntimeState>(dir.path, 'runtime_state.json');
-      assert.equal(state.last_completed_step, 2);
-      const second = await runSim(prepareSim(dir.path));
+      assert.equal(state.last_completed_step, 1);
+      const second = await runSim(prepareSim(dir.path, wire.slice(1)));
       assert.equal(second.outcome.status, 'finished');
       assert.deepEqual(comparableHistory(dir.path), reference);
       const history = readJson<StepRecord[]>(dir.path, 'history.json');
       assert.equal(history.length, reference.length);
     } finally {
+      await server.close();
       dir.cleanup();
     }
   });

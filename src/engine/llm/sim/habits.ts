@@ -35,6 +35,27 @@ const officialCapitals: Record<string, string> = {
 };
 const largestCities = new Set(Object.values(officialCapitals));
 
+/**
+ * What the simulated target knows about capitals. It answers capital questions from this table, not
+ * from the task's expected answer, so a task with a wrong expected answer (or an unknowable one)
+ * fails under every skill: the report's persistent-failure list exists to surface exactly that.
+ */
+export const capitalOf: Record<string, string> = {
+  Australia: 'Canberra',
+  Canada: 'Ottawa',
+  Turkey: 'Ankara',
+  Brazil: 'Brasília',
+  Switzerland: 'Bern',
+  Nigeria: 'Abuja',
+  Morocco: 'Rabat',
+  'New Zealand': 'Wellington',
+  Vietnam: 'Hanoi',
+  Pakistan: 'Islamabad',
+  India: 'New Delhi',
+  'South Africa': 'Pretoria',
+  Kenya: 'Nairobi',
+};
+
 const isoDate = /^(\d{4})-(\d{2})-(\d{2})$/;
 const measurement = /^(\d+)\.(\d{2}) ([a-z]+)$/;
 

@@ -1,5 +1,5 @@
 import type { BackendReply, ChatBackend, ChatRequest } from '../types';
-import { harmfulRules, habits, hash } from './habits';
+import { capitalOf, harmfulRules, habits, hash } from './habits';
 
 export interface SimTask {
   input: string;
@@ -57,7 +57,11 @@ export class SimTargetBackend implements ChatBackend {
   }
 
   private answer(task: SimTask, skill: string): string {
-    const gold = task.answers[0];
+    let gold = task.answers[0] ?? '';
+    if (task.taskType === 'capital') {
+      const country = /capital of ([^?]+)\?/.exec(task.input)?.[1]?.trim() ?? '';
+      gold = capitalOf[country] ?? 'I do not know';
+    }
     let answer = gold;
     // Like a real model, the habit shows on most answers of its kind, not all (7 in 10, by content).
     const slips = hash(task.input) % 10 < 7;

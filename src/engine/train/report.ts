@@ -1,0 +1,245 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import type { AccountingSnapshot } from '../llm/accounting';
+import { lineOrigins, type ProvenanceRecord } from './provenance';
+import type { RolloutResult, StepRecord } from './types';
+
+export interface PersistentFailure {
+  id: string;
+  evaluations: number;
+  last_reason: string;
+  task: string;
+}
+
+export interface RunReport {
+  scores: {
+    selection: { initial: number | null; best: number | null; final: number | null };
+    test: { initial: number | null; best: number | null; final: number | null };
+  };
+  edits: { proposed: number; merged: number; applied: number; kept: number; acceptance_rate: number | null };
+  steps: { total: number; accepted: number; rejected: number; skipped: number; human_decisions: number };
+  skill_length: Array<{ step: number; chars: number; tokens: number }>;
+  edit_budget: Array<{ step: number; budget: number | null }>;
+  persistent_failures: PersistentFailure[];
+  spend_by_role: Record<
+    string,
+    {
+      calls: number;
+      prompt_tokens: number;
+      completion_tokens: number;
+      dollars: number | null;
+      cache_hits: number;
+    }
+  >;
+  kept_lines: Array<{
+    line: number;
+    text: string;
+    step: number;
+    source_type?: string;
+    support_count?: number;
+    score_delta: number;
+    trajectories: number;
+  }>;
+}
+
+/** Every rollout row in the run folder (train, selection, slow-update, test), grouped by task id. */
+function allResults(outDir: string): Map<string, RolloutResult[]> {
+  const byId = new Map<string, RolloutResult[]>();
+  const visit = (dir: string, depth: number): void => {
+    if (depth > 6 || !existsSync(dir)) return;
+    for (const entry of readdirSync(dir)) {
+      if (entry === 'predictions' || entry === '_generated_splits') continue;
+      const p = join(dir, entry);
+      if (entry === 'results.jsonl') {
+        for (const line of readFileSync(p, 'utf8').split('\n')) {
+          if (!line.trim()) continue;
+          try {
+            const r = JSON.parse(line) as RolloutResult;
+            byId.set(r.id, [...(byId.get(r.id) ?? []), r]);
+          } catch {
+            // A torn line from an interrupted write is not evidence either way.
+          }
+        }
+      } else if (statSync(p).isDirectory()) visit(p, depth + 1);
+    }
+  };
+  visit(outDir, 0);
+  return byId;
+}
+
+/**
+ * Items that failed every time they were evaluated, under every skill version: the skill is
+ * unlikely to be the problem (a wrong expected answer, an unanswerable task, a scorer mismatch).
+ */
+export function persistentFailures(outDir: string, minEvaluations = 2): PersistentFailure[] {
+  const out: PersistentFailure[] = [];
+  for (const [id, rows] of allResults(outDir)) {
+    if (rows.length < minEvaluations || rows.some((r) => r.hard > 0)) continue;
+    const last = rows[rows.length - 1]!;
+    out.push({
+      id,
+      evaluations: rows.length,
+      last_reason: last.fail_reason ?? last.error ?? 'failed',
+      task: last.task_description,
+    });
+  }
+  return out.sort((a, b) => b.evaluations - a.evaluations || a.id.localeCompare(b.id));
+}
+
+export function buildReport(args: {
+  outDir: string;
+  history: readonly StepRecord[];
+  baselineSelection: number;
+  bestSelection: number;
+  finalSelection: number | null;
+  tests: { initial?: number; best?: number; final?: number };
+  accounting: AccountingSnapshot;
+  bestSkill: string;
+  provenance: readonly ProvenanceRecord[];
+  humanDecisions: number;
+}): RunReport {
+  const h = args.history;
+  const sum = (f: (r: StepRecord) => number): number => h.reduce((n, r) => n + f(r), 0);
+  const applied = sum((r) => r.edit_apply_summary?.applied ?? 0);
+  const kept = sum((r) => (r.action.includes('accept') ? (r.edit_apply_summary?.applied ?? 0) : 0));
+  const roles: RunReport['spend_by_role'] = {};
+  for (const e of args.accounting.entries) {
+    const r = (roles[e.role] ??= {
+      calls: 0,
+      prompt_tokens: 0,
+      completion_tokens: 0,
+      dollars: 0,
+      cache_hits: 0,
+    });
+    r.calls += e.calls;
+    r.prompt_tokens += e.promptTokens;
+    r.completion_tokens += e.completionTokens;
+    r.cache_hits += e.cacheHits;
+    r.dollars = r.dollars === null || e.dollars === null ? null : r.dollars + e.dollars;
+  }
+  return {
+    scores: {
+      selection: { initial: args.baselineSelection, best: args.bestSelection, final: args.finalSelection },
+      test: {
+        initial: args.tests.initial ?? null,
+        best: args.tests.best ?? null,
+        final: args.tests.final ?? null,
+      },
+    },
+    edits: {
+      proposed: sum((r) => r.n_edits_proposed ?? 0),
+      merged: sum((r) => r.n_edits_merged ?? 0),
+      applied,
+      kept,
+      acceptance_rate: applied ? kept / applied : null,
+    },
+    steps: {
+      total: h.length,
+      accepted: h.filter((r) => r.action.includes('accept')).length,
+      rejected: h.filter((r) => r.action === 'reject').length,
+      skipped: h.filter((r) => r.action.startsWith('skip')).length,
+      human_decisions: args.humanDecisions + h.filter((r) => r.review).length,
+    },
+    skill_length: h.map((r) => ({
+      step: r.step,
+      chars: r.skill_len,
+      tokens: r.skill_tokens ?? Math.ceil(r.skill_len / 4),
+    })),
+    edit_budget: h.map((r) => ({ step: r.step, budget: r.edit_budget ?? null })),
+    persistent_failures: persistentFailures(args.outDir),
+    spend_by_role: roles,
+    kept_lines: lineOrigins(args.bestSkill, args.provenance).map((o) => ({
+      line: o.line + 1,
+      text: o.text,
+      step: o.origin.step,
+      ...(o.origin.source_type ? { source_type: o.origin.source_type } : {}),
+      ...(o.origin.support_count !== undefined ? { support_count: o.origin.support_count } : {}),
+      score_delta: o.origin.score_after - o.origin.score_before,
+      trajectories: o.origin.trajectory_ids.length,
+    })),
+  };
+}
+
+const f = (n: number | null | undefined, digits = 4): string =>
+  n === null || n === undefined ? '–' : n.toFixed(digits);
+const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+
+export function renderReport(r: RunReport, outDir: string, simulated: boolean): string {
+  const lines: string[] = ['# SkillOpt run report', ''];
+  if (simulated)
+    lines.push(
+      '> **Simulated models.** This run used the offline `sim` backend; the numbers show the mechanics, not a real model.',
+      '',
+    );
+  lines.push(
+    `Run folder: \`${outDir}\``,
+    '',
+    '## Scores',
+    '',
+    '| skill | selection | test |',
+    '|---|---|---|',
+  );
+  lines.push(`| initial | ${f(r.scores.selection.initial)} | ${f(r.scores.test.initial)} |`);
+  lines.push(`| best | ${f(r.scores.selection.best)} | ${f(r.scores.test.best)} |`);
+  lines.push(`| final | ${f(r.scores.selection.final)} | ${f(r.scores.test.final)} |`, '');
+  const e = r.edits;
+  lines.push(
+    '## Edits',
+    '',
+    `Proposed by analysts ${e.proposed}, after merging ${e.merged}, applied to candidates ${e.applied}, kept by the gate ${e.kept} (acceptance ${e.acceptance_rate === null ? '–' : `${(e.acceptance_rate * 100).toFixed(0)}%`}).`,
+    `Steps: ${r.steps.total} (accepted ${r.steps.accepted}, rejected ${r.steps.rejected}, skipped ${r.steps.skipped}); human decisions ${r.steps.human_decisions}.`,
+    '',
+    '## Skill length and edit budget per step',
+    '',
+    '| step | characters | tokens (estimate: chars/4) | edit budget |',
+    '|---|---|---|---|',
+  );
+  r.skill_length.forEach((s, i) =>
+    lines.push(`| ${s.step} | ${s.chars} | ${s.tokens} | ${r.edit_budget[i]?.budget ?? '–'} |`),
+  );
+  lines.push('', '## Persistent failures', '');
+  if (!r.persistent_failures.length) lines.push('None: every task passed at least once.');
+  else {
+    lines.push(
+      'These failed under every skill version that was evaluated on them. The skill is unlikely to be the cause: check the expected answer, the task text and the scorer.',
+      '',
+      '| task | evaluations | last failure |',
+      '|---|---|---|',
+    );
+    for (const p of r.persistent_failures)
+      lines.push(
+        `| \`${cell(p.id)}\` ${cell(p.task.slice(0, 80))} | ${p.evaluations} | ${cell(p.last_reason.slice(0, 160))} |`,
+      );
+  }
+  lines.push(
+    '',
+    '## Spend by role',
+    '',
+    '| role | calls | prompt tokens | completion tokens | cache hits | dollars |',
+    '|---|---|---|---|---|---|',
+  );
+  for (const [role, s] of Object.entries(r.spend_by_role)) {
+    lines.push(
+      `| ${role} | ${s.calls} | ${s.prompt_tokens} | ${s.completion_tokens} | ${s.cache_hits} | ${s.dollars === null ? 'unknown price' : `$${s.dollars.toFixed(4)}`} |`,
+    );
+  }
+  lines.push('', '## Where the kept lines came from', '');
+  if (!r.kept_lines.length) lines.push('No line of the best skill was added by an accepted step.');
+  else {
+    lines.push(
+      '| line | text | step | source | support | score change | trajectories |',
+      '|---|---|---|---|---|---|---|',
+    );
+    for (const k of r.kept_lines) {
+      lines.push(
+        `| ${k.line} | ${cell(k.text.slice(0, 90))} | ${k.step} | ${k.source_type ?? '–'} | ${k.support_count ?? '–'} | ${k.score_delta >= 0 ? '+' : ''}${k.score_delta.toFixed(4)} | ${k.trajectories} |`,
+      );
+    }
+  }
+  lines.push(
+    '',
+    `Files: \`history.json\`, \`summary.json\`, \`provenance.json\`, \`best_skill.md\` in ${relative(process.cwd(), outDir) || '.'}.`,
+    '',
+  );
+  return lines.join('\n');
+}

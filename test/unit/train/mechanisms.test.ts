@@ -1,0 +1,152 @@
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { detectConflicts } from '../../../src/engine/train/conflicts';
+import { lineOrigins, type ProvenanceRecord } from '../../../src/engine/train/provenance';
+import type { RunReport } from '../../../src/engine/train/report';
+import type { StepRecord } from '../../../src/engine/train/types';
+import { comparableHistory, prepareSim, read, readJson, runSim, tempDir } from './helpers';
+
+describe('mechanisms beyond the reference code', function () {
+  this.timeout(60_000);
+  let dir: ReturnType<typeof tempDir>;
+  beforeEach(() => {
+    dir = tempDir('skillopt-mech-');
+  });
+  afterEach(() => dir.cleanup());
+
+  it('writes report.md and summary.report whose figures match history.json, with the unfixable tasks listed', async () => {
+    await runSim(prepareSim(dir.path));
+    const history = readJson<StepRecord[]>(dir.path, 'history.json');
+    const { report } = readJson<{ report: RunReport }>(dir.path, 'summary.json');
+    const applied = history.reduce((n, r) => n + (r.edit_apply_summary?.applied ?? 0), 0);
+    const kept = history
+      .filter((r) => r.action.includes('accept'))
+      .reduce((n, r) => n + (r.edit_apply_summary?.applied ?? 0), 0);
+    assert.equal(report.edits.applied, applied);
+    assert.equal(report.edits.kept, kept);
+    assert.equal(report.steps.accepted, history.filter((r) => r.action.includes('accept')).length);
+    assert.equal(report.steps.rejected, history.filter((r) => r.action === 'reject').length);
+    assert.deepEqual(
+      report.edit_budget.map((b) => b.budget),
+      history.map((r) => r.edit_budget ?? null),
+    );
+    assert.deepEqual(
+      report.persistent_failures.map((p) => p.id),
+      ['capital-013', 'capital-014'],
+    );
+    assert.ok(report.kept_lines.length > 0);
+    assert.ok(report.spend_by_role.target!.calls > 0 && report.spend_by_role.optimizer!.calls > 0);
+    const md = read(dir.path, 'report.md');
+    assert.match(md, /Simulated models/);
+    assert.match(md, /capital-013/);
+    assert.match(md, /Where the kept lines came from/);
+  });
+
+  it('records where every kept line came from, and traces best-skill lines to their step', async () => {
+    await runSim(prepareSim(dir.path));
+    const records = readJson<ProvenanceRecord[]>(dir.path, 'provenance.json');
+    const history = readJson<StepRecord[]>(dir.path, 'history.json');
+    assert.ok(records.length > 0);
+    for (const r of records) {
+      const step = history.find((h) => h.step === r.step)!;
+      assert.ok(step.action.includes('accept'), `provenance for a step that was not accepted (${r.step})`);
+      assert.ok(r.minibatches.length > 0 && r.trajectory_ids.length > 0);
+    }
+    const origins = lineOrigins(read(dir.path, 'best_skill.md'), records);
+    assert.ok(origins.some((o) => /zero-pad/.test(o.text)));
+  });
+
+  it('flags merged edits that pull the same rule in opposite directions', () => {
+    const conflicts = detectConflicts([
+      { id: 'a', op: 'append', content: '- Always include the unit after converted distances.' },
+      { id: 'b', op: 'append', content: '- Never include the unit after converted distances.' },
+      { id: 'c', op: 'delete', target: '- Give only the final answer.' },
+      {
+        id: 'd',
+        op: 'replace',
+        target: '- Give only the final answer.',
+        content: '- Give only the final answer, no prose.',
+      },
+      { id: 'e', op: 'append', content: '- Write dates as YYYY-MM-DD.' },
+    ]);
+    assert.deepEqual(
+      conflicts.map((c) => [c.a, c.b, c.kind]),
+      [
+        ['a', 'b', 'opposite_polarity'],
+        ['c', 'd', 'delete_vs_change'],
+      ],
+    );
+  });
+
+  it('stops early after `patience` gated steps without improvement and still finishes with the final evaluation', async () => {
+    const prepared = prepareSim(dir.path, ['evaluation.patience=2', 'train.num_epochs=3']);
+    const { outcome, events } = await runSim(prepared);
+    assert.equal(outcome.status, 'finished');
+    assert.match(outcome.reason ?? '', /patience 2/);
+    const history = readJson<StepRecord[]>(dir.path, 'history.json');
+    assert.ok(history.length < 12, 'ran every step despite patience');
+    assert.ok(existsSync(join(dir.path, 'test_eval', 'summary.json')));
+    const finished = events.find((e) => e.type === 'run/finished');
+    assert.ok(finished?.type === 'run/finished' && /patience/.test(finished.stoppedEarly ?? ''));
+  });
+
+  it('shrinks the next edit budget after a rejection when decay_on_reject is on', async () => {
+    const off = tempDir('skillopt-mech-off-');
+    try {
+      await runSim(
+        prepareSim(off.path, [
+          'optimizer.lr_scheduler=constant',
+          'optimizer.learning_rate=3',
+          'optimizer.min_learning_rate=1',
+        ]),
+      );
+      await runSim(
+        prepareSim(dir.path, [
+          'optimizer.lr_scheduler=constant',
+          'optimizer.learning_rate=3',
+          'optimizer.min_learning_rate=1',
+          'optimizer.decay_on_reject=true',
+        ]),
+      );
+      const base = readJson<StepRecord[]>(off.path, 'history.json');
+      const decayed = readJson<StepRecord[]>(dir.path, 'history.json');
+      assert.ok(base.filter((r) => r.edit_budget !== undefined).every((r) => r.edit_budget === 3));
+      const firstReject = decayed.findIndex((r) => r.action === 'reject');
+      assert.ok(firstReject >= 0);
+      const next = decayed.slice(firstReject + 1).find((r) => r.edit_budget !== undefined);
+      assert.ok(next, 'no gated step after the rejection');
+      assert.equal(next.edit_budget, 2);
+    } finally {
+      off.cleanup();
+    }
+  });
+
+  it('accumulates several rollout micro-batches per step (batch_K folders)', async () => {
+    await runSim(prepareSim(dir.path, ['train.accumulation=2', 'train.batch_size=4', 'train.num_epochs=1']));
+    const history = readJson<StepRecord[]>(dir.path, 'history.json');
+    assert.equal(history[0]!.accumulation_batches.length, 2);
+    assert.equal(history[0]!.rollout_n, 8);
+    assert.ok(existsSync(join(dir.path, 'steps', 'step_0001', 'batch_0', 'rollout', 'results.jsonl')));
+    assert.ok(existsSync(join(dir.path, 'steps', 'step_0001', 'batch_1', 'patches')));
+  });
+
+  it('with every mechanism off, makes the same decisions as the default run', async () => {
+    const other = tempDir('skillopt-mech-off-');
+    try {
+      await runSim(prepareSim(dir.path));
+      await runSim(
+        prepareSim(other.path, [
+          'evaluation.patience=0',
+          'optimizer.decay_on_reject=false',
+          'train.accumulation=1',
+          'gradient.use_deep_reflect=false',
+          'optimizer.use_meta_reflect=false',
+        ]),
+      );
+      assert.deepEqual(comparableHistory(other.path), comparableHistory(dir.path));
+    } finally {
+      other.cleanup();
+    }
+  });
+});
