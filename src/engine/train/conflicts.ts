@@ -82,8 +82,8 @@ export function detectConflicts(items: readonly Item[]): Conflict[] {
   const out: Conflict[] = [];
   for (let i = 0; i < items.length; i++) {
     for (let j = i + 1; j < items.length; j++) {
-      const a = items[i]!;
-      const b = items[j]!;
+      const a = items[i];
+      const b = items[j];
       const ida = str(a.id);
       const idb = str(b.id);
       const ta = str(a.target);

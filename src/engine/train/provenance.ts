@@ -93,7 +93,7 @@ export function lineOrigins(skill: string, records: readonly ProvenanceRecord[])
     const t = raw.trim();
     if (t.length < 4) return;
     for (let i = records.length - 1; i >= 0; i--) {
-      const r = records[i]!;
+      const r = records[i];
       if (r.content && r.content.split('\n').some((c) => c.trim() === t)) {
         out.push({ line, text: t, origin: r });
         return;

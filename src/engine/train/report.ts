@@ -75,7 +75,7 @@ export function persistentFailures(outDir: string, minEvaluations = 2): Persiste
   const out: PersistentFailure[] = [];
   for (const [id, rows] of allResults(outDir)) {
     if (rows.length < minEvaluations || rows.some((r) => r.hard > 0)) continue;
-    const last = rows[rows.length - 1]!;
+    const last = rows[rows.length - 1];
     out.push({
       id,
       evaluations: rows.length,

@@ -688,7 +688,7 @@ export class Trainer {
     humanRejected: ReadonlyArray<{ id: string }>,
   ): void {
     const turnedDown = new Set(humanRejected.map((r) => r.id));
-    const origins = recoverProvenance(edits as unknown as Item[], raw, this.s.updateMode);
+    const origins = recoverProvenance(edits, raw, this.s.updateMode);
     const path = this.files.path('provenance.json');
     const records = (readJsonIfExists<ProvenanceRecord[]>(path) ?? []).filter((r) => r.step !== step);
     edits.forEach((e, i) => {
@@ -706,7 +706,7 @@ export class Trainer {
         action,
         score_before: before,
         score_after: after,
-        ...origins[i]!,
+        ...origins[i],
       });
     });
     writeJsonAtomic(path, records);

@@ -37,7 +37,7 @@ describe('skillopt CLI', function () {
   it('validates the example without running or spending anything', () => {
     const r = cli(['validate', join(dir, 'skillopt.yaml')]);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /train 24, selection 18, test 18/);
+    assert.match(r.stdout, /train 25, selection 19, test 18/);
     assert.match(r.stdout, /SIMULATED/);
     assert.match(r.stdout, /model calls/);
     assert.match(r.stdout, /Nothing was run and nothing was spent/);
@@ -133,8 +133,8 @@ describe('skillopt CLI', function () {
       model_calls: number;
     };
     assert.equal(summary.split, 'val');
-    assert.equal(summary.n_items, 18);
-    assert.equal(summary.model_calls, 18);
+    assert.equal(summary.n_items, 19);
+    assert.equal(summary.model_calls, 19);
     const file = JSON.parse(readFileSync(join(out, 'eval_summary.json'), 'utf8')) as { hard: number };
     assert.equal(file.hard, summary.hard);
   });

@@ -63,7 +63,7 @@ describe('training loop (sim backend)', function () {
       assert.ok(existsSync(join(dir.path, f)), `missing ${f}`);
     }
     const summary = readJson<Record<string, unknown>>(dir.path, 'summary.json');
-    assert.equal(summary.total_steps, 12); // 26 train items, batch 8: 4 steps × 3 epochs
+    assert.equal(summary.total_steps, 12); // 25 train items, batch 8: 4 steps × 3 epochs
     assert.ok((summary.test_hard as number) > (summary.baseline_test_hard as number));
     const cfg = readJson<Record<string, unknown>>(dir.path, 'config.json');
     assert.equal(cfg.optimizer_backend, 'sim');

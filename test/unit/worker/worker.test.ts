@@ -50,7 +50,7 @@ describe('engine process protocol (in-process transport)', function () {
   it('validates, runs a sim training run with ordered events, and reports its end', async () => {
     const source = { configPath: join(dir, 'skillopt.yaml'), overrides: ['cache.enabled=false'] };
     const v = await host.sendRequest(EngineRequests.validate, source);
-    assert.deepEqual(v.splits, { train: 24, val: 18, test: 18 });
+    assert.deepEqual(v.splits, { train: 25, val: 19, test: 18 });
     assert.equal(v.simulated, true);
     const started = await host.sendRequest(EngineRequests.startRun, {
       ...source,
@@ -132,7 +132,7 @@ describe('engine process protocol (in-process transport)', function () {
       },
       { timeoutMs: 20_000 },
     );
-    assert.equal(asked, 18);
-    assert.equal(result.n_items, 18);
+    assert.equal(asked, 19);
+    assert.equal(result.n_items, 19);
   });
 });
