@@ -10,6 +10,8 @@ export type StageName =
   | 'baseline'
   | 'rollout'
   | 'reflect'
+  | 'deep_reflect'
+  | 'meta_reflect'
   | 'aggregate'
   | 'select'
   | 'update'
@@ -65,7 +67,7 @@ export type EngineEvent =
       type: 'candidate/ready';
       step: number;
       epoch: number;
-      origin: 'step' | 'slow_update';
+      origin: 'step' | 'slow_update' | 'meta_reflect';
       previousHash: string;
       candidateHash: string;
       edits: CandidateEdit[];
@@ -76,7 +78,7 @@ export type EngineEvent =
       type: 'gate/verdict';
       step: number;
       epoch: number;
-      origin: 'step' | 'slow_update' | 'final' | 'human';
+      origin: 'step' | 'slow_update' | 'meta_reflect' | 'final' | 'human';
       action:
         StepAction | 'no_content' | 'promote' | 'keep' | 'human_accept' | 'human_reject' | 'human_revert';
       candidateScore: number;

@@ -140,12 +140,15 @@ export function estimateCalls(settings: TrainSettings, splits: LoadedSplits, spe
     ranking: settings.updateMode === 'full_rewrite_minibatch' ? 0 : 1,
     ...(settings.lrControlMode === 'autonomous' ? { lr_autonomous: 1 } : {}),
     ...(settings.updateMode === 'rewrite_from_suggestions' ? { rewrite: 1 } : {}),
+    // At most: hypotheses, every refinement round, and the final patch.
+    ...(settings.deepReflect.enabled ? { deep_reflect: settings.deepReflect.rounds + 2 } : {}),
     selection: sel,
   };
   const samples = Math.min(settings.slowUpdateSamples, splits.train.length);
   const perEpochEnd: Record<string, number> = {
     ...(settings.useSlowUpdate ? { slow_rollout: 2 * samples, slow_update: 1, selection: sel } : {}),
     ...(settings.useMetaSkill ? { meta_skill: 1 } : {}),
+    ...(settings.useMetaReflect ? { meta_reflect: 1 + sel } : {}),
   };
   const test = settings.evalTest
     ? settings.testEnvNum > 0

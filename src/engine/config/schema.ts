@@ -245,6 +245,10 @@ const gradientFields = {
   use_deep_reflect: flag(false),
   deep_reflect_failures: int(4, 0),
   deep_reflect_successes: int(2, 0),
+  // Deep reflection runs when the most common failure pattern reaches this share of the batch.
+  deep_reflect_threshold: z.number().min(0).max(1).default(0.25).describe('a number between 0 and 1'),
+  deep_reflect_rounds: z.number().int().min(1).max(3).default(3).describe('an integer from 1 to 3'),
+  deep_reflect_every_step: flag(false),
 };
 
 const optimizerFields = {

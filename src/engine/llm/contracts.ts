@@ -31,7 +31,9 @@ export type ContractName =
   | 'slow_update'
   | 'meta_skill'
   | 'lr_autonomous'
-  | 'appendix_consolidate';
+  | 'appendix_consolidate'
+  | 'deep_reflect'
+  | 'meta_reflect';
 
 export interface Contract<T> {
   readonly name: ContractName;
@@ -520,5 +522,66 @@ export function appendixConsolidateContract(): Contract<AppendixConsolidateReply
     stage: 'appendix_consolidate',
     schema: z.looseObject({ appendix_notes: notesList() }),
     describe: () => '{"appendix_notes": [string]  // the consolidated notes, shortest faithful list}',
+  };
+}
+
+// ── deep reflection and meta reflect (issue 8) ───────────────────────────────────────────────
+
+export const CONFIDENCES = ['low', 'medium', 'high'] as const;
+export type Confidence = (typeof CONFIDENCES)[number];
+
+/** One candidate systemic cause, with the trajectories it rests on. */
+export interface Hypothesis {
+  cause: string;
+  evidence_ids: string[];
+  confidence: Confidence;
+  [key: string]: unknown;
+}
+
+export interface HypothesesReply {
+  reasoning: string;
+  hypotheses: Hypothesis[];
+  [key: string]: unknown;
+}
+
+const hypothesisSchema: z.ZodType<Hypothesis> = z.looseObject(
+  {
+    cause: nonEmptyText(),
+    evidence_ids: stringList(),
+    // An omitted confidence is not worth a re-ask: the cause and its evidence are what count.
+    confidence: z.preprocess((v) => v ?? 'medium', looseEnum(CONFIDENCES)),
+  },
+  { error: mustBe('a hypothesis object') },
+);
+
+/** Deep reflection's hypothesis turns: `{reasoning, hypotheses: [{cause, evidence_ids, confidence}]}`. */
+export function deepReflectContract(): Contract<HypothesesReply> {
+  return {
+    name: 'deep_reflect',
+    stage: 'deep_reflect',
+    schema: z.looseObject({
+      reasoning: reasoning(),
+      hypotheses: z.array(hypothesisSchema, { error: mustBe('a list of hypothesis objects') }),
+    }),
+    describe: () =>
+      [
+        '{',
+        '  "reasoning": string,',
+        '  "hypotheses": [  // may be empty when no cause is systemic',
+        '    {"cause": string, "evidence_ids": [string]  // trajectory ids, "confidence": low|medium|high}',
+        '  ]',
+        '}',
+      ].join('\n'),
+  };
+}
+
+/** Meta reflect: higher-level edits over an epoch, in the patch shape `{reasoning, edits: [...]}`. */
+export function metaReflectContract(): Contract<PatchBody> {
+  return {
+    name: 'meta_reflect',
+    stage: 'meta_reflect',
+    schema: patchBodySchema('patch'),
+    describe: () =>
+      ['{', '  "reasoning": string,', '  "edits": [', `    ${itemShape('patch')}`, '  ]', '}'].join('\n'),
   };
 }

@@ -22,7 +22,9 @@ export type Stage =
   | 'slow_update'
   | 'meta_skill'
   | 'appendix_consolidate'
-  | 'slow_rollout';
+  | 'slow_rollout'
+  | 'deep_reflect'
+  | 'meta_reflect';
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';

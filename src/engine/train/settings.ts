@@ -14,6 +14,15 @@ export interface TrainSettings {
   mergeBatchSize: number;
   analystWorkers: number;
   failureOnly: boolean;
+  /** Deep reflection (issue #8): a few failures and successes cross-referenced over several turns. */
+  deepReflect: {
+    enabled: boolean;
+    failures: number;
+    successes: number;
+    threshold: number;
+    rounds: number;
+    everyStep: boolean;
+  };
 
   learningRate: number;
   minLearningRate: number;
@@ -22,6 +31,8 @@ export interface TrainSettings {
   updateMode: UpdateMode;
   anchorMode: 'strict' | 'reference';
   decayOnReject: boolean;
+  /** Meta reflect at epoch ends: higher-level edits from the epoch's history, gated like any candidate. */
+  useMetaReflect: boolean;
 
   useSlowUpdate: boolean;
   slowUpdateSamples: number;
@@ -59,6 +70,7 @@ export const defaultTrainSettings: TrainSettings = {
   mergeBatchSize: 8,
   analystWorkers: 16,
   failureOnly: false,
+  deepReflect: { enabled: false, failures: 4, successes: 2, threshold: 0.25, rounds: 3, everyStep: false },
   learningRate: 4,
   minLearningRate: 2,
   lrScheduler: 'cosine',
@@ -66,6 +78,7 @@ export const defaultTrainSettings: TrainSettings = {
   updateMode: 'patch',
   anchorMode: 'strict',
   decayOnReject: false,
+  useMetaReflect: false,
   useSlowUpdate: true,
   slowUpdateSamples: 20,
   slowUpdateGate: true,

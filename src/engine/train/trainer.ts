@@ -37,6 +37,8 @@ import { RunFiles, epochDirName, readJsonIfExists, skillVersionPath, stepDirName
 import { buildBufferEntry, compactRejected, renderStepBuffer } from './stepBuffer';
 import type { RolloutResult, RuntimeState, Score, StepAction, StepBufferEntry, StepRecord } from './types';
 import { updateSkill } from './update';
+import { deepReflect, shouldDeepReflect } from './deepReflect';
+import { metaReflect } from './metaReflect';
 import type { EditDecision, ReviewDecision, Reviewer } from './review';
 import { applyEdits, type Edit } from '../skill/applyEdits';
 
@@ -115,6 +117,7 @@ export class Trainer {
   private lastCompletedStep = 0;
   private lastCompletedEpoch = 0;
   private slowDoneEpoch = 0;
+  private metaReflectDoneEpoch = 0;
   private decay = 0;
   private noImprove = 0;
   private readonly scheduler: EditBudgetScheduler;
@@ -261,6 +264,8 @@ export class Trainer {
     this.metaSkill = state.active_meta_skill ?? '';
     this.lastCompletedEpoch = state.last_completed_epoch ?? 0;
     this.slowDoneEpoch = (state as RuntimeState & { slow_done_epoch?: number }).slow_done_epoch ?? 0;
+    this.metaReflectDoneEpoch =
+      (state as RuntimeState & { meta_reflect_done_epoch?: number }).meta_reflect_done_epoch ?? 0;
     this.decay = state.budget_decay ?? 0;
     this.noImprove = state.steps_without_improvement ?? 0;
     this.scheduler.restore(state.scheduler_position ?? 0);
@@ -291,6 +296,7 @@ export class Trainer {
       active_meta_skill: this.metaSkill,
       last_completed_epoch: this.lastCompletedEpoch,
       slow_done_epoch: this.slowDoneEpoch,
+      meta_reflect_done_epoch: this.metaReflectDoneEpoch,
       budget_decay: this.decay,
       steps_without_improvement: this.noImprove,
       baseline_score: this.baselineScore,
@@ -408,6 +414,28 @@ export class Trainer {
       });
       allResults.push(...results);
       allRaw.push(...raw);
+    }
+    // Deep reflection: when one failure pattern dominates, cross-reference a few failures and
+    // successes over several turns; its patch joins the analysts' (source: failure).
+    const deep = s.deepReflect;
+    if (
+      deep.enabled &&
+      shouldDeepReflect(allResults, { threshold: deep.threshold, everyStep: deep.everyStep }).run
+    ) {
+      const patch = await timed('reflect_s', 'deep_reflect', () =>
+        deepReflect(this.ctx, {
+          skill,
+          results: allResults,
+          seed: batches[0]?.seed ?? s.seed,
+          failures: deep.failures,
+          successes: deep.successes,
+          rounds: deep.rounds,
+          stepBufferText: bufferText,
+          ...(this.metaSkill ? { metaSkill: this.metaSkill } : {}),
+          dir: stepDir,
+        }),
+      );
+      if (patch) allRaw.push(patch);
     }
     const rolloutScore = meanScore(allResults);
     const nFail = allRaw.filter((p) => p.source_type === 'failure').length;
@@ -843,6 +871,9 @@ export class Trainer {
       epoch >= 2
         ? readFileSync(skillVersionPath(this.ctx.outDir, (epoch - 1) * this.spe), 'utf8')
         : this.current;
+    if (this.s.useMetaReflect && this.metaReflectDoneEpoch < epoch) {
+      await this.stage(lastStep, epoch, 'meta_reflect', () => this.metaReflectStage(epoch, lastStep));
+    }
     const preSlowSkill = this.current;
     let pairs: ComparisonPair[] | undefined;
     if (this.s.useSlowUpdate && this.slowDoneEpoch < epoch) {
@@ -864,6 +895,95 @@ export class Trainer {
       ...(this.s.useSlowUpdate ? { slowUpdate: this.currentOrigin } : {}),
       ...(metaAction ? { metaSkill: metaAction } : {}),
     });
+  }
+
+  /**
+   * Meta reflect: higher-level edits from the whole epoch's history, applied to a meta candidate
+   * that goes through the same gate as a step's. Its gate decision is saved with the result so a
+   * resumed run re-applies it instead of asking again.
+   */
+  private async metaReflectStage(epoch: number, lastStep: number): Promise<void> {
+    const dir = this.files.path('meta_reflect', epochDirName(epoch));
+    const gatePath = join(dir, 'gate_result.json');
+    const origin = `meta_reflect_${epochDirName(epoch)}`;
+    const saved = readJsonIfExists<{ action: string; score: number }>(gatePath);
+    if (saved) {
+      if (saved.action !== 'reject' && existsSync(join(dir, 'candidate_skill.md'))) {
+        this.applyVerdict(
+          saved.action,
+          readFileSync(join(dir, 'candidate_skill.md'), 'utf8'),
+          saved.score,
+          lastStep,
+          origin,
+        );
+      }
+    } else {
+      const meta = await metaReflect(this.ctx, {
+        epoch,
+        skill: this.current,
+        history: this.history.filter((r) => r.epoch === epoch),
+        stepBuffer: this.bufferEpoch === epoch ? this.buffer : [],
+        ...(this.metaSkill ? { metaSkill: this.metaSkill } : {}),
+        dir,
+      });
+      if (meta.candidate) {
+        this.ctx.emit({
+          type: 'candidate/ready',
+          step: lastStep,
+          epoch,
+          origin: 'meta_reflect',
+          previousHash: skillHash(this.current),
+          candidateHash: skillHash(meta.candidate),
+          edits: meta.edits.map((e, i) => ({
+            id: String(e.id ?? `edit-${i + 1}`),
+            op: String(e.op),
+            ...(e.target !== undefined ? { target: String(e.target) } : {}),
+            ...(e.content !== undefined ? { content: String(e.content) } : {}),
+            ...(meta.report[i] ? { status: meta.report[i].status } : {}),
+          })),
+          hunks: lineHunks(this.current, meta.candidate),
+          candidatePath: join(dir, 'candidate_skill.md'),
+        });
+        const sel = await this.selection.evaluate(
+          meta.candidate,
+          join(dir, 'selection_eval'),
+          lastStep,
+          'meta_reflect',
+        );
+        const action = decideGate({
+          candidate: sel.projected,
+          current: this.currentScore,
+          best: this.bestScore,
+          useGate: this.s.useGate,
+        });
+        writeJsonAtomic(gatePath, {
+          action,
+          score: sel.projected,
+          selection_hard: sel.score.hard,
+          selection_soft: sel.score.soft,
+        });
+        this.applyVerdict(action, meta.candidate, sel.projected, lastStep, origin);
+        this.ctx.emit({
+          type: 'gate/verdict',
+          step: lastStep,
+          epoch,
+          origin: 'meta_reflect',
+          action,
+          candidateScore: sel.projected,
+          currentScore: this.currentScore,
+          bestScore: this.bestScore,
+          selectionHard: sel.score.hard,
+          selectionSoft: sel.score.soft,
+          cacheHit: sel.cacheHit,
+        });
+      } else {
+        writeJsonAtomic(gatePath, { action: 'no_candidate', score: this.currentScore });
+      }
+    }
+    this.metaReflectDoneEpoch = epoch;
+    this.files.writeSkill(lastStep, this.current);
+    this.files.writeBest(this.best);
+    this.files.writeState(this.state());
   }
 
   private async slowUpdate(

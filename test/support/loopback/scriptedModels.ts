@@ -13,6 +13,8 @@ export const scriptedTargetModel = 'scripted-target';
 export function stageOf(messages: ChatMessage[]): Stage {
   const system = messages.find((m) => m.role === 'system')?.content ?? '';
   const user = messages.find((m) => m.role === 'user')?.content ?? '';
+  if (/"hypotheses"/.test(system)) return 'deep_reflect';
+  if (/^## Epoch Step History/m.test(user)) return 'meta_reflect';
   if (/"selected_indices"/.test(system)) return 'ranking';
   if (/"slow_update_content"/.test(system)) return 'slow_update';
   if (/"meta_skill_content"/.test(system)) return 'meta_skill';

@@ -47,6 +47,9 @@ describe('config/schema', () => {
           use_deep_reflect: false,
           deep_reflect_failures: 4,
           deep_reflect_successes: 2,
+          deep_reflect_threshold: 0.25,
+          deep_reflect_rounds: 3,
+          deep_reflect_every_step: false,
         },
       );
       assert.deepEqual(

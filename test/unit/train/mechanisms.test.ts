@@ -131,6 +131,35 @@ describe('mechanisms beyond the reference code', function () {
     assert.ok(existsSync(join(dir.path, 'steps', 'step_0001', 'batch_1', 'patches')));
   });
 
+  it('runs deep reflection when configured and saves its transcript with the step', async () => {
+    const { events } = await runSim(
+      prepareSim(dir.path, [
+        'gradient.use_deep_reflect=true',
+        'gradient.deep_reflect_every_step=true',
+        'train.num_epochs=1',
+      ]),
+    );
+    assert.ok(events.some((e) => e.type === 'stage/started' && e.stage === 'deep_reflect'));
+    const transcript = readJson<{ outcome?: unknown; rounds?: unknown[] }>(
+      dir.path,
+      'steps',
+      'step_0001',
+      'deep_reflect.json',
+    );
+    assert.ok(transcript.outcome, 'no outcome in deep_reflect.json');
+    const first = readJson<StepRecord[]>(dir.path, 'history.json')[0]!;
+    const fromAnalysts = first.accumulation_batches.reduce((n, b) => n + b.n_failure_patches + b.n_success_patches, 0);
+    assert.equal(first.n_patches, fromAnalysts + 1, 'the deep-reflection patch did not join the analysts’ patches');
+  });
+
+  it('gates a meta-reflect candidate at each epoch end when configured', async () => {
+    const { events } = await runSim(prepareSim(dir.path, ['optimizer.use_meta_reflect=true']));
+    const verdicts = events.filter((e) => e.type === 'gate/verdict' && e.origin === 'meta_reflect');
+    const gate1 = readJson<{ action: string }>(dir.path, 'meta_reflect', 'epoch_01', 'gate_result.json');
+    assert.ok(existsSync(join(dir.path, 'meta_reflect', 'epoch_01', 'meta_reflect_result.json')));
+    assert.equal(verdicts.length > 0, gate1.action !== 'no_candidate');
+  });
+
   it('with every mechanism off, makes the same decisions as the default run', async () => {
     const other = tempDir('skillopt-mech-off-');
     try {

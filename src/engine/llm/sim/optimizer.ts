@@ -1,4 +1,5 @@
-import type { BackendReply, ChatBackend, ChatRequest } from '../types';
+import type { BackendReply, ChatBackend, ChatMessage, ChatRequest } from '../types';
+import { simDeepReflect, simMetaReflect } from './deep';
 import { estimateTokens } from './target';
 import { habits, harmfulRules, hash, neutralRules } from './habits';
 
@@ -74,7 +75,7 @@ export class SimOptimizerBackend implements ChatBackend {
     const system = req.messages.find((m) => m.role === 'system')?.content ?? '';
     // The first user message holds the material; a re-ask only adds a correction after the reply.
     const user = req.messages.find((m) => m.role === 'user')?.content ?? '';
-    const reply = this.reply(req.stage, system, user);
+    const reply = this.reply(req.stage, system, user, req.messages);
     const text = '```json\n' + JSON.stringify(reply, null, 2) + '\n```';
     const prompt = req.messages.map((m) => m.content).join('\n');
     return Promise.resolve({
@@ -84,9 +85,13 @@ export class SimOptimizerBackend implements ChatBackend {
     });
   }
 
-  private reply(stage: string, system: string, user: string): Json {
+  private reply(stage: string, system: string, user: string, messages: readonly ChatMessage[]): Json {
     const mode = modeOf(system);
     switch (stage) {
+      case 'deep_reflect':
+        return simDeepReflect(messages);
+      case 'meta_reflect':
+        return simMetaReflect(user);
       case 'analyst':
         return /Failed Trajectories/.test(user)
           ? this.analystFailure(user, mode)

@@ -1,0 +1,257 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { metaReflectContract, type PatchBody } from '../llm/contracts';
+import { metaReflectSystemPrompt, metaReflectUserMessage } from '../prompts/deep';
+import {
+  applyEdits,
+  assignEditIds,
+  summarizeReport,
+  type Edit,
+  type EditReportRow,
+  type ReportSummary,
+} from '../skill/applyEdits';
+import { skillHash } from '../skill/document';
+import { writeFileAtomic, writeJsonAtomic } from '../store/atomic';
+import { askOptimizer } from './ask';
+import type { RunContext } from './context';
+import { epochDirName, readJsonIfExists, stepDirName } from './state';
+import type { StepBufferEntry, StepRecord } from './types';
+
+export const META_REFLECT_RESULT_FILE = 'meta_reflect_result.json';
+export const META_REFLECT_CANDIDATE_FILE = 'candidate_skill.md';
+
+export interface MetaReflectArgs {
+  epoch: number;
+  /** The current skill at the end of the epoch; edits apply to it. */
+  skill: string;
+  /** This epoch's step records, in order. */
+  history: readonly StepRecord[];
+  /** This epoch's step-buffer entries (rejected edits, score transitions). */
+  stepBuffer: readonly StepBufferEntry[];
+  metaSkill?: string;
+  /** `<run>/meta_reflect/epoch_XX` */
+  dir: string;
+  /** Edit budget; default `learningRate` (the lead may pass `optimizer.meta_learning_rate`). */
+  budget?: number;
+  /** Gate score of the current skill when the epoch began, for the first step's "before". */
+  startScore?: number;
+}
+
+export interface MetaReflectResult {
+  /** The meta candidate, or null when no edit applied. It still has to pass the gate. */
+  candidate: string | null;
+  edits: Edit[];
+  report: EditReportRow[];
+  reasoning: string;
+}
+
+export type MetaReflectAction = 'candidate' | 'no_change' | 'no_history' | 'fallback';
+
+/** `meta_reflect_result.json` */
+export interface MetaReflectFile {
+  epoch: number;
+  action: MetaReflectAction;
+  reasoning: string;
+  edits: Edit[];
+  report: EditReportRow[];
+  summary: ReportSummary;
+  skill_hash: string;
+  candidate_hash: string | null;
+  fallback_reason?: string;
+}
+
+interface TriedEdit {
+  op: string;
+  target: string;
+  content: string;
+  fate: string;
+}
+
+function gateAccepted(action: string): boolean {
+  return action === 'accept' || action === 'accept_new_best' || action === 'force_accept';
+}
+
+/**
+ * The edits a step tried and what became of them. The step's apply report (with the ranked edits
+ * for full text) is the most precise source; without it, the step buffer's rejected edits; in
+ * rewrite modes, the rewrite's change summary.
+ */
+function editsTried(outDir: string, record: StepRecord, entry: StepBufferEntry | undefined): TriedEdit[] {
+  const stepDir = join(outDir, 'steps', stepDirName(record.step));
+  const reportRows = readJsonIfExists<EditReportRow[]>(join(stepDir, 'edit_apply_report.json'));
+  const humanIds = new Set((record.review?.rejected_edits ?? []).map((r) => r.id));
+  const humanRejectedAll = record.review?.decision === 'human_reject';
+  if (Array.isArray(reportRows) && reportRows.length > 0) {
+    const ranked = readJsonIfExists<{ edits?: Edit[] }>(join(stepDir, 'ranked_edits.json'));
+    const full = new Map((ranked?.edits ?? []).map((e) => [String(e.id ?? ''), e]));
+    return reportRows.map((row) => {
+      const e = full.get(row.id);
+      const applied = row.status.startsWith('applied');
+      const fate = !applied
+        ? `not applied (${row.status})`
+        : humanIds.has(row.id) || (humanRejectedAll && !gateAccepted(record.action))
+          ? 'turned down by the person'
+          : gateAccepted(record.action)
+            ? 'kept'
+            : 'rejected by the gate';
+      return {
+        op: row.op,
+        target: typeof e?.target === 'string' ? e.target : row.target,
+        content: typeof e?.content === 'string' ? e.content : row.content_preview,
+        fate,
+      };
+    });
+  }
+  if (entry?.rejected_edits?.length) {
+    return entry.rejected_edits.map((r) => ({
+      op: typeof r.op === 'string' ? r.op : typeof r.type === 'string' ? r.type : 'rewrite',
+      target: typeof r.target === 'string' ? r.target : typeof r.title === 'string' ? r.title : '',
+      content:
+        typeof r.content === 'string'
+          ? r.content
+          : typeof r.instruction === 'string'
+            ? r.instruction
+            : JSON.stringify(r.change_summary ?? ''),
+      fate: r.human ? 'turned down by the person' : 'rejected by the gate',
+    }));
+  }
+  const fate = gateAccepted(record.action) ? 'kept' : 'rejected by the gate';
+  return (record.rewrite_change_summary ?? []).map((c) => ({ op: 'rewrite', target: '', content: c, fate }));
+}
+
+function score(n: number | undefined): string {
+  return n === undefined || n < 0 ? '?' : n.toFixed(4);
+}
+
+/** The epoch as the optimizer reads it: per step, the action, score before → after, and every edit's fate. */
+export function renderEpochHistory(
+  outDir: string,
+  history: readonly StepRecord[],
+  stepBuffer: readonly StepBufferEntry[],
+  startScore?: number,
+): string {
+  const byStep = new Map(stepBuffer.map((e) => [e.step, e]));
+  const lines: string[] = [];
+  if (startScore !== undefined) lines.push(`Selection score when the epoch began: ${score(startScore)}`);
+  let before = startScore;
+  for (const record of [...history].sort((a, b) => a.step - b.step)) {
+    const entry = byStep.get(record.step);
+    const action = record.action.toUpperCase();
+    if (record.candidate_gate_score === undefined) {
+      lines.push('', `### Step ${record.step}: ${action} (no candidate was evaluated)`);
+    } else {
+      const from = entry?.score_before ?? before;
+      lines.push(
+        '',
+        `### Step ${record.step}: ${action}, selection score ${score(from)} → ${score(record.candidate_gate_score)}`,
+      );
+    }
+    const nFail = entry?.n_fail ?? Math.round((1 - record.rollout_hard) * record.rollout_n);
+    lines.push(`rollout: ${nFail}/${record.rollout_n} failed`);
+    const patterns = (entry?.failure_patterns ?? []).slice(0, 4);
+    if (patterns.length)
+      lines.push(`failure patterns: ${patterns.map((p) => `${p.pattern} ×${p.count}`).join('; ')}`);
+    const tried = editsTried(outDir, record, entry);
+    if (tried.length) {
+      lines.push('edits tried:');
+      tried.forEach((t, i) =>
+        lines.push(
+          `  ${i + 1}. [${t.op}] ${t.fate} target=${JSON.stringify(t.target)} content=${JSON.stringify(t.content)}`,
+        ),
+      );
+    }
+    before = record.current_score;
+  }
+  return lines.join('\n').trim();
+}
+
+function fileResult(
+  saved: MetaReflectFile,
+  dir: string,
+  skill: string,
+  anchorMode: RunContext['settings']['anchorMode'],
+): MetaReflectResult {
+  let candidate: string | null = null;
+  if (saved.candidate_hash) {
+    const path = join(dir, META_REFLECT_CANDIDATE_FILE);
+    candidate = existsSync(path) ? readFileSync(path, 'utf8') : null;
+    // A crash between the two writes leaves no candidate file: re-apply the saved edits.
+    if (candidate === null || skillHash(candidate) !== saved.candidate_hash) {
+      const replay = applyEdits(skill, saved.edits, { anchorMode }).text;
+      candidate = skillHash(replay) === saved.candidate_hash ? replay : null;
+    }
+  }
+  return { candidate, edits: saved.edits, report: saved.report, reasoning: saved.reasoning };
+}
+
+/**
+ * Meta reflect (issue 8): at the end of an epoch, one optimizer call over the epoch's step history
+ * asks for higher-level edits (consolidate, generalise, remove what the rejections show does not
+ * help); they are applied to the current skill as a meta candidate. Gating it is the caller's job.
+ * The result file makes the stage resumable without another model call.
+ */
+export async function metaReflect(ctx: RunContext, args: MetaReflectArgs): Promise<MetaReflectResult> {
+  const resultPath = join(args.dir, META_REFLECT_RESULT_FILE);
+  const saved = readJsonIfExists<MetaReflectFile>(resultPath);
+  if (saved) return fileResult(saved, args.dir, args.skill, ctx.settings.anchorMode);
+
+  const write = (
+    action: MetaReflectAction,
+    result: MetaReflectResult,
+    fallbackReason?: string,
+  ): MetaReflectResult => {
+    if (result.candidate !== null)
+      writeFileAtomic(join(args.dir, META_REFLECT_CANDIDATE_FILE), result.candidate);
+    const file: MetaReflectFile = {
+      epoch: args.epoch,
+      action,
+      reasoning: result.reasoning,
+      edits: result.edits,
+      report: result.report,
+      summary: summarizeReport(result.report),
+      skill_hash: skillHash(args.skill),
+      candidate_hash: result.candidate === null ? null : skillHash(result.candidate),
+      ...(fallbackReason ? { fallback_reason: fallbackReason } : {}),
+    };
+    writeJsonAtomic(resultPath, file);
+    return result;
+  };
+  const empty = (reasoning: string): MetaReflectResult => ({
+    candidate: null,
+    edits: [],
+    report: [],
+    reasoning,
+  });
+  if (args.history.length === 0) return write('no_history', empty('no steps in this epoch'));
+
+  const budget = Math.max(1, args.budget ?? ctx.settings.learningRate);
+  const user = metaReflectUserMessage({
+    skill: args.skill,
+    epoch: args.epoch,
+    budget,
+    historyText: renderEpochHistory(ctx.outDir, args.history, args.stepBuffer, args.startScore),
+    ...(args.metaSkill ? { metaSkill: args.metaSkill } : {}),
+  });
+  const reply = await askOptimizer<PatchBody>(
+    ctx,
+    'meta_reflect',
+    metaReflectContract(),
+    metaReflectSystemPrompt(),
+    user,
+  );
+  if (!reply.ok) return write('fallback', empty(''), reply.error);
+
+  const items = Array.isArray(reply.value.edits) ? (reply.value.edits as Edit[]) : [];
+  const origin = `meta_reflect_${epochDirName(args.epoch)}`;
+  const edits = assignEditIds(items.slice(0, budget).map((e) => ({ ...e, update_origin: origin })));
+  const reasoning = reply.value.reasoning.trim();
+  if (edits.length === 0) return write('no_change', { candidate: null, edits, report: [], reasoning });
+  const { text, report } = applyEdits(args.skill, edits, { anchorMode: ctx.settings.anchorMode });
+  const changed = summarizeReport(report).applied > 0 && text !== args.skill;
+  return write(changed ? 'candidate' : 'no_change', {
+    candidate: changed ? text : null,
+    edits,
+    report,
+    reasoning,
+  });
+}
