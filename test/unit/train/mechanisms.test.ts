@@ -148,8 +148,15 @@ describe('mechanisms beyond the reference code', function () {
     );
     assert.ok(transcript.outcome, 'no outcome in deep_reflect.json');
     const first = readJson<StepRecord[]>(dir.path, 'history.json')[0]!;
-    const fromAnalysts = first.accumulation_batches.reduce((n, b) => n + b.n_failure_patches + b.n_success_patches, 0);
-    assert.equal(first.n_patches, fromAnalysts + 1, 'the deep-reflection patch did not join the analysts’ patches');
+    const fromAnalysts = first.accumulation_batches.reduce(
+      (n, b) => n + b.n_failure_patches + b.n_success_patches,
+      0,
+    );
+    assert.equal(
+      first.n_patches,
+      fromAnalysts + 1,
+      'the deep-reflection patch did not join the analysts’ patches',
+    );
   });
 
   it('gates a meta-reflect candidate at each epoch end when configured', async () => {
