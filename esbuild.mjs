@@ -21,7 +21,12 @@ const entries = [
   },
   {
     name: 'worker',
-    options: { entryPoints: ['src/worker/main.ts'], outfile: 'dist/worker.js', platform: 'node', format: 'cjs' },
+    options: {
+      entryPoints: ['src/worker/main.ts'],
+      outfile: 'dist/worker.js',
+      platform: 'node',
+      format: 'cjs',
+    },
   },
   {
     name: 'cli',

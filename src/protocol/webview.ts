@@ -7,6 +7,20 @@
 
 export const gateHistoryViewType = 'skillopt.gateHistory';
 
+/** What produced a candidate: a training step, or one of the epoch-end stages. */
+export type CandidateOrigin = 'step' | 'slow_update' | 'meta_reflect';
+
+export function isCandidateOrigin(v: unknown): v is CandidateOrigin {
+  return v === 'step' || v === 'slow_update' || v === 'meta_reflect';
+}
+
+/** "step 3", "epoch 1 slow update", "epoch 1 meta reflection": how the UI names a candidate. */
+export function candidateName(origin: CandidateOrigin, step: number, epoch: number): string {
+  if (origin === 'slow_update') return `epoch ${epoch} slow update`;
+  if (origin === 'meta_reflect') return `epoch ${epoch} meta reflection`;
+  return `step ${step}`;
+}
+
 /** What happened to one edit of a step. */
 export type EditFate =
   'kept' | 'rejected-by-gate' | 'accepted-by-you' | 'rejected-by-you' | 'skipped' | 'pending';
@@ -29,7 +43,7 @@ export interface GateEditRow {
 export interface GateStepRow {
   step: number;
   epoch: number;
-  origin: 'step' | 'slow_update';
+  origin: CandidateOrigin;
   /** Gate action (`accept_new_best`, `accept`, `reject`, `force_accept`, `skip_no_patches`, ...) or `pending`. */
   action: string;
   candidateScore?: number;
@@ -74,7 +88,7 @@ export type HostMessage =
 /** webview → host */
 export type WebviewMessage =
   | { type: 'ready'; runId?: string }
-  | { type: 'openStep'; runId: string; step: number; origin: 'step' | 'slow_update' };
+  | { type: 'openStep'; runId: string; step: number; origin: CandidateOrigin };
 
 /** Persisted by the webview with `setState`; the serializer reads it back after a reload. */
 export interface GateHistoryState {
@@ -98,7 +112,7 @@ export function isWebviewMessage(v: unknown): v is WebviewMessage {
     typeof v.runId === 'string' &&
     typeof v.step === 'number' &&
     Number.isInteger(v.step) &&
-    (v.origin === 'step' || v.origin === 'slow_update')
+    isCandidateOrigin(v.origin)
   );
 }
 

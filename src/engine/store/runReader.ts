@@ -235,22 +235,9 @@ export function eventsFromRunFolder(dir: string): EngineEvent[] {
   }
   for (const e of run.epochs) {
     for (const r of e.steps) {
-      if (r.candidate_gate_score !== undefined && !r.action.startsWith('skip')) {
-        const prev = run.history.find((h) => h.step === r.step - 1);
-        events.push({
-          type: 'gate/verdict',
-          step: r.step,
-          epoch: r.epoch,
-          origin: 'step',
-          action: r.action,
-          candidateScore: r.candidate_gate_score,
-          currentScore: r.current_score,
-          bestScore: r.best_score,
-          ...(r.selection_hard !== undefined ? { selectionHard: r.selection_hard } : {}),
-          ...(r.selection_soft !== undefined ? { selectionSoft: r.selection_soft } : {}),
-          cacheHit: prev?.candidate_hash === r.candidate_hash,
-        });
-      }
+      const prev = run.history.find((h) => h.step === r.step - 1);
+      const verdict = verdictFromRecord(r, prev?.candidate_hash === r.candidate_hash);
+      if (verdict) events.push(verdict);
       events.push({ type: 'step/finished', record: r });
     }
     events.push({
@@ -271,4 +258,25 @@ export function eventsFromRunFolder(dir: string): EngineEvent[] {
     });
   }
   return events;
+}
+
+/** The gate verdict a step record implies; none for a skipped step or one that never reached the gate. */
+export function verdictFromRecord(
+  r: StepRecord,
+  cacheHit = false,
+): Extract<EngineEvent, { type: 'gate/verdict' }> | undefined {
+  if (r.candidate_gate_score === undefined || r.action.startsWith('skip')) return undefined;
+  return {
+    type: 'gate/verdict',
+    step: r.step,
+    epoch: r.epoch,
+    origin: 'step',
+    action: r.action,
+    candidateScore: r.candidate_gate_score,
+    currentScore: r.current_score,
+    bestScore: r.best_score,
+    ...(r.selection_hard !== undefined ? { selectionHard: r.selection_hard } : {}),
+    ...(r.selection_soft !== undefined ? { selectionSoft: r.selection_soft } : {}),
+    cacheHit,
+  };
 }

@@ -1,0 +1,223 @@
+/**
+ * "Evaluate Skill…": score any skill file on one split without training. The target model comes
+ * from the config, or the person picks a VS Code chat model instead. Results: overall and per task
+ * type, with the failing tasks' conversations one click away.
+ */
+import { existsSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import * as vscode from 'vscode';
+import { EngineRequests, type EvalParams, type EvalResult } from '../../protocol/engine';
+import { configFileName } from '../constants';
+import type { Ctx } from '../ctx';
+import { ensureLmAccess } from '../lm/lmBridge';
+import { formatScore } from '../runs/treeNodes';
+import { selectorFor } from './copilot';
+import { collectKeys } from './keys';
+import { requireTrust, showEngineError, withProgress, isMarkdownFile } from './shared';
+
+export type EvalSplit = EvalParams['split'];
+
+export interface EvaluateOptions {
+  skillPath?: string;
+  configPath?: string;
+  split?: EvalSplit;
+  /** A vscode-lm selector for the target; absent = the config's target model. */
+  lmModel?: string;
+}
+
+const splits: ReadonlyArray<{ id: EvalSplit; detail: string }> = [
+  { id: 'test', detail: 'Held-out tasks never seen in training' },
+  { id: 'val', detail: 'Selection tasks (what the gate scores)' },
+  { id: 'train', detail: 'Training tasks' },
+  { id: 'all', detail: 'Every task' },
+];
+
+function timestamp(): string {
+  return new Date().toISOString().replace(/[-:]/g, '').replace('T', '_').replace(/\..*$/, '');
+}
+
+async function pickSkill(ctx: Ctx): Promise<string | undefined> {
+  type Item = vscode.QuickPickItem & { path: string };
+  const items: Item[] = [];
+  const active = vscode.window.activeTextEditor?.document;
+  if (active && isMarkdownFile(active.uri)) {
+    items.push({ label: basename(active.uri.fsPath), description: 'active editor', path: active.uri.fsPath });
+  }
+  for (const run of ctx.runs.list()) {
+    const best = join(run.dir, 'best_skill.md');
+    if (existsSync(best)) items.push({ label: 'best_skill.md', description: `run ${run.name}`, path: best });
+  }
+  const files = await vscode.workspace.findFiles('**/*.md', '**/{node_modules,.skillopt,.git}/**', 200);
+  for (const f of files) {
+    if (items.some((i) => i.path === f.fsPath)) continue;
+    items.push({
+      label: basename(f.fsPath),
+      description: vscode.workspace.asRelativePath(dirname(f.fsPath)),
+      path: f.fsPath,
+    });
+  }
+  const pick = await vscode.window.showQuickPick(items, {
+    title: 'SkillOpt: Evaluate Skill (1/3)',
+    placeHolder: 'Skill file to score',
+  });
+  return pick?.path;
+}
+
+async function pickConfig(ctx: Ctx, skillPath: string): Promise<string | undefined> {
+  const beside = join(dirname(skillPath), configFileName);
+  if (existsSync(beside)) return beside;
+  const run = ctx.runs.list().find((r) => skillPath.startsWith(r.dir));
+  const origin = run ? ctx.runs.origin(run.dir) : undefined;
+  if (origin && existsSync(origin.configPath)) return origin.configPath;
+  const configs = await vscode.workspace.findFiles('**/skillopt*.{yaml,yml}', '**/node_modules/**', 50);
+  if (configs.length === 0) {
+    void vscode.window.showErrorMessage(
+      'SkillOpt: evaluating needs a skillopt.yaml that names the tasks and the scorer. Run "SkillOpt: Optimize This Skill" on a skill to create one.',
+    );
+    return undefined;
+  }
+  if (configs.length === 1) return configs[0]?.fsPath;
+  const pick = await vscode.window.showQuickPick(
+    configs.map((c) => ({ label: vscode.workspace.asRelativePath(c), path: c.fsPath })),
+    { placeHolder: 'Config with the tasks and the scorer' },
+  );
+  return pick?.path;
+}
+
+async function pickSplitAndModel(): Promise<{ split: EvalSplit; lmModel?: string } | undefined> {
+  const split = await vscode.window.showQuickPick(
+    splits.map((s) => ({ label: s.id, detail: s.detail })),
+    { title: 'SkillOpt: Evaluate Skill (2/3)', placeHolder: 'Which tasks' },
+  );
+  if (!split) return undefined;
+  type Item = vscode.QuickPickItem & { selector?: string };
+  const models = await vscode.lm.selectChatModels();
+  const items: Item[] = [
+    { label: 'Target model from the config', description: 'as training uses it' },
+    ...models.map((m) => ({
+      label: m.name,
+      description: `VS Code model · ${m.vendor}/${m.family}`,
+      selector: selectorFor(m),
+    })),
+  ];
+  const model = await vscode.window.showQuickPick(items, {
+    title: 'SkillOpt: Evaluate Skill (3/3)',
+    placeHolder: 'Which model answers',
+  });
+  if (!model) return undefined;
+  return { split: split.label, ...(model.selector ? { lmModel: model.selector } : {}) };
+}
+
+/** Returns the scores, or undefined when cancelled or refused. */
+export async function evaluateSkill(ctx: Ctx, arg?: unknown): Promise<EvalResult | undefined> {
+  if (!requireTrust('evaluate a skill')) return undefined;
+  const opts: EvaluateOptions =
+    typeof arg === 'object' && arg !== null && !(arg instanceof vscode.Uri) ? arg : {};
+  const skillPath = opts.skillPath ?? (arg instanceof vscode.Uri ? arg.fsPath : await pickSkill(ctx));
+  if (!skillPath) return undefined;
+  const configPath = opts.configPath ?? (await pickConfig(ctx, skillPath));
+  if (!configPath) return undefined;
+  const choice = opts.split
+    ? { split: opts.split, ...(opts.lmModel ? { lmModel: opts.lmModel } : {}) }
+    : await pickSplitAndModel();
+  if (!choice) return undefined;
+  const overrides = choice.lmModel
+    ? ['model.target_backend=vscode-lm', `model.target=${choice.lmModel}`]
+    : [];
+  const params: EvalParams = {
+    configPath,
+    skillPath,
+    split: choice.split,
+    overrides,
+    keys: await collectKeys(ctx),
+    outDir: join(
+      dirname(configPath),
+      '.skillopt',
+      'evals',
+      `${basename(skillPath, '.md')}_${choice.split}_${timestamp()}`,
+    ),
+  };
+  try {
+    if (choice.lmModel) {
+      await ensureLmAccess(
+        ctx,
+        choice.lmModel,
+        'SkillOpt sends the skill and the evaluation tasks to this model to score the skill.',
+      );
+    }
+    const engine = await ctx.engine();
+    const result = await withProgress(
+      `SkillOpt: evaluating ${basename(skillPath)} on ${choice.split}…`,
+      (token) => engine.request(EngineRequests.evaluate, params, { token, timeoutMs: 0 }),
+    );
+    ctx.log.info(
+      `[eval] ${skillPath} on ${result.split}: hard ${result.hard}, soft ${result.soft}, ${result.n_items} tasks`,
+    );
+    void showEvalResult(result, skillPath);
+    return result;
+  } catch (err) {
+    await showEngineError(ctx, `cannot evaluate ${basename(skillPath)}`, err);
+    return undefined;
+  }
+}
+
+/** Task id → folder name, as the engine's rollout writer (engine/train/rollout.ts safeSegment) makes it. */
+function safeSegment(id: string): string {
+  return id.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 120) || '_';
+}
+
+/** Where eval-only wrote the conversation of one task. */
+export function conversationPath(result: EvalResult, taskId: string): string {
+  return join(
+    result.out_dir,
+    `eval_${result.split}`,
+    'predictions',
+    safeSegment(taskId),
+    'conversation.json',
+  );
+}
+
+export function evalReport(result: EvalResult, skillPath: string): string {
+  const lines = [
+    `# SkillOpt evaluation: ${basename(skillPath)}`,
+    '',
+    `- Skill: ${skillPath}`,
+    `- Split: ${result.split} (${result.n_items} tasks)`,
+    `- Hard score: ${formatScore(result.hard)} · soft score: ${formatScore(result.soft)}`,
+    `- Files: ${result.out_dir}`,
+    '',
+    '| task type | tasks | hard | soft |',
+    '| --- | ---: | ---: | ---: |',
+    ...Object.entries(result.by_type)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([type, s]) => `| ${type} | ${s.total} | ${formatScore(s.hard)} | ${formatScore(s.soft)} |`),
+    '',
+    `## Failing tasks (${result.failing.length})`,
+    '',
+    ...result.failing.map((id) => `- [${id}](${vscode.Uri.file(conversationPath(result, id)).toString()})`),
+    '',
+  ];
+  return lines.join('\n');
+}
+
+async function showEvalResult(result: EvalResult, skillPath: string): Promise<void> {
+  const failing = result.failing.length;
+  const buttons = ['Show Report', ...(failing ? [`Failing Tasks (${failing})`] : [])];
+  const choice = await vscode.window.showInformationMessage(
+    `SkillOpt: ${basename(skillPath)} scores ${formatScore(result.hard)} on ${result.split} (${result.n_items} tasks, soft ${formatScore(result.soft)}).`,
+    ...buttons,
+  );
+  if (choice === 'Show Report') {
+    const doc = await vscode.workspace.openTextDocument({
+      language: 'markdown',
+      content: evalReport(result, skillPath),
+    });
+    await vscode.window.showTextDocument(doc, { preview: true });
+  } else if (choice?.startsWith('Failing')) {
+    const pick = await vscode.window.showQuickPick(
+      result.failing.map((id) => ({ label: id, path: conversationPath(result, id) })),
+      { placeHolder: 'Open the conversation of a failing task' },
+    );
+    if (pick && existsSync(pick.path)) await vscode.window.showTextDocument(vscode.Uri.file(pick.path));
+  }
+}

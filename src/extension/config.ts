@@ -1,0 +1,66 @@
+/**
+ * Typed access to the `skillopt.*` settings. Every value read from settings is checked before use,
+ * because settings.json is hand-edited. Which settings apply when:
+ * - runsFolders: rescans the Runs tree at once.
+ * - reviewMode, copilotModel: the next run or request.
+ * - engine.*: the next start of the engine process.
+ */
+import * as vscode from 'vscode';
+import type { SkillOptConfig } from '../engine/config/schema';
+
+export type ReviewMode = SkillOptConfig['review']['mode'];
+
+// Spelled out (not imported) so the extension bundle does not pull in the config schema and zod.
+const reviewModes: readonly ReviewMode[] = ['auto', 'gate-then-human', 'human-first'];
+
+export const SettingKeys = {
+  runsFolders: 'runsFolders',
+  reviewMode: 'reviewMode',
+  copilotModel: 'copilotModel',
+  requestTimeout: 'engine.requestTimeoutSeconds',
+  inspectPort: 'engine.inspectPort',
+} as const;
+
+/** Settings that only take effect after a rescan of the run folders. */
+export const rescanSettings = [SettingKeys.runsFolders];
+
+function section(): vscode.WorkspaceConfiguration {
+  return vscode.workspace.getConfiguration('skillopt');
+}
+
+/** Extra folders (absolute, or relative to the first workspace folder) that hold run folders. */
+export function runsFolders(): string[] {
+  const v = section().get<unknown>(SettingKeys.runsFolders);
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x.trim() !== '') : [];
+}
+
+/** The review mode to force on new runs, or undefined to keep the config's `review.mode`. */
+export function reviewModeOverride(): ReviewMode | undefined {
+  const v = section().get<unknown>(SettingKeys.reviewMode);
+  return (reviewModes as readonly unknown[]).includes(v) ? (v as ReviewMode) : undefined;
+}
+
+/** The model picked with "Select Copilot Model" (a vscode-lm selector string), or ''. */
+export function copilotModel(): string {
+  const v = section().get<unknown>(SettingKeys.copilotModel);
+  return typeof v === 'string' ? v.trim() : '';
+}
+
+export async function setCopilotModel(selector: string): Promise<void> {
+  const target = vscode.workspace.workspaceFolders?.length
+    ? vscode.ConfigurationTarget.Workspace
+    : vscode.ConfigurationTarget.Global;
+  await section().update(SettingKeys.copilotModel, selector, target);
+}
+
+/** Default deadline of a request to the engine (long runs report through events instead). */
+export function requestTimeoutMs(): number {
+  const v = section().get<unknown>(SettingKeys.requestTimeout);
+  return typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.round(v * 1000) : 60_000;
+}
+
+/** Port of the engine's Node inspector when the extension runs in development mode. */
+export function inspectPort(): number {
+  const v = section().get<unknown>(SettingKeys.inspectPort);
+  return typeof v === 'number' && Number.isInteger(v) && v > 0 && v < 65536 ? v : 6019;
+}

@@ -1,0 +1,61 @@
+/**
+ * Identifiers the manifest (package.json) and the code must agree on: command ids, the view id,
+ * context keys, setting keys and storage keys. One place, so a rename cannot miss a side.
+ */
+
+/** Commands contributed in package.json; the palette shows the ones without `when: false`. */
+export const Commands = {
+  optimizeSkill: 'skillopt.optimizeSkill',
+  evaluateSkill: 'skillopt.evaluateSkill',
+  stopRun: 'skillopt.stopRun',
+  resumeRun: 'skillopt.resumeRun',
+  openRunFolder: 'skillopt.openRunFolder',
+  applyBestSkill: 'skillopt.applyBestSkill',
+  setApiKey: 'skillopt.setApiKey',
+  selectCopilotModel: 'skillopt.selectCopilotModel',
+  refreshRuns: 'skillopt.refreshRuns',
+  showLog: 'skillopt.showLog',
+  // Reached from the Runs tree and the status bar only.
+  revealRun: 'skillopt.revealRun',
+  openStepDiff: 'skillopt.openStepDiff',
+  openArtifact: 'skillopt.openArtifact',
+} as const;
+
+export type CommandId = (typeof Commands)[keyof typeof Commands];
+
+export const viewContainerId = 'skillopt';
+export const runsViewId = 'skillopt.runs';
+
+/** Context keys for `when` clauses. */
+export const ContextKeys = {
+  /** At least one run is training in the engine right now. */
+  runActive: 'skillopt:runActive',
+  /** The workspace is untrusted: only browsing runs is possible. */
+  limited: 'skillopt:limited',
+} as const;
+
+/** `contextValue` of tree items, matched by `viewItem == ...` in menus. */
+export const TreeItemContext = {
+  runLive: 'skillopt.run.live',
+  runResumable: 'skillopt.run.resumable',
+  runFinished: 'skillopt.run.finished',
+  runOther: 'skillopt.run',
+  epoch: 'skillopt.epoch',
+  step: 'skillopt.step',
+  artifact: 'skillopt.artifact',
+  message: 'skillopt.message',
+} as const;
+
+/** Providers whose API keys live in SecretStorage (the engine's ProviderKeys). */
+export const keyProviders = ['openai', 'azure_openai', 'anthropic'] as const;
+export type KeyProvider = (typeof keyProviders)[number];
+
+export function secretKey(provider: KeyProvider): string {
+  return `skillopt.apiKey.${provider}`;
+}
+
+/** workspaceState: run folder → the config (and skill) it was started from, for Resume. */
+export const runOriginsStateKey = 'skillopt.runOrigins';
+
+/** The config file the guided setup writes and Optimize This Skill looks for beside a skill. */
+export const configFileName = 'skillopt.yaml';

@@ -1,0 +1,292 @@
+/**
+ * Review commands. CodeLens and editor-title buttons address a review by document and session key
+ * and an edit by its stable id, never by position. Commands without arguments act on the review
+ * in the active editor.
+ */
+import * as vscode from 'vscode';
+import type { EngineEvent } from '../../engine/events';
+import { isCandidateOrigin } from '../../protocol/webview';
+import type { Ctx } from '../ctx';
+import { openCandidateDiff, parseCandidateUri } from './candidateContent';
+import type { ReviewController, RunHints, TrackedSession } from './controller';
+import { runIdOf } from './runArgs';
+import { listCandidates, type Origin } from './runFiles';
+import { isReviewMode } from './session';
+import type { EditArgs, ReviewView } from './view';
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function editArgs(v: unknown): EditArgs | undefined {
+  if (!isObject(v) || typeof v.uri !== 'string' || typeof v.key !== 'string') return undefined;
+  return {
+    uri: v.uri,
+    key: v.key,
+    ...(typeof v.editId === 'string' ? { editId: v.editId } : {}),
+    ...(typeof v.reason === 'string' ? { reason: v.reason } : {}),
+  };
+}
+
+/** Optional run hints carried by internal calls. */
+function hintsOf(v: Record<string, unknown>): RunHints {
+  return {
+    ...(typeof v.runDir === 'string' ? { runDir: v.runDir } : {}),
+    ...(isReviewMode(v.mode) ? { mode: v.mode } : {}),
+    ...(typeof v.live === 'boolean' ? { live: v.live } : {}),
+    ...(typeof v.skillPath === 'string' ? { skillPath: v.skillPath } : {}),
+  };
+}
+
+function originOf(v: unknown): Origin {
+  return isCandidateOrigin(v) ? v : 'step';
+}
+
+/** Asks why; undefined means the person cancelled the rejection, '' means no reason. */
+async function askReason(title: string, given?: string): Promise<string | undefined> {
+  if (given !== undefined) return given.trim();
+  const reason = await vscode.window.showInputBox({
+    title,
+    prompt: 'Why? Optional: the optimizer reads it with the rejected edits. Press Escape to keep the edit.',
+    placeHolder: 'e.g. makes every answer longer',
+  });
+  return reason === undefined ? undefined : reason.trim();
+}
+
+export function registerReviewCommands(ctx: Ctx, controller: ReviewController, view: ReviewView): void {
+  const sessionOf = (arg: unknown): TrackedSession | undefined => {
+    const a = editArgs(arg);
+    if (a) {
+      const t = controller.sessionFor(vscode.Uri.parse(a.uri));
+      if (!t || t.session.key !== a.key) {
+        void vscode.window.showInformationMessage(
+          'SkillOpt: that review has been replaced by a newer candidate.',
+        );
+        return undefined;
+      }
+      return t;
+    }
+    const editor = vscode.window.activeTextEditor;
+    if (arg instanceof vscode.Uri) {
+      const p = parseCandidateUri(arg);
+      if (p)
+        return (
+          controller.findByRun(p.runId ?? p.runDir, p.step, p.origin) ??
+          controller.findByRun(p.runDir, p.step, p.origin)
+        );
+      return controller.sessionFor(arg);
+    }
+    return editor ? controller.sessionFor(editor.document.uri) : undefined;
+  };
+
+  const noReview = (): void =>
+    void vscode.window.showInformationMessage('SkillOpt: there is no candidate under review in this editor.');
+
+  const register = (id: string, fn: (...args: unknown[]) => unknown): void => {
+    ctx.pushExtCleanup(vscode.commands.registerCommand(id, fn));
+  };
+
+  register('skillopt.review.acceptEdit', async (arg: unknown) => {
+    const t = sessionOf(arg);
+    const id = editArgs(arg)?.editId;
+    if (!t || !id) return noReview();
+    await controller.transition(t, (s) => s.decide([id], true));
+    return t.session.owners.get(id)?.fate;
+  });
+
+  register('skillopt.review.rejectEdit', async (arg: unknown) => {
+    const t = sessionOf(arg);
+    const a = editArgs(arg);
+    if (!t || !a?.editId) return noReview();
+    const reason = await askReason('Reject this edit', a.reason);
+    if (reason === undefined) return undefined;
+    const id = a.editId;
+    await controller.transition(t, (s) => s.decide([id], false, reason || undefined));
+    return t.session.owners.get(id)?.fate;
+  });
+
+  /** The review a whole-candidate command means: its argument's, or the step a diff view shows. */
+  const wholeCandidateTarget = async (arg: unknown) => {
+    const fromDiff = arg instanceof vscode.Uri ? parseCandidateUri(arg) : undefined;
+    let t = sessionOf(arg);
+    if (!t && fromDiff) {
+      t = await controller.openFromFolder(
+        fromDiff.runId ?? fromDiff.runDir,
+        fromDiff.runDir,
+        fromDiff.step,
+        fromDiff.origin,
+      );
+    }
+    return { t, fromDiff };
+  };
+
+  /** Accept All / Accept Candidate / Accept Anyway: the whole candidate, whatever the phase. */
+  const acceptWhole = async (arg: unknown): Promise<string | undefined> => {
+    const { t, fromDiff } = await wholeCandidateTarget(arg);
+    if (!t) {
+      noReview();
+      return undefined;
+    }
+    await controller.transition(t, (s) => s.acceptCandidate(fromDiff !== undefined));
+    if (fromDiff) await vscode.window.showTextDocument(t.uri, { preview: false });
+    return t.session.phase;
+  };
+
+  const rejectWhole = async (arg: unknown): Promise<string | undefined> => {
+    const { t, fromDiff } = await wholeCandidateTarget(arg);
+    if (!t) {
+      noReview();
+      return undefined;
+    }
+    const title = t.session.phase === 'verdict' ? 'Revert this candidate' : 'Reject this candidate';
+    const reason = await askReason(title, editArgs(arg)?.reason);
+    if (reason === undefined) return undefined;
+    await controller.transition(t, (s) => s.rejectCandidate(reason || undefined, fromDiff !== undefined));
+    return t.session.phase;
+  };
+
+  register('skillopt.review.acceptAll', acceptWhole);
+  register('skillopt.review.rejectAll', rejectWhole);
+  register('skillopt.review.acceptCandidate', acceptWhole);
+  register('skillopt.review.rejectCandidate', rejectWhole);
+
+  register('skillopt.review.dismiss', (arg: unknown) => {
+    const t = sessionOf(arg);
+    if (t) controller.dismiss(t);
+  });
+
+  register('skillopt.review.openDiff', async (arg: unknown) => {
+    const direct = isObject(arg) && typeof arg.step === 'number' ? arg : undefined;
+    if (direct) {
+      const runId = runIdOf(direct);
+      const runDir =
+        typeof direct.runDir === 'string'
+          ? direct.runDir
+          : runId
+            ? (ctx.runs.get(runId)?.dir ?? runId)
+            : undefined;
+      if (!runDir) return;
+      await openCandidateDiff({
+        runDir,
+        step: direct.step as number,
+        origin: originOf(direct.origin),
+        ...(runId ? { runId } : {}),
+      });
+      return;
+    }
+    const t = sessionOf(arg);
+    if (!t?.session.init.runDir) return noReview();
+    const { init } = t.session;
+    await openCandidateDiff(
+      { runDir: init.runDir ?? init.runId, step: init.step, origin: init.origin, runId: init.runId },
+      t.fileName,
+    );
+  });
+
+  register('skillopt.review.openCandidate', async (arg: unknown) => {
+    const a = isObject(arg) ? arg : {};
+    const runId = runIdOf(a) ?? (await pickRun(ctx));
+    if (!runId) return undefined;
+    const runDir = typeof a.runDir === 'string' ? a.runDir : (ctx.runs.get(runId)?.dir ?? runId);
+    let step = typeof a.step === 'number' ? a.step : undefined;
+    let origin = originOf(a.origin);
+    if (step === undefined) {
+      const picked = await pickStep(runDir);
+      if (!picked) return undefined;
+      step = picked.step;
+      origin = picked.origin;
+    }
+    const t = await controller.openFromFolder(runId, runDir, step, origin, hintsOf(a));
+    return t ? t.session.key : undefined;
+  });
+
+  // Internal: feeds one engine event through the same path as the live run events (used to
+  // replay runs and by the integration tests); hints say which skill, mode and liveness to assume.
+  register('skillopt.review.handleEvent', async (arg: unknown) => {
+    if (
+      !isObject(arg) ||
+      typeof arg.runId !== 'string' ||
+      !isObject(arg.event) ||
+      typeof arg.event.type !== 'string'
+    ) {
+      return false;
+    }
+    controller.setHints(arg.runId, hintsOf(arg));
+    await controller.handleEvent(arg.runId, arg.event as unknown as EngineEvent);
+    return true;
+  });
+
+  // Internal: the reviews as plain data, for tests and bug reports.
+  register('skillopt.review.inspect', (arg: unknown) => {
+    const uri = typeof arg === 'string' ? arg : undefined;
+    return controller
+      .all()
+      .filter((t) => !uri || t.uri.toString() === uri)
+      .map((t) => {
+        const s = t.session;
+        return {
+          uri: t.uri.toString(),
+          key: s.key,
+          runId: s.init.runId,
+          step: s.init.step,
+          origin: s.init.origin,
+          mode: s.init.mode,
+          live: s.init.live,
+          phase: s.phase,
+          waiting: s.waiting,
+          perEdit: s.perEdit,
+          verdict: s.verdict,
+          owners: s.ownerList().map((o) => ({
+            id: o.id,
+            fate: o.fate,
+            ...(o.decidedBy ? { decidedBy: o.decidedBy } : {}),
+            ...(o.reason ? { reason: o.reason } : {}),
+            line: s.ownerLine(o.id),
+          })),
+          segments: s.allSegments().map((g) => ({
+            owner: g.owner,
+            kind: g.kind,
+            start: g.start,
+            lines: g.lines.length,
+            present: g.present,
+          })),
+          drawn: view.drawn.get(t.uri.toString()),
+          sent: t.sent,
+        };
+      });
+  });
+}
+
+async function pickRun(ctx: Ctx): Promise<string | undefined> {
+  const runs = ctx.runs.list();
+  if (runs.length === 0) {
+    void vscode.window.showInformationMessage('SkillOpt: no runs in this workspace yet.');
+    return undefined;
+  }
+  const pick = await vscode.window.showQuickPick(
+    runs.map((r) => ({ label: r.name, description: r.status, detail: r.dir, runId: runIdOf(r) ?? r.dir })),
+    { title: 'Review a step candidate', placeHolder: 'Pick a run' },
+  );
+  return pick?.runId;
+}
+
+async function pickStep(runDir: string): Promise<{ step: number; origin: Origin } | undefined> {
+  const list = listCandidates(runDir);
+  if (list.length === 0) {
+    void vscode.window.showInformationMessage('SkillOpt: this run has no candidates yet.');
+    return undefined;
+  }
+  const pick = await vscode.window.showQuickPick(
+    list.map((c) => ({
+      label:
+        c.origin === 'step'
+          ? `Step ${c.step}`
+          : `Epoch ${c.epoch} ${c.origin === 'slow_update' ? 'slow update' : 'meta reflection'}`,
+      description: c.action.replace(/_/g, ' '),
+      step: c.step,
+      origin: c.origin,
+    })),
+    { title: 'Review a step candidate', placeHolder: 'Pick a step' },
+  );
+  return pick ? { step: pick.step, origin: pick.origin } : undefined;
+}

@@ -1,0 +1,479 @@
+/**
+ * The review of one candidate on one document, as a pure state machine: which edit is pending,
+ * accepted or rejected (and by whom), which of its lines are in the document, and what the next
+ * transition must do to the text (line operations) and tell the engine (a decision). The
+ * controller turns line operations into one undoable WorkspaceEdit and sends the decision.
+ */
+import type { CandidateEdit, CandidateHunk } from '../../engine/events';
+import { skillHash } from '../../engine/skill/document';
+import type { DecideParams } from '../../protocol/engine';
+import type { CandidateOrigin } from '../../protocol/webview';
+import {
+  candidateChanges,
+  isHunkOwner,
+  ownersOf,
+  placeChanges,
+  placeOnCandidate,
+  splitLines,
+  type Change,
+  type PlacedChange,
+} from './layout';
+import { shiftBlock, type TextChange } from './tracking';
+
+export const reviewModes = ['auto', 'gate-then-human', 'human-first'] as const;
+export type ReviewMode = (typeof reviewModes)[number];
+
+export function isReviewMode(v: unknown): v is ReviewMode {
+  return typeof v === 'string' && (reviewModes as readonly string[]).includes(v);
+}
+
+/** pending: not decided; conflict: the open document lost its lines; invalidated: the person typed across them. */
+export type Fate = 'pending' | 'accepted' | 'rejected' | 'conflict' | 'skipped' | 'invalidated';
+export type Decider = 'gate' | 'person';
+
+/**
+ * awaiting-gate: the document is untouched until the verdict; review: the person decides per edit;
+ * verdict: the gate decided and the person may overrule; done: nothing left to show.
+ */
+export type Phase = 'awaiting-gate' | 'review' | 'verdict' | 'done';
+
+export interface OwnerState {
+  /** Edit id, or `hunk:<id>` for lines no edit explains. */
+  id: string;
+  edit?: CandidateEdit;
+  fate: Fate;
+  decidedBy?: Decider;
+  reason?: string;
+}
+
+export interface Segment {
+  owner: string;
+  kind: 'removed' | 'added';
+  lines: string[];
+  /** First document line when present; the anchor (the point before this line) when absent. */
+  start: number;
+  present: boolean;
+}
+
+export type LineOp =
+  { kind: 'delete'; start: number; count: number } | { kind: 'insert'; at: number; lines: string[] };
+
+export interface Verdict {
+  accepted: boolean;
+  action: string;
+  candidateScore: number;
+  currentScore: number;
+  bestScore: number;
+}
+
+export interface Transition {
+  ops: LineOp[];
+  /** Set when the engine must hear about it (live runs only). */
+  send?: DecideParams;
+}
+
+export interface SessionInit {
+  runId: string;
+  runDir?: string;
+  step: number;
+  epoch: number;
+  origin: CandidateOrigin;
+  mode: ReviewMode;
+  /** The run is still going, so decisions are sent to the engine. */
+  live: boolean;
+  edits: CandidateEdit[];
+  hunks: CandidateHunk[];
+  previousText: string;
+  candidateText: string;
+  docText: string;
+  candidatePath?: string;
+  /**
+   * The person opened a finished step to review it: decide now, whatever the mode (the gate's
+   * verdict is history; a live run hears the outcome as an overrule).
+   */
+  reviewNow?: boolean;
+}
+
+export function isAcceptAction(action: string): boolean {
+  return action.startsWith('accept') || action === 'force_accept' || action === 'promote';
+}
+
+const ownsLines = (s: Segment): boolean => s.present && s.lines.length > 0;
+
+export class ReviewSession {
+  readonly owners = new Map<string, OwnerState>();
+  /** Document order; a change's removed segment comes right before its added segment. */
+  private segments: Segment[] = [];
+  phase: Phase = 'review';
+  verdict: Verdict | undefined;
+  /** The gate's scores when the engine asked after the gate accepted (gate-then-human). */
+  gateScores: { candidateScore: number; currentScore: number } | undefined;
+  /** The document already held the candidate when the review opened. */
+  readonly startedOnCandidate: boolean;
+  /** The engine is paused until the person answers (it asked with `review/requested`). */
+  waiting = false;
+
+  private constructor(
+    readonly init: SessionInit,
+    placed: PlacedChange[],
+    conflicts: Change[],
+    onCandidate: boolean,
+  ) {
+    this.startedOnCandidate = onCandidate;
+    const changes = [...placed, ...conflicts].sort((a, b) => a.at - b.at);
+    for (const id of ownersOf(changes)) {
+      const edit = init.edits.find((e) => e.id === id);
+      this.owners.set(id, { id, fate: 'pending', ...(edit ? { edit } : {}) });
+    }
+    for (const e of init.edits) {
+      if (!this.owners.has(e.id)) this.owners.set(e.id, { id: e.id, edit: e, fate: 'skipped' });
+    }
+    for (const c of conflicts) {
+      const o = this.owners.get(c.owner);
+      if (o) o.fate = 'conflict';
+    }
+    for (const c of placed) {
+      const o = this.owners.get(c.owner);
+      // An owner with one unplaceable change cannot be applied piecemeal.
+      if (o?.fate === 'conflict') continue;
+      const removedStart = c.docAt;
+      this.segments.push({
+        owner: c.owner,
+        kind: 'removed',
+        lines: c.removed,
+        start: removedStart,
+        present: !onCandidate,
+      });
+      this.segments.push({
+        owner: c.owner,
+        kind: 'added',
+        lines: c.added,
+        start: onCandidate ? removedStart : removedStart + c.removed.length,
+        present: onCandidate,
+      });
+    }
+  }
+
+  /** Lays the candidate's changes onto the document the person has open. */
+  static create(init: SessionInit): ReviewSession {
+    const changes = candidateChanges(init.previousText, init.candidateText, init.hunks, init.edits);
+    const doc = init.docText.replace(/\r\n/g, '\n');
+    const onCandidate =
+      changes.length > 0 && skillHash(doc) === skillHash(init.candidateText.replace(/\r\n/g, '\n'));
+    if (onCandidate) {
+      const session = new ReviewSession(init, placeOnCandidate(changes), [], true);
+      for (const o of session.owners.values()) if (o.fate === 'pending') o.fate = 'accepted';
+      session.phase = init.live ? 'awaiting-gate' : 'done';
+      return session;
+    }
+    const { placed, conflicts } = placeChanges(init.previousText, doc, changes);
+    return new ReviewSession(init, placed, conflicts, false);
+  }
+
+  /**
+   * Whether the person decides edit by edit. In a live gate-then-human run the gate judged the
+   * candidate as a whole and the engine takes or drops it whole, so the choice is per candidate.
+   */
+  get perEdit(): boolean {
+    return !(this.init.live && this.init.mode === 'gate-then-human' && !this.init.reviewNow);
+  }
+
+  get key(): string {
+    return `${this.init.runId}\u0000${this.init.origin}\u0000${this.init.step}`;
+  }
+
+  ownerList(): OwnerState[] {
+    return [...this.owners.values()];
+  }
+
+  /** Owners the document can show, in document order. */
+  placedOwners(): string[] {
+    return [...new Set(this.segments.map((s) => s.owner))];
+  }
+
+  withFate(fate: Fate): string[] {
+    return this.ownerList()
+      .filter((o) => o.fate === fate)
+      .map((o) => o.id);
+  }
+
+  segmentsOf(owner: string): Segment[] {
+    return this.segments.filter((s) => s.owner === owner);
+  }
+
+  allSegments(): readonly Segment[] {
+    return this.segments;
+  }
+
+  /** First line the owner occupies in the document, or its anchor when none of its lines are there. */
+  ownerLine(owner: string): number | undefined {
+    const segs = this.segmentsOf(owner);
+    const present = segs.find(ownsLines);
+    return present?.start ?? segs[0]?.start;
+  }
+
+  /** Opens the review according to the mode; returns what to do to the document. */
+  begin(): Transition {
+    if (this.phase === 'done' || this.phase === 'awaiting-gate') return { ops: [] };
+    const { live, mode, reviewNow } = this.init;
+    if (live && mode !== 'human-first' && !reviewNow) {
+      this.phase = 'awaiting-gate';
+      return { ops: [] };
+    }
+    this.phase = 'review';
+    return { ops: this.toggle(this.withFate('pending'), { removed: true, added: true }) };
+  }
+
+  /**
+   * The gate's verdict on this candidate. In auto mode it decides; a gate-then-human engine asks
+   * the person first (`onReviewRequested`), so a verdict that arrives while still awaiting the
+   * gate means nobody was asked and it is final there too.
+   */
+  onVerdict(v: Verdict): Transition {
+    this.verdict = v;
+    if (this.phase !== 'awaiting-gate') return { ops: [] };
+    this.waiting = false;
+    if (this.init.mode === 'human-first') {
+      const kept = this.ownerList().filter((o) => o.fate === 'accepted' && o.decidedBy === 'person');
+      this.phase = 'verdict';
+      if (v.accepted) return { ops: [] };
+      const ids = kept.map((o) => o.id);
+      for (const o of kept) this.setFate(o.id, 'rejected', 'gate');
+      return { ops: this.toggle(ids, { removed: true, added: false }) };
+    }
+    const pending = this.withFate('pending');
+    this.phase = 'verdict';
+    if (!v.accepted) {
+      for (const id of pending) this.setFate(id, 'rejected', 'gate');
+      return { ops: [] };
+    }
+    for (const id of pending) this.setFate(id, 'accepted', 'gate');
+    return { ops: this.toggle(pending, { removed: false, added: true }) };
+  }
+
+  /** The engine paused and asks the person (after the gate accepted, or before the gate runs). */
+  onReviewRequested(
+    phase: 'before_gate' | 'after_gate',
+    scores?: { candidateScore?: number; currentScore?: number },
+  ): Transition {
+    if (this.phase === 'done' || this.phase === 'verdict') return { ops: [] };
+    this.waiting = true;
+    if (phase === 'after_gate' && scores?.candidateScore !== undefined) {
+      this.gateScores = {
+        candidateScore: scores.candidateScore,
+        currentScore: scores.currentScore ?? scores.candidateScore,
+      };
+    }
+    if (this.phase === 'review') return { ops: [] };
+    this.phase = 'review';
+    return { ops: this.toggle(this.withFate('pending'), { removed: true, added: true }) };
+  }
+
+  /** The person accepts or rejects some edits during the review. */
+  decide(ids: readonly string[], accept: boolean, reason?: string): Transition {
+    if (!this.perEdit) return { ops: [] };
+    return this.decideOwners(ids, accept, reason);
+  }
+
+  private decideOwners(ids: readonly string[], accept: boolean, reason?: string): Transition {
+    if (this.phase !== 'review') return { ops: [] };
+    const pending = ids.filter((id) => this.owners.get(id)?.fate === 'pending' && this.isPlaced(id));
+    for (const id of pending)
+      this.setFate(id, accept ? 'accepted' : 'rejected', 'person', accept ? undefined : reason);
+    const ops = this.toggle(pending, { removed: !accept, added: accept });
+    if (this.placedOwners().some((id) => this.owners.get(id)?.fate === 'pending')) return { ops };
+    return { ops, ...this.complete(reason) };
+  }
+
+  /**
+   * Candidate-level accept: the person's overrule of a gate rejection, Accept All, or Accept
+   * Candidate in the diff view (`seenAll`: the person saw every edit, placeable or not).
+   */
+  acceptCandidate(seenAll = false): Transition {
+    return this.wholeCandidate(true, seenAll);
+  }
+
+  rejectCandidate(reason?: string, seenAll = false): Transition {
+    return this.wholeCandidate(false, seenAll, reason);
+  }
+
+  /** Stops showing the candidate; the document keeps whatever it has. */
+  dismiss(): void {
+    this.phase = 'done';
+  }
+
+  /** The person typed: move the blocks, and drop the edits whose lines they rewrote. */
+  applyTextChange(change: TextChange): string[] {
+    const lost = new Set<string>();
+    const next: Segment[] = [];
+    for (const seg of this.segments) {
+      const fate = shiftBlock({ start: seg.start, length: ownsLines(seg) ? seg.lines.length : 0 }, change);
+      if (fate.kind !== 'keep') {
+        lost.add(seg.owner);
+        continue;
+      }
+      const grew = ownsLines(seg) ? fate.block.length - seg.lines.length : 0;
+      next.push({
+        ...seg,
+        start: fate.block.start,
+        // Typing inside a block changes its lines; keep the count right for later deletions.
+        lines: grew === 0 ? seg.lines : resize(seg.lines, fate.block.length),
+      });
+    }
+    this.segments = next.filter((s) => !lost.has(s.owner));
+    for (const id of lost) {
+      const o = this.owners.get(id);
+      if (o && (o.fate === 'pending' || o.fate === 'accepted' || o.fate === 'rejected'))
+        o.fate = 'invalidated';
+    }
+    if (lost.size > 0 && this.phase === 'review' && !this.placedOwners().some((id) => this.isPending(id))) {
+      this.phase = 'done';
+    }
+    return [...lost];
+  }
+
+  /** After the person typed inside blocks, their lines are read back from the document. */
+  refreshLines(docLines: readonly string[]): void {
+    for (const seg of this.segments) {
+      if (ownsLines(seg)) seg.lines = docLines.slice(seg.start, seg.start + seg.lines.length);
+    }
+  }
+
+  private isPlaced(id: string): boolean {
+    return this.segments.some((s) => s.owner === id);
+  }
+
+  private isPending(id: string): boolean {
+    return this.owners.get(id)?.fate === 'pending';
+  }
+
+  private setFate(id: string, fate: Fate, by: Decider, reason?: string): void {
+    const o = this.owners.get(id);
+    if (!o) return;
+    o.fate = fate;
+    o.decidedBy = by;
+    if (reason) o.reason = reason;
+    else delete o.reason;
+  }
+
+  private wholeCandidate(accept: boolean, seenAll: boolean, reason?: string): Transition {
+    if (this.phase === 'done') return { ops: [] };
+    if (this.phase === 'review') {
+      const pending = this.withFate('pending').filter((id) => this.isPlaced(id));
+      const t = this.decideOwners(pending, accept, reason);
+      if (seenAll && t.send) t.send = this.decision(accept, true, reason);
+      return t;
+    }
+    // Overrule (verdict) or an early call (awaiting the gate): flip every placed edit.
+    const ids = this.ownerList()
+      .filter((o) => o.fate !== 'skipped' && o.fate !== 'invalidated' && o.fate !== 'conflict')
+      .map((o) => o.id);
+    const ops = this.toggle(ids, { removed: !accept, added: accept });
+    for (const id of ids)
+      this.setFate(id, accept ? 'accepted' : 'rejected', 'person', accept ? undefined : reason);
+    this.phase = 'done';
+    this.waiting = false;
+    if (!this.init.live) return { ops };
+    return { ops, send: this.decision(accept, seenAll, reason) };
+  }
+
+  /** Decision for a whole-candidate call: every edit the same way. */
+  private decision(accept: boolean, includeUnplaced: boolean, reason?: string): DecideParams {
+    const ids = this.ownerList()
+      .filter(
+        (o) =>
+          o.fate !== 'skipped' && (includeUnplaced || (o.fate !== 'conflict' && o.fate !== 'invalidated')),
+      )
+      .map((o) => o.id);
+    return {
+      runId: this.init.runId,
+      step: this.init.step,
+      decisions: ids.map((editId) => ({ editId, accept, ...(!accept && reason ? { reason } : {}) })),
+      candidate: accept ? 'accept' : 'reject',
+      ...(!accept && reason ? { reason } : {}),
+    };
+  }
+
+  /** Every placed edit is decided by the person: tell the engine (live runs) and move on. */
+  private complete(reason?: string): Omit<Transition, 'ops'> {
+    const decided = this.ownerList().filter((o) => o.decidedBy === 'person');
+    const anyAccepted = decided.some((o) => o.fate === 'accepted');
+    const allAccepted = decided.length > 0 && decided.every((o) => o.fate === 'accepted');
+    const allRejected = decided.length > 0 && decided.every((o) => o.fate === 'rejected');
+    const { live, mode, reviewNow } = this.init;
+    this.waiting = false;
+    this.phase =
+      live && mode === 'human-first' && anyAccepted && !this.verdict && !reviewNow ? 'awaiting-gate' : 'done';
+    if (!live) return {};
+    const send: DecideParams = {
+      runId: this.init.runId,
+      step: this.init.step,
+      decisions: decided.map((o) => ({
+        editId: o.id,
+        accept: o.fate === 'accepted',
+        ...(o.reason ? { reason: o.reason } : {}),
+      })),
+    };
+    // human-first: the gate has not run yet, so there is no candidate to accept or reject.
+    if (mode !== 'human-first' || reviewNow) {
+      if (allAccepted) send.candidate = 'accept';
+      else if (allRejected) send.candidate = 'reject';
+    }
+    if (reason && send.candidate === 'reject') send.reason = reason;
+    return { send };
+  }
+
+  /**
+   * Makes the removed / added lines of `ids` present or absent. Returns the line operations in
+   * pre-edit coordinates (one WorkspaceEdit) and moves every segment to its post-edit place.
+   */
+  private toggle(ids: readonly string[], want: { removed: boolean; added: boolean }): LineOp[] {
+    const set = new Set(ids);
+    const ops: LineOp[] = [];
+    let delta = 0;
+    for (const seg of this.segments) {
+      const oldStart = seg.start;
+      seg.start = oldStart + delta;
+      if (!set.has(seg.owner) || seg.lines.length === 0) continue;
+      const target = seg.kind === 'removed' ? want.removed : want.added;
+      if (target === seg.present) continue;
+      if (target) {
+        ops.push({ kind: 'insert', at: oldStart, lines: seg.lines });
+        delta += seg.lines.length;
+      } else {
+        ops.push({ kind: 'delete', start: oldStart, count: seg.lines.length });
+        delta -= seg.lines.length;
+      }
+      seg.present = target;
+    }
+    return ops;
+  }
+}
+
+function resize(lines: readonly string[], length: number): string[] {
+  const out = lines.slice(0, length);
+  while (out.length < length) out.push('');
+  return out;
+}
+
+/** Applies line operations (pre-edit coordinates) to a text; the controller does the same through VS Code. */
+export function applyLineOps(text: string, ops: readonly LineOp[]): string {
+  const lines = splitLines(text);
+  const sorted = [...ops]
+    .map((op, i) => ({ op, i }))
+    .sort((a, b) => {
+      const pa = a.op.kind === 'insert' ? a.op.at : a.op.start;
+      const pb = b.op.kind === 'insert' ? b.op.at : b.op.start;
+      return pb - pa || b.i - a.i;
+    });
+  for (const { op } of sorted) {
+    if (op.kind === 'insert') lines.splice(op.at, 0, ...op.lines);
+    else lines.splice(op.start, op.count);
+  }
+  return lines.join('\n');
+}
+
+export function describeOwner(o: OwnerState): string {
+  if (isHunkOwner(o.id)) return 'change';
+  return o.edit?.op ?? 'edit';
+}

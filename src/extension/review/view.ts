@@ -1,0 +1,396 @@
+/**
+ * What a review looks like in the editor: decorations (types created once, theme colours only),
+ * CodeLens actions addressed by edit id, and hovers that explain each edit. Everything is derived
+ * from the session on each (debounced) redraw.
+ */
+import * as vscode from 'vscode';
+import { candidateName } from '../../protocol/webview';
+import type { ReviewController, TrackedSession } from './controller';
+import { isHunkOwner } from './layout';
+import type { OwnerState, ReviewSession, Segment } from './session';
+
+/** Line ranges per decoration kind, as last drawn (tests read them back through inspect). */
+export interface DrawnRanges {
+  added: number[][];
+  removed: number[][];
+  accepted: number[][];
+  rejected: number[];
+}
+
+export interface EditArgs {
+  uri: string;
+  key: string;
+  editId?: string;
+  reason?: string;
+}
+
+function ownerTitle(o: OwnerState, s: ReviewSession): string {
+  if (isHunkOwner(o.id)) return s.init.origin === 'slow_update' ? 'slow update' : 'change';
+  const parts = [o.edit?.op ?? 'edit'];
+  if (o.edit?.support_count !== undefined) parts.push(`support ${o.edit.support_count}`);
+  const src = o.edit?.source_type;
+  if (src)
+    parts.push(src === 'failure' ? 'from failures' : src === 'success' ? 'from successes' : `from ${src}`);
+  return parts.join(' · ');
+}
+
+function firstLine(text: string | undefined, max = 70): string {
+  const line = (text ?? '').split('\n').find((l) => l.trim()) ?? '';
+  const t = line.trim();
+  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
+}
+
+function what(s: ReviewSession): string {
+  return candidateName(s.init.origin, s.init.step, s.init.epoch);
+}
+
+const score = (v: number): string => v.toFixed(3);
+
+export class ReviewView implements vscode.Disposable, vscode.CodeLensProvider, vscode.HoverProvider {
+  private readonly added: vscode.TextEditorDecorationType;
+  private readonly removed: vscode.TextEditorDecorationType;
+  private readonly accepted: vscode.TextEditorDecorationType;
+  private readonly rejected: vscode.TextEditorDecorationType;
+  private readonly lensesChanged = new vscode.EventEmitter<void>();
+  readonly onDidChangeCodeLenses = this.lensesChanged.event;
+  readonly drawn = new Map<string, DrawnRanges>();
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(private readonly controller: ReviewController) {
+    this.added = vscode.window.createTextEditorDecorationType({
+      isWholeLine: true,
+      backgroundColor: new vscode.ThemeColor('skillopt.review.insertedLineBackground'),
+      // High-contrast themes have no diff backgrounds; their border colours carry the meaning.
+      borderStyle: 'dashed',
+      borderWidth: '1px 0',
+      borderColor: new vscode.ThemeColor('skillopt.review.insertedLineBorder'),
+      overviewRulerColor: new vscode.ThemeColor('editorOverviewRuler.addedForeground'),
+      overviewRulerLane: vscode.OverviewRulerLane.Left,
+    });
+    this.removed = vscode.window.createTextEditorDecorationType({
+      isWholeLine: true,
+      backgroundColor: new vscode.ThemeColor('skillopt.review.removedLineBackground'),
+      textDecoration: 'line-through',
+      borderStyle: 'dashed',
+      borderWidth: '1px 0',
+      borderColor: new vscode.ThemeColor('skillopt.review.removedLineBorder'),
+      overviewRulerColor: new vscode.ThemeColor('editorOverviewRuler.deletedForeground'),
+      overviewRulerLane: vscode.OverviewRulerLane.Left,
+    });
+    this.accepted = vscode.window.createTextEditorDecorationType({
+      isWholeLine: true,
+      borderStyle: 'solid',
+      borderWidth: '0 0 0 3px',
+      borderColor: new vscode.ThemeColor('skillopt.review.acceptedBorder'),
+      overviewRulerColor: new vscode.ThemeColor('editorOverviewRuler.addedForeground'),
+      overviewRulerLane: vscode.OverviewRulerLane.Left,
+    });
+    this.rejected = vscode.window.createTextEditorDecorationType({
+      after: {
+        color: new vscode.ThemeColor('skillopt.review.rejectedForeground'),
+        fontStyle: 'italic',
+        margin: '0 0 0 2em',
+      },
+    });
+    this.disposables.push(
+      this.added,
+      this.removed,
+      this.accepted,
+      this.rejected,
+      this.lensesChanged,
+      controller.onDidChange(() => this.redraw()),
+      vscode.window.onDidChangeVisibleTextEditors(() => this.redraw()),
+      vscode.window.onDidChangeActiveTextEditor(() => this.updateContext()),
+    );
+  }
+
+  private redraw(): void {
+    for (const editor of vscode.window.visibleTextEditors) this.draw(editor);
+    this.lensesChanged.fire();
+    this.updateContext();
+  }
+
+  /** `skillopt:reviewActive` enables the review commands in the palette. */
+  private updateContext(): void {
+    const editor = vscode.window.activeTextEditor;
+    const t = editor ? this.controller.sessionFor(editor.document.uri) : undefined;
+    void vscode.commands.executeCommand(
+      'setContext',
+      'skillopt:reviewActive',
+      !!t && t.session.phase !== 'done',
+    );
+  }
+
+  private draw(editor: vscode.TextEditor): void {
+    const t = this.controller.sessionFor(editor.document.uri);
+    const ranges: DrawnRanges = { added: [], removed: [], accepted: [], rejected: [] };
+    const added: vscode.DecorationOptions[] = [];
+    const removed: vscode.DecorationOptions[] = [];
+    const accepted: vscode.DecorationOptions[] = [];
+    const rejected: vscode.DecorationOptions[] = [];
+    const last = editor.document.lineCount - 1;
+    const block = (seg: Segment): vscode.Range =>
+      new vscode.Range(Math.min(seg.start, last), 0, Math.min(seg.start + seg.lines.length - 1, last), 0);
+    if (t && t.session.phase !== 'done') {
+      const s = t.session;
+      for (const seg of s.allSegments()) {
+        const o = s.owners.get(seg.owner);
+        if (!o) continue;
+        const shown = seg.present && seg.lines.length > 0;
+        if (o.fate === 'pending' && shown && s.phase === 'review') {
+          (seg.kind === 'added' ? added : removed).push({ range: block(seg) });
+          (seg.kind === 'added' ? ranges.added : ranges.removed).push([
+            seg.start,
+            seg.start + seg.lines.length - 1,
+          ]);
+        } else if (o.fate === 'accepted' && shown && seg.kind === 'added' && s.phase !== 'review') {
+          accepted.push({ range: block(seg) });
+          ranges.accepted.push([seg.start, seg.start + seg.lines.length - 1]);
+        } else if (o.fate === 'rejected' && o.decidedBy === 'gate' && seg.kind === 'added' && !seg.present) {
+          // The gate dropped these lines; say so at the line where they would have gone.
+          const line = Math.max(0, Math.min(seg.start - 1, last));
+          rejected.push({
+            range: new vscode.Range(line, Number.MAX_SAFE_INTEGER, line, Number.MAX_SAFE_INTEGER),
+            renderOptions: {
+              after: {
+                contentText: `⊘ rejected by the gate: ${ownerTitle(o, s)} “${firstLine(seg.lines.join('\n'))}”`,
+              },
+            },
+          });
+          ranges.rejected.push(line);
+        }
+      }
+    }
+    editor.setDecorations(this.added, added);
+    editor.setDecorations(this.removed, removed);
+    editor.setDecorations(this.accepted, accepted);
+    editor.setDecorations(this.rejected, rejected);
+    this.drawn.set(editor.document.uri.toString(), ranges);
+  }
+
+  // ── CodeLens ──────────────────────────────────────────────────────────────────────────────
+
+  provideCodeLenses(document: vscode.TextDocument): vscode.CodeLens[] {
+    const t = this.controller.sessionFor(document.uri);
+    if (!t || t.session.phase === 'done') return [];
+    const s = t.session;
+    const args = (editId?: string): EditArgs => ({
+      uri: document.uri.toString(),
+      key: s.key,
+      ...(editId ? { editId } : {}),
+    });
+    const top = new vscode.Range(0, 0, 0, 0);
+    const lenses: vscode.CodeLens[] = [];
+    const lens = (range: vscode.Range, title: string, command = '', a?: EditArgs, tooltip?: string): void => {
+      lenses.push(
+        new vscode.CodeLens(range, {
+          title,
+          command,
+          ...(a ? { arguments: [a] } : {}),
+          ...(tooltip ? { tooltip } : {}),
+        }),
+      );
+    };
+    const placed = s.placedOwners();
+    const conflicts = s.withFate('conflict').length;
+    const unplaced = conflicts
+      ? ` · ${conflicts} edit${conflicts === 1 ? '' : 's'} not shown here (see diff)`
+      : '';
+    const count = `${placed.length} edit${placed.length === 1 ? '' : 's'}`;
+    switch (s.phase) {
+      case 'awaiting-gate':
+        lens(
+          top,
+          s.startedOnCandidate || s.withFate('accepted').length
+            ? `$(sync~spin) SkillOpt ${what(s)}: the gate is scoring your kept edits`
+            : `$(sync~spin) SkillOpt ${what(s)}: the gate is scoring the candidate (${count})${unplaced}`,
+        );
+        break;
+      case 'review': {
+        if (!s.perEdit) {
+          const g = s.gateScores;
+          lens(
+            top,
+            `$(pass) SkillOpt ${what(s)} passed the gate${g ? ` (${score(g.candidateScore)} vs ${score(g.currentScore)})` : ''}; the run waits for you${unplaced}`,
+          );
+          lens(
+            top,
+            'Accept Candidate',
+            'skillopt.review.acceptAll',
+            args(),
+            'Make this candidate the current skill',
+          );
+          lens(
+            top,
+            'Reject Candidate…',
+            'skillopt.review.rejectAll',
+            args(),
+            'Drop this candidate, with an optional reason',
+          );
+        } else {
+          const waiting = s.waiting ? '; the run waits for you' : '';
+          const gate = s.verdict
+            ? ` · gate ${s.verdict.accepted ? 'accepted' : 'rejected'} it (${score(s.verdict.candidateScore)})`
+            : '';
+          lens(top, `$(git-compare) SkillOpt ${what(s)}: ${count} to review${waiting}${gate}${unplaced}`);
+          lens(top, 'Accept All', 'skillopt.review.acceptAll', args(), 'Accept every edit of this candidate');
+          lens(
+            top,
+            'Reject All…',
+            'skillopt.review.rejectAll',
+            args(),
+            'Reject every edit, with an optional reason',
+          );
+        }
+        break;
+      }
+      case 'verdict': {
+        const v = s.verdict;
+        if (v?.accepted || (!v && s.withFate('accepted').length)) {
+          lens(
+            top,
+            `$(pass-filled) Gate accepted ${what(s)}${v ? ` (${score(v.candidateScore)})` : ''}${unplaced}`,
+          );
+          lens(
+            top,
+            'Revert Candidate…',
+            'skillopt.review.rejectAll',
+            args(),
+            'Overrule the gate: go back to the previous skill',
+          );
+        } else {
+          lens(
+            top,
+            `$(error) Gate rejected ${what(s)}${v ? ` (${score(v.candidateScore)}, needed more than ${score(v.currentScore)})` : ''}`,
+          );
+          lens(
+            top,
+            'Accept Anyway',
+            'skillopt.review.acceptAll',
+            args(),
+            'Overrule the gate: make this candidate current',
+          );
+        }
+        lens(top, 'Dismiss', 'skillopt.review.dismiss', args(), 'Stop showing this verdict');
+        break;
+      }
+    }
+    lens(
+      top,
+      'Open in Diff View',
+      'skillopt.review.openDiff',
+      args(),
+      'Previous skill against the candidate',
+    );
+
+    for (const id of placed) {
+      const o = s.owners.get(id);
+      const line = s.ownerLine(id);
+      if (!o || line === undefined) continue;
+      const range = new vscode.Range(
+        Math.min(line, document.lineCount - 1),
+        0,
+        Math.min(line, document.lineCount - 1),
+        0,
+      );
+      if (s.phase === 'review' && o.fate === 'pending') {
+        if (s.perEdit) {
+          lens(
+            range,
+            '$(check) Accept',
+            'skillopt.review.acceptEdit',
+            args(id),
+            `Keep this ${o.edit?.op ?? 'change'}`,
+          );
+          lens(
+            range,
+            '$(close) Reject…',
+            'skillopt.review.rejectEdit',
+            args(id),
+            'Drop it, with an optional reason',
+          );
+        }
+        lens(range, ownerTitle(o, s));
+      } else if (s.phase === 'verdict' && o.fate === 'accepted') {
+        lens(range, `$(check) kept by the gate · ${ownerTitle(o, s)}`);
+      }
+    }
+    return lenses;
+  }
+
+  // ── hover ─────────────────────────────────────────────────────────────────────────────────
+
+  provideHover(document: vscode.TextDocument, position: vscode.Position): vscode.Hover | undefined {
+    const t = this.controller.sessionFor(document.uri);
+    if (!t || t.session.phase === 'done') return undefined;
+    const s = t.session;
+    const seg = s
+      .allSegments()
+      .find(
+        (x) =>
+          x.present &&
+          x.lines.length > 0 &&
+          position.line >= x.start &&
+          position.line < x.start + x.lines.length,
+      );
+    if (!seg) return undefined;
+    const o = s.owners.get(seg.owner);
+    if (!o) return undefined;
+    return new vscode.Hover(
+      hoverText(t, o, seg),
+      new vscode.Range(seg.start, 0, seg.start + seg.lines.length - 1, 0),
+    );
+  }
+
+  dispose(): void {
+    for (const d of this.disposables.splice(0)) d.dispose();
+  }
+}
+
+/** Optimizer text is untrusted: it goes in as plain text or a code block, never as Markdown. */
+export function hoverText(t: TrackedSession, o: OwnerState, seg: Segment): vscode.MarkdownString {
+  const s = t.session;
+  const md = new vscode.MarkdownString(undefined, true);
+  md.isTrusted = false;
+  md.supportHtml = false;
+  md.appendMarkdown(`**SkillOpt ${what(s)}** · `);
+  md.appendText(seg.kind === 'added' ? 'proposed text' : 'text the edit removes');
+  md.appendMarkdown('\n\n');
+  const e = o.edit;
+  const rows: Array<[string, string]> = [];
+  if (e) {
+    rows.push(['op', e.op]);
+    if (e.support_count !== undefined) rows.push(['support_count', String(e.support_count)]);
+    if (e.source_type)
+      rows.push([
+        'source',
+        e.source_type === 'failure'
+          ? 'failed tasks'
+          : e.source_type === 'success'
+            ? 'successful tasks'
+            : e.source_type,
+      ]);
+    if (e.status) rows.push(['apply status', e.status]);
+    rows.push(['edit id', e.id]);
+  } else {
+    rows.push([
+      'change',
+      s.init.origin === 'slow_update' ? 'epoch-end slow update' : 'not traced to one edit',
+    ]);
+  }
+  const fate =
+    o.fate === 'pending'
+      ? 'waiting for your decision'
+      : `${o.fate}${o.decidedBy ? ` by ${o.decidedBy === 'gate' ? 'the gate' : 'you'}` : ''}`;
+  rows.push(['state', fate]);
+  for (const [k, v] of rows) {
+    md.appendMarkdown(`- ${k}: `);
+    md.appendText(v);
+    md.appendMarkdown('\n');
+  }
+  if (e?.target && e.op !== 'append') {
+    md.appendMarkdown('\n**Target:** ');
+    md.appendText(e.target);
+  }
+  return md;
+}

@@ -1,0 +1,204 @@
+/**
+ * What the UI knows about a run from the engine's events, between two reads of its folder: step,
+ * stage, best score, spend, the last candidate. Pure (no `vscode`), so the folding of events into
+ * state is unit-tested.
+ */
+import type { EngineEvent, StageName } from '../../engine/events';
+import type { RunFolder } from '../../engine/store/runReader';
+import type { StepRecord } from '../../engine/train/types';
+
+export type CandidateReadyEvent = Extract<EngineEvent, { type: 'candidate/ready' }>;
+
+export type LiveStatus = 'running' | 'finished' | 'stopped' | 'failed' | 'interrupted';
+
+export interface LiveSpend {
+  calls: number;
+  tokens: number;
+  cacheHits: number;
+  /** null when a model's price is unknown. */
+  dollars: number | null;
+}
+
+export interface LiveState {
+  status: LiveStatus;
+  /** Sequence number of the last event applied; older ones are dropped. */
+  seq: number;
+  /** The step in progress, or the last one finished. */
+  step: number;
+  /** Highest step whose `step/finished` arrived. */
+  finishedStep: number;
+  totalSteps: number;
+  epoch: number;
+  epochs: number;
+  stage?: StageName;
+  progress?: { done: number; total: number };
+  bestScore?: number;
+  baselineScore?: number;
+  spend: LiveSpend;
+  simulated: boolean;
+  lastCandidate?: CandidateReadyEvent;
+  /** Why the run stopped or failed. */
+  message?: string;
+  resumedFromStep?: number;
+  /** Steps finished since the run (re)started, shown before the folder is read again. */
+  records: StepRecord[];
+}
+
+export function initialLiveState(): LiveState {
+  return {
+    status: 'running',
+    seq: -1,
+    step: 0,
+    finishedStep: 0,
+    totalSteps: 0,
+    epoch: 0,
+    epochs: 0,
+    spend: { calls: 0, tokens: 0, cacheHits: 0, dollars: 0 },
+    simulated: false,
+    records: [],
+  };
+}
+
+/**
+ * Folds one event into the state and returns the new state (the input is not changed). Events
+ * carry a per-run sequence number that restarts when a run is resumed, so `run/started` resets it;
+ * anything else at or below the last applied number is stale and ignored.
+ */
+export function applyEvent(prev: LiveState | undefined, seq: number, event: EngineEvent): LiveState {
+  const base = prev ?? initialLiveState();
+  if (event.type !== 'run/started' && seq <= base.seq) return base;
+  const s: LiveState = { ...base, seq, spend: { ...base.spend } };
+  switch (event.type) {
+    case 'run/started':
+      return {
+        ...initialLiveState(),
+        seq,
+        totalSteps: event.totalSteps,
+        epochs: event.epochs,
+        simulated: event.simulated,
+        step: event.resumedFromStep ?? 0,
+        finishedStep: event.resumedFromStep !== undefined ? event.resumedFromStep - 1 : 0,
+        ...(event.resumedFromStep !== undefined ? { resumedFromStep: event.resumedFromStep } : {}),
+        ...(base.bestScore !== undefined ? { bestScore: base.bestScore } : {}),
+        ...(base.baselineScore !== undefined ? { baselineScore: base.baselineScore } : {}),
+      };
+    case 'stage/started':
+      s.status = 'running';
+      s.stage = event.stage;
+      delete s.progress;
+      if (event.step > 0) s.step = event.step;
+      if (event.epoch > 0) s.epoch = event.epoch;
+      return s;
+    case 'rollout/progress':
+      s.progress = { done: event.done, total: event.total };
+      return s;
+    case 'baseline/scored':
+      s.baselineScore = event.score;
+      s.bestScore = Math.max(s.bestScore ?? -Infinity, event.score);
+      return s;
+    case 'candidate/ready':
+      s.lastCandidate = event;
+      return s;
+    case 'gate/verdict':
+      s.bestScore = event.bestScore;
+      return s;
+    case 'step/finished':
+      s.records = [...s.records.filter((r) => r.step !== event.record.step), event.record];
+      s.finishedStep = Math.max(s.finishedStep, event.record.step);
+      s.step = Math.max(s.step, event.record.step);
+      s.bestScore = event.record.best_score;
+      delete s.progress;
+      return s;
+    case 'epoch/finished':
+      s.epoch = event.epoch;
+      return s;
+    case 'accounting':
+      s.spend = {
+        calls: event.totals.calls,
+        tokens: event.totals.promptTokens + event.totals.completionTokens,
+        cacheHits: event.totals.cacheHits,
+        dollars: event.totals.dollars,
+      };
+      return s;
+    case 'run/finished':
+      s.status = 'finished';
+      s.bestScore = event.bestScore;
+      s.baselineScore = event.baselineScore;
+      delete s.stage;
+      delete s.progress;
+      return s;
+    case 'run/stopped':
+      s.status = 'stopped';
+      s.message = event.reason;
+      delete s.stage;
+      delete s.progress;
+      return s;
+    case 'run/failed':
+      s.status = 'failed';
+      s.message = event.message;
+      delete s.stage;
+      delete s.progress;
+      return s;
+    default:
+      return s;
+  }
+}
+
+/** The engine process died under a running run. */
+export function markInterrupted(state: LiveState, why: string): LiveState {
+  if (state.status !== 'running') return state;
+  const next: LiveState = { ...state, status: 'interrupted', message: why };
+  delete next.stage;
+  delete next.progress;
+  return next;
+}
+
+export function isActive(state: LiveState | undefined): boolean {
+  return state?.status === 'running';
+}
+
+/** A run folder plus what the events of this session say about it. */
+export interface RunView extends RunFolder {
+  live?: LiveState;
+}
+
+/**
+ * The folder as last read plus the steps the events reported since, so a finished step shows at
+ * once rather than after the next read of history.json.
+ */
+export function mergeLive(folder: RunFolder, live: LiveState | undefined): RunView {
+  if (!live) return { ...folder };
+  const known = new Set(folder.history.map((r) => r.step));
+  const extra = live.records.filter((r) => !known.has(r.step));
+  if (extra.length === 0) return { ...folder, live };
+  const history = [...folder.history, ...extra].sort((a, b) => a.step - b.step);
+  const epochs = new Map(folder.epochs.map((e) => [e.epoch, { ...e }]));
+  for (const r of extra) if (!epochs.has(r.epoch)) epochs.set(r.epoch, { epoch: r.epoch, steps: [] });
+  const merged = [...epochs.values()]
+    .map((e) => ({ ...e, steps: history.filter((r) => r.epoch === e.epoch) }))
+    .sort((a, b) => a.epoch - b.epoch);
+  return { ...folder, history, epochs: merged, live };
+}
+
+/** Folder status corrected by live knowledge (a folder read mid-step may still say `running`). */
+export function effectiveStatus(run: RunView): RunFolder['status'] {
+  const live = run.live;
+  if (!live) return run.status;
+  switch (live.status) {
+    case 'running':
+      return 'running';
+    case 'finished':
+      return 'finished';
+    default:
+      return run.status === 'finished' ? 'finished' : 'interrupted';
+  }
+}
+
+/** One-line status text: `running`, `finished`, `stopped`, `failed`, `interrupted`, `empty`. */
+export function statusText(run: RunView): string {
+  const live = run.live;
+  if (live && live.status !== 'running' && live.status !== 'finished' && run.status !== 'finished') {
+    return live.status;
+  }
+  return effectiveStatus(run);
+}

@@ -1,0 +1,416 @@
+/**
+ * The Runs tree as plain data: runs → epochs → steps → artifacts. Pure (no `vscode`): the tree
+ * provider turns these specs into TreeItems, and unit tests check the mapping. Ids are stable
+ * across refreshes so VS Code keeps expansion and selection while a run updates.
+ */
+import type { StepArtifacts } from '../../engine/store/runReader';
+import type { StepRecord } from '../../engine/train/types';
+import { Commands, TreeItemContext } from '../constants';
+import { effectiveStatus, statusText, type RunView } from './liveState';
+
+export type NodeKind =
+  'run' | 'epoch' | 'step' | 'epochEnd' | 'artifact' | 'trajectories' | 'trajectory' | 'placeholder';
+
+export interface NodeIcon {
+  /** Codicon id, e.g. `check` or `loading~spin`. */
+  id: string;
+  /** Theme color id. */
+  color?: string;
+}
+
+export interface NodeCommand {
+  command: string;
+  title: string;
+  arguments: unknown[];
+}
+
+export interface NodeSpec {
+  id: string;
+  kind: NodeKind;
+  runId: string;
+  label: string;
+  description?: string;
+  tooltip?: string;
+  icon?: NodeIcon;
+  contextValue: string;
+  collapsible: 'none' | 'collapsed' | 'expanded';
+  command?: NodeCommand;
+  epoch?: number;
+  step?: number;
+  /** File the node stands for (artifacts). */
+  path?: string;
+}
+
+export function formatScore(v: number | undefined): string {
+  return v === undefined || !Number.isFinite(v) ? '–' : v.toFixed(3);
+}
+
+export function formatDelta(d: number): string {
+  if (Math.abs(d) < 0.0005) return '±0';
+  return `${d > 0 ? '+' : '−'}${Math.abs(d).toFixed(3)}`;
+}
+
+export function formatSpend(dollars: number | null | undefined, simulated: boolean): string {
+  if (simulated) return 'sim';
+  if (dollars === null || dollars === undefined) return '$?';
+  return `$${dollars < 10 ? dollars.toFixed(2) : dollars.toFixed(0)}`;
+}
+
+interface Verdict {
+  text: string;
+  icon: NodeIcon;
+}
+
+/** How a gate action reads and looks. */
+export function verdictOf(action: string): Verdict {
+  switch (action) {
+    case 'accept_new_best':
+      return { text: 'accepted, new best', icon: { id: 'star-full', color: 'testing.iconPassed' } };
+    case 'accept':
+      return { text: 'accepted', icon: { id: 'check', color: 'testing.iconPassed' } };
+    case 'force_accept':
+      return { text: 'accepted without the gate', icon: { id: 'check', color: 'list.warningForeground' } };
+    case 'reject':
+      return { text: 'rejected by the gate', icon: { id: 'close', color: 'testing.iconFailed' } };
+    case 'skip_no_patches':
+      return {
+        text: 'skipped: no edits proposed',
+        icon: { id: 'circle-slash', color: 'disabledForeground' },
+      };
+    case 'skip_no_rewrite':
+      return { text: 'skipped: no rewrite', icon: { id: 'circle-slash', color: 'disabledForeground' } };
+    default:
+      return { text: action, icon: { id: 'circle-outline' } };
+  }
+}
+
+function runIcon(run: RunView): NodeIcon {
+  switch (statusText(run)) {
+    case 'running':
+      return { id: 'sync~spin' };
+    case 'finished':
+      return { id: 'pass', color: 'testing.iconPassed' };
+    case 'failed':
+      return { id: 'error', color: 'testing.iconFailed' };
+    case 'empty':
+      return { id: 'circle-outline' };
+    default:
+      return { id: 'debug-pause', color: 'list.warningForeground' };
+  }
+}
+
+function runContext(run: RunView): string {
+  const status = effectiveStatus(run);
+  if (status === 'running') return run.live ? TreeItemContext.runLive : TreeItemContext.runOther;
+  if (status === 'interrupted') return TreeItemContext.runResumable;
+  if (status === 'finished') return TreeItemContext.runFinished;
+  return TreeItemContext.runOther;
+}
+
+/** Best selection score so far: the folder's or the events', whichever is newer (it never decreases). */
+export function bestScoreOf(run: RunView): number | undefined {
+  const scores = [run.live?.bestScore, run.bestScore].filter((v): v is number => v !== undefined);
+  return scores.length ? Math.max(...scores) : undefined;
+}
+
+export function runNode(run: RunView): NodeSpec {
+  const live = run.live;
+  const status = statusText(run);
+  const best = bestScoreOf(run);
+  const parts = [status];
+  if (live && status === 'running') {
+    if (live.totalSteps > 0) parts.push(`step ${Math.max(live.step, 1)}/${live.totalSteps}`);
+    else if (live.stage === 'baseline') parts.push('baseline');
+  }
+  if (best !== undefined) parts.push(`best ${formatScore(best)}`);
+  if (run.writer === 'skillopt-python') parts.push('Python run');
+  const baseline = live?.baselineScore ?? run.baselineScore;
+  const tooltip = [
+    run.dir,
+    `Status: ${status}${live?.message ? ` (${live.message})` : ''}`,
+    `Best selection score: ${formatScore(best)}${run.bestStep !== undefined ? ` at step ${run.bestStep}` : ''}`,
+    `Baseline: ${formatScore(baseline)}`,
+    ...(live
+      ? [`Model calls: ${live.spend.calls} · spend ${formatSpend(live.spend.dollars, live.simulated)}`]
+      : []),
+  ].join('\n');
+  return {
+    id: `run:${run.dir}`,
+    kind: 'run',
+    runId: run.dir,
+    label: run.name,
+    description: parts.join(' · '),
+    tooltip,
+    icon: runIcon(run),
+    contextValue: runContext(run),
+    collapsible: status === 'running' ? 'expanded' : 'collapsed',
+  };
+}
+
+/** Epoch numbers to show: those on disk plus the one a live run is in. */
+function epochNumbers(run: RunView): number[] {
+  const nums = new Set(run.epochs.map((e) => e.epoch));
+  const live = run.live;
+  if (live && live.status === 'running' && live.epoch > 0) nums.add(live.epoch);
+  return [...nums].sort((a, b) => a - b);
+}
+
+export function epochNodes(run: RunView): NodeSpec[] {
+  const nums = epochNumbers(run);
+  if (nums.length === 0) {
+    const live = run.live;
+    const waiting = live?.status === 'running';
+    return [
+      {
+        id: `placeholder:${run.dir}`,
+        kind: 'placeholder',
+        runId: run.dir,
+        label: waiting
+          ? live?.stage === 'baseline'
+            ? 'Scoring the initial skill…'
+            : 'Starting…'
+          : 'No steps yet',
+        contextValue: TreeItemContext.message,
+        collapsible: 'none',
+        ...(waiting ? { icon: { id: 'loading~spin' } } : {}),
+      },
+    ];
+  }
+  const lastLive = run.live?.status === 'running' ? run.live.epoch : undefined;
+  return nums.map((epoch) => {
+    const view = run.epochs.find((e) => e.epoch === epoch);
+    const steps = view?.steps ?? [];
+    const accepted = steps.filter((s) => s.action.startsWith('accept') || s.action === 'force_accept').length;
+    const best = steps.length ? Math.max(...steps.map((s) => s.best_score)) : undefined;
+    const desc = [`${steps.length} step${steps.length === 1 ? '' : 's'}`, `${accepted} accepted`];
+    if (best !== undefined) desc.push(`best ${formatScore(best)}`);
+    const active = epoch === lastLive;
+    return {
+      id: `epoch:${run.dir}:${epoch}`,
+      kind: 'epoch' as const,
+      runId: run.dir,
+      epoch,
+      label: `Epoch ${epoch}`,
+      description: desc.join(' · '),
+      icon: active ? { id: 'loading~spin' } : { id: 'layers' },
+      contextValue: TreeItemContext.epoch,
+      collapsible: active ? ('expanded' as const) : ('collapsed' as const),
+    };
+  });
+}
+
+/** The score a step's candidate had to beat: the current score after the previous step. */
+function scoreBefore(run: RunView, step: StepRecord): number | undefined {
+  const prev = run.history.filter((r) => r.step < step.step).at(-1);
+  return prev?.current_score ?? run.live?.baselineScore ?? run.baselineScore;
+}
+
+function editCount(r: StepRecord): number {
+  return r.edit_apply_summary?.applied ?? r.n_edits_ranked ?? r.n_patches;
+}
+
+export function stepNode(run: RunView, r: StepRecord): NodeSpec {
+  const verdict = verdictOf(r.action);
+  const score = r.candidate_gate_score ?? r.selection_hard;
+  const before = scoreBefore(run, r);
+  const desc: string[] = [];
+  if (score !== undefined) {
+    desc.push(
+      before !== undefined ? `${formatScore(score)} (${formatDelta(score - before)})` : formatScore(score),
+    );
+  }
+  const edits = editCount(r);
+  desc.push(`${edits} edit${edits === 1 ? '' : 's'}`);
+  const review = r.review ? ` · you: ${r.review.decision.replace('human_', '').replace('_', ' ')}` : '';
+  const tooltip = [
+    `Step ${r.step} (epoch ${r.epoch}): ${verdict.text}${review}`,
+    `Selection score ${formatScore(score)}${before !== undefined ? `, before ${formatScore(before)}` : ''}`,
+    `Best ${formatScore(r.best_score)} (step ${r.best_step})`,
+    `Train rollout ${formatScore(r.rollout_hard)} on ${r.rollout_n} tasks`,
+    `Edits applied ${edits}${r.edit_apply_summary ? ` of ${r.edit_apply_summary.total}` : ''}`,
+  ].join('\n');
+  return {
+    id: `step:${run.dir}:${r.step}`,
+    kind: 'step',
+    runId: run.dir,
+    epoch: r.epoch,
+    step: r.step,
+    label: `Step ${r.step}`,
+    description: desc.join(' · ') + review,
+    tooltip,
+    icon: verdict.icon,
+    contextValue: TreeItemContext.step,
+    collapsible: 'collapsed',
+  };
+}
+
+/** Steps of one epoch, the live step in progress, then the epoch-end updates. */
+export function stepNodes(run: RunView, epoch: number): NodeSpec[] {
+  const view = run.epochs.find((e) => e.epoch === epoch);
+  const out = (view?.steps ?? []).map((r) => stepNode(run, r));
+  const live = run.live;
+  if (live?.status === 'running' && live.epoch === epoch && live.step > 0 && live.step > live.finishedStep) {
+    const onDisk = view?.steps.some((r) => r.step === live.step) ?? false;
+    if (!onDisk) {
+      const stage = live.stage ? live.stage.replace('_', ' ') : 'starting';
+      const progress = live.progress ? ` ${live.progress.done}/${live.progress.total}` : '';
+      out.push({
+        id: `step:${run.dir}:${live.step}`,
+        kind: 'step',
+        runId: run.dir,
+        epoch,
+        step: live.step,
+        label: `Step ${live.step}`,
+        description: `${stage}${progress}…`,
+        icon: { id: 'loading~spin' },
+        contextValue: TreeItemContext.message,
+        collapsible: 'none',
+      });
+    }
+  }
+  if (view?.slowUpdate) {
+    out.push({
+      id: `slow:${run.dir}:${epoch}`,
+      kind: 'epochEnd',
+      runId: run.dir,
+      epoch,
+      label: 'Slow update',
+      description: view.slowUpdate.action.replace(/_/g, ' '),
+      ...(view.slowUpdate.content ? { tooltip: view.slowUpdate.content } : {}),
+      icon: { id: 'history' },
+      contextValue: TreeItemContext.message,
+      collapsible: 'none',
+    });
+  }
+  if (view?.metaSkill) {
+    out.push({
+      id: `meta:${run.dir}:${epoch}`,
+      kind: 'epochEnd',
+      runId: run.dir,
+      epoch,
+      label: 'Meta skill',
+      description: view.metaSkill.action.replace(/_/g, ' '),
+      ...(view.metaSkill.content ? { tooltip: view.metaSkill.content } : {}),
+      icon: { id: 'lightbulb' },
+      contextValue: TreeItemContext.message,
+      collapsible: 'none',
+    });
+  }
+  return out;
+}
+
+function fileName(path: string): string {
+  return path.split(/[\\/]/).pop() ?? path;
+}
+
+/** A step's files: the candidate diff, the apply report, the merged patch, failed trajectories. */
+export function artifactNodes(run: RunView, step: number, a: StepArtifacts): NodeSpec[] {
+  const base = `artifact:${run.dir}:${step}`;
+  const out: NodeSpec[] = [];
+  const open = (path: string): NodeCommand => ({
+    command: Commands.openArtifact,
+    title: 'Open',
+    arguments: [path],
+  });
+  if (a.candidate) {
+    out.push({
+      id: `${base}:diff`,
+      kind: 'artifact',
+      runId: run.dir,
+      step,
+      label: 'Candidate diff',
+      description: a.previous
+        ? `skill_v${String(step - 1).padStart(4, '0')} ↔ candidate`
+        : fileName(a.candidate),
+      icon: { id: 'diff' },
+      contextValue: TreeItemContext.artifact,
+      collapsible: 'none',
+      path: a.candidate,
+      command: a.previous
+        ? { command: Commands.openStepDiff, title: 'Open Candidate Diff', arguments: [run.dir, step] }
+        : open(a.candidate),
+    });
+  }
+  if (a.applyReport) {
+    out.push({
+      id: `${base}:report`,
+      kind: 'artifact',
+      runId: run.dir,
+      step,
+      label: 'Apply report',
+      description: fileName(a.applyReport),
+      icon: { id: 'checklist' },
+      contextValue: TreeItemContext.artifact,
+      collapsible: 'none',
+      path: a.applyReport,
+      command: open(a.applyReport),
+    });
+  }
+  if (a.mergedPatch) {
+    out.push({
+      id: `${base}:patch`,
+      kind: 'artifact',
+      runId: run.dir,
+      step,
+      label: 'Merged edits',
+      description: fileName(a.mergedPatch),
+      icon: { id: 'json' },
+      contextValue: TreeItemContext.artifact,
+      collapsible: 'none',
+      path: a.mergedPatch,
+      command: open(a.mergedPatch),
+    });
+  }
+  if (a.failedTrajectories.length > 0) {
+    out.push({
+      id: `${base}:failed`,
+      kind: 'trajectories',
+      runId: run.dir,
+      step,
+      label: 'Failed tasks',
+      description: `${a.failedTrajectories.length}`,
+      icon: { id: 'error', color: 'testing.iconFailed' },
+      contextValue: TreeItemContext.artifact,
+      collapsible: 'collapsed',
+    });
+  }
+  if (out.length === 0) {
+    out.push({
+      id: `${base}:none`,
+      kind: 'placeholder',
+      runId: run.dir,
+      step,
+      label: 'No files kept for this step',
+      contextValue: TreeItemContext.message,
+      collapsible: 'none',
+    });
+  }
+  return out;
+}
+
+/** One node per failed task of a step, opening its conversation. */
+export function trajectoryNodes(run: RunView, step: number, a: StepArtifacts): NodeSpec[] {
+  return a.failedTrajectories.map((t) => ({
+    id: `artifact:${run.dir}:${step}:traj:${t.id}`,
+    kind: 'trajectory' as const,
+    runId: run.dir,
+    step,
+    label: t.id,
+    ...(t.reason ? { description: t.reason } : {}),
+    icon: { id: 'comment-discussion' },
+    contextValue: TreeItemContext.artifact,
+    collapsible: 'none' as const,
+    path: t.path,
+    command: { command: Commands.openArtifact, title: 'Open Trajectory', arguments: [t.path] },
+  }));
+}
+
+/** Runs newest first: live ones on top, then by folder name (names end in a timestamp). */
+export function sortRuns(runs: readonly RunView[]): RunView[] {
+  return [...runs].sort((a, b) => {
+    const la = a.live?.status === 'running' ? 1 : 0;
+    const lb = b.live?.status === 'running' ? 1 : 0;
+    if (la !== lb) return lb - la;
+    return b.name.localeCompare(a.name) || a.dir.localeCompare(b.dir);
+  });
+}

@@ -1,0 +1,145 @@
+/**
+ * The Runs view. Nodes come from the pure mapping in runs/treeNodes.ts; this adapter keeps one
+ * element object per node id, because VS Code tracks tree elements by identity: redrawing a single
+ * run then updates only that run's rows, and expansion survives live updates without flicker.
+ */
+import * as vscode from 'vscode';
+import { stepArtifacts, type StepArtifacts } from '../../engine/store/runReader';
+import { runsViewId } from '../constants';
+import type { Ctx } from '../ctx';
+import type { RunView } from '../runs/liveState';
+import {
+  artifactNodes,
+  epochNodes,
+  runNode,
+  sortRuns,
+  stepNodes,
+  trajectoryNodes,
+  type NodeSpec,
+} from '../runs/treeNodes';
+
+export interface RunsTreeElement {
+  readonly id: string;
+  spec: NodeSpec;
+  parentId?: string;
+}
+
+export class RunsTreeProvider implements vscode.TreeDataProvider<RunsTreeElement>, vscode.Disposable {
+  private readonly elements = new Map<string, RunsTreeElement>();
+  private readonly changed = new vscode.EventEmitter<RunsTreeElement | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private readonly disposables: vscode.Disposable[] = [this.changed];
+
+  constructor(private readonly ctx: Ctx) {
+    this.disposables.push(
+      ctx.runs.onDidChange((runId) => {
+        const el = runId ? this.elements.get(`run:${runId}`) : undefined;
+        this.changed.fire(el);
+      }),
+    );
+  }
+
+  private element(spec: NodeSpec, parentId?: string): RunsTreeElement {
+    let el = this.elements.get(spec.id);
+    if (!el) {
+      el = { id: spec.id, spec, ...(parentId ? { parentId } : {}) };
+      this.elements.set(spec.id, el);
+    } else {
+      el.spec = spec;
+      if (parentId) el.parentId = parentId;
+    }
+    return el;
+  }
+
+  private run(runId: string): RunView | undefined {
+    return this.ctx.runs.get(runId);
+  }
+
+  private artifacts(run: RunView, step: number): StepArtifacts {
+    return stepArtifacts(run.dir, step);
+  }
+
+  /** The specs under a node (or the runs at the root); exported for tests through getChildren. */
+  childSpecs(parent?: NodeSpec): NodeSpec[] {
+    if (!parent) return sortRuns(this.ctx.runs.list()).map(runNode);
+    const run = this.run(parent.runId);
+    if (!run) return [];
+    switch (parent.kind) {
+      case 'run':
+        return epochNodes(run);
+      case 'epoch':
+        return parent.epoch !== undefined ? stepNodes(run, parent.epoch) : [];
+      case 'step':
+        return parent.step !== undefined
+          ? artifactNodes(run, parent.step, this.artifacts(run, parent.step))
+          : [];
+      case 'trajectories':
+        return parent.step !== undefined
+          ? trajectoryNodes(run, parent.step, this.artifacts(run, parent.step))
+          : [];
+      default:
+        return [];
+    }
+  }
+
+  getChildren(parent?: RunsTreeElement): RunsTreeElement[] {
+    return this.childSpecs(parent?.spec).map((s) => this.element(s, parent?.id));
+  }
+
+  getParent(el: RunsTreeElement): RunsTreeElement | undefined {
+    return el.parentId ? this.elements.get(el.parentId) : undefined;
+  }
+
+  getTreeItem(el: RunsTreeElement): vscode.TreeItem {
+    const s = el.spec;
+    const state =
+      s.collapsible === 'expanded'
+        ? vscode.TreeItemCollapsibleState.Expanded
+        : s.collapsible === 'collapsed'
+          ? vscode.TreeItemCollapsibleState.Collapsed
+          : vscode.TreeItemCollapsibleState.None;
+    const item = new vscode.TreeItem(s.label, state);
+    item.id = s.id;
+    if (s.description) item.description = s.description;
+    if (s.tooltip) item.tooltip = s.tooltip;
+    item.contextValue = s.contextValue;
+    if (s.icon) {
+      item.iconPath = new vscode.ThemeIcon(
+        s.icon.id,
+        s.icon.color ? new vscode.ThemeColor(s.icon.color) : undefined,
+      );
+    }
+    if (s.path) item.resourceUri = vscode.Uri.file(s.path);
+    if (s.command) item.command = s.command;
+    return item;
+  }
+
+  /** The element of a run, creating it if the tree has not shown it yet. */
+  runElement(runId: string): RunsTreeElement | undefined {
+    const run = this.run(runId);
+    return run ? this.element(runNode(run)) : undefined;
+  }
+
+  dispose(): void {
+    for (const d of this.disposables.splice(0)) d.dispose();
+  }
+}
+
+export function registerRunsTree(ctx: Ctx): {
+  provider: RunsTreeProvider;
+  view: vscode.TreeView<RunsTreeElement>;
+} {
+  const provider = new RunsTreeProvider(ctx);
+  const view = vscode.window.createTreeView(runsViewId, {
+    treeDataProvider: provider,
+    showCollapseAll: true,
+  });
+  const updateMessage = (): void => {
+    view.message = ctx.trusted
+      ? undefined
+      : 'Restricted Mode: you can browse runs, but training and evaluation need a trusted workspace.';
+  };
+  updateMessage();
+  ctx.pushExtCleanup(provider, view, vscode.workspace.onDidGrantWorkspaceTrust(updateMessage));
+  return { provider, view };
+}

@@ -1,0 +1,85 @@
+/**
+ * Status bar item while a run trains: step, best score and spend with a spinner; a click reveals
+ * the run in the Runs view. After the run ends it shows the result for a short while.
+ */
+import * as vscode from 'vscode';
+import { Commands } from '../constants';
+import type { Ctx } from '../ctx';
+import type { RunView } from '../runs/liveState';
+import { bestScoreOf, formatScore, formatSpend } from '../runs/treeNodes';
+
+/** How long the final result stays in the status bar. */
+const resultLingerMs = 15_000;
+
+export function statusText(run: RunView): string {
+  const live = run.live;
+  if (!live) return `SkillOpt: ${run.name}`;
+  const best = `best ${formatScore(bestScoreOf(run))}`;
+  const spend = formatSpend(live.spend.dollars, live.simulated);
+  switch (live.status) {
+    case 'running': {
+      const step =
+        live.totalSteps > 0
+          ? `step ${Math.max(live.step, 1)}/${live.totalSteps}`
+          : (live.stage ?? 'starting');
+      return `$(sync~spin) SkillOpt ${step} · ${best} · ${spend}`;
+    }
+    case 'finished':
+      return `$(pass) SkillOpt finished · ${best} · ${spend}`;
+    case 'stopped':
+      return `$(debug-pause) SkillOpt stopped · ${best}`;
+    default:
+      return `$(warning) SkillOpt ${live.status} · ${best}`;
+  }
+}
+
+export function registerStatusBar(ctx: Ctx): vscode.StatusBarItem {
+  const item = vscode.window.createStatusBarItem('skillopt.run', vscode.StatusBarAlignment.Left, 20);
+  item.name = 'SkillOpt Run';
+  let shown: string | undefined;
+  let lingerTimer: ReturnType<typeof setTimeout> | undefined;
+  const update = (): void => {
+    const active = ctx.runs.activeRuns();
+    const run = active.at(-1) ?? (shown ? ctx.runs.get(shown) : undefined);
+    if (!run?.live) {
+      item.hide();
+      return;
+    }
+    if (active.length > 0 && lingerTimer) {
+      clearTimeout(lingerTimer);
+      lingerTimer = undefined;
+    }
+    shown = run.dir;
+    item.text = statusText(run);
+    const live = run.live;
+    item.tooltip = new vscode.MarkdownString(
+      [
+        `**${run.name}**${live.simulated ? ' (simulated models)' : ''}`,
+        live.stage
+          ? `Stage: ${live.stage}${live.progress ? ` ${live.progress.done}/${live.progress.total}` : ''}`
+          : '',
+        `Model calls: ${live.spend.calls} (${live.spend.cacheHits} from cache)`,
+        live.message ? `${live.message}` : '',
+        'Click to show the run.',
+      ]
+        .filter(Boolean)
+        .join('\n\n'),
+    );
+    item.command = { command: Commands.revealRun, title: 'Show Run', arguments: [run.dir] };
+    item.show();
+    if (active.length === 0 && !lingerTimer) {
+      lingerTimer = setTimeout(() => {
+        lingerTimer = undefined;
+        shown = undefined;
+        update();
+      }, resultLingerMs);
+    }
+  };
+  ctx.pushExtCleanup(item, ctx.runs.onDidChange(update), {
+    dispose: () => {
+      if (lingerTimer) clearTimeout(lingerTimer);
+    },
+  });
+  update();
+  return item;
+}

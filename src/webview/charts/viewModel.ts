@@ -1,0 +1,323 @@
+/**
+ * Pure shaping of a run's gate history into what the charts and the table draw. No DOM, no
+ * Chart.js: render.ts and table.ts only paint these values, and the unit tests check them.
+ */
+import {
+  candidateName,
+  type CandidateOrigin,
+  type EditFate,
+  type GateHistoryData,
+  type GateStepRow,
+} from '../../protocol/webview';
+
+export interface Point {
+  x: number;
+  y: number;
+}
+
+/** A candidate drawn on the score chart, with what the tooltip says about it. */
+export interface Marker extends Point {
+  key: string;
+  label: string;
+}
+
+export interface ScoreChartModel {
+  best: Point[];
+  current: Point[];
+  rollout: Point[];
+  accepted: Marker[];
+  rejected: Marker[];
+  pending: Marker[];
+  human: Marker[];
+  /** Slow updates and meta reflections, between the epoch's last step and the next. */
+  epochEnd: Marker[];
+  /** Last step on the x axis (the run's planned length while it runs). */
+  maxStep: number;
+}
+
+export interface BudgetChartModel {
+  editBudget: Point[];
+  skillTokens: Point[];
+  /** Some step had no `skill_tokens`, so its value is the length / 4 estimate. */
+  estimatedTokens: boolean;
+  maxStep: number;
+}
+
+export interface SpendChartModel {
+  /** Running total after each step. */
+  spend: Point[];
+  unit: 'usd' | 'tokens';
+  maxStep: number;
+}
+
+export type VerdictKind = 'accept' | 'reject' | 'skip' | 'pending';
+
+export interface TableEdit {
+  id: string;
+  title: string;
+  /** Optimizer-written text: shown with textContent only. */
+  content: string;
+  fate: EditFate;
+  fateLabel: string;
+}
+
+export interface TableRow {
+  key: string;
+  step: number;
+  origin: CandidateOrigin;
+  title: string;
+  verdict: string;
+  verdictKind: VerdictKind;
+  human?: string;
+  score: string;
+  delta: string;
+  deltaValue?: number;
+  editsSummary: string;
+  edits: TableEdit[];
+  canOpen: boolean;
+}
+
+/**
+ * Epoch-end candidates sit between the epoch's last step and the next one on the step axis, in
+ * the order the engine runs them: meta reflection, then the slow update.
+ */
+const epochEndOffset: Record<CandidateOrigin, number> = { step: 0, meta_reflect: 0.33, slow_update: 0.66 };
+
+export function rowKey(row: Pick<GateStepRow, 'step' | 'origin'>): string {
+  return `${row.step}:${row.origin}`;
+}
+
+export function isAcceptAction(action: string): boolean {
+  return action.startsWith('accept') || action === 'force_accept' || action === 'promote';
+}
+
+export function verdictKind(action: string): VerdictKind {
+  if (action === 'pending' || action === 'waiting') return 'pending';
+  if (action.startsWith('skip') || action === 'no_content' || action === 'keep') return 'skip';
+  return isAcceptAction(action) ? 'accept' : 'reject';
+}
+
+export function verdictLabel(action: string): string {
+  switch (action) {
+    case 'accept_new_best':
+      return 'accepted, new best';
+    case 'accept':
+      return 'accepted';
+    case 'force_accept':
+      return 'accepted without gate';
+    case 'reject':
+      return 'rejected';
+    case 'skip_no_patches':
+      return 'skipped: no edits proposed';
+    case 'skip_no_rewrite':
+      return 'skipped: no rewrite';
+    case 'pending':
+      return 'gate running…';
+    case 'waiting':
+      return 'waiting for your review';
+    case 'keep':
+      return 'kept current';
+    default:
+      return action.replace(/_/g, ' ');
+  }
+}
+
+const fateLabels: Record<EditFate, string> = {
+  kept: 'kept',
+  'rejected-by-gate': 'rejected by gate',
+  'accepted-by-you': 'accepted by you',
+  'rejected-by-you': 'rejected by you',
+  skipped: 'not applied',
+  pending: 'waiting for the gate',
+};
+
+export function formatScore(v: number | undefined): string {
+  return v === undefined || !Number.isFinite(v) ? '–' : v.toFixed(3);
+}
+
+export function formatDelta(v: number | undefined): string {
+  if (v === undefined || !Number.isFinite(v)) return '';
+  // Scores are shown with 3 decimals; anything smaller reads as no change.
+  if (Math.abs(v) < 0.0005) return '±0.000';
+  return `${v > 0 ? '+' : '−'}${Math.abs(v).toFixed(3)}`;
+}
+
+/** Tokens of the skill: the engine's count when it wrote one, else characters / 4. */
+export function skillTokensOf(row: Pick<GateStepRow, 'skillTokens' | 'skillLen'>): number | undefined {
+  if (row.skillTokens !== undefined) return row.skillTokens;
+  // Four characters per token is the usual rule of thumb for English prose.
+  return row.skillLen !== undefined ? Math.round(row.skillLen / 4) : undefined;
+}
+
+function xOf(row: GateStepRow): number {
+  return row.step + epochEndOffset[row.origin];
+}
+
+/** Last step on the axis: the last one seen, or the run's planned length while it runs. */
+function maxStepOf(data: GateHistoryData): number {
+  const last = data.steps.reduce((m, r) => Math.max(m, r.step), 0);
+  return Math.max(last, data.totalSteps ?? 0, 1);
+}
+
+function markerLabel(row: GateStepRow): string {
+  return `${candidateName(row.origin, row.step, row.epoch)}: ${verdictLabel(row.action)}`;
+}
+
+export function scoreChart(data: GateHistoryData): ScoreChartModel {
+  const model: ScoreChartModel = {
+    best: [],
+    current: [],
+    rollout: [],
+    accepted: [],
+    rejected: [],
+    pending: [],
+    human: [],
+    epochEnd: [],
+    maxStep: maxStepOf(data),
+  };
+  if (data.baselineScore !== undefined) {
+    model.best.push({ x: 0, y: data.baselineScore });
+    model.current.push({ x: 0, y: data.baselineScore });
+  }
+  for (const row of data.steps) {
+    const x = xOf(row);
+    if (row.bestScore !== undefined) model.best.push({ x, y: row.bestScore });
+    if (row.currentScore !== undefined) model.current.push({ x, y: row.currentScore });
+    if (row.origin === 'step' && row.rolloutScore !== undefined)
+      model.rollout.push({ x, y: row.rolloutScore });
+    if (row.candidateScore === undefined) {
+      if (verdictKind(row.action) === 'pending' && row.previousScore !== undefined) {
+        model.pending.push({ x, y: row.previousScore, key: rowKey(row), label: markerLabel(row) });
+      }
+      continue;
+    }
+    const marker: Marker = { x, y: row.candidateScore, key: rowKey(row), label: markerLabel(row) };
+    if (row.origin !== 'step') model.epochEnd.push(marker);
+    else if (isAcceptAction(row.action)) model.accepted.push(marker);
+    else model.rejected.push(marker);
+    if (row.human) model.human.push({ ...marker, label: `${marker.label}; ${humanLabel(row.human)}` });
+  }
+  return model;
+}
+
+export function budgetChart(data: GateHistoryData): BudgetChartModel {
+  const model: BudgetChartModel = {
+    editBudget: [],
+    skillTokens: [],
+    estimatedTokens: false,
+    maxStep: maxStepOf(data),
+  };
+  for (const row of data.steps) {
+    if (row.origin !== 'step') continue;
+    if (typeof row.editBudget === 'number') model.editBudget.push({ x: row.step, y: row.editBudget });
+    const tokens = skillTokensOf(row);
+    if (tokens !== undefined) {
+      model.skillTokens.push({ x: row.step, y: tokens });
+      if (row.skillTokens === undefined) model.estimatedTokens = true;
+    }
+  }
+  return model;
+}
+
+export function spendChart(data: GateHistoryData): SpendChartModel {
+  const steps = data.steps.filter((r) => r.origin === 'step' && verdictKind(r.action) !== 'pending');
+  const dollars = steps.length > 0 && steps.every((r) => typeof r.costUsd === 'number');
+  const spend: Point[] = [];
+  let total = 0;
+  for (const row of steps) {
+    total += dollars ? (row.costUsd ?? 0) : (row.tokens ?? 0);
+    spend.push({ x: row.step, y: total });
+  }
+  return { spend, unit: dollars ? 'usd' : 'tokens', maxStep: maxStepOf(data) };
+}
+
+function capitalize(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+export function humanLabel(h: NonNullable<GateStepRow['human']>): string {
+  if (h === 'accept') return 'you accepted';
+  if (h === 'reject') return 'you rejected';
+  return 'you decided per edit';
+}
+
+function editTitle(e: GateStepRow['edits'][number]): string {
+  const parts = [e.op || 'edit'];
+  if (e.supportCount !== undefined) parts.push(`support ${e.supportCount}`);
+  if (e.sourceType)
+    parts.push(
+      `from ${e.sourceType === 'failure' ? 'failures' : e.sourceType === 'success' ? 'successes' : e.sourceType}`,
+    );
+  return parts.join(' · ');
+}
+
+function fateText(e: GateStepRow['edits'][number]): string {
+  const base = fateLabels[e.fate];
+  if (e.fate === 'skipped' && e.status) return `${base} (${e.status.replace(/_/g, ' ')})`;
+  if (e.reason) return `${base}: ${e.reason}`;
+  return base;
+}
+
+function editsSummary(row: GateStepRow): string {
+  if (row.origin === 'slow_update') return 'rewrites the protected block';
+  if (row.origin === 'meta_reflect' && row.edits.length === 0) return 'edits from the whole epoch';
+  if (row.edits.length === 0) return row.action.startsWith('skip') ? '' : 'no edits';
+  const counts = new Map<string, number>();
+  for (const e of row.edits) counts.set(fateLabels[e.fate], (counts.get(fateLabels[e.fate]) ?? 0) + 1);
+  const parts = [...counts].map(([label, n]) => `${n} ${label}`);
+  return `${row.edits.length} edit${row.edits.length === 1 ? '' : 's'}: ${parts.join(', ')}`;
+}
+
+export function tableRows(data: GateHistoryData): TableRow[] {
+  return data.steps.map((row) => {
+    const delta =
+      row.candidateScore !== undefined && row.previousScore !== undefined
+        ? row.candidateScore - row.previousScore
+        : undefined;
+    const out: TableRow = {
+      key: rowKey(row),
+      step: row.step,
+      origin: row.origin,
+      title: capitalize(candidateName(row.origin, row.step, row.epoch)),
+      verdict: verdictLabel(row.action),
+      verdictKind: verdictKind(row.action),
+      score: formatScore(row.candidateScore),
+      delta: formatDelta(delta),
+      editsSummary: editsSummary(row),
+      edits: row.edits.map((e) => ({
+        id: e.id,
+        title: editTitle(e),
+        content: e.content ?? e.target ?? '',
+        fate: e.fate,
+        fateLabel: fateText(e),
+      })),
+      canOpen: row.hasCandidate,
+    };
+    if (delta !== undefined) out.deltaValue = delta;
+    if (row.human) out.human = humanLabel(row.human);
+    return out;
+  });
+}
+
+/** One line under the title: where the run stands. */
+export function summaryLine(data: GateHistoryData): string {
+  const rows = data.steps.filter((r) => r.origin === 'step');
+  const done = rows.filter((r) => verdictKind(r.action) !== 'pending').length;
+  const accepted = rows.filter((r) => isAcceptAction(r.action)).length;
+  const best = rows.reduce<number | undefined>(
+    (m, r) => (r.bestScore !== undefined ? r.bestScore : m),
+    data.baselineScore,
+  );
+  const parts = [
+    data.totalSteps ? `${done} of ${data.totalSteps} steps` : `${done} step${done === 1 ? '' : 's'}`,
+    `${accepted} accepted`,
+    `best ${formatScore(best)}`,
+  ];
+  if (data.baselineScore !== undefined) parts.push(`baseline ${formatScore(data.baselineScore)}`);
+  const spend =
+    data.spend.dollars !== null
+      ? `$${data.spend.dollars.toFixed(2)}`
+      : `${data.spend.tokens.toLocaleString('en-US')} tokens`;
+  parts.push(data.simulated ? `${spend} (simulated models)` : spend);
+  return parts.join(' · ');
+}

@@ -1,0 +1,238 @@
+/**
+ * Training from the editor: a full `sim` run started with Optimize This Skill, the tree after it,
+ * Apply Best Skill, Stop and Resume, and an engine crash that interrupts a run which Resume then
+ * finishes. The engine is a real child process; the host only sends requests and folds events.
+ */
+import assert from 'node:assert/strict';
+import { copyFileSync, existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import type { EngineEvent } from '../../../src/engine/events';
+import type { StepRecord } from '../../../src/engine/train/types';
+import { EngineRequests, type StartResult } from '../../../src/protocol/engine';
+import {
+  closeEditors,
+  diffTabs,
+  openSkill,
+  recordEvents,
+  rows,
+  skillopt,
+  waitFor,
+  waitForStatus,
+  workspacePath,
+} from './support';
+
+function history(dir: string): StepRecord[] {
+  return JSON.parse(readFileSync(join(dir, 'history.json'), 'utf8')) as StepRecord[];
+}
+
+function types(events: EngineEvent[]): string[] {
+  return events.map((e) => e.type);
+}
+
+/**
+ * The target answers through vscode.lm with the test provider's model, which takes 100 ms per
+ * answer: slow enough that a stop or a crash lands in the middle of the run (the sim backend
+ * alone finishes a run before the host has read its first events).
+ */
+const slowRun = [
+  'model.target_backend=vscode-lm',
+  'model.target=vendor=skillopt-test,id=skillopt-test-dates',
+  'cache.enabled=false',
+];
+
+describe('SkillOpt extension: training runs', function () {
+  this.timeout(120_000);
+  const skill = (): string => workspacePath('house-style', 'SKILL.md');
+  afterEach(closeEditors);
+
+  let finished: StartResult;
+  let finishedEvents: EngineEvent[] = [];
+
+  it('runs a full sim training from Optimize This Skill on the open SKILL.md', async () => {
+    const api = await skillopt();
+    const rec = recordEvents(api);
+    try {
+      await openSkill(skill());
+      const started = await vscode.commands.executeCommand<StartResult | undefined>(
+        'skillopt.optimizeSkill',
+        vscode.Uri.file(skill()),
+        { confirm: false },
+      );
+      assert.ok(started, 'a run started');
+      finished = started;
+      assert.equal(started.runId, started.outDir);
+      assert.ok(started.outDir.startsWith(workspacePath('house-style', '.skillopt', 'runs')), started.outDir);
+      const run = await waitForStatus(api, started.runId, 'finished');
+      finishedEvents = rec.of(started.runId);
+      const seen = types(finishedEvents);
+      assert.equal(seen[0], 'run/started');
+      // The final spend totals follow the end of the run.
+      assert.equal(seen.filter((t) => t !== 'accounting').at(-1), 'run/finished');
+      const start = finishedEvents[0] as Extract<EngineEvent, { type: 'run/started' }>;
+      assert.equal(start.simulated, true);
+      assert.equal(seen.filter((t) => t === 'step/finished').length, start.totalSteps);
+      for (const f of ['best_skill.md', 'history.json', 'summary.json', 'runtime_state.json']) {
+        assert.ok(existsSync(join(started.outDir, f)), `${f} written`);
+      }
+      assert.equal(history(started.outDir).length, start.totalSteps);
+      assert.equal(run.live?.totalSteps, start.totalSteps);
+      assert.ok(api.ctx.engineRunning, 'the engine process is up');
+      assert.notEqual(api.ctx.enginePid, process.pid, 'training ran in another process');
+    } finally {
+      rec.dispose();
+    }
+  });
+
+  it('shows the finished run in the tree: status, epochs, steps with verdicts and files', async () => {
+    const api = await skillopt();
+    const run = await waitFor(() => {
+      const r = rows(api).find((x) => x.el.spec.runId === finished.runId);
+      return r?.description.startsWith('finished') ? r : undefined;
+    }, 'the run row to say finished');
+    const done = finishedEvents.find(
+      (e): e is Extract<EngineEvent, { type: 'run/finished' }> => e.type === 'run/finished',
+    )!;
+    assert.equal(run.description, `finished · best ${done.bestScore.toFixed(3)}`);
+    assert.equal(run.icon, 'pass');
+    assert.equal(run.contextValue, 'skillopt.run.finished');
+    const recs = history(finished.outDir);
+    const epochs = rows(api, run.el);
+    assert.deepEqual(
+      epochs.map((e) => e.label),
+      [...new Set(recs.map((r) => `Epoch ${r.epoch}`))],
+    );
+    const stepRows = epochs.flatMap((e) => rows(api, e.el)).filter((s) => s.label.startsWith('Step '));
+    assert.deepEqual(
+      stepRows.map((s) => s.label),
+      recs.map((r) => `Step ${r.step}`),
+    );
+    const icons: Record<string, string> = {
+      accept_new_best: 'star-full',
+      accept: 'check',
+      reject: 'close',
+      force_accept: 'check',
+    };
+    stepRows.forEach((s, i) => {
+      const r = recs[i]!;
+      assert.equal(s.icon, icons[r.action] ?? 'circle-slash', `step ${r.step} icon for ${r.action}`);
+      if (r.candidate_gate_score !== undefined)
+        assert.ok(s.description.startsWith(r.candidate_gate_score.toFixed(3)), s.description);
+    });
+    const files = rows(api, stepRows[0]!.el).map((f) => f.label);
+    assert.ok(files.includes('Candidate diff'), files.join(', '));
+  });
+
+  it('applies the best skill as one undoable edit after showing the diff', async () => {
+    // A copy of the skill: the inline review (auto mode) may still be editing the trained file.
+    const target = workspacePath('house-style', 'SKILL-copy.md');
+    copyFileSync(skill(), target);
+    const editor = await openSkill(target);
+    const before = editor.document.getText();
+    const best = readFileSync(join(finished.outDir, 'best_skill.md'), 'utf8');
+    assert.notEqual(best, before, 'the sim run improved the skill');
+    const ok = await vscode.commands.executeCommand<boolean>('skillopt.applyBestSkill', finished.runId, {
+      skillPath: target,
+      confirm: false,
+    });
+    assert.equal(ok, true);
+    assert.ok(
+      diffTabs().some(
+        (d) => d.original.fsPath === target && d.modified.fsPath === join(finished.outDir, 'best_skill.md'),
+      ),
+      'diff shown',
+    );
+    assert.equal(editor.document.getText(), best);
+    await vscode.window.showTextDocument(editor.document, { preserveFocus: false });
+    await vscode.commands.executeCommand('workbench.action.focusActiveEditorGroup');
+    await vscode.commands.executeCommand('undo');
+    await waitFor(() => editor.document.getText() === before, 'undo to restore the skill');
+    await editor.document.save();
+  });
+
+  it('stops a run on request and resumes it to the end without repeating steps', async () => {
+    const api = await skillopt();
+    const rec = recordEvents(api);
+    try {
+      const started = await vscode.commands.executeCommand<StartResult | undefined>(
+        'skillopt.optimizeSkill',
+        vscode.Uri.file(skill()),
+        { confirm: false, overrides: slowRun },
+      );
+      assert.ok(started);
+      await waitFor(() => rec.of(started.runId).some((e) => e.type === 'step/finished'), 'the first step');
+      assert.equal(await vscode.commands.executeCommand('skillopt.stopRun', started.runId), true);
+      const stopped = await waitForStatus(api, started.runId, 'stopped');
+      assert.equal(stopped.live?.message, 'stopped by request');
+      const done = history(started.outDir).length;
+      const total = (rec.of(started.runId)[0] as Extract<EngineEvent, { type: 'run/started' }>).totalSteps;
+      assert.ok(done >= 1 && done < total, `stopped after ${done} of ${total} steps`);
+      const row = await waitFor(
+        () =>
+          rows(api).find(
+            (r) => r.el.spec.runId === started.runId && r.contextValue === 'skillopt.run.resumable',
+          ),
+        'the run to be resumable in the tree',
+      );
+      assert.match(row.description, /^stopped/);
+
+      const resumed = await vscode.commands.executeCommand<StartResult | undefined>(
+        'skillopt.resumeRun',
+        started.runId,
+      );
+      assert.equal(resumed?.outDir, started.outDir);
+      await waitForStatus(api, started.runId, 'finished');
+      const restart = rec
+        .of(started.runId)
+        .filter((e): e is Extract<EngineEvent, { type: 'run/started' }> => e.type === 'run/started')
+        .at(-1)!;
+      assert.equal(restart.resumedFromStep, done + 1);
+      assert.deepEqual(
+        history(started.outDir).map((r) => r.step),
+        Array.from({ length: total }, (_, i) => i + 1),
+      );
+    } finally {
+      rec.dispose();
+    }
+  });
+
+  it('marks a run interrupted when the engine process dies, fails its pending requests, and resumes', async () => {
+    const api = await skillopt();
+    const rec = recordEvents(api);
+    try {
+      const started = await vscode.commands.executeCommand<StartResult | undefined>(
+        'skillopt.optimizeSkill',
+        vscode.Uri.file(skill()),
+        { confirm: false, overrides: slowRun },
+      );
+      assert.ok(started);
+      await waitFor(() => rec.of(started.runId).some((e) => e.type === 'step/finished'), 'the first step');
+      const engine = await api.ctx.engine();
+      const pid = api.ctx.enginePid!;
+      // A request that waits on the running run: it must fail, not hang, when the process dies.
+      const pending = engine.request(EngineRequests.stopRun, { runId: started.runId }, { timeoutMs: 0 });
+      const exited = new Promise((r) => api.ctx.onDidEngineExit(r));
+      process.kill(pid, 'SIGKILL');
+      await assert.rejects(pending, (err: { reason?: string }) => err.reason === 'closed');
+      await exited;
+      const run = await waitForStatus(api, started.runId, 'interrupted');
+      assert.match(run.live?.message ?? '', /stopped unexpectedly/);
+      assert.equal(api.ctx.engineRunning, false);
+
+      const resumed = await vscode.commands.executeCommand<StartResult | undefined>(
+        'skillopt.resumeRun',
+        started.runId,
+      );
+      assert.equal(resumed?.outDir, started.outDir);
+      assert.notEqual(api.ctx.enginePid, pid, 'a new engine process');
+      await waitForStatus(api, started.runId, 'finished');
+      const steps = history(started.outDir).map((r) => r.step);
+      assert.deepEqual(
+        steps,
+        Array.from({ length: steps.length }, (_, i) => i + 1),
+      );
+    } finally {
+      rec.dispose();
+    }
+  });
+});

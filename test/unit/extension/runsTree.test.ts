@@ -1,0 +1,323 @@
+import assert from 'node:assert/strict';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { EngineEvent } from '../../../src/engine/events';
+import { readRunFolder, stepArtifacts } from '../../../src/engine/store/runReader';
+import type { StepRecord } from '../../../src/engine/train/types';
+import {
+  applyEvent,
+  effectiveStatus,
+  markInterrupted,
+  mergeLive,
+  statusText,
+  type LiveState,
+  type RunView,
+} from '../../../src/extension/runs/liveState';
+import {
+  artifactNodes,
+  epochNodes,
+  formatDelta,
+  runNode,
+  sortRuns,
+  stepNodes,
+  trajectoryNodes,
+  verdictOf,
+} from '../../../src/extension/runs/treeNodes';
+
+const pythonRun = join(__dirname, '..', '..', 'fixtures', 'skillopt-python-run');
+
+function fold(events: EngineEvent[], start?: LiveState): LiveState {
+  let s = start;
+  events.forEach((e, i) => {
+    s = applyEvent(s, i, e);
+  });
+  return s!;
+}
+
+function record(
+  step: number,
+  epoch: number,
+  action: StepRecord['action'],
+  score: number,
+  best: number,
+): StepRecord {
+  return {
+    step,
+    epoch,
+    step_in_epoch: step,
+    timing: {},
+    tokens: {},
+    rollout_hard: 0.5,
+    rollout_soft: 0.5,
+    rollout_n: 8,
+    accumulation_batches: [],
+    n_patches: 4,
+    n_failure_patches: 3,
+    n_success_patches: 1,
+    edit_apply_summary: { total: 3, applied: 2, skipped: 1, errors: 0 },
+    candidate_gate_score: score,
+    action,
+    current_score: action === 'reject' ? best : score,
+    best_score: best,
+    best_step: step,
+    skill_len: 100,
+    wall_time_s: 1,
+  };
+}
+
+const started: EngineEvent = {
+  type: 'run/started',
+  runId: '/runs/a',
+  outDir: '/runs/a',
+  totalSteps: 6,
+  epochs: 2,
+  stepsPerEpoch: 3,
+  splitSizes: { train: 24, val: 18, test: 18 },
+  optimizer: 'sim/sim-optimizer',
+  target: 'sim/sim-target',
+  simulated: true,
+};
+
+describe('extension runs: live state from engine events', () => {
+  it('follows a run through baseline, a step, spend and the end', () => {
+    const s = fold([
+      started,
+      { type: 'stage/started', step: 0, epoch: 0, stage: 'baseline' },
+      { type: 'baseline/scored', hard: 0.5, soft: 0.5, score: 0.5 },
+      { type: 'stage/started', step: 1, epoch: 1, stage: 'rollout' },
+      { type: 'rollout/progress', step: 1, stage: 'rollout', done: 3, total: 8, hard: 2 },
+    ]);
+    assert.equal(s.status, 'running');
+    assert.equal(s.step, 1);
+    assert.equal(s.epoch, 1);
+    assert.equal(s.stage, 'rollout');
+    assert.deepEqual(s.progress, { done: 3, total: 8 });
+    assert.equal(s.baselineScore, 0.5);
+    assert.equal(s.bestScore, 0.5);
+    assert.equal(s.simulated, true);
+    assert.equal(s.totalSteps, 6);
+
+    const t = fold(
+      [
+        {
+          type: 'gate/verdict',
+          step: 1,
+          epoch: 1,
+          origin: 'step',
+          action: 'accept_new_best',
+          candidateScore: 0.61,
+          currentScore: 0.5,
+          bestScore: 0.61,
+          cacheHit: false,
+        },
+        { type: 'step/finished', record: record(1, 1, 'accept_new_best', 0.61, 0.61) },
+        {
+          type: 'accounting',
+          totals: {
+            calls: 40,
+            promptTokens: 900,
+            completionTokens: 100,
+            cacheHits: 4,
+            dollars: 0.25,
+            fallbacks: 0,
+          },
+        },
+        {
+          type: 'run/finished',
+          outDir: '/runs/a',
+          bestStep: 1,
+          bestScore: 0.61,
+          baselineScore: 0.5,
+          bestSkillPath: '/runs/a/best_skill.md',
+        },
+      ].map((e) => e as EngineEvent),
+      { ...s, seq: -1 },
+    );
+    assert.equal(t.status, 'finished');
+    assert.equal(t.finishedStep, 1);
+    assert.equal(t.bestScore, 0.61);
+    assert.deepEqual(t.spend, { calls: 40, tokens: 1000, cacheHits: 4, dollars: 0.25 });
+    assert.equal(t.stage, undefined);
+    assert.equal(t.progress, undefined);
+  });
+
+  it('drops stale events but restarts numbering when a run is resumed', () => {
+    let s = applyEvent(undefined, 0, started);
+    s = applyEvent(s, 5, { type: 'stage/started', step: 2, epoch: 1, stage: 'reflect' });
+    const stale = applyEvent(s, 3, { type: 'stage/started', step: 1, epoch: 1, stage: 'rollout' });
+    assert.equal(stale, s, 'an older event leaves the state alone');
+    s = applyEvent(s, 6, {
+      type: 'run/stopped',
+      outDir: '/runs/a',
+      reason: 'stopped by request',
+      resumeCommand: 'x',
+    });
+    assert.equal(s.status, 'stopped');
+    assert.equal(s.message, 'stopped by request');
+    const resumed = applyEvent(s, 0, { ...started, resumedFromStep: 3 } as EngineEvent);
+    assert.equal(resumed.status, 'running');
+    assert.equal(resumed.seq, 0);
+    assert.equal(resumed.step, 3);
+    assert.equal(resumed.finishedStep, 2);
+    assert.equal(resumed.resumedFromStep, 3);
+  });
+
+  it('shows steps reported by events before the folder is read again', () => {
+    const folder = readRunFolder(pythonRun);
+    const live = fold([
+      started,
+      { type: 'step/finished', record: record(3, 2, 'accept', 0.6, 0.6) },
+      { type: 'step/finished', record: record(4, 3, 'reject', 0.5, 0.6) },
+      // Already on disk: the folder's record wins.
+      { type: 'step/finished', record: record(2, 2, 'accept', 0.9, 0.9) },
+    ]);
+    const run = mergeLive(folder, live);
+    assert.deepEqual(
+      run.history.map((r) => [r.step, r.action]),
+      [
+        [1, 'accept_new_best'],
+        [2, 'reject'],
+        [3, 'accept'],
+        [4, 'reject'],
+      ],
+    );
+    assert.deepEqual(
+      run.epochs.map((e) => [e.epoch, e.steps.map((r) => r.step), e.slowUpdate?.action]),
+      [
+        [1, [1], 'inject_placeholder'],
+        [2, [2, 3], 'force_accept'],
+        [3, [4], undefined],
+      ],
+    );
+    assert.equal(mergeLive(folder, undefined).history.length, 2);
+  });
+
+  it('marks only running runs as interrupted when the engine dies', () => {
+    const running = applyEvent(undefined, 0, started);
+    const hit = markInterrupted(running, 'the engine process stopped unexpectedly (killed by SIGKILL)');
+    assert.equal(hit.status, 'interrupted');
+    assert.match(hit.message ?? '', /SIGKILL/);
+    const done = applyEvent(running, 1, { type: 'run/failed', message: 'boom', reason: 'llm' });
+    assert.equal(markInterrupted(done, 'x'), done);
+  });
+});
+
+describe('extension runs: tree nodes', () => {
+  it('maps the Python reference run folder to runs, epochs, steps and artifacts', () => {
+    const run: RunView = readRunFolder(pythonRun);
+    const node = runNode(run);
+    assert.equal(node.label, 'skillopt-python-run');
+    assert.equal(node.description, 'finished · best 0.550 · Python run');
+    assert.equal(node.contextValue, 'skillopt.run.finished');
+    assert.deepEqual(node.icon, { id: 'pass', color: 'testing.iconPassed' });
+
+    const epochs = epochNodes(run);
+    assert.deepEqual(
+      epochs.map((e) => [e.label, e.description]),
+      [
+        ['Epoch 1', '1 step · 1 accepted · best 0.550'],
+        ['Epoch 2', '1 step · 0 accepted · best 0.550'],
+      ],
+    );
+    const rows = epochs.flatMap((e) =>
+      stepNodes(run, e.epoch!).map((s) => [s.label, s.description, s.icon?.id]),
+    );
+    assert.deepEqual(rows, [
+      // Step 1 beat the baseline 0.400 by 0.150; step 2's candidate fell 0.050 short of 0.550.
+      ['Step 1', '0.550 (+0.150) · 3 edits', 'star-full'],
+      ['Slow update', 'inject placeholder', 'history'],
+      ['Meta skill', 'skip first epoch', 'lightbulb'],
+      ['Step 2', '0.500 (−0.050) · 2 edits', 'close'],
+      ['Slow update', 'force accept', 'history'],
+      ['Meta skill', 'write meta skill', 'lightbulb'],
+    ]);
+
+    const artifacts = artifactNodes(run, 1, stepArtifacts(run.dir, 1));
+    assert.deepEqual(
+      artifacts.map((a) => [a.label, a.command?.command, a.command?.arguments]),
+      [
+        ['Candidate diff', 'skillopt.openStepDiff', [run.dir, 1]],
+        [
+          'Apply report',
+          'skillopt.openArtifact',
+          [join(run.dir, 'steps', 'step_0001', 'edit_apply_report.json')],
+        ],
+        ['Merged edits', 'skillopt.openArtifact', [join(run.dir, 'steps', 'step_0001', 'merged_patch.json')]],
+      ],
+    );
+  });
+
+  it('lists failed tasks of a step with their conversations', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'skillopt-tree-'));
+    try {
+      cpSync(pythonRun, dir, { recursive: true });
+      const rollout = join(dir, 'steps', 'step_0001', 'rollout');
+      mkdirSync(rollout, { recursive: true });
+      writeFileSync(
+        join(rollout, 'results.jsonl'),
+        [
+          JSON.stringify({ id: 'q-1', hard: 1 }),
+          JSON.stringify({ id: 'q/2', hard: 0, fail_reason: 'wrong date format' }),
+          '',
+        ].join('\n'),
+      );
+      const run: RunView = readRunFolder(dir);
+      const a = stepArtifacts(dir, 1);
+      const failed = artifactNodes(run, 1, a).find((n) => n.kind === 'trajectories');
+      assert.equal(failed?.description, '1');
+      const traj = trajectoryNodes(run, 1, a);
+      assert.deepEqual(
+        traj.map((t) => [t.label, t.description, t.path]),
+        [['q/2', 'wrong date format', join(rollout, 'predictions', 'q_2', 'conversation.json')]],
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('shows a live run with its step in progress, and sorts it first', () => {
+    const folder = readRunFolder(pythonRun);
+    const live = fold([
+      started,
+      { type: 'baseline/scored', hard: 0.4, soft: 0.4, score: 0.4 },
+      { type: 'stage/started', step: 3, epoch: 2, stage: 'reflect' },
+      {
+        type: 'accounting',
+        totals: { calls: 12, promptTokens: 1, completionTokens: 1, cacheHits: 0, dollars: 0, fallbacks: 0 },
+      },
+    ]);
+    const run: RunView = { ...folder, dir: '/runs/live', name: 'b-live', status: 'running', live };
+    assert.equal(effectiveStatus(run), 'running');
+    const node = runNode(run);
+    assert.equal(node.description, 'running · step 3/6 · best 0.550 · Python run');
+    assert.equal(node.contextValue, 'skillopt.run.live');
+    assert.equal(node.collapsible, 'expanded');
+    const epoch2 = stepNodes(run, 2);
+    assert.deepEqual(
+      epoch2.map((s) => [s.label, s.description, s.icon?.id]),
+      [
+        ['Step 2', '0.500 (−0.050) · 2 edits', 'close'],
+        ['Step 3', 'reflect…', 'loading~spin'],
+        ['Slow update', 'force accept', 'history'],
+        ['Meta skill', 'write meta skill', 'lightbulb'],
+      ],
+    );
+    assert.deepEqual(
+      sortRuns([folder, run]).map((r) => r.name),
+      ['b-live', 'skillopt-python-run'],
+    );
+    const stopped: RunView = { ...run, status: 'interrupted', live: { ...live, status: 'stopped' } };
+    assert.equal(statusText(stopped), 'stopped');
+    assert.equal(runNode(stopped).contextValue, 'skillopt.run.resumable');
+  });
+
+  it('names every gate verdict and formats deltas', () => {
+    assert.equal(verdictOf('reject').text, 'rejected by the gate');
+    assert.equal(verdictOf('accept').icon.id, 'check');
+    assert.equal(verdictOf('skip_no_patches').icon.id, 'circle-slash');
+    assert.equal(formatDelta(0.1234), '+0.123');
+    assert.equal(formatDelta(-0.05), '−0.050');
+    assert.equal(formatDelta(0.0001), '±0');
+  });
+});

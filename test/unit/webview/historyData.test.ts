@@ -1,0 +1,139 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import type { EngineEvent } from '../../../src/engine/events';
+import { readRunFolder } from '../../../src/engine/store/runReader';
+import { DecisionStore, type MementoLike } from '../../../src/extension/review/decisionStore';
+import {
+  candidatePathOf,
+  epochEndsOf,
+  metaReflectEdits,
+  overrulesOf,
+  stepEdits,
+} from '../../../src/extension/review/runFiles';
+import { buildGateHistory, LiveRun, type HistoryInput } from '../../../src/extension/webview/historyData';
+import { existsSync } from 'node:fs';
+import { prepareSim, runSim, tempDir } from '../train/helpers';
+
+class Memory implements MementoLike {
+  private readonly values = new Map<string, unknown>();
+  get<T>(key: string): T | undefined {
+    return this.values.get(key) as T | undefined;
+  }
+  update(key: string, value: unknown): Promise<void> {
+    this.values.set(key, JSON.parse(JSON.stringify(value)));
+    return Promise.resolve();
+  }
+}
+
+function folderInput(dir: string, extra: Partial<HistoryInput> = {}): HistoryInput {
+  return {
+    runId: dir,
+    run: readRunFolder(dir),
+    live: undefined,
+    decisions: {},
+    stepEdits: (step) => stepEdits(dir, step),
+    stepHasCandidate: (step) => existsSync(candidatePathOf(dir, step, 'step')),
+    epochEnds: () =>
+      epochEndsOf(dir).map((e) =>
+        e.origin === 'meta_reflect' ? { ...e, edits: metaReflectEdits(dir, e.epoch) } : e,
+      ),
+    overrules: () => overrulesOf(dir),
+    ...extra,
+  };
+}
+
+describe('gate history data', function () {
+  this.timeout(60_000);
+  const tmp = tempDir('skillopt-history-');
+  let events: EngineEvent[] = [];
+
+  before(async () => {
+    events = (await runSim(prepareSim(tmp.path))).events;
+  });
+  after(() => tmp.cleanup());
+
+  it('reads a finished run folder: one row per step and slow update, scores chained from the baseline', () => {
+    const data = buildGateHistory(folderInput(tmp.path));
+    const history = readRunFolder(tmp.path).history;
+    const steps = data.steps.filter((r) => r.origin === 'step');
+    assert.deepEqual(
+      steps.map((r) => [r.step, r.action, r.candidateScore, r.currentScore]),
+      history.map((h) => [h.step, h.action, h.candidate_gate_score, h.current_score]),
+    );
+    assert.equal(data.status, 'finished');
+    assert.equal(data.simulated, true);
+    assert.equal(steps[0]!.previousScore, data.baselineScore);
+    for (let i = 1; i < steps.length; i++) assert.equal(steps[i]!.previousScore, steps[i - 1]!.currentScore);
+    const first = steps[0]!;
+    assert.ok(first.edits.length > 0, 'edits come from the step folder');
+    assert.ok(
+      first.edits.every((e) => e.fate === (first.action.startsWith('accept') ? 'kept' : 'rejected-by-gate')),
+    );
+    const ends = data.steps.filter((r) => r.origin !== 'step').map((r) => `${r.step}:${r.origin}`);
+    const liveEnds = events.flatMap((e) =>
+      e.type === 'candidate/ready' && e.origin !== 'step' ? [`${e.step}:${e.origin}`] : [],
+    );
+    assert.deepEqual(ends, liveEnds);
+    assert.ok(data.spend.tokens > 0);
+  });
+
+  it('shows the same steps from live events alone, while the run folder is not read yet', () => {
+    const live = new LiveRun();
+    for (const e of events) live.apply(e);
+    const fromLive = buildGateHistory({ ...folderInput(tmp.path), run: undefined, live });
+    const fromFolder = buildGateHistory(folderInput(tmp.path));
+    const strip = (d: typeof fromLive): unknown[] =>
+      d.steps.map((r) => [r.step, r.origin, r.action, r.candidateScore, r.edits.map((e) => [e.id, e.fate])]);
+    assert.deepEqual(strip(fromLive), strip(fromFolder));
+    assert.equal(fromLive.baselineScore, fromFolder.baselineScore);
+    assert.equal(fromLive.status, 'finished');
+  });
+
+  it('marks a step still under the gate as pending', () => {
+    const live = new LiveRun();
+    const cut = events.findIndex((e) => e.type === 'candidate/ready');
+    for (const e of events.slice(0, cut + 1)) live.apply(e);
+    const data = buildGateHistory({ ...folderInput(tmp.path), run: undefined, live, stepEdits: () => [] });
+    const row = data.steps.find((r) => r.origin === 'step');
+    assert.equal(row?.action, 'pending');
+    assert.equal(data.status, 'running');
+    assert.ok(row?.edits.every((e) => e.fate === 'pending' || e.fate === 'skipped'));
+  });
+
+  it("shows the person's decisions as human markers with reasons on the edits", async () => {
+    const store = new DecisionStore(new Memory());
+    const first = buildGateHistory(folderInput(tmp.path)).steps[0]!;
+    const rejected = first.edits[0]!.id;
+    await store.record(tmp.path, 'step', {
+      runId: tmp.path,
+      step: first.step,
+      decisions: [{ editId: rejected, accept: false, reason: 'too long' }],
+      candidate: 'reject',
+    });
+    const data = buildGateHistory(folderInput(tmp.path, { decisions: store.forRun(tmp.path) }));
+    const row = data.steps[0]!;
+    assert.equal(row.human, 'reject');
+    assert.deepEqual(
+      row.edits.filter((e) => e.id === rejected).map((e) => [e.fate, e.reason]),
+      [['rejected-by-you', 'too long']],
+    );
+  });
+});
+
+describe('gate history data: a Python reference run', () => {
+  it('reads its history and edits', () => {
+    const dir = join(__dirname, '../../fixtures/skillopt-python-run');
+    const data = buildGateHistory(folderInput(dir));
+    assert.deepEqual(
+      data.steps
+        .filter((r) => r.origin === 'step')
+        .map((r) => [r.step, r.action, r.edits.length, r.editBudget]),
+      [
+        [1, 'accept_new_best', 3, 3],
+        [2, 'reject', 2, 2],
+      ],
+    );
+    assert.equal(data.steps[0]!.skillTokens, undefined, 'the reference writes no skill_tokens');
+    assert.equal(data.steps[0]!.skillLen, 674);
+  });
+});

@@ -1,0 +1,205 @@
+import assert from 'node:assert/strict';
+import type { GateHistoryData, GateStepRow } from '../../../src/protocol/webview';
+import { opaque } from '../../../src/webview/charts/render';
+import {
+  budgetChart,
+  formatDelta,
+  scoreChart,
+  skillTokensOf,
+  spendChart,
+  summaryLine,
+  tableRows,
+  verdictKind,
+} from '../../../src/webview/charts/viewModel';
+
+const step = (over: Partial<GateStepRow> & Pick<GateStepRow, 'step' | 'action'>): GateStepRow => ({
+  epoch: 1,
+  origin: 'step',
+  edits: [],
+  hasCandidate: true,
+  ...over,
+});
+
+const data: GateHistoryData = {
+  runId: '/runs/a',
+  runName: 'a',
+  status: 'finished',
+  simulated: true,
+  baselineScore: 0.25,
+  totalSteps: 4,
+  spend: { dollars: null, tokens: 900 },
+  steps: [
+    step({
+      step: 1,
+      action: 'accept_new_best',
+      candidateScore: 0.5,
+      currentScore: 0.5,
+      bestScore: 0.5,
+      previousScore: 0.25,
+      rolloutScore: 0.375,
+      editBudget: 3,
+      skillTokens: 120,
+      tokens: 400,
+      edits: [
+        {
+          id: 'e-1',
+          op: 'append',
+          content: '<script>alert(1)</script>',
+          supportCount: 4,
+          sourceType: 'failure',
+          fate: 'kept',
+        },
+        {
+          id: 'e-2',
+          op: 'replace',
+          target: 'x',
+          content: 'y',
+          fate: 'skipped',
+          status: 'skipped_replace_target_not_found',
+        },
+      ],
+    }),
+    step({
+      step: 2,
+      action: 'reject',
+      candidateScore: 0.5,
+      currentScore: 0.5,
+      bestScore: 0.5,
+      previousScore: 0.5,
+      rolloutScore: 0.5,
+      editBudget: 2,
+      skillLen: 1000,
+      tokens: 500,
+      human: 'accept',
+    }),
+    step({
+      step: 2,
+      origin: 'slow_update',
+      epoch: 1,
+      action: 'reject',
+      candidateScore: 0.4,
+      previousScore: 0.5,
+    }),
+    step({ step: 3, action: 'pending', previousScore: 0.5 }),
+  ],
+};
+
+describe('gate history view model', () => {
+  it('draws current and best from the baseline, candidates split by verdict', () => {
+    const m = scoreChart(data);
+    assert.deepEqual(m.best, [
+      { x: 0, y: 0.25 },
+      { x: 1, y: 0.5 },
+      { x: 2, y: 0.5 },
+    ]);
+    assert.deepEqual(m.current, m.best);
+    assert.deepEqual(
+      m.accepted.map((p) => [p.x, p.y, p.key]),
+      [[1, 0.5, '1:step']],
+    );
+    assert.deepEqual(
+      m.rejected.map((p) => [p.x, p.y]),
+      [[2, 0.5]],
+    );
+    assert.deepEqual(
+      m.epochEnd.map((p) => [p.x, p.y, p.label]),
+      [[2.66, 0.4, 'epoch 1 slow update: rejected']],
+    );
+    assert.deepEqual(
+      m.human.map((p) => [p.x, p.label]),
+      [[2, 'step 2: rejected; you accepted']],
+    );
+    assert.deepEqual(
+      m.pending.map((p) => [p.x, p.y]),
+      [[3, 0.5]],
+    );
+    assert.deepEqual(m.rollout, [
+      { x: 1, y: 0.375 },
+      { x: 2, y: 0.5 },
+    ]);
+    assert.equal(m.maxStep, 4);
+  });
+
+  it('uses skill_tokens when present and length / 4 otherwise, and says so', () => {
+    assert.equal(skillTokensOf({ skillTokens: 120, skillLen: 9999 }), 120);
+    assert.equal(skillTokensOf({ skillLen: 1000 }), 250);
+    assert.equal(skillTokensOf({}), undefined);
+    const b = budgetChart(data);
+    assert.deepEqual(b.skillTokens, [
+      { x: 1, y: 120 },
+      { x: 2, y: 250 },
+    ]);
+    assert.equal(b.estimatedTokens, true);
+    assert.deepEqual(b.editBudget, [
+      { x: 1, y: 3 },
+      { x: 2, y: 2 },
+    ]);
+  });
+
+  it('adds up spend in tokens when a price is unknown, in dollars when every step has one', () => {
+    assert.deepEqual(spendChart(data), {
+      spend: [
+        { x: 1, y: 400 },
+        { x: 2, y: 900 },
+      ],
+      unit: 'tokens',
+      maxStep: 4,
+    });
+    const priced = {
+      ...data,
+      steps: data.steps.map((s) => (s.origin === 'step' ? { ...s, costUsd: 0.25 } : s)),
+    };
+    assert.deepEqual(spendChart(priced).spend, [
+      { x: 1, y: 0.25 },
+      { x: 2, y: 0.5 },
+    ]);
+    assert.equal(spendChart(priced).unit, 'usd');
+  });
+
+  it('lists the steps with verdict, delta and each edit with its fate, the edit text as given', () => {
+    const rows = tableRows(data);
+    assert.deepEqual(
+      rows.map((r) => [r.title, r.verdict, r.verdictKind, r.score, r.delta, r.human ?? '']),
+      [
+        ['Step 1', 'accepted, new best', 'accept', '0.500', '+0.250', ''],
+        ['Step 2', 'rejected', 'reject', '0.500', '±0.000', 'you accepted'],
+        ['Epoch 1 slow update', 'rejected', 'reject', '0.400', '−0.100', ''],
+        ['Step 3', 'gate running…', 'pending', '–', '', ''],
+      ],
+    );
+    assert.equal(rows[0]!.editsSummary, '2 edits: 1 kept, 1 not applied');
+    assert.deepEqual(rows[0]!.edits[0], {
+      id: 'e-1',
+      title: 'append · support 4 · from failures',
+      content: '<script>alert(1)</script>',
+      fate: 'kept',
+      fateLabel: 'kept',
+    });
+    assert.equal(rows[0]!.edits[1]!.fateLabel, 'not applied (skipped replace target not found)');
+  });
+
+  it('classifies verdicts and formats deltas', () => {
+    assert.equal(verdictKind('force_accept'), 'accept');
+    assert.equal(verdictKind('skip_no_patches'), 'skip');
+    assert.equal(verdictKind('waiting'), 'pending');
+    assert.equal(formatDelta(0.0004), '±0.000');
+    assert.equal(formatDelta(-0.25), '−0.250');
+    assert.equal(formatDelta(undefined), '');
+  });
+
+  it('sums up the run in one line', () => {
+    assert.equal(
+      summaryLine(data),
+      '2 of 4 steps · 1 accepted · best 0.500 · baseline 0.250 · 900 tokens (simulated models)',
+    );
+  });
+});
+
+describe('gate history colours', () => {
+  it('drops the transparency some themes give chart colours', () => {
+    assert.equal(opaque('rgba(234, 92, 0, 0.33)'), 'rgb(234, 92, 0)');
+    assert.equal(opaque('#d1861680'), '#d18616');
+    assert.equal(opaque('#59a4f9'), '#59a4f9');
+    assert.equal(opaque('CanvasText'), 'CanvasText');
+  });
+});
