@@ -1,10 +1,19 @@
 import assert from 'node:assert/strict';
 import { SkillOptError } from '../../../src/engine/errors';
+import { Accounting } from '../../../src/engine/llm/accounting';
 import { AnthropicBackend, anthropicBody } from '../../../src/engine/llm/anthropic';
+import type { ModelClientOptions } from '../../../src/engine/llm/client';
 import { createModelClient } from '../../../src/engine/llm/client';
 import type { ChatRequest } from '../../../src/engine/llm/types';
-import type { LoopbackServer } from '../../support/loopback/anthropicServer';
-import { lastUserText, reply, startAnthropicServer, status } from '../../support/loopback/anthropicServer';
+import type { Logger } from '../../../src/engine/log';
+import type { LoopbackServer, Reply, Script } from '../../support/loopback/anthropicServer';
+import {
+  hang,
+  lastUserText,
+  reply,
+  startAnthropicServer,
+  status,
+} from '../../support/loopback/anthropicServer';
 
 const KEY = 'sk-ant-test-transport-0002';
 
@@ -185,5 +194,292 @@ describe('llm/anthropic transport (real SDK over loopback HTTP)', () => {
         return true;
       },
     );
+  });
+});
+
+/** Resolves once `done()` holds, checking every few milliseconds (a hung condition fails by mocha's timeout). */
+async function until(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((resolve) => setTimeout(resolve, 5));
+}
+
+describe('llm/anthropic retries, timeouts, cancellation and broken bodies (real SDK over loopback HTTP)', () => {
+  let server: LoopbackServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  interface Harness {
+    server: LoopbackServer;
+    waits: number[];
+    warnings: string[];
+    accounting: Accounting;
+    chat(
+      signal?: AbortSignal,
+      request?: ChatRequest,
+    ): ReturnType<ReturnType<typeof createModelClient>['chat']>;
+  }
+
+  async function harness(script: Script, opts: Partial<ModelClientOptions> = {}): Promise<Harness> {
+    server = await startAnthropicServer(script);
+    const waits: number[] = [];
+    const warnings: string[] = [];
+    const accounting = new Accounting();
+    const logger: Logger = {
+      log: (level, _c, message) => {
+        if (level === 'warn') warnings.push(message);
+      },
+    };
+    const client = createModelClient({
+      role: 'optimizer',
+      backend: new AnthropicBackend({ model: 'claude-x', apiKey: KEY, baseUrl: server.url }),
+      retry: { maxAttempts: 4, random: () => 0.5 },
+      timeoutMs: 60_000,
+      accounting,
+      logger,
+      sleep: (ms) => {
+        waits.push(ms);
+        return Promise.resolve();
+      },
+      ...opts,
+    });
+    const s = server;
+    return {
+      server: s,
+      waits,
+      warnings,
+      accounting,
+      chat: (signal, request = req()) => client.chat(request, signal),
+    };
+  }
+
+  it('honours retry-after on a 429 and then succeeds', async () => {
+    const h = await harness([
+      status(429, 'Number of request tokens has exceeded your per-minute rate limit', { 'retry-after': '3' }),
+      status(429, 'rate limited', { 'retry-after-ms': '1500', 'retry-after': '2' }),
+      reply('ok', { promptTokens: 40, completionTokens: 2 }),
+    ]);
+    const result = await h.chat();
+    assert.equal(result.text, 'ok');
+    assert.equal(result.attempts, 3);
+    assert.deepEqual(h.waits, [3000, 1500], 'the server-asked waits, not the 250/500 ms backoff');
+    assert.equal(h.server.requests.length, 3);
+    assert.deepEqual(h.warnings, [
+      'analyst anthropic claude-x: 429 Number of request tokens has exceeded your per-minute rate limit; attempt 2/4 in 3.0 s',
+      'analyst anthropic claude-x: 429 rate limited; attempt 3/4 in 1.5 s',
+    ]);
+    const [row] = h.accounting.snapshot().entries;
+    assert.deepEqual(
+      { calls: row.calls, retries: row.retries, failures: row.failures, promptTokens: row.promptTokens },
+      { calls: 1, retries: 2, failures: 0, promptTokens: 40 },
+    );
+  });
+
+  it('does not sleep after the last rate-limited attempt', async () => {
+    const h = await harness(
+      [
+        status(429, 'rate limited', { 'retry-after': '2' }),
+        status(429, 'rate limited', { 'retry-after': '4' }),
+        status(429, 'rate limited', { 'retry-after': '8' }),
+        reply('must not be asked'),
+      ],
+      { retry: { maxAttempts: 3, random: () => 0.5 } },
+    );
+    await assert.rejects(h.chat(), (err: unknown) => {
+      assert.ok(SkillOptError.is(err, 'llm'));
+      assert.equal(
+        err.message,
+        'anthropic claude-x: 429 rate limited after 3 attempts. ' +
+          'Fix: the provider is rate-limiting: lower limits.provider_concurrency or wait and resume',
+      );
+      return true;
+    });
+    assert.deepEqual(h.waits, [2000, 4000], 'the third retry-after (8 s) is not slept');
+    assert.equal(h.server.requests.length, 3);
+    const totals = h.accounting.totals();
+    assert.equal(totals.failures, 1);
+    assert.equal(totals.retries, 2);
+    assert.equal(totals.calls, 0);
+  });
+
+  it('really waits out retry-after before the next request', async () => {
+    const arrivals: number[] = [];
+    const script: Reply[] = [status(429, 'rate limited', { 'retry-after-ms': '300' }), reply('ok')];
+    const h = await harness(
+      (r) => {
+        arrivals.push(performance.now());
+        return script[r.index] ?? status(400, 'unexpected request');
+      },
+      // The real sleep, and no backoff jitter to hide behind.
+      { sleep: undefined, retry: { maxAttempts: 2, random: () => 0 } },
+    );
+    const result = await h.chat();
+    assert.equal(result.attempts, 2);
+    assert.equal(arrivals.length, 2);
+    // A lower bound only: the retry must not come before the server said it may.
+    const gap = arrivals[1] - arrivals[0];
+    assert.ok(gap >= 295, `retried after ${gap.toFixed(0)} ms`);
+  });
+
+  it('retries a 500 with jittered backoff, then succeeds, and accounts the retry', async () => {
+    const h = await harness([
+      status(500, 'Internal server error'),
+      reply('fine', { promptTokens: 12, completionTokens: 3 }),
+    ]);
+    const result = await h.chat();
+    assert.equal(result.text, 'fine');
+    assert.equal(result.attempts, 2);
+    assert.deepEqual(result.usage, { promptTokens: 12, completionTokens: 3 });
+    assert.deepEqual(h.waits, [250]);
+    assert.equal(h.server.requests.length, 2);
+    assert.deepEqual(h.warnings, [
+      'analyst anthropic claude-x: 500 Internal server error; attempt 2/4 in 0.3 s',
+    ]);
+    const [row] = h.accounting.snapshot().entries;
+    assert.equal(row.calls, 1);
+    assert.equal(row.retries, 1);
+    assert.equal(row.failures, 0);
+    assert.equal(row.promptTokens, 12);
+  });
+
+  it('gives up on repeated 500s after the last attempt with the fix', async () => {
+    const h = await harness([status(500, 'boom'), status(500, 'boom'), reply('too late')], {
+      retry: { maxAttempts: 2, random: () => 0.5 },
+    });
+    await assert.rejects(h.chat(), (err: unknown) => {
+      assert.ok(SkillOptError.is(err, 'llm'));
+      assert.equal(err.problem, 'anthropic claude-x: 500 boom after 2 attempts');
+      assert.equal(err.place.fix, `the provider at ${h.server.url} is failing; resume the run later`);
+      return true;
+    });
+    assert.deepEqual(h.waits, [250]);
+    assert.equal(h.server.requests.length, 2);
+  });
+
+  it('times out a hanging reply and retries it', async () => {
+    const h = await harness([hang(), reply('late but fine')], { timeoutMs: 200 });
+    const result = await h.chat();
+    assert.equal(result.text, 'late but fine');
+    assert.equal(result.attempts, 2);
+    assert.equal(h.server.requests.length, 2);
+    assert.equal(h.server.answered, 1, 'the hung request never got an answer');
+    assert.deepEqual(h.waits, [250]);
+    assert.deepEqual(h.warnings, [
+      'analyst anthropic claude-x: no reply within 200 ms; attempt 2/4 in 0.3 s',
+    ]);
+    // The timed-out attempt was aborted on the wire, not left open.
+    await until(() => h.server.inFlight === 0);
+  });
+
+  it('reports a timeout after the last attempt with a fix', async () => {
+    const h = await harness([hang(), hang(), reply('never')], {
+      timeoutMs: 100,
+      retry: { maxAttempts: 2, random: () => 0 },
+    });
+    await assert.rejects(h.chat(), (err: unknown) => {
+      assert.ok(SkillOptError.is(err, 'llm'));
+      assert.equal(
+        err.message,
+        `anthropic claude-x: no reply within 100 ms after 2 attempts. Fix: raise limits.request_timeout_s or check the server at ${h.server.url}`,
+      );
+      return true;
+    });
+    assert.equal(h.server.requests.length, 2);
+    assert.equal(h.server.answered, 0);
+    assert.equal(h.accounting.totals().failures, 1);
+  });
+
+  it('cancels mid-call through the AbortSignal and closes the request', async () => {
+    const h = await harness([hang(), reply('must not be asked')]);
+    const controller = new AbortController();
+    const pending = h.chat(controller.signal);
+    await h.server.waitForRequests(1);
+    controller.abort();
+    await assert.rejects(pending, (err: unknown) => {
+      assert.ok(SkillOptError.is(err, 'cancelled'));
+      assert.equal(err.message, 'The analyst call to anthropic claude-x was cancelled');
+      return true;
+    });
+    // The abort reached the SDK: the open request is torn down, not abandoned.
+    await until(() => h.server.inFlight === 0);
+    assert.equal(h.server.answered, 0);
+    assert.equal(h.server.requests.length, 1, 'no retry after cancellation');
+    assert.deepEqual(h.waits, []);
+    assert.equal(h.accounting.totals().failures, 0, 'a cancelled call is not a failure');
+  });
+
+  it('cancels while waiting out a retry-after', async () => {
+    const controller = new AbortController();
+    const h = await harness([status(429, 'slow down', { 'retry-after': '30' }), reply('must not be asked')], {
+      // The real, abortable sleep: the 30 s wait must end as soon as the signal fires.
+      sleep: undefined,
+      logger: { log: (level) => level === 'warn' && setImmediate(() => controller.abort()) },
+    });
+    await assert.rejects(h.chat(controller.signal), (err: unknown) => {
+      assert.ok(SkillOptError.is(err, 'cancelled'));
+      assert.equal(err.message, 'The analyst call to anthropic claude-x was cancelled');
+      return true;
+    });
+    assert.equal(h.server.requests.length, 1);
+  });
+
+  const MALFORMED_BODY = '{"type": "message", "content": [{"type": "text", text: oops}]}';
+  const MALFORMED: Reply = {
+    kind: 'status',
+    status: 200,
+    body: MALFORMED_BODY,
+    headers: { 'content-type': 'application/json' },
+  };
+  /** What this Node's JSON.parse says about the malformed body (the wording differs between versions). */
+  const malformedReason = ((): string => {
+    try {
+      JSON.parse(MALFORMED_BODY);
+    } catch (err) {
+      return (err as SyntaxError).message;
+    }
+    throw new Error('MALFORMED_BODY parses');
+  })();
+
+  for (const [label, broken, warning] of [
+    // The cut falls at a place that depends on the generated message id, so only the kind is fixed here.
+    ['a truncated JSON body', { kind: 'truncated', cut: 'body' }, /^malformed reply body \(.+\)$/],
+    [
+      'a connection dropped mid-body',
+      { kind: 'truncated', cut: 'connection' },
+      'connection closed mid-reply',
+    ],
+    ['a malformed JSON body', MALFORMED, `malformed reply body (${malformedReason})`],
+    ['a socket destroyed before any reply', { kind: 'destroy' }, 'connection failed (UND_ERR_SOCKET)'],
+  ] as Array<[string, Reply, string | RegExp]>) {
+    it(`retries ${label} and then succeeds`, async () => {
+      const h = await harness([broken, reply('recovered')]);
+      const result = await h.chat();
+      assert.equal(result.text, 'recovered');
+      assert.equal(result.attempts, 2);
+      assert.deepEqual(h.waits, [250]);
+      assert.equal(h.server.requests.length, 2);
+      assert.equal(h.warnings.length, 1);
+      const match = /^analyst anthropic claude-x: (.+); attempt 2\/4 in 0\.3 s$/.exec(h.warnings[0]);
+      assert.ok(match, h.warnings[0]);
+      if (typeof warning === 'string') assert.equal(match[1], warning);
+      else assert.match(match[1], warning);
+    });
+  }
+
+  it('reports a body that stays malformed after the last attempt', async () => {
+    const h = await harness([MALFORMED, MALFORMED, reply('too late')], {
+      retry: { maxAttempts: 2, random: () => 0.5 },
+    });
+    await assert.rejects(h.chat(), (err: unknown) => {
+      assert.ok(SkillOptError.is(err, 'llm'));
+      assert.equal(
+        err.message,
+        `anthropic claude-x: malformed reply body (${malformedReason}) ` +
+          `after 2 attempts. Fix: check that the server at ${h.server.url} is reachable`,
+      );
+      return true;
+    });
+    assert.equal(h.server.requests.length, 2);
+    assert.deepEqual(h.waits, [250]);
   });
 });
