@@ -81,7 +81,8 @@ function buildBackend(
       }
       return new CommandBackend({
         command: template,
-        skillName: m.target_skill_name,
+        // The default name yields to the skill's own front-matter name (see rollout); a set one wins.
+        ...(m.target_skill_name !== 'skill' ? { skillName: m.target_skill_name } : {}),
         timeoutMs: cfg.env.exec_timeout * 1000,
         trusted: env.trustedWorkspace === true,
         model: model || 'agent',

@@ -78,3 +78,9 @@ export function stderrLogger(min: LogLevel): Logger {
     },
   };
 }
+
+/**
+ * Model settings every CLI command shares. The person running the CLI chose this config and the
+ * agent command in it; there is no workspace-trust prompt to wait for, so the `command` target may run.
+ */
+export const cliModels = { trustedWorkspace: true } as const;

@@ -5,7 +5,7 @@ import { evalPrepared, prepareRun } from '../../engine/run';
 import { checkSkillMarkers } from '../../engine/skill/markers';
 import { ExitCode, UsageError } from '../exit';
 import { PrettyPrinter } from '../render';
-import { parseCommon, stderrLogger } from './common';
+import { cliModels, parseCommon, stderrLogger } from './common';
 
 const splits = ['train', 'val', 'test', 'all', 'valid_seen', 'valid_unseen', 'selection'] as const;
 
@@ -28,6 +28,7 @@ export async function runEval(args: readonly string[]): Promise<number> {
     configPath: a.config,
     overrides: a.overrides,
     legacyArgs: a.legacyArgs,
+    models: cliModels,
     ...(typeof a.values.out === 'string' ? { outDir: a.values.out } : {}),
     logger,
   });

@@ -1,12 +1,13 @@
 import { existsSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { EngineEvent } from '../../engine/events';
+import { redactOverride } from '../../engine/config/flat';
 import { prepareRun, trainPrepared } from '../../engine/run';
 import { diffStats } from '../../engine/skill/hunks';
 import { readFileSync } from 'node:fs';
 import { ExitCode, UsageError } from '../exit';
 import { PrettyPrinter } from '../render';
-import { parseCommon, stderrLogger } from './common';
+import { cliModels, parseCommon, stderrLogger } from './common';
 
 /**
  * `skillopt train`: the full loop, headless. Ctrl-C stops at the next safe point (the current
@@ -30,6 +31,7 @@ export async function runTrain(args: readonly string[]): Promise<number> {
     configPath: a.config,
     overrides: a.overrides,
     legacyArgs: a.legacyArgs,
+    models: cliModels,
     ...(outArg ? { outDir: outArg } : {}),
     logger,
   });
@@ -51,13 +53,14 @@ export async function runTrain(args: readonly string[]): Promise<number> {
   };
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigint);
+  // Printed and sent as an event: secrets in overrides are masked (pass them again, or use the
+  // environment variable), and arguments are quoted so the line can be pasted into a shell.
   const resumeCommand = [
     'skillopt train',
-    a.config,
-    '--out',
-    prepared.outDir,
-    '--resume',
-    ...a.overrides.flatMap((o) => ['--cfg-options', o]),
+    ...[a.config, '--out', prepared.outDir, '--resume'].map(shellQuote),
+    ...(a.overrides.length
+      ? ['--cfg-options', ...a.overrides.map((o) => shellQuote(redactOverride(o)))]
+      : []),
   ].join(' ');
   try {
     const outcome = await trainPrepared(prepared, { emit, signal: controller.signal, resumeCommand, logger });
@@ -77,4 +80,9 @@ export async function runTrain(args: readonly string[]): Promise<number> {
     process.off('SIGTERM', onSigint);
     await prepared.models.close();
   }
+}
+
+/** POSIX-shell quoting, only where a word needs it. */
+function shellQuote(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }

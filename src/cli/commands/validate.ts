@@ -1,6 +1,6 @@
 import { prepareRun } from '../../engine/run';
 import { ExitCode } from '../exit';
-import { parseCommon, stderrLogger } from './common';
+import { cliModels, parseCommon, stderrLogger } from './common';
 
 /** `skillopt validate`: load and check everything a run needs; call no model, write nothing. */
 export async function runValidate(args: readonly string[]): Promise<number> {
@@ -9,6 +9,7 @@ export async function runValidate(args: readonly string[]): Promise<number> {
     configPath: a.config,
     overrides: a.overrides,
     legacyArgs: a.legacyArgs,
+    models: cliModels,
     ...(typeof a.values.out === 'string' ? { outDir: a.values.out } : {}),
     dryRun: true,
     logger: stderrLogger('warn'),

@@ -122,6 +122,18 @@ export function toFlatConfig(config: SkillOptConfig, derived: FlatDerived): Reco
 
 const SECRET_NAME = /key|token|secret/i;
 
+/** A `k=v` override as it may be shown or logged: the value masked when the key names a secret. */
+export function redactOverride(override: string): string {
+  const eq = override.indexOf('=');
+  if (eq < 0) return override;
+  const key = override.slice(0, eq);
+  const value = override.slice(eq + 1);
+  // Numbers are never secrets (max_completion_tokens), as in redactSecrets.
+  const secret =
+    SECRET_NAME.test(key.split('.').pop() ?? '') && value !== '' && !/^-?\d+(\.\d+)?$/.test(value);
+  return secret ? `${key}=${mask(value)}` : override;
+}
+
 function mask(value: string): string {
   return value.length <= 8 ? '***' : `${value.slice(0, 4)}...${value.slice(-4)}`;
 }

@@ -571,6 +571,13 @@ export function validateConfigObject(raw: unknown, options: ValidateOptions = {}
     problems.push({ key: path.map(String).join('.'), problem, fix, ...place(path) });
   };
 
+  // A near-miss of a real key would leave the real one silently at its default, so a key we can name
+  // a fix for stops the run before it spends anything; a key we know nothing about only warns.
+  const unknown = (path: readonly PropertyKey[], what: string, hint: string): void => {
+    if (hint) fail(path, `${what} would be ignored`, hint.replace(/^; /, ''));
+    else warn(path, `${what} (ignored)`);
+  };
+
   if (!isPlainObject(raw)) {
     fail(
       [],
@@ -583,7 +590,7 @@ export function validateConfigObject(raw: unknown, options: ValidateOptions = {}
 
   for (const [top, value] of Object.entries(cfg)) {
     if (!isSectionName(top)) {
-      warn([top], `unknown section "${top}" (ignored)${suggestKey(top, undefined, options.flatNames)}`);
+      unknown([top], `unknown section "${top}"`, suggestKey(top, undefined, options.flatNames));
       delete cfg[top];
       continue;
     }
@@ -615,9 +622,10 @@ export function validateConfigObject(raw: unknown, options: ValidateOptions = {}
         );
         delete value[key];
       } else if (fieldSchema(top, key) === undefined) {
-        warn(
+        unknown(
           [top, key],
-          `unknown key "${key}" in section ${top} (ignored)${suggestKey(key, top, options.flatNames)}`,
+          `unknown key "${key}" in section ${top}`,
+          suggestKey(key, top, options.flatNames),
         );
         delete value[key];
       }

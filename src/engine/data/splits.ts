@@ -171,7 +171,11 @@ export function materializeRatioSplit(opts: RatioSplitOptions): LoadedSplits {
     loaded[name] = parts[name].map((i) => items[i]);
   }
   writeJsonAtomic(join(opts.outputDir, 'split_manifest.json'), manifest);
-  return finish(opts.outputDir, files, loaded, manifest, opts);
+  return finish(opts.outputDir, files, loaded, manifest, opts, {
+    file: source,
+    ratio: ratioText,
+    counts: [trainN, valN, testN],
+  });
 }
 
 /** The reference's default folder for a generated split: `<outRoot>/_generated_splits/<name>_2-1-7_seed42`. */
@@ -238,6 +242,7 @@ function finish(
   loaded: Record<SplitName, TaskItem[]>,
   manifest: SplitManifest | null,
   opts: SplitLoadOptions,
+  ratioSource?: { file: string; ratio: string; counts: number[] },
 ): LoadedSplits {
   const limit = opts.limit ?? 0;
   if (!Number.isInteger(limit) || limit < 0) {
@@ -250,11 +255,19 @@ function finish(
   const train = cut(loaded.train);
   const val = cut(loaded.val);
   const test = cut(loaded.test);
+  // A ratio split's files are generated: point at the user's task file and ratio instead.
   const empty = (name: SplitName, why: string): SkillOptError =>
-    new SkillOptError('tasks', `The ${name} split is empty; ${why}`, {
-      file: files[name],
-      fix: 'add tasks to it, or use a ratio split of a larger task file',
-    });
+    new SkillOptError(
+      'tasks',
+      `The ${name} split is empty; ${why}`,
+      ratioSource
+        ? {
+            file: ratioSource.file,
+            key: 'env.split_ratio',
+            fix: `the ratio ${ratioSource.ratio} splits this file's ${ratioSource.counts.reduce((a, b) => a + b, 0)} tasks ${ratioSource.counts.join('/')}; add tasks or change env.split_ratio`,
+          }
+        : { file: files[name], fix: 'add tasks to it, or use a ratio split of a larger task file' },
+    );
   if (train.length === 0) throw empty('train', 'training needs tasks to roll out');
   if (val.length === 0) throw empty('val', 'the gate needs a selection split to compare skills');
   if (test.length === 0 && (opts.testEvaluation ?? true)) {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cancelledError, SkillOptError } from '../errors';
+import { SkillOptError } from '../errors';
 import type { TaskItem } from '../data/tasks';
 import { extractAnswer } from './extract';
 import { anls, exactMatch, maxTokenF1, normalizeAnswer } from './normalize';
@@ -127,12 +127,13 @@ function parseOptions<T extends ScorerType>(
   });
 }
 
-/** Wraps a synchronous check as a Scorer with cancellation. */
+/** Wraps a synchronous check as a Scorer. */
 function syncScorer(name: string, check: (prediction: string, item: TaskItem) => ScoreResult): Scorer {
   return {
     name,
-    score(prediction: string, item: TaskItem, signal?: AbortSignal): Promise<ScoreResult> {
-      if (signal?.aborted) return Promise.reject(cancelledError('Scoring'));
+    // No signal: a synchronous check has nothing to cancel, and a reply that arrived as the run
+    // stopped must still be scored and kept, so that a resumed run does not pay for it again.
+    score(prediction: string, item: TaskItem): Promise<ScoreResult> {
       try {
         return Promise.resolve(check(prediction, item));
       } catch (err) {

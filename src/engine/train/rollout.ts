@@ -8,7 +8,8 @@ import type { Scorer } from '../scoring/scorers';
 import { writeJsonAtomic } from '../store/atomic';
 import { appendJsonl, readJsonlTolerant } from '../store/jsonl';
 import type { RunContext } from './context';
-import type { ConversationRecord, RolloutResult, Score } from './types';
+import { describeAgentRun, excerpt } from './trajectories';
+import type { AgentRun, ConversationRecord, RolloutResult, Score } from './types';
 
 export interface RolloutOptions {
   items: readonly TaskItem[];
@@ -90,6 +91,7 @@ async function runItem(item: TaskItem, system: string, opts: RolloutOptions): Pr
   };
   let response: string;
   let cached: boolean;
+  let agentRun: AgentRun | undefined;
   try {
     const reply = await opts.client.chat(
       {
@@ -102,7 +104,7 @@ async function runItem(item: TaskItem, system: string, opts: RolloutOptions): Pr
         task: {
           taskId: item.id,
           skill: opts.skill,
-          skillName: 'skill',
+          skillName: skillDirName(opts.skill),
           prompt: `${user}\n\nEnd with your final answer wrapped as <${opts.answerTag}>...</${opts.answerTag}>.`,
         },
       },
@@ -110,6 +112,7 @@ async function runItem(item: TaskItem, system: string, opts: RolloutOptions): Pr
     );
     response = reply.text;
     cached = reply.cached;
+    agentRun = agentRunOf(reply.trace);
   } catch (err) {
     if (SkillOptError.is(err, 'cancelled')) throw err;
     const message = err instanceof Error ? err.message : String(err);
@@ -138,16 +141,37 @@ async function runItem(item: TaskItem, system: string, opts: RolloutOptions): Pr
     predicted_answer: predicted,
     response,
     ...(cached ? { cached } : {}),
+    ...(agentRun ? { agent_run: agentRun } : {}),
   };
   writeConversation(opts.dir, item.id, [
     { role: 'user', content: user },
     { role: 'assistant', content: response },
+    ...(agentRun ? [{ role: 'system' as const, content: `[AGENT RUN] ${describeAgentRun(agentRun)}` }] : []),
     {
       role: 'system',
       content: `[EVALUATION RESULT] ${score.hard >= 1 ? 'PASS' : 'FAIL'} hard=${score.hard} soft=${score.soft.toFixed(2)}; predicted "${predicted}", expected ${JSON.stringify(item.answers)}. ${score.reason}`,
     },
   ]);
   return result;
+}
+
+/** Agent CLIs find a skill by its folder, which should match the front matter's `name:`. */
+function skillDirName(skill: string): string {
+  const front = /^---\r?\n([\s\S]*?)\r?\n---/.exec(skill)?.[1];
+  const name = front && /^name:\s*["']?([A-Za-z0-9][A-Za-z0-9._-]*)["']?\s*$/m.exec(front)?.[1];
+  return name || 'skill';
+}
+
+/** The part of a `command` backend trace the trajectory keeps; undefined for chat backends. */
+function agentRunOf(trace: Record<string, unknown> | undefined): AgentRun | undefined {
+  if (!trace || typeof trace.durationMs !== 'number') return undefined;
+  return {
+    exit_code: typeof trace.exitCode === 'number' ? trace.exitCode : null,
+    signal: typeof trace.signal === 'string' ? trace.signal : null,
+    timed_out: trace.timedOut === true,
+    duration_ms: trace.durationMs,
+    stderr: excerpt(typeof trace.stderr === 'string' ? trace.stderr : '', 2000),
+  };
 }
 
 function writeConversation(dir: string, id: string, records: ConversationRecord[]): void {

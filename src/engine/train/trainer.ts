@@ -874,7 +874,13 @@ export class Trainer {
     if (this.s.useMetaReflect && this.metaReflectDoneEpoch < epoch) {
       await this.stage(lastStep, epoch, 'meta_reflect', () => this.metaReflectStage(epoch, lastStep));
     }
-    const preSlowSkill = this.current;
+    // The meta skill compares against the skill before the slow update. A resume after the slow
+    // update committed would see the updated skill as current, so the pre-slow text is kept on disk.
+    const preSlowPath = this.files.path('slow_update', epochDirName(epoch), 'pre_slow_skill.md');
+    if (this.s.useSlowUpdate && this.slowDoneEpoch < epoch && !existsSync(preSlowPath)) {
+      writeFileAtomic(preSlowPath, this.current);
+    }
+    const preSlowSkill = existsSync(preSlowPath) ? readFileSync(preSlowPath, 'utf8') : this.current;
     let pairs: ComparisonPair[] | undefined;
     if (this.s.useSlowUpdate && this.slowDoneEpoch < epoch) {
       pairs = await this.stage(lastStep, epoch, 'slow_update', () =>
@@ -1034,7 +1040,14 @@ export class Trainer {
     });
     savePairs(dir, kept, all, this.s.pairPolicy);
     const previous = extractSlowUpdate(this.current) ?? '';
-    const guidance = await writeSlowGuidance(this.ctx, prevSkill, this.current, previous, kept);
+    // Saved as soon as it arrives: a stop during the slow-update gate must not pay for it again.
+    const guidancePath = join(dir, 'slow_guidance.json');
+    type Guidance = Awaited<ReturnType<typeof writeSlowGuidance>>;
+    const saved = readJsonIfExists<{ guidance: Guidance }>(guidancePath);
+    const guidance = saved
+      ? saved.guidance
+      : await writeSlowGuidance(this.ctx, prevSkill, this.current, previous, kept);
+    if (!saved) writeJsonAtomic(guidancePath, { guidance });
     const prevHard = kept.filter((p) => p.prev.hard).length / Math.max(1, kept.length);
     const currHard = kept.filter((p) => p.curr.hard).length / Math.max(1, kept.length);
     const result: Record<string, unknown> = {

@@ -1,4 +1,4 @@
-import type { RolloutResult } from './types';
+import type { AgentRun, RolloutResult } from './types';
 
 /**
  * Trajectories as the optimizer sees them. Unlike the reference, the skill is NOT embedded in each
@@ -14,6 +14,8 @@ export function renderTrajectory(r: RolloutResult, index: number, maxChars: numb
     `expected: ${r.expected.map((e) => excerpt(e, 200)).join(' | ')}`,
     `score: hard ${r.hard}, soft ${r.soft.toFixed(2)}${r.fail_reason ? ` (${excerpt(r.fail_reason, 300)})` : ''}`,
   ];
+  if (r.agent_run)
+    lines.push(`agent run: ${excerpt(describeAgentRun(r.agent_run), Math.min(1000, maxChars))}`);
   if (r.response) lines.push('model reply:', '"""', excerpt(r.response, maxChars), '"""');
   return lines.join('\n');
 }
@@ -28,4 +30,15 @@ export function excerpt(text: string, max: number): string {
   const head = Math.floor(max * 0.4);
   const tail = max - head;
   return `${text.slice(0, head)}\n[… ${text.length - max} characters omitted …]\n${text.slice(-tail)}`;
+}
+
+/** "exit 0 after 12.3 s" / "timed out after 600.0 s (SIGKILL)", plus stderr when there is any. */
+export function describeAgentRun(run: AgentRun): string {
+  const how = run.timed_out
+    ? 'timed out'
+    : run.exit_code !== null
+      ? `exit ${run.exit_code}`
+      : `killed by ${run.signal ?? 'a signal'}`;
+  const head = `${how} after ${(run.duration_ms / 1000).toFixed(1)} s${run.timed_out && run.signal ? ` (${run.signal})` : ''}`;
+  return run.stderr.trim() ? `${head}; stderr:\n${run.stderr.trim()}` : head;
 }

@@ -16,6 +16,18 @@ export interface RolloutResult {
   /** Set when the target call itself failed (after retries): scored as a failure. */
   error?: string;
   cached?: boolean;
+  /** Set for agent-harness targets (`command` backend): how the agent's process ended. */
+  agent_run?: AgentRun;
+}
+
+/** An agent CLI's run for one task, as the `command` backend reports it. */
+export interface AgentRun {
+  exit_code: number | null;
+  signal: string | null;
+  timed_out: boolean;
+  duration_ms: number;
+  /** Head and tail of stderr, bounded like every trajectory text. */
+  stderr: string;
 }
 
 export interface ConversationRecord {

@@ -1,6 +1,12 @@
 import { rewriteContract } from '../llm/contracts';
 import { applyEdits, assignEditIds, summarizeReport, type Edit } from '../skill/applyEdits';
-import { extractSlowUpdate, findProtectedRegions, replaceSlowUpdate } from '../skill/document';
+import {
+  extractAppendixNotes,
+  extractSlowUpdate,
+  findProtectedRegions,
+  replaceAppendix,
+  replaceSlowUpdate,
+} from '../skill/document';
 import { blocks } from '../prompts/shared';
 import { rewriteSystemPrompt } from '../prompts/system';
 import { askOptimizer } from './ask';
@@ -21,18 +27,25 @@ export interface UpdateOutcome {
 }
 
 /**
- * Rewrite modes have no code-level protection in the reference; here the slow-update block of the
- * current skill is put back verbatim whatever the rewrite did to it.
+ * Rewrite modes have no code-level protection in the reference; here each protected block of the
+ * current skill (slow update, appendix) is put back verbatim whatever the rewrite did to it.
  */
-function keepProtectedBlock(previous: string, next: string): { text: string; restored: boolean } {
-  const hadBlock = findProtectedRegions(previous).some((r) => r.kind === 'slow_update');
-  if (!hadBlock) return { text: next, restored: false };
-  const block = extractSlowUpdate(previous) ?? '';
-  const repaired = replaceSlowUpdate(next, block);
-  const same =
-    extractSlowUpdate(next) === block &&
-    findProtectedRegions(next).filter((r) => r.kind === 'slow_update').length === 1;
-  return same ? { text: next, restored: false } : { text: repaired, restored: true };
+export function keepProtectedBlock(previous: string, next: string): { text: string; restored: boolean } {
+  let text = next;
+  const had = new Set(findProtectedRegions(previous).map((r) => r.kind));
+  const count = (t: string, kind: string): number =>
+    findProtectedRegions(t).filter((r) => r.kind === kind).length;
+  if (had.has('slow_update')) {
+    const block = extractSlowUpdate(previous) ?? '';
+    if (extractSlowUpdate(text) !== block || count(text, 'slow_update') !== 1)
+      text = replaceSlowUpdate(text, block);
+  }
+  if (had.has('appendix')) {
+    const notes = extractAppendixNotes(previous);
+    const same = count(text, 'appendix') === 1 && extractAppendixNotes(text).join('\n') === notes.join('\n');
+    if (!same) text = replaceAppendix(text, notes);
+  }
+  return { text, restored: text !== next };
 }
 
 export async function updateSkill(

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,6 +24,21 @@ describe('skillopt CLI', function () {
     cpSync(example, dir, { recursive: true });
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** `skillopt eval` of the example skill on the val split, as JSON, with these overrides. */
+  const evalVal = (out: string, ...overrides: string[]): string[] => [
+    'eval',
+    join(dir, 'skillopt.yaml'),
+    '--skill',
+    join(dir, 'SKILL.md'),
+    '--split',
+    'val',
+    '--out',
+    out,
+    '--json',
+    '--cfg-options',
+    ...overrides,
+  ];
 
   it('prints help, and exits 2 on a bad command line', () => {
     const help = cli(['--help']);
@@ -51,6 +66,18 @@ describe('skillopt CLI', function () {
     const lines = r.stderr.trim().split('\n');
     assert.equal(lines.length, 1, r.stderr);
     assert.match(r.stderr, /skillopt\.yaml:\d+ \(optimizer\.learning_rate\): .*Fix: /);
+  });
+
+  it('refuses a misspelt key instead of running with its default', () => {
+    const cfg = join(dir, 'skillopt.yaml');
+    writeFileSync(cfg, readFileSync(cfg, 'utf8').replace('  batch_size:', '  batch_sise:'));
+    const r = cli(['validate', cfg]);
+    assert.equal(r.code, 1);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    assert.match(
+      r.stderr,
+      /skillopt\.yaml:\d+ \(train\.batch_sise\): .*Fix: did you mean train\.batch_size\?/,
+    );
   });
 
   it('names the missing task file', () => {
@@ -112,19 +139,7 @@ describe('skillopt CLI', function () {
 
   it('evaluates a skill on a split with the target only', () => {
     const out = join(dir, 'eval');
-    const r = cli([
-      'eval',
-      join(dir, 'skillopt.yaml'),
-      '--skill',
-      join(dir, 'SKILL.md'),
-      '--split',
-      'val',
-      '--out',
-      out,
-      '--json',
-      '--cfg-options',
-      'cache.enabled=false',
-    ]);
+    const r = cli(evalVal(out, 'cache.enabled=false'));
     assert.equal(r.code, 0, r.stderr);
     const summary = JSON.parse(r.stdout) as {
       split: string;
@@ -137,5 +152,74 @@ describe('skillopt CLI', function () {
     assert.equal(summary.model_calls, 19);
     const file = JSON.parse(readFileSync(join(out, 'eval_summary.json'), 'utf8')) as { hard: number };
     assert.equal(file.hard, summary.hard);
+  });
+
+  it('runs an agent CLI as the target, and keeps how each agent run ended in the trajectory', () => {
+    const out = join(dir, 'eval');
+    const agent = join(root, 'test', 'fixtures', 'fakecli', 'fakeAgent.cjs');
+    const r = cli(
+      evalVal(
+        out,
+        'model.target_backend=command',
+        `model.target_command=node ${agent} echo {task_file} {skill_file} {workspace} {prompt}`,
+        'cache.enabled=false',
+      ),
+    );
+    assert.equal(r.code, 0, r.stderr);
+    const rows = readFileSync(join(out, 'eval_val', 'results.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string; response: string; agent_run?: Record<string, unknown> });
+    assert.equal(rows.length, 19);
+    for (const row of rows) {
+      // The skill sits in a folder named after its front matter, where agent CLIs look for it.
+      assert.match(row.response, /^skill_dirs=house-style-answers$/m);
+      assert.match(row.response, /skill_file_ok=true/);
+      assert.equal(row.agent_run?.exit_code, 0);
+      assert.equal(row.agent_run?.timed_out, false);
+      assert.equal(row.agent_run?.stderr, 'thinking...\n');
+    }
+    const conversation = JSON.parse(
+      readFileSync(join(out, 'eval_val', 'predictions', rows[0].id, 'conversation.json'), 'utf8'),
+    ) as { content: string }[];
+    assert.ok(
+      conversation.some((m) =>
+        /^\[AGENT RUN\] exit 0 after \d+\.\d s; stderr:\nthinking\.\.\.$/.test(m.content),
+      ),
+    );
+  });
+
+  it('stops at a safe point on Ctrl-C even when every reply is instant, and says how to resume', async () => {
+    const out = join(dir, 'run');
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        join(root, 'src', 'cli', 'main.ts'),
+        'train',
+        join(dir, 'skillopt.yaml'),
+        '--out',
+        out,
+        '--cfg-options',
+        'train.num_epochs=50',
+        'cache.enabled=false',
+      ],
+      { cwd: root, env: { ...process.env, NO_COLOR: '1' } },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    // Interrupt once the first step has finished, in the middle of a 50-epoch run.
+    child.stdout.on('data', (d: Buffer) => {
+      const before = stdout;
+      stdout += d.toString();
+      if (!/step\s+1\b/i.test(before) && /step\s+1\b/i.test(stdout)) child.kill('SIGINT');
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    assert.equal(code, 130, stdout + stderr);
+    assert.match(stdout, /Resume with:\n\s+skillopt train .* --resume/);
+    const history = JSON.parse(readFileSync(join(out, 'history.json'), 'utf8')) as unknown[];
+    assert.ok(history.length >= 1 && history.length < 50, `${history.length} steps recorded`);
   });
 });

@@ -1,7 +1,13 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { FLAT_TO_PATH, FLATTEN_MAP, redactSecrets, toFlatConfig } from '../../../src/engine/config/flat';
+import {
+  FLAT_TO_PATH,
+  FLATTEN_MAP,
+  redactOverride,
+  redactSecrets,
+  toFlatConfig,
+} from '../../../src/engine/config/flat';
 import { loadConfig } from '../../../src/engine/config/load';
 import { defaultConfig } from '../../../src/engine/config/schema';
 import { PYTHON_RUN_CONFIG, tempDir, write } from './helpers';
@@ -117,6 +123,22 @@ describe('config/flat', () => {
     it('has one flat name per structured key', () => {
       const names = FLATTEN_MAP.map(([, name]) => name);
       assert.equal(new Set(names).size, names.length);
+    });
+  });
+
+  describe('redactOverride', () => {
+    it('masks the value of a --cfg-options secret, as config.json does, and nothing else', () => {
+      assert.equal(
+        redactOverride('model.azure_openai_api_key=sk-verysecret1234'),
+        'model.azure_openai_api_key=sk-v...1234',
+      );
+      assert.equal(
+        redactOverride('model.target_max_completion_tokens=512'),
+        'model.target_max_completion_tokens=512',
+      );
+      assert.equal(redactOverride('train.batch_size=8'), 'train.batch_size=8');
+      assert.equal(redactOverride('model.openai_api_key='), 'model.openai_api_key=');
+      assert.equal(redactOverride('no-equals-sign'), 'no-equals-sign');
     });
   });
 

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EngineEvent } from '../../../src/engine/events';
+import type { Stage } from '../../../src/engine/llm/types';
 import type { RuntimeState, StepRecord } from '../../../src/engine/train/types';
 import { prepareRun } from '../../../src/engine/run';
 import { startOpenAiServer } from '../../support/loopback/openaiServer';
@@ -10,7 +12,19 @@ import {
   scriptedOptimizerModel,
   scriptedTargetModel,
 } from '../../support/loopback/scriptedModels';
-import { comparableHistory, exampleConfig, prepareSim, read, readJson, runSim, tempDir } from './helpers';
+import {
+  CallLog,
+  comparableHistory,
+  exampleConfig,
+  paidKeys,
+  prepareSim,
+  prepareSimCached,
+  read,
+  readJson,
+  runSim,
+  tempDir,
+  type CallRecord,
+} from './helpers';
 
 type Crash = { name: string; when: (e: EngineEvent, all: EngineEvent[]) => boolean };
 
@@ -144,6 +158,257 @@ describe('kill and resume', function () {
       assert.equal(history.length, reference.length);
     } finally {
       await server.close();
+      dir.cleanup();
+    }
+  });
+});
+
+/** Rows a rollout directory has on disk (0 when it has none yet). */
+function rowsIn(dir: string): number {
+  const file = join(dir, 'results.jsonl');
+  return existsSync(file)
+    ? read(file)
+        .split('\n')
+        .filter((l) => l.trim()).length
+    : 0;
+}
+
+function filesIn(dir: string): number {
+  return existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.json')).length : 0;
+}
+
+/** Sorted entries, so a failing deepEqual shows which request or stage differs. */
+function entries(m: Map<string, number> | Record<string, number>): Array<[string, number]> {
+  return [...(m instanceof Map ? m.entries() : Object.entries(m))].sort(([a], [b]) => a.localeCompare(b));
+}
+
+/** A stop that lands inside a stage, after some of its model calls were answered and kept. */
+interface MidStageStop {
+  name: string;
+  /** Step (as the loop's events number it) and accounting stage of the calls the stop lands among. */
+  step: number;
+  stage: Stage;
+  /** Loop stage the calls belong to, when the accounting stage alone is ambiguous (selection). */
+  phase?: string;
+  /** Stop right after this many of those replies arrived. */
+  after: number;
+  /** How many of those calls' results the interrupted run left on disk (items, minibatches). */
+  kept: (outDir: string) => number;
+}
+
+const step2 = (outDir: string, ...parts: string[]): string => join(outDir, 'steps', 'step_0002', ...parts);
+const slow2 = (outDir: string, ...parts: string[]): string =>
+  join(outDir, 'slow_update', 'epoch_02', ...parts);
+
+const midStageStops: MidStageStop[] = [
+  {
+    name: 'mid-rollout, after 3 of the step\u2019s 8 items were answered',
+    step: 2,
+    stage: 'rollout',
+    after: 3,
+    kept: (d) => rowsIn(step2(d, 'rollout')),
+  },
+  {
+    name: 'mid-reflection, after the first of the step\u2019s analyst minibatches was answered',
+    step: 2,
+    stage: 'analyst',
+    after: 1,
+    kept: (d) => filesIn(step2(d, 'patches')),
+  },
+  {
+    name: 'mid-gate, after 5 selection items were answered',
+    step: 2,
+    stage: 'selection',
+    phase: 'evaluate',
+    after: 5,
+    kept: (d) => rowsIn(step2(d, 'selection_eval')),
+  },
+  {
+    name: 'mid-slow-update, after 15 of the 40 paired rollouts were answered',
+    step: 8,
+    stage: 'slow_rollout',
+    after: 15,
+    kept: (d) => rowsIn(slow2(d, 'rollout_prev')) + rowsIn(slow2(d, 'rollout_curr')),
+  },
+];
+
+/** A stop in the slow update's gate, after its own optimizer call (the guidance) was answered. */
+const slowGateStop: MidStageStop = {
+  name: 'mid-slow-update gate, after the guidance reply and 5 of its selection items',
+  step: 8,
+  stage: 'selection',
+  phase: 'slow_update',
+  after: 5,
+  kept: (d) => rowsIn(slow2(d, 'selection_eval')),
+};
+
+const matches =
+  (stop: MidStageStop) =>
+  (c: CallRecord): boolean =>
+    c.step === stop.step && c.stage === stop.stage && (stop.phase === undefined || c.phase === stop.phase);
+
+describe('kill and resume: finished work is not paid for twice', function () {
+  this.timeout(120_000);
+  // The product default: target replies at temperature 0 go through the response cache (a repeat it
+  // answers is free); optimizer replies are not cached, so only the run folder can save them.
+  let ref: CallLog;
+  let reference: ReturnType<typeof comparableHistory>;
+  let refDir: ReturnType<typeof tempDir>;
+  let refCache: ReturnType<typeof tempDir>;
+
+  before(async () => {
+    refDir = tempDir('skillopt-ref-');
+    refCache = tempDir('skillopt-ref-cache-');
+    const prepared = prepareSimCached(refDir.path, refCache.path);
+    ref = new CallLog(prepared);
+    const run = await runSim(prepared, undefined, ref);
+    assert.equal(run.outcome.status, 'finished');
+    reference = comparableHistory(refDir.path);
+  });
+  after(() => {
+    refDir.cleanup();
+    refCache.cleanup();
+  });
+
+  async function stopAndResume(stop: MidStageStop): Promise<void> {
+    const dir = tempDir('skillopt-resume-');
+    const cache = tempDir('skillopt-resume-cache-');
+    try {
+      const inStage = matches(stop);
+      const total = ref.calls.filter(inStage).length;
+      assert.ok(total > stop.after, `the reference makes only ${total} such calls`);
+
+      const p1 = prepareSimCached(dir.path, cache.path);
+      const first = new CallLog(p1, {
+        serialize: inStage,
+        stopAfterReply: (c, log) =>
+          inStage(c) && log.calls.filter((x) => inStage(x) && x.answered).length >= stop.after,
+      });
+      const r1 = await runSim(p1, undefined, first);
+      assert.equal(r1.outcome.status, 'stopped', 'the stop was never reached');
+      // The stop is inside the stage: some of its results are kept, some are still to do.
+      const kept = stop.kept(dir.path);
+      assert.ok(kept > 0 && kept < total, `kept ${kept} of ${total}: the stop did not land mid-stage`);
+
+      const p2 = prepareSimCached(dir.path, cache.path);
+      const second = new CallLog(p2);
+      const r2 = await runSim(p2, undefined, second);
+      assert.equal(r2.outcome.status, 'finished');
+      assert.deepEqual(comparableHistory(dir.path), reference);
+
+      // Item / minibatch level: what was kept is not asked for again (not even from the cache).
+      assert.equal(
+        second.calls.filter(inStage).length,
+        total - kept,
+        `the resumed run asked again for ${stop.stage} calls the interrupted run had kept`,
+      );
+      // Stage level: together the two runs paid for exactly what one uninterrupted run pays for.
+      const sum: Record<string, number> = { ...first.paidByStage() };
+      for (const [k, n] of Object.entries(second.paidByStage())) sum[k] = (sum[k] ?? 0) + n;
+      assert.deepEqual(entries(sum), entries(ref.paidByStage()), 'paid calls per stage, both runs vs one');
+      // Request level: no reply was paid for twice, and the resumed run asked what a fresh run asks.
+      assert.deepEqual(entries(paidKeys(first, second)), entries(paidKeys(ref)));
+    } finally {
+      dir.cleanup();
+      cache.cleanup();
+    }
+  }
+
+  for (const stop of midStageStops) {
+    it(`after a stop ${stop.name}`, () => stopAndResume(stop));
+  }
+
+  // The guidance reply is saved on arrival (slow_guidance.json): the gate's stop must not re-ask it.
+  it(`after a stop ${slowGateStop.name}`, () => stopAndResume(slowGateStop));
+
+  // A reply already in when the run stops is scored and kept, so it is not paid for again.
+  it('keeps a target reply that arrived just before the stop (response cache off)', async () => {
+    const dir = tempDir('skillopt-resume-');
+    try {
+      const stop = midStageStops[0];
+      const inStage = matches(stop);
+      const p1 = prepareSim(dir.path);
+      const first = new CallLog(p1, {
+        serialize: inStage,
+        stopAfterReply: (c, log) =>
+          inStage(c) && log.calls.filter((x) => inStage(x) && x.answered).length >= stop.after,
+      });
+      assert.equal((await runSim(p1, undefined, first)).outcome.status, 'stopped');
+      const received = new Set(first.paid({ step: stop.step }).map((c) => c.key));
+      // Every reply the engine received for the stopped stage is on disk...
+      assert.equal(stop.kept(dir.path), first.paid({ step: stop.step, stage: stop.stage }).length);
+      const p2 = prepareSim(dir.path);
+      const second = new CallLog(p2);
+      assert.equal((await runSim(p2, undefined, second)).outcome.status, 'finished');
+      // ...and none is paid for again.
+      const again = second.paid().filter((c) => received.has(c.key) && c.step === stop.step);
+      assert.deepEqual(
+        again.map((c) => `${c.step}/${c.stage}`),
+        [],
+        'replies received before the stop were paid again',
+      );
+    } finally {
+      dir.cleanup();
+    }
+  });
+});
+
+describe('kill and resume: meta skill after the slow update', function () {
+  this.timeout(120_000);
+  // Three epochs so epoch 2 writes a meta skill; the slow update force-accepted so it changes the skill.
+  const overrides = ['train.num_epochs=3', 'optimizer.slow_update_gate_with_selection=false'];
+
+  // The meta skill compares with the skill before the slow update, kept as pre_slow_skill.md.
+  it('asks for the meta skill with the same skills as an uninterrupted run', async () => {
+    const refDir = tempDir('skillopt-ref-');
+    const dir = tempDir('skillopt-resume-');
+    try {
+      const pr = prepareSim(refDir.path, overrides);
+      const ref = new CallLog(pr);
+      assert.equal((await runSim(pr, undefined, ref)).outcome.status, 'finished');
+      const slowDone = readJson<{ action: string }>(
+        refDir.path,
+        'slow_update',
+        'epoch_02',
+        'slow_result.json',
+      );
+      assert.equal(slowDone.action, 'force_accept', 'the slow update must change the skill for this test');
+      const refMeta = ref.calls.filter((c) => c.stage === 'meta_skill');
+      assert.equal(refMeta.length, 1);
+
+      // Crash after the slow update is saved, before the meta skill has its reply.
+      const first = await runSim(
+        prepareSim(dir.path, overrides),
+        (e) => e.type === 'stage/started' && e.stage === 'meta_skill' && e.epoch === 2,
+      );
+      assert.equal(first.outcome.status, 'stopped');
+      const state = readJson<RuntimeState & { slow_done_epoch?: number }>(dir.path, 'runtime_state.json');
+      assert.equal(state.slow_done_epoch, 2);
+      assert.ok(!existsSync(join(dir.path, 'meta_skill', 'epoch_02', 'meta_skill_result.json')));
+
+      const p2 = prepareSim(dir.path, overrides);
+      const second = new CallLog(p2);
+      assert.equal((await runSim(p2, undefined, second)).outcome.status, 'finished');
+      const meta = second.calls.filter((c) => c.stage === 'meta_skill');
+      assert.equal(meta.length, 1);
+      const currentSkill = (c: CallRecord): string => {
+        const user = c.request.messages.find((m) => m.role === 'user')?.content ?? '';
+        return (
+          /## Skill at the End of This Epoch\n<current_skill>\n([\s\S]*?)\n<\/current_skill>/.exec(
+            user,
+          )?.[1] ?? ''
+        );
+      };
+      assert.ok(currentSkill(refMeta[0]), 'the meta-skill prompt has no current skill block');
+      assert.equal(
+        currentSkill(meta[0]),
+        currentSkill(refMeta[0]),
+        'the meta skill sees another "current" skill',
+      );
+      assert.equal(meta[0].key, refMeta[0].key);
+      assert.deepEqual(comparableHistory(dir.path), comparableHistory(refDir.path));
+    } finally {
+      refDir.cleanup();
       dir.cleanup();
     }
   });

@@ -146,3 +146,11 @@ export function hash(text: string): number {
   }
   return h;
 }
+
+/**
+ * Yield one macrotask. The simulated models answer instantly; without this a run whose replies all
+ * come from memory never lets Ctrl-C, a stop request or a timer in, and cannot be stopped.
+ */
+export function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}

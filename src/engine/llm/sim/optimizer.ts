@@ -1,7 +1,7 @@
 import type { BackendReply, ChatBackend, ChatMessage, ChatRequest } from '../types';
 import { simDeepReflect, simMetaReflect } from './deep';
 import { estimateTokens } from './target';
-import { habits, harmfulRules, hash, neutralRules } from './habits';
+import { habits, harmfulRules, hash, neutralRules, nextTurn } from './habits';
 
 type Json = Record<string, unknown>;
 type Mode = 'edits' | 'revise_suggestions' | 'skill_candidates';
@@ -71,18 +71,19 @@ export class SimOptimizerBackend implements ChatBackend {
   readonly cacheParams = { simulated: true };
   constructor(readonly model: string) {}
 
-  call(req: ChatRequest): Promise<BackendReply> {
+  async call(req: ChatRequest): Promise<BackendReply> {
+    await nextTurn();
     const system = req.messages.find((m) => m.role === 'system')?.content ?? '';
     // The first user message holds the material; a re-ask only adds a correction after the reply.
     const user = req.messages.find((m) => m.role === 'user')?.content ?? '';
     const reply = this.reply(req.stage, system, user, req.messages);
     const text = '```json\n' + JSON.stringify(reply, null, 2) + '\n```';
     const prompt = req.messages.map((m) => m.content).join('\n');
-    return Promise.resolve({
+    return {
       text,
       usage: { promptTokens: estimateTokens(prompt), completionTokens: estimateTokens(text) },
       model: this.model,
-    });
+    };
   }
 
   private reply(stage: string, system: string, user: string, messages: readonly ChatMessage[]): Json {

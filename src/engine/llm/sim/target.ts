@@ -1,5 +1,5 @@
 import type { BackendReply, ChatBackend, ChatRequest } from '../types';
-import { capitalOf, harmfulRules, habits, hash } from './habits';
+import { capitalOf, harmfulRules, habits, hash, nextTurn } from './habits';
 
 export interface SimTask {
   input: string;
@@ -29,7 +29,8 @@ export class SimTargetBackend implements ChatBackend {
     for (const t of tasks) this.byInput.set(t.input.trim(), t);
   }
 
-  call(req: ChatRequest): Promise<BackendReply> {
+  async call(req: ChatRequest): Promise<BackendReply> {
+    await nextTurn();
     const system = req.messages.find((m) => m.role === 'system')?.content ?? '';
     const user = req.messages.filter((m) => m.role === 'user').at(-1)?.content ?? '';
     const task = this.findTask(user);
@@ -41,11 +42,11 @@ export class SimTargetBackend implements ChatBackend {
       const answer = this.answer(task, system);
       text = `[simulated target] Applying the skill to a ${task.taskType ?? 'general'} task.\n<${tag}>${answer}</${tag}>`;
     }
-    return Promise.resolve({
+    return {
       text,
       usage: { promptTokens: estimateTokens(system + user), completionTokens: estimateTokens(text) },
       model: this.model,
-    });
+    };
   }
 
   private findTask(user: string): SimTask | undefined {
