@@ -8,7 +8,9 @@
 // 3. runs the integration suites inside a real VS Code extension host: trusted, then Restricted Mode
 //    (test/integration/harness/runSuites.ts),
 // 4. packages the .vsix (npm run package) and walks a new user's path with it in Chromium against a
-//    clean code-server (test/e2e/newUser.ts; screenshots in .cache/e2e-screenshots/).
+//    clean code-server (test/e2e/newUser.ts; screenshots in .cache/e2e-screenshots/),
+// 5. takes the review screenshots in a light and a dark theme and checks that hostile edit text stays
+//    inert in the Gate History webview (test/integration/review-runner/shots.ts; .cache/review-screenshots/).
 // Prints one `N passed, N failed` line over all of it and exits non-zero on any failure.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -83,7 +85,15 @@ if (await stage('install VS Code test host', 'bash', [join(root, 'scripts', 'ins
         );
       }
       // Packaging builds minified bundles without source maps; leave the development build behind.
-      await stage('rebuild for development', process.execPath, ['esbuild.mjs']);
+      if (await stage('rebuild for development', process.execPath, ['esbuild.mjs'])) {
+        // The review screens in both themes, and hostile edit text shown inertly in the live webview.
+        await stage(
+          'review screenshots (Chromium, light and dark)',
+          process.execPath,
+          [...tsx, 'test/integration/review-runner/shots.ts'],
+          { counted: true },
+        );
+      }
     }
   }
 }

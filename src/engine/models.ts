@@ -60,10 +60,13 @@ function buildBackend(
   const model = role === 'optimizer' ? m.optimizer : m.target;
   const vars = env.env ?? process.env;
   switch (kind) {
-    case 'sim':
+    case 'sim': {
+      // SKILLOPT_SIM_LATENCY_MS slows the simulated replies down, to watch a run fill the UI.
+      const latencyMs = Math.max(0, Number(vars.SKILLOPT_SIM_LATENCY_MS ?? 0) || 0);
       return role === 'optimizer'
-        ? new SimOptimizerBackend(model || 'sim-optimizer')
-        : new SimTargetBackend(model || 'sim-target', env.tasks);
+        ? new SimOptimizerBackend(model || 'sim-optimizer', latencyMs)
+        : new SimTargetBackend(model || 'sim-target', env.tasks, latencyMs);
+    }
     case 'command': {
       if (role === 'optimizer') {
         throw new SkillOptError('config', 'the command backend can only be the target', {

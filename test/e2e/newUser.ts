@@ -62,6 +62,9 @@ async function main(): Promise<void> {
   const sandbox = makeSandbox('skillopt-e2e-');
   const ws = makeWorkspace(sandbox, undefined);
   console.log(installVsix(install, sandbox, vsix));
+  // Slow the simulated models down (the engine process inherits this), so the run is still going
+  // when the tree and the status bar are checked mid-run.
+  process.env.SKILLOPT_SIM_LATENCY_MS = '120';
   const server = await startCodeServer(install, sandbox);
   console.log(`code-server on ${server.url} (${elapsed()})`);
   const browser = await launchBrowser(sandbox);
@@ -115,7 +118,13 @@ async function main(): Promise<void> {
 
     // The run appears in the tree and the status bar reports it.
     await row(page, /new-skill_\d{8}_\d{6}/).waitFor({ timeout: 60_000 });
-    await page.locator('.statusbar-item', { hasText: 'SkillOpt' }).first().waitFor({ timeout: 30_000 });
+    // Mid-run: the status bar counts steps with a spinner, and the run's row says it is running.
+    await page
+      .locator('.statusbar-item', { hasText: /SkillOpt step \d+\/\d+ · best/ })
+      .first()
+      .waitFor({ timeout: 30_000 });
+    await row(page, /new-skill_\d{8}_\d{6}.*running/).waitFor({ timeout: 30_000 });
+    await labelled(page, 'Epoch 1').waitFor({ timeout: 30_000 });
     await shot('04-training.png');
     const run = row(page, /new-skill_\d{8}_\d{6}.*finished/);
     await run.waitFor({ timeout: 120_000 });

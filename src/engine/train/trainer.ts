@@ -207,6 +207,8 @@ export class Trainer {
             await this.step(step, epoch, sie, batches);
             if (this.s.patience > 0 && this.noImprove >= this.s.patience) break;
           }
+          // An overrule of the epoch's last step counts before the slow update reads the skill.
+          this.applyOverrules();
           const stop = this.checkStop();
           if (stop) return this.stopped(stop);
           await this.epochEnd(epoch);
@@ -1168,6 +1170,8 @@ export class Trainer {
   }
 
   private async finish(stoppedEarly?: string): Promise<TrainOutcome> {
+    // The person may overrule the last step while the epoch end runs: it counts for the final skill.
+    this.applyOverrules();
     let finalSel: Score | undefined;
     const lastStep = this.lastCompletedStep;
     if (this.s.evalTest) {

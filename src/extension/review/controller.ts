@@ -459,6 +459,12 @@ export class ReviewController implements vscode.Disposable {
     await this.applyOps(t, tr.ops);
     this.schedule(t.uri);
     if (tr.send) await this.send(t, tr.send);
+    else if (tr.record)
+      await this.decisions.record(
+        t.session.init.runDir ?? t.session.init.runId,
+        t.session.init.origin,
+        tr.record,
+      );
   }
 
   private async applyOps(t: TrackedSession, ops: readonly LineOp[]): Promise<void> {

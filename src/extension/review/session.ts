@@ -70,6 +70,8 @@ export interface Transition {
   ops: LineOp[];
   /** Set when the engine must hear about it (live runs only). */
   send?: DecideParams;
+  /** A finished run's decision: nobody to tell, but it goes into the run's history. */
+  record?: DecideParams;
 }
 
 export interface SessionInit {
@@ -373,8 +375,8 @@ export class ReviewSession {
       this.setFate(id, accept ? 'accepted' : 'rejected', 'person', accept ? undefined : reason);
     this.phase = 'done';
     this.waiting = false;
-    if (!this.init.live) return { ops };
-    return { ops, send: this.decision(accept, seenAll, reason) };
+    const decision = this.decision(accept, seenAll, reason);
+    return this.init.live ? { ops, send: decision } : { ops, record: decision };
   }
 
   /** Decision for a whole-candidate call: every edit the same way. */
@@ -404,7 +406,6 @@ export class ReviewSession {
     this.waiting = false;
     this.phase =
       live && mode === 'human-first' && anyAccepted && !this.verdict && !reviewNow ? 'awaiting-gate' : 'done';
-    if (!live) return {};
     const send: DecideParams = {
       runId: this.init.runId,
       step: this.init.step,
@@ -420,7 +421,7 @@ export class ReviewSession {
       else if (allRejected) send.candidate = 'reject';
     }
     if (reason && send.candidate === 'reject') send.reason = reason;
-    return { send };
+    return live ? { send } : { record: send };
   }
 
   /**

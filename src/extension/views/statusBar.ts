@@ -52,19 +52,23 @@ export function registerStatusBar(ctx: Ctx): vscode.StatusBarItem {
     shown = run.dir;
     item.text = statusText(run);
     const live = run.live;
-    item.tooltip = new vscode.MarkdownString(
-      [
-        `**${run.name}**${live.simulated ? ' (simulated models)' : ''}`,
-        live.stage
-          ? `Stage: ${live.stage}${live.progress ? ` ${live.progress.done}/${live.progress.total}` : ''}`
-          : '',
-        `Model calls: ${live.spend.calls} (${live.spend.cacheHits} from cache)`,
-        live.message ? `${live.message}` : '',
-        'Click to show the run.',
-      ]
-        .filter(Boolean)
-        .join('\n\n'),
-    );
+    // Run names and engine messages come from files and models: shown as text, never as Markdown.
+    const tip = new vscode.MarkdownString();
+    tip.appendMarkdown('**').appendText(run.name).appendMarkdown('**');
+    if (live.simulated) tip.appendText(' (simulated models)');
+    if (live.stage) {
+      tip
+        .appendMarkdown('\n\n')
+        .appendText(
+          `Stage: ${live.stage}${live.progress ? ` ${live.progress.done}/${live.progress.total}` : ''}`,
+        );
+    }
+    tip
+      .appendMarkdown('\n\n')
+      .appendText(`Model calls: ${live.spend.calls} (${live.spend.cacheHits} from cache)`);
+    if (live.message) tip.appendMarkdown('\n\n').appendText(live.message);
+    tip.appendMarkdown('\n\n').appendText('Click to show the run.');
+    item.tooltip = tip;
     item.command = { command: Commands.revealRun, title: 'Show Run', arguments: [run.dir] };
     item.show();
     if (active.length === 0 && !lingerTimer) {

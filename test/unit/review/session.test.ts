@@ -107,7 +107,23 @@ describe('review session: offline review of a run folder candidate', () => {
     const t = doc.run(s.acceptCandidate());
     assert.equal(doc.text, candidate);
     assert.equal(t.send, undefined, 'nothing is sent for a finished run');
+    // ...but the decision still goes into the run's history.
+    assert.equal(t.record?.candidate, 'accept');
+    assert.deepEqual(
+      t.record?.decisions.map((d) => [d.editId, d.accept]).sort(),
+      [money, dates, quotes].map((id) => [id, true]).sort(),
+    );
     assert.equal(s.phase, 'done');
+  });
+
+  it('records the rejection of a finished run’s candidate with its reason, and sends nothing', () => {
+    const { s, doc } = session('auto', false);
+    doc.run(s.begin());
+    const t = doc.run(s.rejectCandidate('made the dates worse'));
+    assert.equal(doc.text, previous);
+    assert.equal(t.send, undefined);
+    assert.equal(t.record?.candidate, 'reject');
+    assert.equal(t.record?.reason, 'made the dates worse');
   });
 
   it('Reject All gives back exactly the previous text', () => {

@@ -107,4 +107,35 @@ describe('review modes (engine side)', function () {
     const state = readJson<RuntimeState>(dir.path, 'runtime_state.json');
     assert.ok(state.last_completed_step >= 2);
   });
+
+  it('auto: an overrule of the last step, sent while the epoch end runs, still counts', async () => {
+    // Answer nothing at step boundaries; overrule the last step only when the run is finishing.
+    let calls = 0;
+    let sent: Overrule | undefined;
+    const reviewer: Reviewer = {
+      review: () => Promise.resolve({}),
+      takeOverrules: () => {
+        calls++;
+        const history = existsSync(join(dir.path, 'history.json'))
+          ? readJson<StepRecord[]>(dir.path, 'history.json')
+          : [];
+        const last = history.filter((r) => r.candidate_hash).at(-1);
+        const state = existsSync(join(dir.path, 'runtime_state.json'))
+          ? readJson<RuntimeState>(dir.path, 'runtime_state.json')
+          : undefined;
+        const finishing = (state?.last_completed_epoch ?? 0) >= 1;
+        if (!last || !finishing || sent) return [];
+        sent = { step: last.step, decision: last.action.startsWith('accept') ? 'revert' : 'accept' };
+        return [sent];
+      },
+    };
+    await train(dir.path, 'auto', reviewer, ['train.num_epochs=1']);
+    const overrule = sent as Overrule | undefined;
+    assert.ok(overrule, `no overrule was sent (${calls} calls)`);
+    const log = readJson<Array<{ step: number; decision: string }>>(dir.path, 'human_decisions.json');
+    assert.deepEqual(
+      log.map((l) => [l.step, l.decision]),
+      [[overrule.step, overrule.decision]],
+    );
+  });
 });

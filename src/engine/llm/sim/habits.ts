@@ -148,9 +148,9 @@ export function hash(text: string): number {
 }
 
 /**
- * Yield one macrotask. The simulated models answer instantly; without this a run whose replies all
- * come from memory never lets Ctrl-C, a stop request or a timer in, and cannot be stopped.
+ * Yield at least one macrotask (or wait `latencyMs`). The simulated models answer instantly; without
+ * this a run whose replies all come from memory never lets Ctrl-C, a stop request or a timer in.
  */
-export function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
+export function nextTurn(latencyMs = 0): Promise<void> {
+  return new Promise((resolve) => (latencyMs > 0 ? setTimeout(resolve, latencyMs) : setImmediate(resolve)));
 }

@@ -69,10 +69,13 @@ function addRules(skill: string, rules: string[]): string {
 export class SimOptimizerBackend implements ChatBackend {
   readonly provider = 'sim';
   readonly cacheParams = { simulated: true };
-  constructor(readonly model: string) {}
+  constructor(
+    readonly model: string,
+    private readonly latencyMs = 0,
+  ) {}
 
   async call(req: ChatRequest): Promise<BackendReply> {
-    await nextTurn();
+    await nextTurn(this.latencyMs);
     const system = req.messages.find((m) => m.role === 'system')?.content ?? '';
     // The first user message holds the material; a re-ask only adds a correction after the reply.
     const user = req.messages.find((m) => m.role === 'user')?.content ?? '';

@@ -25,12 +25,13 @@ export class SimTargetBackend implements ChatBackend {
   constructor(
     readonly model: string,
     tasks: Iterable<SimTask>,
+    private readonly latencyMs = 0,
   ) {
     for (const t of tasks) this.byInput.set(t.input.trim(), t);
   }
 
   async call(req: ChatRequest): Promise<BackendReply> {
-    await nextTurn();
+    await nextTurn(this.latencyMs);
     const system = req.messages.find((m) => m.role === 'system')?.content ?? '';
     const user = req.messages.filter((m) => m.role === 'user').at(-1)?.content ?? '';
     const task = this.findTask(user);
