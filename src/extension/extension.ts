@@ -10,6 +10,7 @@ import { Ctx } from './ctx';
 import { createLogChannel, errorDetail, errorMessage, extensionVersion } from './log';
 import { registerRunsTree, type RunsTreeProvider } from './views/runsTree';
 import { registerStatusBar } from './views/statusBar';
+import { registerRunNotices } from './views/runNotices';
 import { registerLanguage } from './language/index';
 import { registerReview } from './review/index';
 import { registerGateHistory } from './webview/index';
@@ -46,6 +47,7 @@ export function activate(context: vscode.ExtensionContext): SkillOptApi {
     trackTrust(ctx);
     const { provider, view } = registerRunsTree(ctx);
     registerStatusBar(ctx);
+    registerRunNotices(ctx);
     registerCommands(ctx, { tree: provider, view });
     // Inline review, language features and the Gate History panel.
     registerReview(ctx);

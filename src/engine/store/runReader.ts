@@ -140,20 +140,22 @@ export function stepArtifacts(dir: string, step: number): StepArtifacts {
   const stepDir = join(dir, 'steps', `step_${pad(step, 4)}`);
   const opt = (p: string): string | undefined => (existsSync(p) ? p : undefined);
   const failed: StepArtifacts['failedTrajectories'] = [];
-  const results = join(stepDir, 'rollout', 'results.jsonl');
-  if (existsSync(results)) {
+  // With gradient accumulation (train.accumulation > 1) each micro-batch has its own rollout folder.
+  const rollouts = [join(stepDir, 'rollout')];
+  if (existsSync(stepDir)) {
+    for (const name of readdirSync(stepDir).sort()) {
+      if (/^batch_\d+$/.test(name)) rollouts.push(join(stepDir, name, 'rollout'));
+    }
+  }
+  for (const rollout of rollouts) {
+    const results = join(rollout, 'results.jsonl');
+    if (!existsSync(results)) continue;
     for (const line of readFileSync(results, 'utf8').split('\n')) {
       if (!line.trim()) continue;
       try {
         const r = JSON.parse(line) as { id: string; hard: number; fail_reason?: string };
         if (!r.hard) {
-          const p = join(
-            stepDir,
-            'rollout',
-            'predictions',
-            r.id.replace(/[^A-Za-z0-9._-]/g, '_'),
-            'conversation.json',
-          );
+          const p = join(rollout, 'predictions', r.id.replace(/[^A-Za-z0-9._-]/g, '_'), 'conversation.json');
           failed.push({ id: r.id, path: p, ...(r.fail_reason ? { reason: r.fail_reason } : {}) });
         }
       } catch {

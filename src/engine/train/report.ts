@@ -18,6 +18,8 @@ export interface RunReport {
   };
   edits: { proposed: number; merged: number; applied: number; kept: number; acceptance_rate: number | null };
   steps: { total: number; accepted: number; rejected: number; skipped: number; human_decisions: number };
+  /** Why the run ended before its last epoch (gate patience), when it did. */
+  stopped_early?: string;
   skill_length: Array<{ step: number; chars: number; tokens: number }>;
   edit_budget: Array<{ step: number; budget: number | null }>;
   persistent_failures: PersistentFailure[];
@@ -97,6 +99,7 @@ export function buildReport(args: {
   bestSkill: string;
   provenance: readonly ProvenanceRecord[];
   humanDecisions: number;
+  stoppedEarly?: string;
 }): RunReport {
   const h = args.history;
   const sum = (f: (r: StepRecord) => number): number => h.reduce((n, r) => n + f(r), 0);
@@ -140,6 +143,7 @@ export function buildReport(args: {
       skipped: h.filter((r) => r.action.startsWith('skip')).length,
       human_decisions: args.humanDecisions + h.filter((r) => r.review).length,
     },
+    ...(args.stoppedEarly ? { stopped_early: args.stoppedEarly } : {}),
     skill_length: h.map((r) => ({
       step: r.step,
       chars: r.skill_len,
@@ -188,6 +192,7 @@ export function renderReport(r: RunReport, outDir: string, simulated: boolean): 
     '',
     `Proposed by analysts ${e.proposed}, after merging ${e.merged}, applied to candidates ${e.applied}, kept by the gate ${e.kept} (acceptance ${e.acceptance_rate === null ? '–' : `${(e.acceptance_rate * 100).toFixed(0)}%`}).`,
     `Steps: ${r.steps.total} (accepted ${r.steps.accepted}, rejected ${r.steps.rejected}, skipped ${r.steps.skipped}); human decisions ${r.steps.human_decisions}.`,
+    ...(r.stopped_early ? ['', `Stopped early: ${r.stopped_early}.`] : []),
     '',
     '## Skill length and edit budget per step',
     '',

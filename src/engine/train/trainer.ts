@@ -1224,7 +1224,7 @@ export class Trainer {
         return { baseline, best, final };
       });
     }
-    this.writeSummary(finalSel, tests);
+    this.writeSummary(finalSel, tests, stoppedEarly);
     this.ctx.emit({
       type: 'run/finished',
       outDir: this.ctx.outDir,
@@ -1257,6 +1257,7 @@ export class Trainer {
   private writeSummary(
     finalSel: Score | undefined,
     tests: { baseline?: TestSummary; best?: TestSummary; final?: TestSummary },
+    stoppedEarly?: string,
   ): void {
     const count = (pred: (a: StepAction) => boolean): number =>
       this.history.filter((r) => pred(r.action)).length;
@@ -1274,6 +1275,7 @@ export class Trainer {
       current_origin: this.currentOrigin,
       best_origin: this.bestOrigin,
       total_steps: this.history.length,
+      ...(stoppedEarly ? { stopped_early: stoppedEarly } : {}),
       total_accepts: count((a) => a.includes('accept')),
       total_rejects: count((a) => a === 'reject'),
       total_skips: count((a) => a.startsWith('skip')),
@@ -1316,6 +1318,7 @@ export class Trainer {
       bestSkill: this.best,
       provenance: readJsonIfExists<ProvenanceRecord[]>(this.files.path('provenance.json')) ?? [],
       humanDecisions: (readJsonIfExists<unknown[]>(this.files.path('human_decisions.json')) ?? []).length,
+      ...(stoppedEarly ? { stoppedEarly } : {}),
     });
     writeJsonAtomic(this.files.path('summary.json'), { ...summary, report });
     const simulated = this.ctx.optimizer.backend === 'sim' || this.ctx.target.backend === 'sim';

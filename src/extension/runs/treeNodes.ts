@@ -3,6 +3,7 @@
  * provider turns these specs into TreeItems, and unit tests check the mapping. Ids are stable
  * across refreshes so VS Code keeps expansion and selection while a run updates.
  */
+import { join } from 'node:path';
 import type { StepArtifacts } from '../../engine/store/runReader';
 import type { StepRecord } from '../../engine/train/types';
 import { Commands, TreeItemContext } from '../constants';
@@ -199,6 +200,34 @@ export function epochNodes(run: RunView): NodeSpec[] {
   });
 }
 
+/** The run's own files after its epochs: the report and the best skill, where they exist. */
+export function runFileNodes(run: RunView, exists: (path: string) => boolean): NodeSpec[] {
+  const files = [
+    {
+      name: 'report.md',
+      label: 'Report',
+      description: 'scores, edits, spend, persistent failures',
+      icon: 'output',
+    },
+    { name: 'best_skill.md', label: 'Best skill', description: 'best_skill.md', icon: 'star-full' },
+  ];
+  return files
+    .map((f) => ({ ...f, path: join(run.dir, f.name) }))
+    .filter((f) => exists(f.path))
+    .map((f) => ({
+      id: `file:${run.dir}:${f.name}`,
+      kind: 'artifact' as const,
+      runId: run.dir,
+      label: f.label,
+      description: f.description,
+      icon: { id: f.icon },
+      contextValue: TreeItemContext.artifact,
+      collapsible: 'none' as const,
+      path: f.path,
+      command: { command: Commands.openArtifact, title: 'Open', arguments: [f.path] },
+    }));
+}
+
 /** The score a step's candidate had to beat: the current score after the previous step. */
 function scoreBefore(run: RunView, step: StepRecord): number | undefined {
   const prev = run.history.filter((r) => r.step < step.step).at(-1);
@@ -220,7 +249,9 @@ export function stepNode(run: RunView, r: StepRecord): NodeSpec {
     );
   }
   const edits = editCount(r);
-  desc.push(`${edits} edit${edits === 1 ? '' : 's'}`);
+  // A skipped step has no candidate: say why instead of counting edits it never applied.
+  if (r.action.startsWith('skip')) desc.push(verdict.text);
+  else desc.push(`${edits} edit${edits === 1 ? '' : 's'}`);
   const review = r.review ? ` · you: ${r.review.decision.replace('human_', '').replace('_', ' ')}` : '';
   const tooltip = [
     `Step ${r.step} (epoch ${r.epoch}): ${verdict.text}${review}`,

@@ -3,6 +3,7 @@
  * element object per node id, because VS Code tracks tree elements by identity: redrawing a single
  * run then updates only that run's rows, and expansion survives live updates without flicker.
  */
+import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
 import { stepArtifacts, type StepArtifacts } from '../../engine/store/runReader';
 import { runsViewId } from '../constants';
@@ -11,6 +12,7 @@ import type { RunView } from '../runs/liveState';
 import {
   artifactNodes,
   epochNodes,
+  runFileNodes,
   runNode,
   sortRuns,
   stepNodes,
@@ -34,6 +36,9 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsTreeElement
     this.disposables.push(
       ctx.runs.onDidChange((runId) => {
         const el = runId ? this.elements.get(`run:${runId}`) : undefined;
+        // VS Code redraws the element from getTreeItem(el), so its spec must be new before the event.
+        const run = runId ? this.run(runId) : undefined;
+        if (el && run) el.spec = runNode(run);
         this.changed.fire(el);
       }),
     );
@@ -66,7 +71,7 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsTreeElement
     if (!run) return [];
     switch (parent.kind) {
       case 'run':
-        return epochNodes(run);
+        return [...epochNodes(run), ...runFileNodes(run, existsSync)];
       case 'epoch':
         return parent.epoch !== undefined ? stepNodes(run, parent.epoch) : [];
       case 'step':

@@ -97,10 +97,11 @@ describe('SkillOpt extension: training runs', function () {
     assert.equal(run.icon, 'pass');
     assert.equal(run.contextValue, 'skillopt.run.finished');
     const recs = history(finished.outDir);
-    const epochs = rows(api, run.el);
+    const children = rows(api, run.el);
+    const epochs = children.filter((c) => c.label.startsWith('Epoch '));
     assert.deepEqual(
-      epochs.map((e) => e.label),
-      [...new Set(recs.map((r) => `Epoch ${r.epoch}`))],
+      children.map((e) => e.label),
+      [...new Set(recs.map((r) => `Epoch ${r.epoch}`)), 'Report', 'Best skill'],
     );
     const stepRows = epochs.flatMap((e) => rows(api, e.el)).filter((s) => s.label.startsWith('Step '));
     assert.deepEqual(

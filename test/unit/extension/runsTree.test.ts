@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EngineEvent } from '../../../src/engine/events';
@@ -18,8 +18,10 @@ import {
   artifactNodes,
   epochNodes,
   formatDelta,
+  runFileNodes,
   runNode,
   sortRuns,
+  stepNode,
   stepNodes,
   trajectoryNodes,
   verdictOf,
@@ -233,6 +235,16 @@ describe('extension runs: tree nodes', () => {
       ['Meta skill', 'write meta skill', 'lightbulb'],
     ]);
 
+    // After the epochs, the run's own files: the Python run has a best skill but no report.md.
+    assert.deepEqual(
+      runFileNodes(run, existsSync).map((f) => [f.label, f.command?.arguments]),
+      [['Best skill', [join(run.dir, 'best_skill.md')]]],
+    );
+    assert.deepEqual(
+      runFileNodes(run, () => true).map((f) => f.label),
+      ['Report', 'Best skill'],
+    );
+
     const artifacts = artifactNodes(run, 1, stepArtifacts(run.dir, 1));
     assert.deepEqual(
       artifacts.map((a) => [a.label, a.command?.command, a.command?.arguments]),
@@ -319,5 +331,14 @@ describe('extension runs: tree nodes', () => {
     assert.equal(formatDelta(0.1234), '+0.123');
     assert.equal(formatDelta(-0.05), '−0.050');
     assert.equal(formatDelta(0.0001), '±0');
+  });
+
+  it('says why a step was skipped instead of counting edits it never applied', () => {
+    const run: RunView = readRunFolder(pythonRun);
+    const skipped = { ...run.history[0]!, action: 'skip_no_patches', n_patches: 1 } as StepRecord;
+    delete skipped.candidate_gate_score;
+    delete skipped.edit_apply_summary;
+    delete (skipped as { selection_hard?: number }).selection_hard;
+    assert.equal(stepNode(run, skipped).description, 'skipped: no edits proposed');
   });
 });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { stepArtifacts } from '../../../src/engine/store/runReader';
 import { join } from 'node:path';
 import { detectConflicts } from '../../../src/engine/train/conflicts';
 import { lineOrigins, type ProvenanceRecord } from '../../../src/engine/train/provenance';
@@ -89,6 +90,10 @@ describe('mechanisms beyond the reference code', function () {
     assert.ok(existsSync(join(dir.path, 'test_eval', 'summary.json')));
     const finished = events.find((e) => e.type === 'run/finished');
     assert.ok(finished?.type === 'run/finished' && /patience/.test(finished.stoppedEarly ?? ''));
+    // The reason is in the run folder too, not only in the event.
+    const summary = readJson<{ stopped_early?: string }>(dir.path, 'summary.json');
+    assert.equal(summary.stopped_early, outcome.reason);
+    assert.match(readFileSync(join(dir.path, 'report.md'), 'utf8'), /^Stopped early: .*patience 2.*\.$/m);
   });
 
   it('shrinks the next edit budget after a rejection when decay_on_reject is on', async () => {
@@ -129,6 +134,18 @@ describe('mechanisms beyond the reference code', function () {
     assert.equal(history[0]!.rollout_n, 8);
     assert.ok(existsSync(join(dir.path, 'steps', 'step_0001', 'batch_0', 'rollout', 'results.jsonl')));
     assert.ok(existsSync(join(dir.path, 'steps', 'step_0001', 'batch_1', 'patches')));
+    // The runs tree lists the failed tasks of every micro-batch, each with its conversation.
+    const failedRows = [0, 1].flatMap((k) =>
+      readFileSync(join(dir.path, 'steps', 'step_0001', `batch_${k}`, 'rollout', 'results.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { id: string; hard: number })
+        .filter((r) => !r.hard),
+    );
+    const listed = stepArtifacts(dir.path, 1).failedTrajectories;
+    assert.ok(failedRows.length > 0);
+    assert.deepEqual(listed.map((f) => f.id).sort(), failedRows.map((r) => r.id).sort());
+    for (const f of listed) assert.ok(existsSync(f.path), f.path);
   });
 
   it('runs deep reflection when configured and saves its transcript with the step', async () => {

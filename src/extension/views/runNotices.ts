@@ -1,0 +1,37 @@
+/**
+ * One notification when a run ends, with the next thing a person would do: open the report or
+ * apply the best skill after a finished run, resume after a stop, read the log after a failure.
+ * Runs end in the background, often while the person is elsewhere; the tree alone is easy to miss.
+ */
+import { basename } from 'node:path';
+import * as vscode from 'vscode';
+import { Commands } from '../constants';
+import type { Ctx } from '../ctx';
+import { runNotice } from '../runs/runNotice';
+
+export function registerRunNotices(ctx: Ctx): void {
+  ctx.pushExtCleanup(
+    ctx.runEvents(({ runId, event }) => {
+      if (event.type !== 'run/finished' && event.type !== 'run/stopped' && event.type !== 'run/failed')
+        return;
+      const notice = runNotice(ctx.runs.get(runId)?.name ?? basename(runId), event);
+      const shown =
+        notice.kind === 'info'
+          ? vscode.window.showInformationMessage(notice.text, ...notice.actions)
+          : notice.kind === 'warning'
+            ? vscode.window.showWarningMessage(notice.text, ...notice.actions)
+            : vscode.window.showErrorMessage(notice.text, ...notice.actions);
+      void shown.then((choice) => {
+        if (choice === 'Open Report' && event.type === 'run/finished' && event.reportPath) {
+          void vscode.commands.executeCommand('markdown.showPreview', vscode.Uri.file(event.reportPath));
+        } else if (choice === 'Apply Best Skill') {
+          void vscode.commands.executeCommand(Commands.applyBestSkill, runId);
+        } else if (choice === 'Resume Run') {
+          void vscode.commands.executeCommand(Commands.resumeRun, runId);
+        } else if (choice === 'Show Log') {
+          void vscode.commands.executeCommand(Commands.showLog);
+        }
+      });
+    }),
+  );
+}

@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { runNotice } from '../../../src/extension/runs/runNotice';
+
+describe('extension runs: the notification when a run ends', () => {
+  it('offers the report and the best skill after a finished run, with the stop reason when early', () => {
+    const done = runNotice('house-style_demo', {
+      type: 'run/finished',
+      outDir: '/runs/hs',
+      bestStep: 3,
+      bestScore: 0.947,
+      baselineScore: 0.368,
+      bestSkillPath: '/runs/hs/best_skill.md',
+      reportPath: '/runs/hs/report.md',
+      stoppedEarly: 'no improvement for patience 2 gated steps',
+    });
+    assert.deepEqual(done, {
+      kind: 'info',
+      text: 'SkillOpt: house-style_demo finished. Best selection score 0.947 (initial 0.368). Stopped early: no improvement for patience 2 gated steps.',
+      actions: ['Open Report', 'Apply Best Skill'],
+    });
+    const python = runNotice('py', {
+      type: 'run/finished',
+      outDir: '/runs/py',
+      bestStep: 1,
+      bestScore: 0.5,
+      baselineScore: 0.4,
+      bestSkillPath: '/runs/py/best_skill.md',
+    });
+    assert.deepEqual(python.actions, ['Apply Best Skill'], 'no report to open');
+  });
+
+  it('offers Resume after a stop and the log after a failure', () => {
+    assert.deepEqual(
+      runNotice('hs', {
+        type: 'run/stopped',
+        outDir: '/r',
+        reason: 'token budget reached',
+        resumeCommand: '',
+      }),
+      {
+        kind: 'warning',
+        text: 'SkillOpt: hs stopped: token budget reached. Nothing accepted is lost.',
+        actions: ['Resume Run'],
+      },
+    );
+    const failed = runNotice('hs', {
+      type: 'run/failed',
+      message: 'OPENAI_API_KEY is not set',
+      reason: 'config',
+    });
+    assert.equal(failed.kind, 'error');
+    assert.equal(failed.text, 'SkillOpt: hs failed: OPENAI_API_KEY is not set');
+    assert.deepEqual(failed.actions, ['Show Log', 'Resume Run']);
+  });
+});
