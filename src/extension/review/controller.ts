@@ -279,6 +279,8 @@ export class ReviewController implements vscode.Disposable {
     history?: { verdict?: GateVerdictEvent; reviewNow: boolean },
   ): Promise<TrackedSession | undefined> {
     const doc = this.documentFor(run.skillPath);
+    // A newer candidate replaces whatever older one waited for this skill to open.
+    if (run.skillPath) this.parked.delete(vscode.Uri.file(run.skillPath).toString());
     if (!doc) {
       if (run.skillPath) this.park(run.skillPath, runId, event, run);
       if (run.live && run.skillPath && run.mode !== 'auto') this.offerOpen(run.skillPath, event.step);
