@@ -12,6 +12,7 @@ import { gzipSync } from 'node:zlib';
 import { repoRoot } from './harness';
 import type { Spread } from './stats';
 import { measureVsCode } from './vscode/timings';
+import { measureWebviewRender } from './webviewRender';
 
 /** The parts of an esbuild metafile the bench reads. */
 export interface Metafile {
@@ -84,10 +85,6 @@ export interface FootprintResult {
   vscodeSessions?: { sessions: number; skillLines: number; activeAtStart: number; errors: string[] };
 }
 
-const WEBVIEW_REASON =
-  'the gate-history page sends no signal once it has drawn its data (it says `ready` before the data ' +
-  'arrives), so its render time cannot be read from outside without a hook';
-
 function build(mode: BuildFootprint['mode'], scratch: string): BuildFootprint {
   const dir = join(scratch, mode);
   rmSync(dir, { recursive: true, force: true });
@@ -136,17 +133,21 @@ export function vscodeUnavailable(exists: (relPath: string) => boolean): string 
   return undefined;
 }
 
-/** The three figures from measured activation and decoration times (either may be missing). */
+/**
+ * The three figures: activation and decorations from VS Code sessions, the webview render from
+ * Chromium (either source may be missing, with its own reason).
+ */
 export function vscodeFigures(
   measured: { activationMs?: Spread; decorationsMs?: Spread } | undefined,
   reason: string,
+  webview: { ms: Spread } | { error: string },
 ): VsCodeFigure[] {
-  const fig = (what: string, ms: Spread | undefined): VsCodeFigure =>
-    ms && ms.n > 0 ? { what, measured: true, ms } : { what, measured: false, reason };
+  const fig = (what: string, ms: Spread | undefined, why = reason): VsCodeFigure =>
+    ms && ms.n > 0 ? { what, measured: true, ms } : { what, measured: false, reason: why };
   return [
     fig(VSCODE_FIGURES[0], measured?.activationMs),
     fig(VSCODE_FIGURES[1], measured?.decorationsMs),
-    { what: VSCODE_FIGURES[2], measured: false, reason: measured ? WEBVIEW_REASON : reason },
+    'ms' in webview ? fig(VSCODE_FIGURES[2], webview.ms) : fig(VSCODE_FIGURES[2], undefined, webview.error),
   ];
 }
 
@@ -161,15 +162,29 @@ export async function runFootprint(
       `  ${b.mode} build: ${b.ok ? 'ok' : 'FAILED'}; ${b.bundles.map((x) => `${x.entry} ${(x.bytes / 1024).toFixed(0)} KiB`).join(', ')}`,
     );
   }
-  const unavailable = vscodeUnavailable((p) => existsSync(join(repoRoot, p)));
   const prod = builds.find((b) => b.mode === 'production');
+  // The webview page needs only Chromium, so it is measured in quick runs too.
+  const webview = prod?.ok
+    ? await measureWebviewRender(join(scratch, 'production', 'dist'), {
+        steps: 1000,
+        sessions: Math.max(2, opts.vscodeSessions + 2),
+      }).catch((err: unknown) => ({
+        error: `Chromium could not run: ${err instanceof Error ? err.message : String(err)}`,
+      }))
+    : { error: 'the production build failed' };
+  log(
+    'ms' in webview
+      ? `  gate-history render, 1,000 steps (Chromium): median ${webview.ms.median.toFixed(0)} ms`
+      : `  gate-history render not measured: ${webview.error}`,
+  );
+  const unavailable = vscodeUnavailable((p) => existsSync(join(repoRoot, p)));
   if (unavailable || opts.vscodeSessions < 1 || !prod?.bundles.some((b) => b.entry === 'extension')) {
     const reason =
       unavailable ??
       (opts.vscodeSessions < 1
         ? 'skipped in a quick run (each VS Code session takes about a minute)'
         : 'the production build has no extension bundle');
-    return { builds, vscode: vscodeFigures(undefined, reason) };
+    return { builds, vscode: vscodeFigures(undefined, reason, webview) };
   }
   log(`  VS Code: ${opts.vscodeSessions} sessions with the production build`);
   try {
@@ -182,7 +197,7 @@ export async function runFootprint(
     const reason = t.errors[0] ?? 'no session reported this figure';
     return {
       builds,
-      vscode: vscodeFigures(t, reason),
+      vscode: vscodeFigures(t, reason, webview),
       vscodeSessions: {
         sessions: t.sessions,
         skillLines: t.skillLines,
@@ -193,6 +208,6 @@ export async function runFootprint(
   } catch (err) {
     const reason = `the VS Code session could not run: ${err instanceof Error ? err.message : String(err)}`;
     log(`  ${reason}`);
-    return { builds, vscode: vscodeFigures(undefined, reason) };
+    return { builds, vscode: vscodeFigures(undefined, reason, webview) };
   }
 }

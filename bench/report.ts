@@ -365,7 +365,9 @@ function footprintSection(f: FootprintResult): string[] {
   for (const v of f.vscode) {
     out.push(
       v.measured && v.ms
-        ? `${v.what}: ${fmtSpread(v.ms)} ms (VS Code, ${v.ms.n} sessions${f.vscodeSessions?.skillLines ? `, ${f.vscodeSessions.skillLines}-line skill` : ''})`
+        ? v.what.startsWith('gate-history')
+          ? `${v.what}: ${fmtSpread(v.ms)} ms (the production page in headless Chromium, ${v.ms.n} loads)`
+          : `${v.what}: ${fmtSpread(v.ms)} ms (VS Code, ${v.ms.n} sessions${f.vscodeSessions?.skillLines ? `, ${f.vscodeSessions.skillLines}-line skill` : ''})`
         : `${v.what}: not measured — ${v.reason ?? ''}.`,
     );
   }

@@ -28,19 +28,31 @@ function editsCell(row: TableRow, open: boolean, hooks: TableHooks): HTMLTableCe
     return td;
   }
   const details = el('details');
-  details.open = open;
   details.append(el('summary', undefined, row.editsSummary));
-  const list = el('ul', 'edit-list');
-  for (const e of row.edits) {
-    const li = el('li', 'edit');
-    const head = el('div', 'edit-head');
-    head.append(el('span', 'edit-title', e.title), el('span', `fate fate-${e.fate}`, e.fateLabel));
-    li.append(head);
-    if (e.content) li.append(el('pre', 'edit-content', e.content));
-    list.append(li);
+  // The edit list is built when first opened: a long run's table stays small until someone looks.
+  let built = false;
+  const build = (): void => {
+    if (built) return;
+    built = true;
+    const list = el('ul', 'edit-list');
+    for (const e of row.edits) {
+      const li = el('li', 'edit');
+      const head = el('div', 'edit-head');
+      head.append(el('span', 'edit-title', e.title), el('span', `fate fate-${e.fate}`, e.fateLabel));
+      li.append(head);
+      if (e.content) li.append(el('pre', 'edit-content', e.content));
+      list.append(li);
+    }
+    details.append(list);
+  };
+  if (open) {
+    build();
+    details.open = true;
   }
-  details.append(list);
-  details.addEventListener('toggle', () => hooks.toggleEdits(row.key, details.open));
+  details.addEventListener('toggle', () => {
+    if (details.open) build();
+    hooks.toggleEdits(row.key, details.open);
+  });
   td.append(details);
   return td;
 }

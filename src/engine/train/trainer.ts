@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TaskItem } from '../data/tasks';
 import type { SealedSplit } from '../data/splits';
@@ -1216,10 +1216,18 @@ export class Trainer {
       tests = await this.stage(lastStep, this.s.numEpochs, 'test', async () => {
         const run = (skill: string, dir: string): Promise<TestSummary> =>
           evaluateTestSplit(this.ctx, this.input.splits.test, skill, this.files.path(dir), this.s.testEnvNum);
+        // Most runs end on their best skill: score it once and give the final folder the same rows.
+        const sameAsBest = skillHash(this.current) === skillHash(this.best);
+        const bestRun = run(this.best, 'test_eval');
         const [baseline, best, final] = await Promise.all([
           run(this.input.initialSkill, 'test_eval_baseline'),
-          run(this.best, 'test_eval'),
-          run(this.current, 'test_eval_final'),
+          bestRun,
+          sameAsBest
+            ? bestRun.then((b) => {
+                cpSync(this.files.path('test_eval'), this.files.path('test_eval_final'), { recursive: true });
+                return b;
+              })
+            : run(this.current, 'test_eval_final'),
         ]);
         return { baseline, best, final };
       });

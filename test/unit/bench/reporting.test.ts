@@ -29,6 +29,7 @@ import {
 import { countFsCalls, countIn } from '../../../bench/fsCount';
 import { categorizeSamples, categoryTotals, frameCategory, type CpuProfile } from '../../../bench/profile';
 import { renderReport, verdictOf, type BenchResult } from '../../../bench/report';
+import { syntheticHistory } from '../../../bench/webviewRender';
 import type { SpeedResult } from '../../../bench/speed';
 import type { OverheadResult } from '../../../bench/overhead';
 import { spread } from '../../../bench/stats';
@@ -155,22 +156,36 @@ describe('bench bundle footprint', () => {
   });
 
   it('reports each VS Code figure as measured or with its reason', () => {
-    const none = vscodeFigures(undefined, 'skipped');
+    const none = vscodeFigures(undefined, 'skipped', { error: 'no Chromium' });
     assert.deepEqual(
       none.map((f) => [f.what, f.measured, f.reason]),
       [
         ['extension activation', false, 'skipped'],
         ['review decorations on a 2,000-line skill', false, 'skipped'],
-        ['gate-history webview render of a 1,000-step run', false, 'skipped'],
+        ['gate-history webview render of a 1,000-step run', false, 'no Chromium'],
       ],
     );
     const some = vscodeFigures(
       { activationMs: spread([40, 50, 60]), decorationsMs: spread([]) },
       'session failed',
+      { ms: spread([300, 320]) },
     );
     assert.deepEqual(some[0], { what: 'extension activation', measured: true, ms: spread([40, 50, 60]) });
     assert.deepEqual([some[1].measured, some[1].reason], [false, 'session failed']);
-    assert.match(some[2].reason!, /no signal once it has drawn/);
+    assert.deepEqual(some[2], {
+      what: 'gate-history webview render of a 1,000-step run',
+      measured: true,
+      ms: spread([300, 320]),
+    });
+  });
+
+  it('builds a 1,000-step history for the webview with every kind of row', () => {
+    const h = syntheticHistory(1000);
+    const steps = h.steps.filter((r) => r.origin === 'step');
+    assert.equal(steps.length, 1000);
+    assert.equal(h.steps.filter((r) => r.origin === 'slow_update').length, 40);
+    assert.ok(steps.some((r) => r.action === 'reject') && steps.some((r) => r.action.startsWith('accept')));
+    assert.deepEqual(syntheticHistory(1000), h, 'deterministic');
   });
 });
 

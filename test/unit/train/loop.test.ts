@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { EngineEvent } from '../../../src/engine/events';
 import { extractSlowUpdate } from '../../../src/engine/skill/document';
 import type { RuntimeState, StepBufferEntry, StepRecord } from '../../../src/engine/train/types';
-import { prepareSim, read, readJson, recordRequests, runSim, tempDir } from './helpers';
+import { CallLog, prepareSim, read, readJson, recordRequests, runSim, tempDir } from './helpers';
 
 describe('training loop (sim backend)', function () {
   this.timeout(60_000);
@@ -68,6 +68,20 @@ describe('training loop (sim backend)', function () {
     const cfg = readJson<Record<string, unknown>>(dir.path, 'config.json');
     assert.equal(cfg.optimizer_backend, 'sim');
     assert.equal(cfg.steps_per_epoch, 4);
+  });
+
+  it('scores the test split once for a final skill that is the best skill', async () => {
+    const prepared = prepareSim(dir.path, ['train.num_epochs=1', 'optimizer.use_slow_update=false']);
+    const calls = new CallLog(prepared);
+    await runSim(prepared, undefined, calls);
+    assert.equal(read(dir.path, 'best_skill.md'), read(dir.path, 'skills', 'skill_v0004.md'));
+    const testCalls = calls.calls.filter((c) => c.phase === 'test').length;
+    assert.equal(testCalls, 2 * 18, 'initial and best only');
+    assert.deepEqual(
+      readJson<unknown>(dir.path, 'test_eval_final', 'summary.json'),
+      readJson<unknown>(dir.path, 'test_eval', 'summary.json'),
+    );
+    assert.ok(existsSync(join(dir.path, 'test_eval_final', 'results.jsonl')));
   });
 
   it('rejects ties, records the rejected edits in the step buffer, and never touches the protected block', async () => {
