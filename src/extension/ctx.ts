@@ -46,7 +46,7 @@ export class Ctx {
       this.runs,
       this.runEvents((e) => this.runs.applyEvent(e)),
       this.runs.onDidChange(() => void this.updateRunContext()),
-      log.onDidChangeLogLevel(() => this.onLogLevel()),
+      log.onDidChangeLogLevel(() => this.restartEngineWhenIdle()),
       { dispose: () => this.disposeEngine() },
     );
   }
@@ -132,7 +132,16 @@ export class Ctx {
       });
   }
 
-  private onLogLevel(): void {
+  /**
+   * The engine was told at start whether the workspace is trusted (agent commands, scorer
+   * commands). Once trust is granted, the next engine must know: restart it as soon as it is idle.
+   */
+  onTrustGranted(): void {
+    this.restartEngineWhenIdle();
+  }
+
+  /** A setting the engine reads at start changed: restart it now if idle, else after its runs. */
+  private restartEngineWhenIdle(): void {
     if (!this.client?.running) return;
     if (this.runs.activeRuns().length === 0) this.disposeEngine();
     else this.restartWhenIdle = true;

@@ -30,6 +30,7 @@ function trackTrust(ctx: Ctx): void {
     vscode.workspace.onDidGrantWorkspaceTrust(() => {
       ctx.log.info('[trust] workspace trusted: training and evaluation are available');
       update();
+      ctx.onTrustGranted();
     }),
   );
   if (!vscode.workspace.isTrusted) {

@@ -7,10 +7,9 @@ import { dirname } from 'node:path';
  * the new one, never a torn write: temp file in the same directory, then rename.
  */
 export function writeFileAtomic(path: string, data: string): void {
-  mkdirSync(dirname(path), { recursive: true });
   const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
-    writeFileSync(tmp, data, 'utf8');
+    withParentDir(path, () => writeFileSync(tmp, data, 'utf8'));
     renameSync(tmp, path);
   } catch (err) {
     rmSync(tmp, { force: true });
@@ -20,4 +19,31 @@ export function writeFileAtomic(path: string, data: string): void {
 
 export function writeJsonAtomic(path: string, value: unknown): void {
   writeFileAtomic(path, JSON.stringify(value, null, 2) + '\n');
+}
+
+/** Folders this process has made or seen made; bounded, since the engine process lives long. */
+const knownDirs = new Set<string>();
+
+function ensureDir(dir: string): void {
+  if (knownDirs.has(dir)) return;
+  mkdirSync(dir, { recursive: true });
+  if (knownDirs.size > 10_000) knownDirs.clear();
+  knownDirs.add(dir);
+}
+
+/**
+ * Runs a write into `path`'s folder, making the folder once per process rather than before every
+ * write (a step writes hundreds of files). A folder deleted behind our back is made again.
+ */
+export function withParentDir<T>(path: string, write: () => T): T {
+  const dir = dirname(path);
+  ensureDir(dir);
+  try {
+    return write();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    knownDirs.delete(dir);
+    ensureDir(dir);
+    return write();
+  }
 }

@@ -1,6 +1,5 @@
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { writeFileAtomic } from './atomic';
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { withParentDir, writeFileAtomic } from './atomic';
 
 /**
  * Read a JSONL file written line by line. A crash can leave a torn last line; it is dropped (and
@@ -24,6 +23,6 @@ export function readJsonlTolerant<T>(path: string): T[] {
 }
 
 export function appendJsonl(path: string, row: unknown): void {
-  mkdirSync(dirname(path), { recursive: true });
-  appendFileSync(path, JSON.stringify(row) + '\n', 'utf8');
+  const line = JSON.stringify(row) + '\n';
+  withParentDir(path, () => appendFileSync(path, line, 'utf8'));
 }

@@ -12,6 +12,9 @@ const answerDelayMs = 100;
 /** Requests served, newest last: { model, messages: [{ role, text }] }. */
 const served = [];
 
+/** When set, every request fails like this ('blocked' | 'noPermissions' | 'other'). */
+let failWith;
+
 const months = [
   'january',
   'february',
@@ -67,6 +70,9 @@ exports.activate = function activate(context) {
       provideLanguageModelChatResponse: async (info, messages, _options, progress, token) => {
         const turns = messages.map((m) => ({ role: roleOf(m), text: textOf(m) }));
         served.push({ model: info.id, messages: turns });
+        if (failWith === 'blocked') throw vscode.LanguageModelError.Blocked('Test quota exhausted');
+        if (failWith === 'noPermissions') throw vscode.LanguageModelError.NoPermissions('Test access denied');
+        if (failWith === 'other') throw new Error('Test model crashed');
         await new Promise((resolve) => {
           const timer = setTimeout(resolve, answerDelayMs);
           token.onCancellationRequested(() => {
@@ -88,6 +94,10 @@ exports.activate = function activate(context) {
     vscode.commands.registerCommand('skilloptTest.lmRequests', () => served.slice()),
     vscode.commands.registerCommand('skilloptTest.resetLm', () => {
       served.length = 0;
+      failWith = undefined;
+    }),
+    vscode.commands.registerCommand('skilloptTest.failLm', (mode) => {
+      failWith = mode;
     }),
   );
 };

@@ -109,4 +109,48 @@ describe('SkillOpt extension: eval-only and VS Code language models', function (
         /Select Copilot Model/.test(err.message),
     );
   });
+
+  it('turns the model’s refusals into clear errors: quota is transient, no access is not', async () => {
+    const api = await skillopt();
+    const ask = (): Promise<unknown> =>
+      serveLmRequest(
+        api.ctx,
+        {
+          modelSelector: { vendor: 'skillopt-test', id: 'skillopt-test-dates' },
+          messages: [{ role: 'user', content: 'Rewrite the date "March 5, 2024" in house style.' }],
+          justification: 'test',
+        },
+        new AbortController().signal,
+      );
+    const cases: Array<[string, string, RegExp]> = [
+      [
+        'blocked',
+        'llm-transient',
+        /refused the request, usually a quota or rate limit.*Fix: wait and resume/,
+      ],
+      [
+        'noPermissions',
+        'llm',
+        /may not use .*access was not granted.*Fix: run "SkillOpt: Select Copilot Model"/,
+      ],
+      [
+        'other',
+        'llm-transient',
+        /SkillOpt Test Dates \(skillopt-test\/test-dates\) failed: .*Test model crashed/,
+      ],
+    ];
+    try {
+      for (const [mode, reason, message] of cases) {
+        await vscode.commands.executeCommand('skilloptTest.failLm', mode);
+        await assert.rejects(ask(), (err: unknown) => {
+          assert.ok(err instanceof LmBridgeError, String(err));
+          assert.equal(err.reason, reason, `${mode}: ${err.message}`);
+          assert.match(err.message, message);
+          return true;
+        });
+      }
+    } finally {
+      await vscode.commands.executeCommand('skilloptTest.resetLm');
+    }
+  });
 });

@@ -1,0 +1,46 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { withParentDir, writeFileAtomic, writeJsonAtomic } from '../../../src/engine/store/atomic';
+import { appendJsonl, readJsonlTolerant } from '../../../src/engine/store/jsonl';
+
+describe('run folder writes', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'skillopt-atomic-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('creates missing folders on the first write and leaves no temp file behind', () => {
+    const file = join(dir, 'steps', 'step_0001', 'merged_patch.json');
+    writeJsonAtomic(file, { edits: [] });
+    writeFileAtomic(file, 'second\n');
+    assert.equal(readFileSync(file, 'utf8'), 'second\n');
+    assert.deepEqual(readdirSync(join(dir, 'steps', 'step_0001')), ['merged_patch.json']);
+  });
+
+  it('makes a folder again when it was deleted after a write', () => {
+    const file = join(dir, 'rollout', 'predictions', 'a', 'conversation.json');
+    writeJsonAtomic(file, []);
+    rmSync(join(dir, 'rollout'), { recursive: true });
+    writeJsonAtomic(file, [{ role: 'user' }]);
+    assert.equal(readFileSync(file, 'utf8'), '[\n  {\n    "role": "user"\n  }\n]\n');
+  });
+
+  it('appends JSONL rows into a folder that does not exist yet', () => {
+    const file = join(dir, 'rollout', 'results.jsonl');
+    appendJsonl(file, { id: 'a' });
+    appendJsonl(file, { id: 'b' });
+    assert.deepEqual(readJsonlTolerant(file), [{ id: 'a' }, { id: 'b' }]);
+  });
+
+  it('passes on errors other than a missing folder without creating anything', () => {
+    const blocker = join(dir, 'not-a-folder');
+    writeFileSync(blocker, '');
+    assert.throws(
+      () => withParentDir(join(blocker, 'x.json'), () => writeFileSync(join(blocker, 'x.json'), '')),
+      (err: NodeJS.ErrnoException) => err.code === 'EEXIST' || err.code === 'ENOTDIR',
+    );
+  });
+});
