@@ -88,17 +88,23 @@ export interface LineOrigin {
 /** For each line of a skill, the latest kept edit whose content contains it. Lines from the initial skill have none. */
 export function lineOrigins(skill: string, records: readonly ProvenanceRecord[]): LineOrigin[] {
   const out: LineOrigin[] = [];
-  const lines = skill.split('\n');
-  lines.forEach((raw, line) => {
-    const t = raw.trim();
-    if (t.length < 4) return;
-    for (let i = records.length - 1; i >= 0; i--) {
-      const r = records[i];
-      if (r.content && r.content.split('\n').some((c) => c.trim() === t)) {
-        out.push({ line, text: t, origin: r });
-        return;
-      }
-    }
+  skill.split('\n').forEach((raw, line) => {
+    const origin = originOfLine(raw, records);
+    if (origin) out.push({ line, text: raw.trim(), origin });
   });
   return out;
+}
+
+/** The newest record whose content holds this line (a later step is the line's last author). */
+export function originOfLine(
+  line: string,
+  records: readonly ProvenanceRecord[],
+): ProvenanceRecord | undefined {
+  const t = line.trim();
+  if (t.length < 4) return undefined;
+  for (let i = records.length - 1; i >= 0; i--) {
+    const r = records[i];
+    if (r.content && r.content.split('\n').some((c) => c.trim() === t)) return r;
+  }
+  return undefined;
 }

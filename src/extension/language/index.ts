@@ -10,6 +10,7 @@ import { findProtectedRegions, type ProtectedRegion } from '../../engine/skill/d
 import type { Ctx } from '../ctx';
 import { isSkillLanguage, skillDocuments } from '../review/languages';
 import { isSelfEdit } from '../review/selfEdits';
+import { ProvenanceHover } from './provenanceHover';
 import { lineStarts, touchedRegion } from './protectedEdits';
 
 /** Folding must not stall on a huge file; a skill is a few kilobytes. */
@@ -178,6 +179,7 @@ export function registerLanguage(ctx: Ctx): void {
   ctx.pushExtCleanup(blocks);
   ctx.pushExtCleanup(vscode.languages.registerFoldingRangeProvider(skillDocuments, blocks));
   ctx.pushExtCleanup(vscode.languages.registerHoverProvider(skillDocuments, blocks));
+  ctx.pushExtCleanup(vscode.languages.registerHoverProvider(skillDocuments, new ProvenanceHover(ctx)));
 }
 
 export { runWithoutProtectedWarning } from '../review/selfEdits';

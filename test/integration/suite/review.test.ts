@@ -18,6 +18,7 @@ import {
   waitFor,
   type SimRun,
 } from './reviewSupport';
+import { hoverText } from './support';
 
 describe('review: inline candidate on the skill document', function () {
   this.timeout(60_000);
@@ -91,18 +92,7 @@ describe('review: inline candidate on the skill document', function () {
     );
     const first = edits[0]!;
     const line = lines.findIndex((l) => l === first.content);
-    const hovers = await vscode.commands.executeCommand<vscode.Hover[]>(
-      'vscode.executeHoverProvider',
-      uri,
-      new vscode.Position(line, 2),
-    );
-    // Markdown escaping of the plain-text parts: non-breaking spaces and backslashes.
-    const text = hovers
-      .flatMap((h) => h.contents)
-      .map((c) => (typeof c === 'string' ? c : 'value' in c ? c.value : ''))
-      .join('\n')
-      .replace(/&nbsp;/g, ' ')
-      .replace(/\\(.)/g, '$1');
+    const text = await hoverText(uri, new vscode.Position(line, 2));
     assert.match(text, new RegExp(`op: ${first.op}`));
     assert.match(text, /support_count: \d+/);
     assert.match(text, /source: (failed|successful) tasks/);

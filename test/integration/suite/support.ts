@@ -108,3 +108,18 @@ export function diffTabs(): vscode.TabInputTextDiff[] {
     .map((t) => t.input)
     .filter((i): i is vscode.TabInputTextDiff => i instanceof vscode.TabInputTextDiff);
 }
+
+/** The text of every hover at a position, Markdown escaping undone (non-breaking spaces, backslashes). */
+export async function hoverText(uri: vscode.Uri, position: vscode.Position): Promise<string> {
+  const hovers = await vscode.commands.executeCommand<vscode.Hover[]>(
+    'vscode.executeHoverProvider',
+    uri,
+    position,
+  );
+  return hovers
+    .flatMap((h) => h.contents)
+    .map((c) => (typeof c === 'string' ? c : 'value' in c ? c.value : ''))
+    .join('\n')
+    .replace(/&nbsp;/g, ' ')
+    .replace(/\\(.)/g, '$1');
+}

@@ -13,6 +13,7 @@ import { EngineRequests, type StartResult } from '../../../src/protocol/engine';
 import {
   closeEditors,
   diffTabs,
+  hoverText,
   openSkill,
   recordEvents,
   rows,
@@ -122,6 +123,29 @@ describe('SkillOpt extension: training runs', function () {
     });
     const files = rows(api, stepRows[0]!.el).map((f) => f.label);
     assert.ok(files.includes('Candidate diff'), files.join(', '));
+  });
+
+  it('says where a line of the best skill came from when hovered', async () => {
+    const bestPath = join(finished.outDir, 'best_skill.md');
+    const records = JSON.parse(readFileSync(join(finished.outDir, 'provenance.json'), 'utf8')) as Array<{
+      step: number;
+      content?: string;
+    }>;
+    const doc = await vscode.workspace.openTextDocument(bestPath);
+    await vscode.window.showTextDocument(doc);
+    const lines = doc.getText().split('\n');
+    // The newest record with a line in the file is that line's last author.
+    const has = (r: { content?: string }, l: string): boolean =>
+      l.trim().length >= 4 && (r.content ?? '').split('\n').some((c) => c.trim() === l.trim());
+    const kept = [...records].reverse().find((r) => lines.some((l) => has(r, l)));
+    assert.ok(kept, 'a kept line is in best_skill.md');
+    const line = lines.findIndex((l) => has(kept, l));
+    const text = await hoverText(doc.uri, new vscode.Position(line, 2));
+    assert.match(text, new RegExp(`Added by step ${kept.step} \\(epoch \\d+\\) of `));
+    assert.match(text, /Selection score \d\.\d{3} → \d\.\d{3}/);
+    // The first line (front matter) was written by a person: no origin.
+    const none = await hoverText(doc.uri, new vscode.Position(0, 1));
+    assert.ok(!none.includes('Added by step'), none);
   });
 
   it('applies the best skill as one undoable edit after showing the diff', async () => {

@@ -1,0 +1,31 @@
+/**
+ * Hovering a line of a trained skill says which step added it, from which evidence, and what the
+ * gate saw: for the skill a run trains and for the run's best_skill.md.
+ */
+import * as vscode from 'vscode';
+import type { Ctx } from '../ctx';
+import { describeOrigin, originOfLine, ProvenanceFiles, runTrains } from '../runs/provenance';
+import { sortRuns } from '../runs/treeNodes';
+
+export class ProvenanceHover implements vscode.HoverProvider {
+  private readonly files = new ProvenanceFiles();
+
+  constructor(private readonly ctx: Ctx) {}
+
+  provideHover(doc: vscode.TextDocument, pos: vscode.Position): vscode.Hover | undefined {
+    if (doc.uri.scheme !== 'file') return undefined;
+    const line = doc.lineAt(pos.line).text;
+    // Newest run first: it is the last author of a line that several runs wrote.
+    for (const run of sortRuns(this.ctx.runs.list())) {
+      if (!runTrains(run, doc.uri.fsPath, this.ctx.runs.origin(run.dir))) continue;
+      const origin = originOfLine(line, this.files.records(run.dir));
+      if (!origin) continue;
+      const md = new vscode.MarkdownString();
+      md.appendMarkdown('$(history) **Where this line came from**\n\n');
+      md.supportThemeIcons = true;
+      for (const text of describeOrigin(run.name, origin)) md.appendText(text).appendMarkdown('\n\n');
+      return new vscode.Hover(md, doc.lineAt(pos.line).range);
+    }
+    return undefined;
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * Where a line of a trained skill came from, for the editor hover: the run's `provenance.json`
+ * (one record per edit a kept step applied) matched against the hovered line. Pure: no `vscode`.
+ */
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+import type { ProvenanceRecord } from '../../engine/train/provenance';
+export { originOfLine } from '../../engine/train/provenance';
+import type { RunFolder } from '../../engine/store/runReader';
+import { formatDelta, formatScore } from './treeNodes';
+
+/** The hover's lines, as plain text (the edit came from a model: never rendered as Markdown). */
+export function describeOrigin(runName: string, r: ProvenanceRecord): string[] {
+  const source =
+    r.source_type === 'success'
+      ? 'successful tasks'
+      : r.source_type === 'failure'
+        ? 'failed tasks'
+        : undefined;
+  const ids = r.trajectory_ids.slice(0, 5).join(', ');
+  const more = r.trajectory_ids.length > 5 ? ` and ${r.trajectory_ids.length - 5} more` : '';
+  return [
+    `Added by step ${r.step} (epoch ${r.epoch}) of ${runName}: ${r.op}${source ? ` from ${source}` : ''}${r.support_count !== undefined ? `, support ${r.support_count}` : ''}.`,
+    `Selection score ${formatScore(r.score_before)} → ${formatScore(r.score_after)} (${formatDelta(r.score_after - r.score_before)}) when the gate kept it (${r.action.replace(/_/g, ' ')}).`,
+    ...(r.trajectory_ids.length
+      ? [
+          `Evidence: ${r.trajectory_ids.length} trajector${r.trajectory_ids.length === 1 ? 'y' : 'ies'} (${ids}${more}), ${r.minibatches.length} analyst minibatch${r.minibatches.length === 1 ? '' : 'es'}.`,
+        ]
+      : []),
+  ];
+}
+
+/** Does this run train (or hold the best version of) the skill at `path`? */
+export function runTrains(
+  run: RunFolder,
+  path: string,
+  origin?: { skillPath?: string; configPath: string },
+): boolean {
+  if (resolve(join(run.dir, 'best_skill.md')) === resolve(path)) return true;
+  if (origin?.skillPath && resolve(origin.skillPath) === resolve(path)) return true;
+  const init = run.config.skill_init;
+  return typeof init === 'string' && isAbsolute(init) && resolve(init) === resolve(path);
+}
+
+/** `provenance.json` of a run, re-read only when the file changed. */
+export class ProvenanceFiles {
+  private readonly cache = new Map<string, { mtimeMs: number; records: ProvenanceRecord[] }>();
+
+  records(runDir: string): ProvenanceRecord[] {
+    const file = join(runDir, 'provenance.json');
+    if (!existsSync(file)) return [];
+    const mtimeMs = statSync(file).mtimeMs;
+    const hit = this.cache.get(file);
+    if (hit && hit.mtimeMs === mtimeMs) return hit.records;
+    let records: ProvenanceRecord[] = [];
+    try {
+      const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
+      if (Array.isArray(parsed)) records = parsed as ProvenanceRecord[];
+    } catch {
+      // Not what the engine writes (edited by hand?): show nothing rather than guess.
+      return hit?.records ?? [];
+    }
+    this.cache.set(file, { mtimeMs, records });
+    return records;
+  }
+}
