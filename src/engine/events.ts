@@ -40,6 +40,8 @@ export interface CandidateEdit {
   support_count?: number;
   source_type?: string;
   status?: string;
+  /** Ids of other edits of this candidate that pull the same rule the opposite way (merged_patch.json). */
+  conflicts_with?: string[];
 }
 
 /** Line hunks between the previous skill and the candidate (src/engine/skill/hunks.ts). */

@@ -553,6 +553,9 @@ export class Trainer {
       ...(e.support_count !== undefined ? { support_count: Number(e.support_count) } : {}),
       ...(e.source_type !== undefined ? { source_type: String(e.source_type) } : {}),
       ...(update.report?.[i] ? { status: update.report[i].status } : {}),
+      ...(Array.isArray(e.conflicts_with) && e.conflicts_with.length
+        ? { conflicts_with: e.conflicts_with.map(String) }
+        : {}),
     }));
     this.ctx.emit({
       type: 'candidate/ready',

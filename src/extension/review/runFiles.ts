@@ -138,6 +138,9 @@ export function stepEdits(runDir: string, step: number): CandidateEdit[] {
       ...(typeof e.support_count === 'number' ? { support_count: e.support_count } : {}),
       ...(typeof e.source_type === 'string' ? { source_type: e.source_type } : {}),
       ...(status ? { status } : {}),
+      ...(Array.isArray(e.conflicts_with) && e.conflicts_with.length
+        ? { conflicts_with: e.conflicts_with.map(String) }
+        : {}),
     };
   });
 }

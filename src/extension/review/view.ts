@@ -27,6 +27,8 @@ export interface EditArgs {
 function ownerTitle(o: OwnerState, s: ReviewSession): string {
   if (isHunkOwner(o.id)) return s.init.origin === 'slow_update' ? 'slow update' : 'change';
   const parts = [o.edit?.op ?? 'edit'];
+  // Two edits pulling the same rule opposite ways: say so where the person decides.
+  if (o.edit?.conflicts_with?.length) parts.unshift('⚠ conflicts with another edit');
   if (o.edit?.support_count !== undefined) parts.push(`support ${o.edit.support_count}`);
   const src = o.edit?.source_type;
   if (src)
@@ -372,6 +374,13 @@ export function hoverText(t: TrackedSession, o: OwnerState, seg: Segment): vscod
       ]);
     if (e.status) rows.push(['apply status', e.status]);
     rows.push(['edit id', e.id]);
+    for (const other of e.conflicts_with ?? []) {
+      const o2 = s.owners.get(other)?.edit;
+      rows.push([
+        'conflicts with',
+        o2 ? `${o2.op} ${other}: ${firstLine(o2.content ?? o2.target, 200)} (keep one of the two)` : other,
+      ]);
+    }
   } else {
     rows.push([
       'change',

@@ -7,6 +7,8 @@ import { lineOrigins, type ProvenanceRecord } from '../../../src/engine/train/pr
 import type { RunReport } from '../../../src/engine/train/report';
 import type { StepRecord } from '../../../src/engine/train/types';
 import { comparableHistory, prepareSim, read, readJson, runSim, tempDir } from './helpers';
+import type { EngineEvent } from '../../../src/engine/events';
+import { stepEdits } from '../../../src/extension/review/runFiles';
 
 describe('mechanisms beyond the reference code', function () {
   this.timeout(60_000);
@@ -200,6 +202,64 @@ describe('mechanisms beyond the reference code', function () {
       assert.deepEqual(comparableHistory(other.path), comparableHistory(dir.path));
     } finally {
       other.cleanup();
+    }
+  });
+});
+
+describe('conflicting edits reach the review', function () {
+  this.timeout(60_000);
+  it('flags both edits in merged_patch.json and on the candidate the review shows', async () => {
+    const dir = tempDir('skillopt-conflicts-');
+    try {
+      const prepared = prepareSim(dir.path, ['train.num_epochs=1', 'optimizer.learning_rate=10']);
+      // The optimizer's merges gain two edits that pull one rule in opposite directions.
+      const inner = prepared.models.optimizer;
+      prepared.models.optimizer = {
+        ...inner,
+        chat: async (req, signal) => {
+          const reply = await inner.chat(req, signal);
+          if (req.stage !== 'merge') return reply;
+          const body = JSON.parse(/```json\n([\s\S]*)\n```/.exec(reply.text)![1]!) as { edits: unknown[] };
+          body.edits.push(
+            { op: 'append', content: '- Always include the unit after converted distances.' },
+            { op: 'append', content: '- Never include the unit after converted distances.' },
+          );
+          return { ...reply, text: '```json\n' + JSON.stringify(body) + '\n```' };
+        },
+      };
+      const { events } = await runSim(prepared);
+      const merged = readJson<{ conflicts?: Array<{ a: string; b: string; kind: string }> }>(
+        dir.path,
+        'steps',
+        'step_0001',
+        'merged_patch.json',
+      );
+      assert.deepEqual(
+        merged.conflicts?.map((c) => c.kind),
+        ['opposite_polarity'],
+      );
+      const ready = events.find(
+        (e): e is Extract<EngineEvent, { type: 'candidate/ready' }> => e.type === 'candidate/ready',
+      )!;
+      const flagged = ready.edits.filter((e) => e.conflicts_with?.length);
+      assert.deepEqual(
+        flagged.map((e) => e.content),
+        [
+          '- Always include the unit after converted distances.',
+          '- Never include the unit after converted distances.',
+        ],
+      );
+      assert.deepEqual(flagged[0]!.conflicts_with, [flagged[1]!.id]);
+      assert.deepEqual(flagged[1]!.conflicts_with, [flagged[0]!.id]);
+      // Read back from the run folder, as the review of a finished run does.
+      assert.deepEqual(
+        stepEdits(dir.path, 1)
+          .filter((e) => e.conflicts_with?.length)
+          .map((e) => e.id),
+        flagged.map((e) => e.id),
+      );
+    } finally {
+      dir.cleanup();
     }
   });
 });
