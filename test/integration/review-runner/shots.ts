@@ -301,6 +301,28 @@ async function session(theme: Theme, checks: string[], failures: string[]): Prom
     await shot('gate-history-table');
     await view.locator('.grid').evaluate((el) => el.parentElement?.scrollTo(0, 0));
 
+    // The table has a row per step, and a step's link opens its candidate in the diff view.
+    const steps = (JSON.parse(readFileSync(join(runDir, 'history.json'), 'utf8')) as unknown[]).length;
+    const rowsShown = await view.locator('table.steps tbody td.step', { hasText: /^Step \d+$/ }).count();
+    (rowsShown === steps ? checks : failures).push(
+      `[${theme}] gate history table: ${rowsShown} step rows for ${steps} steps`,
+    );
+    await view.locator('table.steps tbody button.step-link', { hasText: /^Step 1$/ }).click();
+    await page.locator('.monaco-diff-editor').first().waitFor({ timeout: 20_000 });
+    checks.push(`[${theme}] a step's link in the Gate History opens its diff`);
+
+    // The panel survives a window reload (its serializer brings the same run back).
+    await page.locator('.tabs-container .tab', { hasText: 'Gate History' }).first().click();
+    await view.locator('#app h1', { hasText: 'house-style_demo' }).waitFor({ timeout: 20_000 });
+    await palette(page, 'Developer: Reload Window');
+    await page
+      .locator('.tabs-container .tab', { hasText: 'Gate History' })
+      .first()
+      .waitFor({ timeout: 60_000 });
+    await page.locator('.tabs-container .tab', { hasText: 'Gate History' }).first().click();
+    await webview(page).locator('#app h1', { hasText: 'house-style_demo' }).waitFor({ timeout: 60_000 });
+    checks.push(`[${theme}] the Gate History panel comes back with its run after a window reload`);
+
     // 5. The hostile edit text stays text.
     await closeEditors(page);
     await palette(page, 'SkillOpt: Show Gate History');
