@@ -58,6 +58,7 @@ export async function runTrain(args: readonly string[]): Promise<number> {
   const resumeCommand = [
     'skillopt train',
     ...[a.config, '--out', prepared.outDir, '--resume'].map(shellQuote),
+    ...redactLegacy(a.legacyArgs).map(shellQuote),
     ...(a.overrides.length
       ? ['--cfg-options', ...a.overrides.map((o) => shellQuote(redactOverride(o)))]
       : []),
@@ -85,4 +86,15 @@ export async function runTrain(args: readonly string[]): Promise<number> {
 /** POSIX-shell quoting, only where a word needs it. */
 function shellQuote(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Legacy `--flag value` / `--flag=value` arguments with secret values masked, for the resume line. */
+function redactLegacy(args: readonly string[]): string[] {
+  return args.map((arg, i) => {
+    if (arg.startsWith('--')) return arg.includes('=') ? `--${redactOverride(arg.slice(2))}` : arg;
+    const flag = args[i - 1];
+    if (!flag?.startsWith('--') || flag.includes('=')) return arg;
+    const masked = redactOverride(`${flag.slice(2)}=${arg}`);
+    return masked.slice(masked.indexOf('=') + 1);
+  });
 }

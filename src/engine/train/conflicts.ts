@@ -132,3 +132,14 @@ export function detectConflicts(items: readonly Item[]): Conflict[] {
   }
   return out;
 }
+
+/** `conflicts_with` limited to edits the candidate kept: ranking may have dropped the other side. */
+export function conflictsWithin(
+  ids: unknown,
+  kept: ReadonlyArray<{ id?: unknown }>,
+): { conflicts_with?: string[] } {
+  if (!Array.isArray(ids)) return {};
+  const present = new Set(kept.map((k) => String(k.id)));
+  const within = ids.map(String).filter((id) => present.has(id));
+  return within.length ? { conflicts_with: within } : {};
+}

@@ -11,7 +11,7 @@ import { lineHunks } from '../skill/hunks';
 import { extractSlowUpdate, injectEmptySlowUpdate, replaceSlowUpdate, skillHash } from '../skill/document';
 import { writeFileAtomic, writeJsonAtomic } from '../store/atomic';
 import { aggregate, itemsOf, type Item, type MergedPatch } from './aggregate';
-import { detectConflicts } from './conflicts';
+import { conflictsWithin, detectConflicts } from './conflicts';
 import { buildReport, renderReport } from './report';
 import type { AccountingSnapshot } from '../llm/accounting';
 import { recoverProvenance, type ProvenanceRecord } from './provenance';
@@ -36,7 +36,7 @@ import { SelectionEvaluator } from './selection';
 import { RunFiles, epochDirName, readJsonIfExists, skillVersionPath, stepDirName } from './state';
 import { buildBufferEntry, compactRejected, renderStepBuffer } from './stepBuffer';
 import type { RolloutResult, RuntimeState, Score, StepAction, StepBufferEntry, StepRecord } from './types';
-import { updateSkill } from './update';
+import { keepProtectedBlock, updateSkill } from './update';
 import { deepReflect, shouldDeepReflect } from './deepReflect';
 import { metaReflect } from './metaReflect';
 import type { EditDecision, ReviewDecision, Reviewer } from './review';
@@ -553,9 +553,7 @@ export class Trainer {
       ...(e.support_count !== undefined ? { support_count: Number(e.support_count) } : {}),
       ...(e.source_type !== undefined ? { source_type: String(e.source_type) } : {}),
       ...(update.report?.[i] ? { status: update.report[i].status } : {}),
-      ...(Array.isArray(e.conflicts_with) && e.conflicts_with.length
-        ? { conflicts_with: e.conflicts_with.map(String) }
-        : {}),
+      ...conflictsWithin(e.conflicts_with, update.edits),
     }));
     this.ctx.emit({
       type: 'candidate/ready',
@@ -774,14 +772,18 @@ export class Trainer {
       const stepDir = this.files.path('steps', stepDirName(o.step));
       if (o.decision === 'accept' && rec.action === 'reject') {
         const reviewed = join(stepDir, 'candidate_skill.reviewed.md');
-        this.current = readFileSync(
-          existsSync(reviewed) ? reviewed : join(stepDir, 'candidate_skill.md'),
-          'utf8',
-        );
+        // The protected blocks are the epoch ends' work since that step: they stay as they are now.
+        this.current = keepProtectedBlock(
+          this.current,
+          readFileSync(existsSync(reviewed) ? reviewed : join(stepDir, 'candidate_skill.md'), 'utf8'),
+        ).text;
         this.currentScore = rec.candidate_gate_score ?? this.currentScore;
         this.currentOrigin = `human_step_${String(o.step).padStart(4, '0')}`;
       } else if (o.decision === 'revert' && rec.action.startsWith('accept')) {
-        this.current = readFileSync(skillVersionPath(this.ctx.outDir, o.step - 1), 'utf8');
+        this.current = keepProtectedBlock(
+          this.current,
+          readFileSync(skillVersionPath(this.ctx.outDir, o.step - 1), 'utf8'),
+        ).text;
         const prev = this.history.find((r) => r.step === o.step - 1);
         this.currentScore = prev?.current_score ?? this.baselineScore;
         this.currentOrigin = `human_revert_step_${String(o.step).padStart(4, '0')}`;
@@ -882,9 +884,7 @@ export class Trainer {
     // The meta skill compares against the skill before the slow update. A resume after the slow
     // update committed would see the updated skill as current, so the pre-slow text is kept on disk.
     const preSlowPath = this.files.path('slow_update', epochDirName(epoch), 'pre_slow_skill.md');
-    if (this.s.useSlowUpdate && this.slowDoneEpoch < epoch && !existsSync(preSlowPath)) {
-      writeFileAtomic(preSlowPath, this.current);
-    }
+    if (this.s.useSlowUpdate && this.slowDoneEpoch < epoch) writeFileAtomic(preSlowPath, this.current);
     const preSlowSkill = existsSync(preSlowPath) ? readFileSync(preSlowPath, 'utf8') : this.current;
     let pairs: ComparisonPair[] | undefined;
     if (this.s.useSlowUpdate && this.slowDoneEpoch < epoch) {

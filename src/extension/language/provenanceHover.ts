@@ -4,7 +4,7 @@
  */
 import * as vscode from 'vscode';
 import type { Ctx } from '../ctx';
-import { describeOrigin, originOfLine, ProvenanceFiles, runTrains } from '../runs/provenance';
+import { describeOrigin, ProvenanceFiles, runTrains } from '../runs/provenance';
 import { sortRuns } from '../runs/treeNodes';
 
 export class ProvenanceHover implements vscode.HoverProvider {
@@ -18,7 +18,7 @@ export class ProvenanceHover implements vscode.HoverProvider {
     // Newest run first: it is the last author of a line that several runs wrote.
     for (const run of sortRuns(this.ctx.runs.list())) {
       if (!runTrains(run, doc.uri.fsPath, this.ctx.runs.origin(run.dir))) continue;
-      const origin = originOfLine(line, this.files.records(run.dir));
+      const origin = this.files.originOf(run.dir, line);
       if (!origin) continue;
       const md = new vscode.MarkdownString();
       md.appendMarkdown('$(history) **Where this line came from**\n\n');

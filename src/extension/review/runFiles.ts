@@ -11,6 +11,7 @@ import { skillHash } from '../../engine/skill/document';
 import { lineHunks } from '../../engine/skill/hunks';
 import type { StepRecord } from '../../engine/train/types';
 import { verdictFromRecord } from '../../engine/store/runReader';
+import { conflictsWithin } from '../../engine/train/conflicts';
 import type { CandidateOrigin } from '../../protocol/webview';
 
 export type CandidateReady = Extract<EngineEvent, { type: 'candidate/ready' }>;
@@ -127,7 +128,8 @@ export function stepEdits(runDir: string, step: number): CandidateEdit[] {
       ...(id ? { id } : {}),
     };
   });
-  return assignEditIds(source).map((e, i) => {
+  const withIds = assignEditIds(source);
+  return withIds.map((e, i) => {
     const row = rows[i];
     const status = typeof row?.status === 'string' ? row.status : undefined;
     return {
@@ -138,9 +140,7 @@ export function stepEdits(runDir: string, step: number): CandidateEdit[] {
       ...(typeof e.support_count === 'number' ? { support_count: e.support_count } : {}),
       ...(typeof e.source_type === 'string' ? { source_type: e.source_type } : {}),
       ...(status ? { status } : {}),
-      ...(Array.isArray(e.conflicts_with) && e.conflicts_with.length
-        ? { conflicts_with: e.conflicts_with.map(String) }
-        : {}),
+      ...conflictsWithin(e.conflicts_with, withIds),
     };
   });
 }

@@ -4,8 +4,9 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import type { ProvenanceRecord } from '../../engine/train/provenance';
-export { originOfLine } from '../../engine/train/provenance';
+import { originOfLine, type ProvenanceRecord } from '../../engine/train/provenance';
+
+export { originOfLine };
 import type { RunFolder } from '../../engine/store/runReader';
 import { formatDelta, formatScore } from './treeNodes';
 
@@ -42,16 +43,43 @@ export function runTrains(
   return typeof init === 'string' && isAbsolute(init) && resolve(init) === resolve(path);
 }
 
-/** `provenance.json` of a run, re-read only when the file changed. */
+/** `provenance.json` and the initial skill of a run, re-read only when a file changed. */
 export class ProvenanceFiles {
-  private readonly cache = new Map<string, { mtimeMs: number; records: ProvenanceRecord[] }>();
+  private readonly cache = new Map<string, { stamp: string; records: ProvenanceRecord[] }>();
+  private readonly initial = new Map<string, { mtimeMs: number; lines: Set<string> }>();
+
+  /**
+   * Where a line came from in this run, if a kept edit wrote it. A line the person's initial skill
+   * already had is theirs, even when an edit restated it (a heading kept by a replace, say).
+   */
+  originOf(runDir: string, line: string): ProvenanceRecord | undefined {
+    if (this.initialLines(runDir).has(line.trim())) return undefined;
+    return originOfLine(line, this.records(runDir));
+  }
+
+  private initialLines(runDir: string): Set<string> {
+    const file = join(runDir, 'skills', 'skill_v0000.md');
+    if (!existsSync(file)) return new Set();
+    const mtimeMs = statSync(file).mtimeMs;
+    const hit = this.initial.get(file);
+    if (hit && hit.mtimeMs === mtimeMs) return hit.lines;
+    const lines = new Set(
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .map((l) => l.trim()),
+    );
+    this.initial.set(file, { mtimeMs, lines });
+    return lines;
+  }
 
   records(runDir: string): ProvenanceRecord[] {
     const file = join(runDir, 'provenance.json');
     if (!existsSync(file)) return [];
-    const mtimeMs = statSync(file).mtimeMs;
+    const st = statSync(file);
+    // Size as well as time: two writes within one clock tick must not look the same.
+    const stamp = `${st.mtimeMs}:${st.size}`;
     const hit = this.cache.get(file);
-    if (hit && hit.mtimeMs === mtimeMs) return hit.records;
+    if (hit && hit.stamp === stamp) return hit.records;
     let records: ProvenanceRecord[] = [];
     try {
       const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
@@ -60,7 +88,7 @@ export class ProvenanceFiles {
       // Not what the engine writes (edited by hand?): show nothing rather than guess.
       return hit?.records ?? [];
     }
-    this.cache.set(file, { mtimeMs, records });
+    this.cache.set(file, { stamp, records });
     return records;
   }
 }

@@ -422,7 +422,7 @@ export function artifactNodes(run: RunView, step: number, a: StepArtifacts): Nod
 /** One node per failed task of a step, opening its conversation. */
 export function trajectoryNodes(run: RunView, step: number, a: StepArtifacts): NodeSpec[] {
   return a.failedTrajectories.map((t) => ({
-    id: `artifact:${run.dir}:${step}:traj:${t.id}`,
+    id: `artifact:${run.dir}:${step}:traj:${t.path}`,
     kind: 'trajectory' as const,
     runId: run.dir,
     step,

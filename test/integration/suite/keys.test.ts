@@ -1,7 +1,7 @@
 /**
  * API keys from SecretStorage reach the model over the wire, and only there: the key set with
  * SkillOpt: Set API Key travels host → engine process → OpenAI SDK → a loopback server that speaks
- * the Chat Completions format, and appears nowhere in the run folder or the log.
+ * the Chat Completions format, and appears nowhere in the run folder or the settings.
  */
 import assert from 'node:assert/strict';
 import { cpSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';

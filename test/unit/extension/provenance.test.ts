@@ -72,6 +72,15 @@ describe('extension: where a line of a trained skill came from', function () {
     const files = new ProvenanceFiles();
     const first = files.records(dir.path);
     assert.equal(files.records(dir.path), first, 'cached while unchanged');
+    // An edit that restates a line of the initial skill does not make that line the step's.
+    const heading = '## Rules';
+    assert.ok(readFileSync(join(dir.path, 'skills', 'skill_v0000.md'), 'utf8').includes(heading));
+    writeFileSync(
+      join(dir.path, 'provenance.json'),
+      JSON.stringify([{ ...first[0]!, content: `${heading}\n- A new rule from step 1.` }]),
+    );
+    assert.equal(files.originOf(dir.path, heading), undefined);
+    assert.equal(files.originOf(dir.path, '- A new rule from step 1.')?.step, first[0]!.step);
     writeFileSync(join(dir.path, 'provenance.json'), '[]\n');
     assert.deepEqual(files.records(dir.path), []);
   });

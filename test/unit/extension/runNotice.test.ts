@@ -52,4 +52,13 @@ describe('extension runs: the notification when a run ends', () => {
     assert.equal(failed.text, 'SkillOpt: hs failed: OPENAI_API_KEY is not set');
     assert.deepEqual(failed.actions, ['Show Log', 'Resume Run']);
   });
+
+  it('never lets a provider message or folder name become a link', () => {
+    const n = runNotice('run](command:workbench.action.quit)', {
+      type: 'run/failed',
+      message: 'see [docs](https://evil.example)',
+      reason: 'llm',
+    });
+    assert.ok(!/\]\(/.test(n.text), n.text);
+  });
 });

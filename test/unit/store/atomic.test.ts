@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { withParentDir, writeFileAtomic, writeJsonAtomic } from '../../../src/engine/store/atomic';
@@ -35,12 +35,18 @@ describe('run folder writes', () => {
     assert.deepEqual(readJsonlTolerant(file), [{ id: 'a' }, { id: 'b' }]);
   });
 
-  it('passes on errors other than a missing folder without creating anything', () => {
-    const blocker = join(dir, 'not-a-folder');
-    writeFileSync(blocker, '');
+  it('passes on errors other than a missing folder, without retrying', () => {
+    const target = join(dir, 'a-folder');
+    mkdirSync(target);
+    let calls = 0;
     assert.throws(
-      () => withParentDir(join(blocker, 'x.json'), () => writeFileSync(join(blocker, 'x.json'), '')),
-      (err: NodeJS.ErrnoException) => err.code === 'EEXIST' || err.code === 'ENOTDIR',
+      () =>
+        withParentDir(target, () => {
+          calls++;
+          writeFileSync(target, '');
+        }),
+      (err: NodeJS.ErrnoException) => err.code === 'EISDIR',
     );
+    assert.equal(calls, 1);
   });
 });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { stepArtifacts } from '../../../src/engine/store/runReader';
 import { join } from 'node:path';
-import { detectConflicts } from '../../../src/engine/train/conflicts';
+import { conflictsWithin, detectConflicts } from '../../../src/engine/train/conflicts';
 import { lineOrigins, type ProvenanceRecord } from '../../../src/engine/train/provenance';
 import type { RunReport } from '../../../src/engine/train/report';
 import type { StepRecord } from '../../../src/engine/train/types';
@@ -58,6 +58,12 @@ describe('mechanisms beyond the reference code', function () {
     }
     const origins = lineOrigins(read(dir.path, 'best_skill.md'), records);
     assert.ok(origins.some((o) => /zero-pad/.test(o.text)));
+  });
+
+  it('keeps a conflict flag only while the other edit is in the candidate', () => {
+    assert.deepEqual(conflictsWithin(['b', 'c'], [{ id: 'a' }, { id: 'b' }]), { conflicts_with: ['b'] });
+    assert.deepEqual(conflictsWithin(['c'], [{ id: 'a' }]), {});
+    assert.deepEqual(conflictsWithin(undefined, [{ id: 'a' }]), {});
   });
 
   it('flags merged edits that pull the same rule in opposite directions', () => {

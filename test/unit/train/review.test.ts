@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { trainPrepared } from '../../../src/engine/run';
 import type { Overrule, ReviewDecision, Reviewer, ReviewRequest } from '../../../src/engine/train/review';
 import type { RuntimeState, StepBufferEntry, StepRecord } from '../../../src/engine/train/types';
-import { prepareSim, readJson, recordRequests, tempDir } from './helpers';
+import { prepareSim, read, readJson, recordRequests, tempDir } from './helpers';
 
 class ScriptedReviewer implements Reviewer {
   readonly seen: ReviewRequest[] = [];
@@ -137,5 +137,7 @@ describe('review modes (engine side)', function () {
       log.map((l) => [l.step, l.decision]),
       [[overrule.step, overrule.decision]],
     );
+    // The overruled skill keeps the protected block the epoch end has written since that step.
+    assert.ok(read(dir.path, 'skills', 'skill_v0004.md').includes('<!-- SLOW_UPDATE_START -->'));
   });
 });
