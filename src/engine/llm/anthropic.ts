@@ -5,6 +5,7 @@ import type {
   MessageParam,
 } from '@anthropic-ai/sdk/resources/messages';
 import { SkillOptError } from '../errors';
+import { notAnApiReply } from './wire';
 import { PLACEHOLDER_KEY, requireApiKey } from './secrets';
 import type { BackendReply, ChatBackend, ChatRequest } from './types';
 
@@ -133,6 +134,8 @@ export function anthropicBody(
 }
 
 function parseMessage(message: Message, label: string): BackendReply {
+  const foreign = notAnApiReply(message, label);
+  if (foreign) throw foreign;
   const blocks = Array.isArray(message.content) ? message.content : [];
   const text = blocks
     .filter((b): b is Anthropic.TextBlock => b.type === 'text')

@@ -4,6 +4,7 @@ import type {
   ChatCompletionCreateParamsNonStreaming,
 } from 'openai/resources/chat/completions';
 import { SkillOptError } from '../errors';
+import { notAnApiReply } from './wire';
 import type { Logger } from '../log';
 import { PLACEHOLDER_KEY, requireApiKey } from './secrets';
 import type { BackendReply, ChatBackend, ChatRequest, ReasoningEffort } from './types';
@@ -276,6 +277,8 @@ function buildBody(
 }
 
 function parseCompletion(completion: ChatCompletion, label: string): BackendReply {
+  const foreign = notAnApiReply(completion, label);
+  if (foreign) throw foreign;
   const fix =
     'check that the model serves chat completions and raise the completion-token cap if it stopped early';
   const choice = (completion.choices as ChatCompletion['choices'] | undefined)?.[0];

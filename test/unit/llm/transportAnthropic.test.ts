@@ -149,6 +149,20 @@ describe('llm/anthropic transport (real SDK over loopback HTTP)', () => {
     assert.equal(cut.truncated, true);
   });
 
+  it('names the base URL when a 200 carries a web page instead of a message', async () => {
+    server = await startAnthropicServer([{ kind: 'status', status: 200, body: '<html>Proxy login</html>' }]);
+    const backend = new AnthropicBackend({ model: 'claude-x', apiKey: KEY, baseUrl: server.url });
+    await assert.rejects(backend.call(req(), new AbortController().signal), (err: unknown) => {
+      assert.ok(SkillOptError.is(err, 'llm'), String(err));
+      assert.equal(
+        err.problem,
+        'anthropic claude-x: the server answered with something that is not an API reply ("<html>Proxy login</html>")',
+      );
+      assert.match(err.message, /Fix: check the base URL/);
+      return true;
+    });
+  });
+
   it('retries an overloaded server (529) and gives up on 401 at once', async () => {
     server = await startAnthropicServer([
       status(529, 'Overloaded'),

@@ -20,6 +20,17 @@ function req(over: Partial<ChatRequest> = {}): ChatRequest {
   };
 }
 
+/** A gpt-4o client that would retry up to four times, without really sleeping. */
+function retryingClient(baseUrl: string): ReturnType<typeof createModelClient> {
+  const backend = new OpenAiBackend({ model: 'gpt-4o', apiKey: KEY, baseUrl });
+  return createModelClient({
+    role: 'target',
+    backend,
+    retry: { maxAttempts: 4 },
+    sleep: () => Promise.resolve(),
+  });
+}
+
 describe('llm/openai transport (real SDK over loopback HTTP)', () => {
   let server: LoopbackServer | undefined;
   afterEach(async () => {
@@ -148,13 +159,7 @@ describe('llm/openai transport (real SDK over loopback HTTP)', () => {
       { kind: 'status', status: 200, body: { id: 'x', object: 'chat.completion', model: 'm', choices: [] } },
       { kind: 'reply', text: '', finishReason: 'length' },
     ]);
-    const backend = new OpenAiBackend({ model: 'gpt-4o', apiKey: KEY, baseUrl: server.url });
-    const client = createModelClient({
-      role: 'target',
-      backend,
-      retry: { maxAttempts: 4 },
-      sleep: () => Promise.resolve(),
-    });
+    const client = retryingClient(server.url);
     await assert.rejects(client.chat(req()), (err: unknown) => {
       assert.ok(SkillOptError.is(err, 'llm-reply'));
       assert.match(err.message, /^openai_compatible gpt-4o: the reply has no choices\. Fix: /);
@@ -166,6 +171,22 @@ describe('llm/openai transport (real SDK over loopback HTTP)', () => {
       return true;
     });
     assert.equal(server.requests.length, 2, 'one request each: reply errors are not retried');
+  });
+
+  it('names the base URL when a 200 carries a web page instead of a reply, without retrying', async () => {
+    server = await startOpenAiServer([
+      { kind: 'status', status: 200, body: '<!doctype html><html><body>Sign in to the proxy</body></html>' },
+    ]);
+    const client = retryingClient(server.url);
+    await assert.rejects(client.chat(req()), (err: unknown) => {
+      assert.ok(SkillOptError.is(err, 'llm'), String(err));
+      assert.equal(
+        err.message,
+        'openai_compatible gpt-4o: the server answered with something that is not an API reply ("<!doctype html><html><body>Sign in to the proxy</body></html>"). Fix: check the base URL (model.optimizer_base_url / model.target_base_url): it must point at the API itself, often ending in /v1, not at a web page or a proxy sign-in',
+      );
+      return true;
+    });
+    assert.equal(server.requests.length, 1);
   });
 
   it('marks a reply cut at the token cap as truncated', async () => {
