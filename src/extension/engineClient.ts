@@ -108,7 +108,9 @@ export class EngineClient implements vscode.Disposable {
       opts.log.error(`[engine] process error: ${err.message}`);
       conn.close(`engine process failed: ${err.message}`);
     });
-    child.on('exit', (code, signal) => {
+    // 'close', not 'exit': Node may deliver IPC messages sent just before the end after 'exit', and
+    // a late "stage started" would mark a crashed run as running again.
+    child.on('close', (code, signal) => {
       client.exited = true;
       const expected = client.stopping;
       const how = signal ? `signal ${signal}` : `code ${code}`;

@@ -67,6 +67,8 @@ export function initialLiveState(): LiveState {
 export function applyEvent(prev: LiveState | undefined, seq: number, event: EngineEvent): LiveState {
   const base = prev ?? initialLiveState();
   if (event.type !== 'run/started' && seq <= base.seq) return base;
+  // The engine that ran it is gone: only a resume (a new run/started) brings the run back.
+  if (base.status === 'interrupted' && event.type !== 'run/started') return base;
   const s: LiveState = { ...base, seq, spend: { ...base.spend } };
   switch (event.type) {
     case 'run/started':

@@ -149,9 +149,10 @@ describe('SkillOpt extension: training runs', function () {
   });
 
   it('applies the best skill as one undoable edit after showing the diff', async () => {
-    // A copy of the skill: the inline review (auto mode) may still be editing the trained file.
+    // A copy of the skill as the run started from it: the inline review (auto mode) may have
+    // applied and saved the run's candidates to the trained file by now.
     const target = workspacePath('house-style', 'SKILL-copy.md');
-    copyFileSync(skill(), target);
+    copyFileSync(join(finished.outDir, 'skills', 'skill_v0000.md'), target);
     const editor = await openSkill(target);
     const before = editor.document.getText();
     const best = readFileSync(join(finished.outDir, 'best_skill.md'), 'utf8');

@@ -202,6 +202,11 @@ describe('extension runs: live state from engine events', () => {
     assert.match(hit.message ?? '', /SIGKILL/);
     const done = applyEvent(running, 1, { type: 'run/failed', message: 'boom', reason: 'llm' });
     assert.equal(markInterrupted(done, 'x'), done);
+    // A message the dead engine sent before it died, delivered late, does not revive the run...
+    const late = applyEvent(hit, 5, { type: 'stage/started', step: 2, epoch: 1, stage: 'rollout' });
+    assert.equal(late.status, 'interrupted');
+    // ...a resume does.
+    assert.equal(applyEvent(late, 0, started).status, 'running');
   });
 });
 
