@@ -140,6 +140,25 @@ async function closeEditors(page: Page): Promise<void> {
   }
 }
 
+/**
+ * Hovers the editor text until the hover with `expected` shows. Monaco opens a hover on mouse
+ * movement after a delay, and a pointer that is already there (or a busy machine) can miss it.
+ */
+async function hoverUntil(page: Page, text: string, expected: string): Promise<void> {
+  const target = page.locator('.view-lines span', { hasText: text }).last();
+  const hover = page.locator('.monaco-hover', { hasText: expected }).first();
+  for (let attempt = 1; ; attempt++) {
+    await page.mouse.move(5, 5);
+    await target.hover();
+    try {
+      await hover.waitFor({ timeout: 5_000 });
+      return;
+    } catch (err) {
+      if (attempt === 3) throw err;
+    }
+  }
+}
+
 function webview(page: Page): FrameLocator {
   return page.frameLocator('iframe.webview.ready').last().frameLocator('#active-frame');
 }
@@ -210,8 +229,7 @@ async function session(theme: Theme, checks: string[], failures: string[]): Prom
       .first()
       .waitFor({ timeout: 30_000 });
     await page.waitForTimeout(800);
-    await page.locator('.view-lines span', { hasText: 'Write dates as YYYY-MM-DD' }).last().hover();
-    await page.locator('.monaco-hover', { hasText: 'support_count' }).first().waitFor({ timeout: 10_000 });
+    await hoverUntil(page, 'Write dates as YYYY-MM-DD', 'support_count');
     await page.waitForTimeout(600);
     await shot('review-inline');
     await page.mouse.move(5, 5);
@@ -262,11 +280,7 @@ async function session(theme: Theme, checks: string[], failures: string[]): Prom
       .first()
       .waitFor({ timeout: 20_000 });
     await page.waitForTimeout(1000);
-    await page.locator('.view-lines span', { hasText: 'SLOW_UPDATE_START' }).last().hover();
-    await page
-      .locator('.monaco-hover', { hasText: 'Protected slow-update block' })
-      .first()
-      .waitFor({ timeout: 10_000 });
+    await hoverUntil(page, 'SLOW_UPDATE_START', 'Protected slow-update block');
     await page.waitForTimeout(600);
     await shot('locked-block');
     await page.mouse.move(5, 5);
