@@ -128,21 +128,7 @@ export function stepEdits(runDir: string, step: number): CandidateEdit[] {
       ...(id ? { id } : {}),
     };
   });
-  const withIds = assignEditIds(source);
-  return withIds.map((e, i) => {
-    const row = rows[i];
-    const status = typeof row?.status === 'string' ? row.status : undefined;
-    return {
-      id: String(e.id),
-      op: String(e.op ?? ''),
-      ...(typeof e.target === 'string' && e.target ? { target: e.target } : {}),
-      ...(typeof e.content === 'string' ? { content: e.content } : {}),
-      ...(typeof e.support_count === 'number' ? { support_count: e.support_count } : {}),
-      ...(typeof e.source_type === 'string' ? { source_type: e.source_type } : {}),
-      ...(status ? { status } : {}),
-      ...conflictsWithin(e.conflicts_with, withIds),
-    };
-  });
+  return candidateEdits(assignEditIds(source), rows);
 }
 
 /** Edits of an epoch's meta reflection (`meta_reflect_result.json`), with their apply statuses. */
@@ -150,9 +136,20 @@ export function metaReflectEdits(runDir: string, epoch: number): CandidateEdit[]
   const res = readJson(join(stageDir(runDir, 'meta_reflect', epoch), 'meta_reflect_result.json'));
   if (!isRecord(res) || !Array.isArray(res.edits)) return [];
   const rows = Array.isArray(res.report) ? res.report.filter(isRecord) : [];
-  return assignEditIds(
-    res.edits.filter(isRecord).map((e) => ({ ...e, op: typeof e.op === 'string' ? e.op : '' })),
-  ).map((e, i) => {
+  return candidateEdits(
+    assignEditIds(
+      res.edits.filter(isRecord).map((e) => ({ ...e, op: typeof e.op === 'string' ? e.op : '' })),
+    ),
+    rows,
+  );
+}
+
+/** Edits with ids as the review shows them: the apply report's status, conflicts among themselves. */
+function candidateEdits(
+  edits: readonly Edit[],
+  rows: ReadonlyArray<Record<string, unknown>>,
+): CandidateEdit[] {
+  return edits.map((e, i) => {
     const status = rows[i]?.status;
     return {
       id: String(e.id),
@@ -162,6 +159,7 @@ export function metaReflectEdits(runDir: string, epoch: number): CandidateEdit[]
       ...(typeof e.support_count === 'number' ? { support_count: e.support_count } : {}),
       ...(typeof e.source_type === 'string' ? { source_type: e.source_type } : {}),
       ...(typeof status === 'string' ? { status } : {}),
+      ...conflictsWithin(e.conflicts_with, edits),
     };
   });
 }

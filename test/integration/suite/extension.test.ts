@@ -103,10 +103,14 @@ describe('SkillOpt extension: activation and browsing runs', function () {
     const api = await skillopt();
     const secrets = api.ctx.extension.secrets;
     assert.equal(
-      await vscode.commands.executeCommand('skillopt.setApiKey', 'anthropic', 'sk-ant-test-0123456789'),
+      await vscode.commands.executeCommand(
+        'skillopt.setApiKey',
+        'anthropic',
+        'fake-anthropic-test-0123456789',
+      ),
       true,
     );
-    assert.equal(await secrets.get(secretKey('anthropic')), 'sk-ant-test-0123456789');
+    assert.equal(await secrets.get(secretKey('anthropic')), 'fake-anthropic-test-0123456789');
     assert.equal(await secrets.get(secretKey('openai')), undefined);
     assert.equal(await vscode.commands.executeCommand('skillopt.setApiKey', 'anthropic', ''), true);
     assert.equal(await secrets.get(secretKey('anthropic')), undefined);

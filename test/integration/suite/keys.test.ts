@@ -11,7 +11,7 @@ import type { EvalResult } from '../../../src/protocol/engine';
 import { reply, startOpenAiServer, type LoopbackServer } from '../../support/loopback/openaiServer';
 import { closeEditors, skillopt, workspacePath } from './support';
 
-const key = 'sk-skillopt-secret-storage-0123456789';
+const key = 'fake-skillopt-secret-storage-0123456789';
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

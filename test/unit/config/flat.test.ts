@@ -129,8 +129,8 @@ describe('config/flat', () => {
   describe('redactOverride', () => {
     it('masks the value of a --cfg-options secret, as config.json does, and nothing else', () => {
       assert.equal(
-        redactOverride('model.azure_openai_api_key=sk-verysecret1234'),
-        'model.azure_openai_api_key=sk-v...1234',
+        redactOverride('model.azure_openai_api_key=fake-verysecret1234'),
+        'model.azure_openai_api_key=fake...1234',
       );
       assert.equal(
         redactOverride('model.target_max_completion_tokens=512'),
@@ -148,13 +148,13 @@ describe('config/flat', () => {
         ...reference,
         azure_openai_api_key: 'azkey-0123456789-abcd',
         minimax_api_key: 'short',
-        optimizer_openai_compatible_api_key: 'sk-proj-ABCDEFGHIJKLMNOP',
+        optimizer_openai_compatible_api_key: 'fake-proj-ABCDEFGHIJKLMNOP',
         target_azure_openai_api_key: '',
       };
       const out = redactSecrets(input);
       assert.equal(out.azure_openai_api_key, 'azke...abcd');
       assert.equal(out.minimax_api_key, '***');
-      assert.equal(out.optimizer_openai_compatible_api_key, 'sk-p...MNOP');
+      assert.equal(out.optimizer_openai_compatible_api_key, 'fake...MNOP');
       assert.equal(out.target_azure_openai_api_key, '');
       assert.equal(out.max_completion_tokens, 16384);
       assert.equal(out.claude_code_exec_max_thinking_tokens, 16384);

@@ -153,7 +153,7 @@ describe('config/overrides', () => {
 
     it('warns about credentials on the command line', () => {
       const { warnings } = loadConfig(file, {
-        overrides: ['model.azure_openai_api_key=sk-very-secret-value'],
+        overrides: ['model.azure_openai_api_key=fake-very-secret-value'],
       });
       assert.equal(warnings.length, 1);
       assert.match(warnings[0].message, /credential on the command line/);

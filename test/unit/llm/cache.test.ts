@@ -121,7 +121,7 @@ describe('llm/cache', () => {
         role: 'target',
         backend: new OpenAiBackend({
           model: opts.model ?? 'gpt-4o',
-          apiKey: 'sk-cache-test-key-0004',
+          apiKey: 'fake-cache-test-key-0004',
           baseUrl: server!.url,
         }),
         cache,
@@ -188,7 +188,7 @@ describe('llm/cache', () => {
       await c.chat(BASE_REQ);
       const path = cache.pathFor(
         cacheKey(
-          new OpenAiBackend({ model: 'gpt-4o', apiKey: 'sk-cache-test-key-0004', baseUrl: server!.url }),
+          new OpenAiBackend({ model: 'gpt-4o', apiKey: 'fake-cache-test-key-0004', baseUrl: server!.url }),
           BASE_REQ,
         ),
       );
@@ -222,7 +222,7 @@ describe('llm/cache', () => {
       const warn: string[] = [];
       const { c, cache } = client({ warn });
       const key = cacheKey(
-        new OpenAiBackend({ model: 'gpt-4o', apiKey: 'sk-cache-test-key-0004', baseUrl: server!.url }),
+        new OpenAiBackend({ model: 'gpt-4o', apiKey: 'fake-cache-test-key-0004', baseUrl: server!.url }),
         BASE_REQ,
       );
       // A directory where the file should be: reading fails (EISDIR) and so does the atomic rename.

@@ -9,7 +9,7 @@ import type { Logger } from '../../../src/engine/log';
 import type { LoopbackServer, Reply } from '../../support/loopback/openaiServer';
 import { hang, reply, startOpenAiServer, status } from '../../support/loopback/openaiServer';
 
-const KEY = 'sk-test-client-retries-0003';
+const KEY = 'fake-test-client-retries-0003';
 const REQ: ChatRequest = { role: 'target', stage: 'rollout', messages: [{ role: 'user', content: 'Q?' }] };
 
 interface Harness {

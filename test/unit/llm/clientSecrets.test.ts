@@ -19,7 +19,7 @@ import {
 import type { LoopbackServer } from '../../support/loopback/openaiServer';
 import { reply, startOpenAiServer, status } from '../../support/loopback/openaiServer';
 
-const KEY = 'sk-LEAKCHECK-9f8e7d6c5b4a3210';
+const KEY = 'fake-LEAKCHECK-9f8e7d6c5b4a3210';
 const EXTRA = 'tok-EXTRA-SECRET-77aa';
 
 function filesUnder(dir: string): string[] {
@@ -35,7 +35,7 @@ function filesUnder(dir: string): string[] {
 describe('llm/secrets redaction', () => {
   it('replaces every occurrence, longest secret first, and ignores short values', () => {
     assert.equal(
-      redactSecrets('a sk-abcdefgh b sk-abcdefgh-long c', ['sk-abcdefgh', 'sk-abcdefgh-long']),
+      redactSecrets('a fake-abcdefgh b fake-abcdefgh-long c', ['fake-abcdefgh', 'fake-abcdefgh-long']),
       'a [redacted] b [redacted] c',
     );
     assert.equal(redactSecrets('the key none was used', ['none']), 'the key none was used');

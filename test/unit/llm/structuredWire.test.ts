@@ -33,7 +33,7 @@ const WIRES: Wire[] = [
     name: 'OpenAI Chat Completions',
     start: (script) => startOpenAiServer(script),
     backend: (url) =>
-      new OpenAiBackend({ model: 'gpt-4o', apiKey: 'sk-test-structured-wire-0004', baseUrl: url }),
+      new OpenAiBackend({ model: 'gpt-4o', apiKey: 'fake-test-structured-wire-0004', baseUrl: url }),
     cutAtCap: 'length',
     conversation: (req) => openAiMessages(req).map(asMessage),
   },
@@ -41,7 +41,11 @@ const WIRES: Wire[] = [
     name: 'Anthropic Messages',
     start: (script) => startAnthropicServer(script),
     backend: (url) =>
-      new AnthropicBackend({ model: 'claude-x', apiKey: 'sk-ant-test-structured-wire-0005', baseUrl: url }),
+      new AnthropicBackend({
+        model: 'claude-x',
+        apiKey: 'fake-anthropic-test-structured-wire-0005',
+        baseUrl: url,
+      }),
     cutAtCap: 'max_tokens',
     conversation: (req) => {
       const system = (req.body as { system?: unknown } | undefined)?.system;

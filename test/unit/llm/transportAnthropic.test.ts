@@ -15,7 +15,7 @@ import {
   status,
 } from '../../support/loopback/anthropicServer';
 
-const KEY = 'sk-ant-test-transport-0002';
+const KEY = 'fake-anthropic-test-transport-0002';
 
 function req(over: Partial<ChatRequest> = {}): ChatRequest {
   return {

@@ -80,7 +80,7 @@ describe('llm/backends', () => {
   });
 
   it('builds SDK backends from a plain spec', () => {
-    const openai = createSdkBackend({ kind: 'openai', model: 'gpt-4o', apiKey: 'sk-spec-test-0005' });
+    const openai = createSdkBackend({ kind: 'openai', model: 'gpt-4o', apiKey: 'fake-spec-test-0005' });
     assert.ok(openai instanceof OpenAiBackend);
     assert.equal(openai.provider, 'openai');
     const local = createSdkBackend({ kind: 'openai', model: 'qwen3', baseUrl: 'http://localhost:11434/v1' });
@@ -97,7 +97,7 @@ describe('llm/backends', () => {
     const claude = createSdkBackend({
       kind: 'anthropic',
       model: 'claude-haiku-4-5',
-      apiKey: 'sk-ant-spec-0007',
+      apiKey: 'fake-anthropic-spec-0007',
       thinkingBudget: 2048,
     });
     assert.ok(claude instanceof AnthropicBackend);
@@ -116,10 +116,14 @@ describe('llm/backends', () => {
   });
 
   it('reads keys from the documented environment variables only', () => {
-    const env = { OPENAI_API_KEY: ' sk-env ', AZURE_OPENAI_API_KEY: '', ANTHROPIC_API_KEY: 'sk-ant-env' };
-    assert.equal(apiKeyFromEnv('openai', env), 'sk-env');
+    const env = {
+      OPENAI_API_KEY: ' fake-env ',
+      AZURE_OPENAI_API_KEY: '',
+      ANTHROPIC_API_KEY: 'fake-anthropic-env',
+    };
+    assert.equal(apiKeyFromEnv('openai', env), 'fake-env');
     assert.equal(apiKeyFromEnv('azure_openai', env), undefined);
-    assert.equal(apiKeyFromEnv('anthropic', env), 'sk-ant-env');
+    assert.equal(apiKeyFromEnv('anthropic', env), 'fake-anthropic-env');
   });
 
   it('treats loopback and private-network hosts as local', () => {

@@ -6,7 +6,7 @@ import type { ChatRequest } from '../../../src/engine/llm/types';
 import type { LoopbackServer } from '../../support/loopback/openaiServer';
 import { lastUserText, reply, startOpenAiServer, status } from '../../support/loopback/openaiServer';
 
-const KEY = 'sk-test-openai-transport-0001';
+const KEY = 'fake-test-openai-transport-0001';
 
 function req(over: Partial<ChatRequest> = {}): ChatRequest {
   return {
