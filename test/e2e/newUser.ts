@@ -19,6 +19,7 @@ import {
   removeDir,
   repoRoot,
   startCodeServer,
+  palette,
 } from '../integration/harness/host';
 
 const vsix = resolve(process.argv[2] ?? join(repoRoot, 'skillopt-0.1.0.vsix'));
@@ -33,18 +34,6 @@ function labelled(page: Page, label: string): ReturnType<Page['locator']> {
   return page
     .locator('.monaco-list-row', { has: page.locator('.label-name', { hasText: new RegExp(`^${label}$`) }) })
     .first();
-}
-
-async function palette(page: Page, command: string): Promise<void> {
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor();
-  await input.fill(`>${command}`);
-  await page
-    .locator('.quick-input-list .monaco-list-row', { hasText: command.replace(/^SkillOpt: /, '') })
-    .first()
-    .waitFor();
-  await page.keyboard.press('Enter');
 }
 
 /** Waits for the quick pick whose title contains `title`, then picks the row matching `label`. */

@@ -10,7 +10,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
 export const repoRoot = resolve(__dirname, '..', '..', '..');
 const t0 = Date.now();
@@ -295,4 +295,17 @@ export function trainWithCli(parent: string): string {
 
 export function removeDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
+}
+
+/** Runs a command from the palette (F1), once its row shows. */
+export async function palette(page: Page, command: string): Promise<void> {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor();
+  await input.fill(`>${command}`);
+  await page
+    .locator('.quick-input-list .monaco-list-row', { hasText: command.replace(/^SkillOpt: /, '') })
+    .first()
+    .waitFor();
+  await page.keyboard.press('Enter');
 }

@@ -22,6 +22,7 @@ import {
   removeDir,
   repoRoot,
   startServer,
+  palette,
 } from '../harness/host';
 
 const out = resolve(process.argv[2] ?? join(repoRoot, '.cache', 'review-screenshots'));
@@ -97,18 +98,6 @@ function workspace(sandbox: string, theme: Theme): { ws: string; runDir: string 
     ),
   );
   return { ws, runDir };
-}
-
-async function palette(page: Page, command: string): Promise<void> {
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor();
-  await input.fill(`>${command}`);
-  await page
-    .locator('.quick-input-list .monaco-list-row', { hasText: command.replace(/^SkillOpt: /, '') })
-    .first()
-    .waitFor();
-  await page.keyboard.press('Enter');
 }
 
 async function pick(page: Page, label: string | RegExp): Promise<void> {
