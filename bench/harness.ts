@@ -7,11 +7,11 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import type { EngineEvent } from '../src/engine/events';
+import type { EngineEvent } from '../src/protocol/events';
 import type { ChatRequest, ChatResult, ModelClient } from '../src/engine/llm/types';
 import { prepareRun, trainPrepared, type PreparedRun } from '../src/engine/run';
 import type { TrainOutcome } from '../src/engine/train/trainer';
-import type { StepRecord } from '../src/engine/train/types';
+import type { StepRecord } from '../src/protocol/records';
 import { scriptedOptimizerModel, scriptedTargetModel } from '../test/support/loopback/scriptedModels';
 import { fnv1a, latencyFor, requestKey, type LatencyProfile } from './latency';
 import type { Role } from './lowerBound';

@@ -1,4 +1,4 @@
-import type { EngineEvent } from '../engine/events';
+import type { EngineEvent } from '../protocol/events';
 
 /** Terminal output for people: one progress line that redraws on a TTY, one line per step verdict. */
 export class PrettyPrinter {

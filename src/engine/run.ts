@@ -9,7 +9,7 @@ import type { TaskItem } from './data/tasks';
 import { stepsPerEpoch } from './data/plan';
 import { defaultSplitOutputDir, loadSplitDir, materializeRatioSplit, type LoadedSplits } from './data/splits';
 import { SkillOptError } from './errors';
-import type { EngineEvent } from './events';
+import type { EngineEvent } from '../protocol/events';
 import { silentLogger, type Logger } from './log';
 import { createScorer, type Scorer } from './scoring/scorers';
 import { checkSkillMarkers } from './skill/markers';

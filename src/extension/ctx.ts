@@ -5,7 +5,7 @@
  * offers Resume.
  */
 import * as vscode from 'vscode';
-import type { EngineEvent } from '../engine/events';
+import type { EngineEvent } from '../protocol/events';
 import { EngineNotifications, EngineRequests } from '../protocol/engine';
 import { inspectPort, requestTimeoutMs } from './config';
 import { Commands, ContextKeys } from './constants';

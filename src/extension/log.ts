@@ -4,7 +4,7 @@
  * (Output view → gear, or "Developer: Set Log Level").
  */
 import * as vscode from 'vscode';
-import type { LogLevel } from '../engine/log';
+import type { LogLevel } from '../protocol/vocabulary';
 
 export function createLogChannel(): vscode.LogOutputChannel {
   return vscode.window.createOutputChannel('SkillOpt', { log: true });

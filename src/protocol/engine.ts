@@ -3,13 +3,14 @@
  * both sides. Method names are `namespace/verb`; each doc comment names the sender.
  * Bump `protocolVersion` on any breaking change; the host refuses a mismatched engine.
  */
-import type { EngineEvent } from '../engine/events';
-import type { LogLevel } from '../engine/log';
+import type { EngineEvent } from './events';
+import type { LmRequest, LmResponse } from './lm';
+import type { KeyProvider, LogLevel, ReviewMode } from './vocabulary';
 import { notification, request } from './rpc';
 
 export const protocolVersion = 1;
 
-export type ProviderKeys = Partial<Record<'openai' | 'azure_openai' | 'anthropic', string>>;
+export type ProviderKeys = Partial<Record<KeyProvider, string>>;
 
 export interface InitializeParams {
   protocolVersion: number;
@@ -49,7 +50,7 @@ export interface StartParams extends RunSource {
   outDir?: string;
   resume: boolean;
   /** Overrides the config's review.mode for this run. */
-  reviewMode?: 'auto' | 'gate-then-human' | 'human-first';
+  reviewMode?: ReviewMode;
 }
 
 export interface StartResult {
@@ -72,13 +73,6 @@ export interface EvalResult {
   failing: string[];
   out_dir: string;
 }
-
-/**
- * One vscode.lm request (engine → host) and its answer; shapes from the engine's vscode-lm backend.
- * The host answers errors with reason `llm-transient` (rate limit, quota window) or `llm`.
- */
-export type { LmRequest as LmRequestParams, LmResponse } from '../engine/llm/vscodeLm';
-import type { LmRequest, LmResponse } from '../engine/llm/vscodeLm';
 
 export interface DecideParams {
   runId: string;
@@ -109,7 +103,10 @@ export const EngineRequests = {
   ),
   /** host → engine: finish in-flight work and exit. */
   shutdown: request<Record<string, never>, { ok: true }>('engine/shutdown'),
-  /** engine → host: one vscode.lm chat request on behalf of the `vscode-lm` backend. */
+  /**
+   * engine → host: one vscode.lm chat request on behalf of the `vscode-lm` backend (src/protocol/lm.ts).
+   * The host answers errors with reason `llm-transient` (rate limit, quota window) or `llm`.
+   */
   lmRequest: request<LmRequest, LmResponse>('lm/request'),
 } as const;
 

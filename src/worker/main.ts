@@ -4,8 +4,9 @@
  * crash output. The training loop runs here, never in the extension host.
  */
 import { SkillOptError } from '../engine/errors';
-import type { EngineEvent } from '../engine/events';
-import { levelAtLeast, type Logger, type LogLevel } from '../engine/log';
+import type { EngineEvent } from '../protocol/events';
+import { levelAtLeast, type Logger } from '../engine/log';
+import type { LogLevel } from '../protocol/vocabulary';
 import { evalPrepared, prepareRun, trainPrepared, type PreparedRun } from '../engine/run';
 import {
   EngineNotifications,

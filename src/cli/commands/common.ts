@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
-import type { Logger, LogLevel } from '../../engine/log';
+import type { Logger } from '../../engine/log';
+import type { LogLevel } from '../../protocol/vocabulary';
 import { levelAtLeast } from '../../engine/log';
 import { UsageError } from '../exit';
 

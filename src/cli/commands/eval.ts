@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { EngineEvent } from '../../engine/events';
+import type { EngineEvent } from '../../protocol/events';
 import { evalPrepared, prepareRun } from '../../engine/run';
 import { checkSkillMarkers } from '../../engine/skill/markers';
 import { ExitCode, UsageError } from '../exit';

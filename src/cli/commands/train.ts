@@ -1,6 +1,6 @@
 import { existsSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import type { EngineEvent } from '../../engine/events';
+import type { EngineEvent } from '../../protocol/events';
 import { redactOverride } from '../../engine/config/flat';
 import { prepareRun, trainPrepared } from '../../engine/run';
 import { diffStats } from '../../engine/skill/hunks';

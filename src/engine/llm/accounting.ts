@@ -1,4 +1,4 @@
-import type { AccountingTotals } from '../events';
+import type { AccountingTotals } from '../../protocol/events';
 import type { Logger } from '../log';
 import type { ModelPrice } from './prices';
 import { PriceTable } from './prices';

@@ -21,32 +21,7 @@
  */
 import { cancelledError, SkillOptError } from '../errors';
 import type { BackendReply, ChatBackend, ChatMessage, ChatRequest, ModelRole } from './types';
-
-export interface LmModelSelector {
-  vendor?: string;
-  family?: string;
-  id?: string;
-}
-
-export interface LmMessage {
-  role: 'user' | 'assistant';
-  content: string;
-}
-
-export interface LmRequest {
-  modelSelector: LmModelSelector;
-  messages: LmMessage[];
-  maxTokens?: number;
-  /** Shown by VS Code when it asks the user to allow SkillOpt to use the model. */
-  justification: string;
-}
-
-export interface LmResponse {
-  text: string;
-  usage?: { promptTokens: number; completionTokens: number };
-  /** Id of the model that answered. */
-  model: string;
-}
+import type { LmMessage, LmModelSelector, LmRequest, LmResponse } from '../../protocol/lm';
 
 export interface LmBridge {
   request(params: LmRequest, signal: AbortSignal): Promise<LmResponse>;

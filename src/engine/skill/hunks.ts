@@ -1,21 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createTwoFilesPatch, structuredPatch } from 'diff';
-
-/**
- * One changed block of lines, numbered exactly as in a unified diff header: 1-based, and for an
- * empty side (`oldLines`/`newLines` = 0) the start is the line *after which* the change sits, so 0
- * means "before the first line".
- */
-export interface LineHunk {
-  /** Stable for the same before/after pair: derived from the hunk's ordinal and its lines. */
-  id: string;
-  oldStart: number;
-  oldLines: number;
-  newStart: number;
-  newLines: number;
-  removed: string[];
-  added: string[];
-}
+import type { LineHunk } from '../../protocol/records';
 
 export interface DiffStats {
   added: number;

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import type { EngineEvent } from '../events';
-import type { RuntimeState, StepRecord } from '../train/types';
+import type { EngineEvent } from '../../protocol/events';
+import type { RuntimeState, StepRecord } from '../../protocol/records';
 
 /**
  * Reads a run folder written by this engine (CLI or extension) or by the Python reference. Paths

@@ -1,4 +1,4 @@
-import type { EngineEvent } from '../events';
+import type { EngineEvent } from '../../protocol/events';
 import type { Logger } from '../log';
 import type { ModelClient } from '../llm/types';
 import type { Scorer } from '../scoring/scorers';

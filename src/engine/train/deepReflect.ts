@@ -23,7 +23,7 @@ import { isFailure } from './rollout';
 import { readJsonIfExists } from './state';
 import { failurePatterns } from './stepBuffer';
 import { renderTrajectories } from './trajectories';
-import type { RolloutResult } from './types';
+import type { RolloutResult } from '../../protocol/records';
 
 export const DEEP_REFLECT_FILE = 'deep_reflect.json';
 export const DEEP_REFLECT_MINIBATCH = 'deep_reflect';

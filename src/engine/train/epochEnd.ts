@@ -10,7 +10,7 @@ import { askOptimizer } from './ask';
 import type { RunContext } from './context';
 import { isFailure, rolloutFor } from './rollout';
 import { excerpt } from './trajectories';
-import type { RolloutResult } from './types';
+import type { RolloutResult } from '../../protocol/records';
 
 export type PairCategory = 'improved' | 'regressed' | 'persistent_fail' | 'stable_success';
 

@@ -4,7 +4,7 @@ import type { SealedSplit } from '../data/splits';
 import { writeJsonAtomic } from '../store/atomic';
 import type { RunContext } from './context';
 import { meanScore, rolloutFor } from './rollout';
-import type { RolloutResult, Score } from './types';
+import type { RolloutResult, Score } from '../../protocol/records';
 
 export interface TestSummary {
   overall: Score & { total: number };

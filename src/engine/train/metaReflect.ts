@@ -15,7 +15,7 @@ import { writeFileAtomic, writeJsonAtomic } from '../store/atomic';
 import { askOptimizer } from './ask';
 import type { RunContext } from './context';
 import { epochDirName, readJsonIfExists, stepDirName } from './state';
-import type { StepBufferEntry, StepRecord } from './types';
+import type { StepBufferEntry, StepRecord } from '../../protocol/records';
 
 export const META_REFLECT_RESULT_FILE = 'meta_reflect_result.json';
 export const META_REFLECT_CANDIDATE_FILE = 'candidate_skill.md';

@@ -11,7 +11,7 @@ import { askOptimizer } from './ask';
 import type { RunContext } from './context';
 import { isFailure } from './rollout';
 import { renderTrajectories } from './trajectories';
-import type { RolloutResult } from './types';
+import type { RolloutResult } from '../../protocol/records';
 
 /** A raw analyst reply as saved in `patches/minibatch_*.json` (reference shape + `source_type`). */
 export interface RawPatch {

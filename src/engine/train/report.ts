@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { AccountingSnapshot } from '../llm/accounting';
 import { lineOrigins, type ProvenanceRecord } from './provenance';
-import type { RolloutResult, StepRecord } from './types';
+import type { RolloutResult, StepRecord } from '../../protocol/records';
 
 export interface PersistentFailure {
   id: string;

@@ -1,4 +1,4 @@
-import type { CandidateEdit } from '../events';
+import type { CandidateEdit } from '../../protocol/events';
 
 /**
  * The person in the loop. `review.mode` decides when the trainer asks:

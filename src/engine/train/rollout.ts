@@ -9,7 +9,7 @@ import { writeJsonAtomic } from '../store/atomic';
 import { appendJsonl, readJsonlTolerant } from '../store/jsonl';
 import type { RunContext } from './context';
 import { describeAgentRun, excerpt } from './trajectories';
-import type { AgentRun, ConversationRecord, RolloutResult, Score } from './types';
+import type { AgentRun, ConversationRecord, RolloutResult, Score } from '../../protocol/records';
 
 export interface RolloutOptions {
   items: readonly TaskItem[];

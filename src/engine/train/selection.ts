@@ -2,10 +2,10 @@ import { join } from 'node:path';
 import type { TaskItem } from '../data/tasks';
 import { projectScore } from '../optimizer/gate';
 import { skillHash } from '../skill/document';
-import type { StageName } from '../events';
+import type { StageName } from '../../protocol/vocabulary';
 import type { RunContext } from './context';
 import { meanScore, rolloutFor } from './rollout';
-import type { RolloutResult, Score } from './types';
+import type { RolloutResult, Score } from '../../protocol/records';
 
 export interface SelectionOutcome {
   score: Score;

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic, writeJsonAtomic } from '../store/atomic';
-import type { RuntimeState, StepRecord } from './types';
+import type { RuntimeState, StepRecord } from '../../protocol/records';
 
 export function stepDirName(step: number): string {
   return `step_${String(step).padStart(4, '0')}`;

@@ -1,6 +1,7 @@
 import type { RawPatch } from './reflect';
 import { isFailure } from './rollout';
-import type { FailurePattern, RolloutResult, StepAction, StepBufferEntry } from './types';
+import type { FailurePattern, RolloutResult, StepBufferEntry } from '../../protocol/records';
+import type { StepAction } from '../../protocol/vocabulary';
 
 /**
  * Failures grouped by the prefix of their fail reason. The reference pairs these groups with

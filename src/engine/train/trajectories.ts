@@ -1,4 +1,4 @@
-import type { AgentRun, RolloutResult } from './types';
+import type { AgentRun, RolloutResult } from '../../protocol/records';
 
 /**
  * Trajectories as the optimizer sees them. Unlike the reference, the skill is NOT embedded in each

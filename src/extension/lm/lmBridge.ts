@@ -7,12 +7,8 @@
  * anything unknown), `cancelled`.
  */
 import * as vscode from 'vscode';
-import {
-  parseModelSelector,
-  type LmModelSelector,
-  type LmRequest,
-  type LmResponse,
-} from '../../engine/llm/vscodeLm';
+import { parseModelSelector } from '../../engine/llm/vscodeLm';
+import type { LmModelSelector, LmRequest, LmResponse } from '../../protocol/lm';
 import { copilotModel } from '../config';
 import { Commands } from '../constants';
 import { errorMessage } from '../log';

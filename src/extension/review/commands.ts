@@ -4,7 +4,7 @@
  * in the active editor.
  */
 import * as vscode from 'vscode';
-import type { EngineEvent } from '../../engine/events';
+import type { EngineEvent } from '../../protocol/events';
 import { isCandidateOrigin } from '../../protocol/webview';
 import type { Ctx } from '../ctx';
 import { openCandidateDiff, parseCandidateUri } from './candidateContent';

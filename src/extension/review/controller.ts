@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import * as vscode from 'vscode';
-import type { EngineEvent } from '../../engine/events';
+import type { EngineEvent } from '../../protocol/events';
 import { lineHunks } from '../../engine/skill/hunks';
 import { EngineRequests, type DecideParams } from '../../protocol/engine';
 import type { Ctx } from '../ctx';

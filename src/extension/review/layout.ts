@@ -6,7 +6,7 @@
  * Line numbers here are 0-based indices into `text.split('\n')`, the same numbering VS Code uses
  * (a text ending in a newline has a last, empty line).
  */
-import type { CandidateEdit, CandidateHunk } from '../../engine/events';
+import type { CandidateEdit, CandidateHunk } from '../../protocol/events';
 import { applyEdits } from '../../engine/skill/applyEdits';
 import { lineHunks } from '../../engine/skill/hunks';
 

@@ -5,11 +5,11 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { CandidateEdit, EngineEvent } from '../../engine/events';
+import type { CandidateEdit, EngineEvent } from '../../protocol/events';
 import { assignEditIds, type Edit } from '../../engine/skill/applyEdits';
 import { skillHash } from '../../engine/skill/document';
 import { lineHunks } from '../../engine/skill/hunks';
-import type { StepRecord } from '../../engine/train/types';
+import type { StepRecord } from '../../protocol/records';
 import { verdictFromRecord } from '../../engine/store/runReader';
 import { conflictsWithin } from '../../engine/train/conflicts';
 import type { CandidateOrigin } from '../../protocol/webview';

@@ -4,7 +4,7 @@
  * transition must do to the text (line operations) and tell the engine (a decision). The
  * controller turns line operations into one undoable WorkspaceEdit and sends the decision.
  */
-import type { CandidateEdit, CandidateHunk } from '../../engine/events';
+import type { CandidateEdit, CandidateHunk } from '../../protocol/events';
 import { skillHash } from '../../engine/skill/document';
 import type { DecideParams } from '../../protocol/engine';
 import type { CandidateOrigin } from '../../protocol/webview';

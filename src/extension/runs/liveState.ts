@@ -3,9 +3,10 @@
  * stage, best score, spend, the last candidate. Pure (no `vscode`), so the folding of events into
  * state is unit-tested.
  */
-import type { EngineEvent, StageName } from '../../engine/events';
+import type { EngineEvent } from '../../protocol/events';
+import type { StageName } from '../../protocol/vocabulary';
 import type { RunFolder } from '../../engine/store/runReader';
-import type { StepRecord } from '../../engine/train/types';
+import type { StepRecord } from '../../protocol/records';
 
 export type CandidateReadyEvent = Extract<EngineEvent, { type: 'candidate/ready' }>;
 

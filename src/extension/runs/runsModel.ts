@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import * as vscode from 'vscode';
-import type { EngineEvent } from '../../engine/events';
+import type { EngineEvent } from '../../protocol/events';
 import { isRunFolder, listRunFolders, readRunFolder, type RunFolder } from '../../engine/store/runReader';
 import { runsFolders } from '../config';
 import { runOriginsStateKey } from '../constants';

@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import type { StepArtifacts } from '../../engine/store/runReader';
-import type { StepRecord } from '../../engine/train/types';
+import type { StepRecord } from '../../protocol/records';
 import { Commands, TreeItemContext } from '../constants';
 import { effectiveStatus, statusText, type RunView } from './liveState';
 

@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
-import type { CandidateEdit } from '../../engine/events';
+import type { CandidateEdit } from '../../protocol/events';
 import type { RunFolder } from '../../engine/store/runReader';
 import {
   gateHistoryViewType,

@@ -3,9 +3,9 @@
  * and from the live events of a run in progress, plus the person's own review decisions. Pure
  * apart from the injected file readers, so it is unit-tested on real run folders.
  */
-import type { AccountingTotals, CandidateEdit, EngineEvent } from '../../engine/events';
+import type { AccountingTotals, CandidateEdit, EngineEvent } from '../../protocol/events';
 import type { RunFolder } from '../../engine/store/runReader';
-import type { StepRecord } from '../../engine/train/types';
+import type { StepRecord } from '../../protocol/records';
 import type {
   CandidateOrigin,
   EditFate,

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import type { EngineEvent } from '../../../src/engine/events';
+import type { EngineEvent } from '../../../src/protocol/events';
 import {
   closeAll,
   feed,

@@ -6,7 +6,7 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import type { EngineEvent } from '../../../src/engine/events';
+import type { EngineEvent } from '../../../src/protocol/events';
 import { prepareRun, trainPrepared } from '../../../src/engine/run';
 
 export type Ready = Extract<EngineEvent, { type: 'candidate/ready' }>;

@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import type { EngineEvent } from '../../../src/engine/events';
+import type { EngineEvent } from '../../../src/protocol/events';
 import type { SkillOptApi } from '../../../src/extension/extension';
 import type { RunView } from '../../../src/extension/runs/liveState';
 import type { RunsTreeElement } from '../../../src/extension/views/runsTree';

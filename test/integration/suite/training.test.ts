@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import type { EngineEvent } from '../../../src/engine/events';
-import type { StepRecord } from '../../../src/engine/train/types';
+import type { EngineEvent } from '../../../src/protocol/events';
+import type { StepRecord } from '../../../src/protocol/records';
 import { EngineRequests, type StartResult } from '../../../src/protocol/engine';
 import {
   closeEditors,

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { EngineEvent } from '../../../src/engine/events';
+import type { EngineEvent } from '../../../src/protocol/events';
 import { readRunFolder, stepArtifacts } from '../../../src/engine/store/runReader';
-import type { StepRecord } from '../../../src/engine/train/types';
+import type { StepRecord } from '../../../src/protocol/records';
 import {
   applyEvent,
   effectiveStatus,

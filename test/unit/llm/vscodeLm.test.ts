@@ -7,10 +7,8 @@ import {
   transientHint,
   VscodeLmBackend,
   type LmBridge,
-  type LmModelSelector,
-  type LmRequest,
-  type LmResponse,
 } from '../../../src/engine/llm/vscodeLm';
+import type { LmModelSelector, LmRequest, LmResponse } from '../../../src/protocol/lm';
 
 interface MemoryModel {
   vendor: string;

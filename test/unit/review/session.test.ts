@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CandidateEdit } from '../../../src/engine/events';
+import type { CandidateEdit } from '../../../src/protocol/events';
 import { applyEdits, assignEditIds } from '../../../src/engine/skill/applyEdits';
 import { injectEmptySlowUpdate } from '../../../src/engine/skill/document';
 import { lineHunks } from '../../../src/engine/skill/hunks';

@@ -13,7 +13,7 @@ import {
   type DeepReflectArgs,
   type DeepReflectTranscript,
 } from '../../../src/engine/train/deepReflect';
-import type { RolloutResult } from '../../../src/engine/train/types';
+import type { RolloutResult } from '../../../src/protocol/records';
 import { openAiMessages, startOpenAiServer, type LoopbackServer } from '../../support/loopback/openaiServer';
 import { scriptedModels, scriptedOptimizerModel } from '../../support/loopback/scriptedModels';
 import { exampleConfig, tempDir } from './helpers';

@@ -1,12 +1,12 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { EngineEvent } from '../../../src/engine/events';
+import type { EngineEvent } from '../../../src/protocol/events';
 import { canonicalJson } from '../../../src/engine/llm/cache';
 import type { ChatRequest, ModelClient, ModelRole, Stage } from '../../../src/engine/llm/types';
 import { prepareRun, trainPrepared, type PreparedRun } from '../../../src/engine/run';
 import type { TrainOutcome } from '../../../src/engine/train/trainer';
-import type { StepRecord } from '../../../src/engine/train/types';
+import type { StepRecord } from '../../../src/protocol/records';
 
 export const exampleConfig = join(__dirname, '..', '..', '..', 'examples', 'house-style', 'skillopt.yaml');
 

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { EngineEvent } from '../../../src/engine/events';
+import type { EngineEvent } from '../../../src/protocol/events';
 import { extractSlowUpdate } from '../../../src/engine/skill/document';
-import type { RuntimeState, StepBufferEntry, StepRecord } from '../../../src/engine/train/types';
+import type { RuntimeState, StepBufferEntry, StepRecord } from '../../../src/protocol/records';
 import { CallLog, prepareSim, read, readJson, recordRequests, runSim, tempDir } from './helpers';
 
 describe('training loop (sim backend)', function () {

@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { conflictsWithin, detectConflicts } from '../../../src/engine/train/conflicts';
 import { lineOrigins, type ProvenanceRecord } from '../../../src/engine/train/provenance';
 import type { RunReport } from '../../../src/engine/train/report';
-import type { StepRecord } from '../../../src/engine/train/types';
+import type { StepRecord } from '../../../src/protocol/records';
 import { comparableHistory, prepareSim, read, readJson, runSim, tempDir } from './helpers';
-import type { EngineEvent } from '../../../src/engine/events';
+import type { EngineEvent } from '../../../src/protocol/events';
 import { stepEdits } from '../../../src/extension/review/runFiles';
 
 describe('mechanisms beyond the reference code', function () {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { prepareRun } from '../../../src/engine/run';
-import type { StepRecord } from '../../../src/engine/train/types';
+import type { StepRecord } from '../../../src/protocol/records';
 import { startOpenAiServer, type LoopbackServer } from '../../support/loopback/openaiServer';
 import {
   scriptedModels,

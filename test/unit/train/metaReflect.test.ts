@@ -15,7 +15,8 @@ import {
   type MetaReflectArgs,
   type MetaReflectFile,
 } from '../../../src/engine/train/metaReflect';
-import type { StepAction, StepBufferEntry, StepRecord } from '../../../src/engine/train/types';
+import type { StepBufferEntry, StepRecord } from '../../../src/protocol/records';
+import type { StepAction } from '../../../src/protocol/vocabulary';
 import { startOpenAiServer, type LoopbackServer } from '../../support/loopback/openaiServer';
 import { scriptedModels, scriptedOptimizerModel } from '../../support/loopback/scriptedModels';
 import { exampleConfig, tempDir } from './helpers';

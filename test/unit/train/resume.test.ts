@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { EngineEvent } from '../../../src/engine/events';
+import type { EngineEvent } from '../../../src/protocol/events';
 import type { Stage } from '../../../src/engine/llm/types';
-import type { RuntimeState, StepRecord } from '../../../src/engine/train/types';
+import type { RuntimeState, StepRecord } from '../../../src/protocol/records';
 import { prepareRun } from '../../../src/engine/run';
 import { startOpenAiServer } from '../../support/loopback/openaiServer';
 import {

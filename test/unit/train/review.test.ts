@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { trainPrepared } from '../../../src/engine/run';
 import type { Overrule, ReviewDecision, Reviewer, ReviewRequest } from '../../../src/engine/train/review';
-import type { RuntimeState, StepBufferEntry, StepRecord } from '../../../src/engine/train/types';
+import type { RuntimeState, StepBufferEntry, StepRecord } from '../../../src/protocol/records';
 import { prepareSim, read, readJson, recordRequests, tempDir } from './helpers';
 
 class ScriptedReviewer implements Reviewer {

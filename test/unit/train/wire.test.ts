@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { TaskItem } from '../../../src/engine/data/tasks';
 import { prepareRun } from '../../../src/engine/run';
-import type { StepRecord } from '../../../src/engine/train/types';
+import type { StepRecord } from '../../../src/protocol/records';
 import { contentText } from '../../support/loopback/core';
 import { openAiMessages, startOpenAiServer, type LoopbackServer } from '../../support/loopback/openaiServer';
 import {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import type { EngineEvent } from '../../../src/engine/events';
+import type { EngineEvent } from '../../../src/protocol/events';
 import { readRunFolder } from '../../../src/engine/store/runReader';
 import { DecisionStore, type MementoLike } from '../../../src/extension/review/decisionStore';
 import {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { EngineEvent } from '../../../src/engine/events';
+import type { EngineEvent } from '../../../src/protocol/events';
 import { EngineNotifications, EngineRequests, protocolVersion } from '../../../src/protocol/engine';
 import { RpcConnection, RpcError, transportPair } from '../../../src/protocol/rpc';
 import { serve } from '../../../src/worker/main';

@@ -3,24 +3,8 @@
  * JSON object per line), the worker forwards them to the extension, and `eventsFromRunFolder`
  * rebuilds the same sequence from a finished run folder. New fields must be optional.
  */
-import type { LineHunk } from './skill/hunks';
-import type { StepAction, StepRecord } from './train/types';
-
-export type StageName =
-  | 'baseline'
-  | 'rollout'
-  | 'reflect'
-  | 'deep_reflect'
-  | 'meta_reflect'
-  | 'aggregate'
-  | 'select'
-  | 'update'
-  | 'evaluate'
-  | 'slow_update'
-  | 'meta_skill'
-  | 'final_selection'
-  | 'review'
-  | 'test';
+import type { LineHunk, StepRecord } from './records';
+import type { CandidateOrigin, StageName, VerdictAction, VerdictOrigin } from './vocabulary';
 
 export interface AccountingTotals {
   calls: number;
@@ -44,7 +28,7 @@ export interface CandidateEdit {
   conflicts_with?: string[];
 }
 
-/** Line hunks between the previous skill and the candidate (src/engine/skill/hunks.ts). */
+/** Line hunks between the previous skill and the candidate (computed by src/engine/skill/hunks.ts). */
 export type CandidateHunk = LineHunk;
 
 export type EngineEvent =
@@ -69,7 +53,7 @@ export type EngineEvent =
       type: 'candidate/ready';
       step: number;
       epoch: number;
-      origin: 'step' | 'slow_update' | 'meta_reflect';
+      origin: CandidateOrigin;
       previousHash: string;
       candidateHash: string;
       edits: CandidateEdit[];
@@ -80,9 +64,8 @@ export type EngineEvent =
       type: 'gate/verdict';
       step: number;
       epoch: number;
-      origin: 'step' | 'slow_update' | 'meta_reflect' | 'final' | 'human';
-      action:
-        StepAction | 'no_content' | 'promote' | 'keep' | 'human_accept' | 'human_reject' | 'human_revert';
+      origin: VerdictOrigin;
+      action: VerdictAction;
       candidateScore: number;
       currentScore: number;
       bestScore: number;

@@ -1,4 +1,5 @@
 /** Shapes written to the run folder; field names follow the reference so its users recognise them. */
+import type { ReviewDecisionKind, ReviewMode, StepAction } from './vocabulary';
 
 /** One scored target attempt (a row of `results.jsonl`). */
 export interface RolloutResult {
@@ -40,8 +41,22 @@ export interface Score {
   soft: number;
 }
 
-export type GateAction = 'accept_new_best' | 'accept' | 'reject' | 'force_accept';
-export type StepAction = GateAction | 'skip_no_patches' | 'skip_no_rewrite';
+/**
+ * One changed block of lines between two skill texts (src/engine/skill/hunks.ts computes them),
+ * numbered exactly as in a unified diff header: 1-based, and for an empty side
+ * (`oldLines`/`newLines` = 0) the start is the line *after which* the change sits, so 0 means
+ * "before the first line".
+ */
+export interface LineHunk {
+  /** Stable for the same before/after pair: derived from the hunk's ordinal and its lines. */
+  id: string;
+  oldStart: number;
+  oldLines: number;
+  newStart: number;
+  newLines: number;
+  removed: string[];
+  added: string[];
+}
 
 export interface FailurePattern {
   pattern: string;
@@ -113,8 +128,8 @@ export interface StepRecord {
   cost_usd?: number | null;
   /** Ours: what the person decided in review (review.mode gate-then-human / human-first). */
   review?: {
-    mode: string;
-    decision: 'human_accept' | 'human_reject' | 'human_pruned' | 'human_kept_all';
+    mode: ReviewMode;
+    decision: ReviewDecisionKind;
     gate_action?: string;
     rejected_edits?: Array<{ id: string; reason?: string }>;
     reason?: string;

@@ -1,0 +1,159 @@
+/**
+ * The run-folder layout (reference §8.1), defined once. The trainer writes through it, and every
+ * reader (engine reader, CLI, extension tree and review, eval-only) finds files through it; no other
+ * module builds a run-folder path or spells a run-folder file name.
+ */
+import { join } from 'node:path';
+
+const pad = (n: number, width: number): string => String(n).padStart(width, '0');
+
+/** Files at the run folder's top level. */
+export const RUN_FILE = {
+  config: 'config.json',
+  state: 'runtime_state.json',
+  history: 'history.json',
+  summary: 'summary.json',
+  report: 'report.md',
+  bestSkill: 'best_skill.md',
+  provenance: 'provenance.json',
+  humanDecisions: 'human_decisions.json',
+  lrHistory: 'lr_history.jsonl',
+  splitManifest: 'split_manifest.json',
+  lock: '.lock',
+} as const;
+
+/** Files inside a step folder (`steps/step_NNNN/`) or an epoch-end stage folder. */
+export const STEP_FILE = {
+  record: 'step_record.json',
+  merged: 'merged_patch.json',
+  ranked: 'ranked_edits.json',
+  lrDecision: 'lr_decision.json',
+  candidate: 'candidate_skill.md',
+  /** human-first: the candidate with only the edits the person kept. */
+  reviewedCandidate: 'candidate_skill.reviewed.md',
+  applyReport: 'edit_apply_report.json',
+  digest: 'trajectory_digest.json',
+  deepReflect: 'deep_reflect.json',
+  gateResult: 'gate_result.json',
+  slowResult: 'slow_result.json',
+  slowGuidance: 'slow_guidance.json',
+  preSlowSkill: 'pre_slow_skill.md',
+  metaSkillResult: 'meta_skill_result.json',
+  metaReflectResult: 'meta_reflect_result.json',
+  pairs: 'comparison_pairs.json',
+  pairsAll: 'comparison_pairs_all.json',
+} as const;
+
+/** Folders of one evaluation (rollout, selection or test): results and per-task conversations. */
+export const EVAL_FILE = {
+  results: 'results.jsonl',
+  predictions: 'predictions',
+  conversation: 'conversation.json',
+  summary: 'eval_summary.json',
+} as const;
+
+/** Top-level folders of a run. */
+export const RUN_DIR = {
+  steps: 'steps',
+  skills: 'skills',
+  slowUpdate: 'slow_update',
+  metaSkill: 'meta_skill',
+  metaReflect: 'meta_reflect',
+  baselineSelection: 'selection_eval_baseline',
+  finalSelection: 'final_selection_eval',
+  testBest: 'test_eval',
+  testBaseline: 'test_eval_baseline',
+  testFinal: 'test_eval_final',
+  generatedSplits: '_generated_splits',
+} as const;
+
+/** The epoch-end stages that keep a folder per epoch. */
+export type EpochStage = 'slow_update' | 'meta_skill' | 'meta_reflect';
+
+export function stepDirName(step: number): string {
+  return `step_${pad(step, 4)}`;
+}
+
+export function epochDirName(epoch: number): string {
+  return `epoch_${pad(epoch, 2)}`;
+}
+
+export function skillVersionName(step: number): string {
+  return `skill_v${pad(step, 4)}.md`;
+}
+
+/** `step_0007` back to 7; undefined for any other name. */
+export function parseStepDirName(name: string): number | undefined {
+  const m = /^step_(\d+)$/.exec(name);
+  return m ? Number(m[1]) : undefined;
+}
+
+/**
+ * The folder name of one task's prediction: the id with every character outside `[A-Za-z0-9._-]`
+ * replaced, cut to 120 characters (the writer's rule; readers must use this, not their own copy).
+ */
+export function predictionSegment(id: string): string {
+  return id.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 120) || '_';
+}
+
+/** Paths inside one evaluation folder (a rollout, a selection or test evaluation, eval-only). */
+export function evalPaths(dir: string): {
+  dir: string;
+  results: string;
+  conversation(taskId: string): string;
+} {
+  return {
+    dir,
+    results: join(dir, EVAL_FILE.results),
+    conversation: (taskId) =>
+      join(dir, EVAL_FILE.predictions, predictionSegment(taskId), EVAL_FILE.conversation),
+  };
+}
+
+/** Every path of one run folder. */
+export class RunLayout {
+  constructor(readonly root: string) {}
+
+  /** A top-level file or folder of the run (`RUN_FILE.*`, `RUN_DIR.*`). */
+  file(name: string): string {
+    return join(this.root, name);
+  }
+
+  skillVersion(step: number): string {
+    return join(this.root, RUN_DIR.skills, skillVersionName(step));
+  }
+
+  stepDir(step: number): string {
+    return join(this.root, RUN_DIR.steps, stepDirName(step));
+  }
+
+  stepFile(step: number, name: string): string {
+    return join(this.stepDir(step), name);
+  }
+
+  /**
+   * The micro-batch folder of a step: the step folder itself without accumulation (the reference's
+   * layout), `batch_<a>` inside it with accumulation.
+   */
+  batchDir(step: number, batch: number, accumulation: number): string {
+    return accumulation === 1 ? this.stepDir(step) : join(this.stepDir(step), `batch_${batch}`);
+  }
+
+  /** Where the step's rollout of one micro-batch is written. */
+  rolloutDir(step: number, batch = 0, accumulation = 1): string {
+    return join(this.batchDir(step, batch, accumulation), 'rollout');
+  }
+
+  patchesDir(step: number, batch = 0, accumulation = 1): string {
+    return join(this.batchDir(step, batch, accumulation), 'patches');
+  }
+
+  /** Where a step's (or an epoch-end candidate's) selection evaluation is written. */
+  selectionDir(base: string): string {
+    return join(base, 'selection_eval');
+  }
+
+  epochDir(stage: EpochStage, epoch: number): string {
+    return join(this.root, stage, epochDirName(epoch));
+  }
+}

@@ -1,0 +1,150 @@
+/**
+ * The closed word lists of the product, defined once: gate actions and what they mean, review
+ * modes, providers and their key variables, stage names, candidate origins, log levels and the
+ * version. No zod, no Node, no `vscode`: the engine, protocol, CLI, extension and webview all
+ * import this module, and the webview runs it in a browser.
+ */
+
+// ── version ──────────────────────────────────────────────────────────────────────────────────
+
+declare const __SKILLOPT_VERSION__: string | undefined;
+
+/** package.json's version, put in by esbuild (`define`) and by the test setup; never typed by hand. */
+export const VERSION: string = typeof __SKILLOPT_VERSION__ === 'string' ? __SKILLOPT_VERSION__ : '0.0.0-dev';
+
+/** What our run folders say wrote them (`runtime_state.json` `engine`, `summary.json` `version`). */
+export const ENGINE_ID = 'skillopt-vscode';
+
+// ── gate actions ─────────────────────────────────────────────────────────────────────────────
+
+/** What the selection gate decides about a candidate (reference §4.2). */
+export const GATE_ACTIONS = ['accept_new_best', 'accept', 'reject', 'force_accept'] as const;
+export type GateAction = (typeof GATE_ACTIONS)[number];
+
+/** A step that produced no candidate. */
+export const SKIP_ACTIONS = ['skip_no_patches', 'skip_no_rewrite'] as const;
+export type SkipAction = (typeof SKIP_ACTIONS)[number];
+
+/** The `action` of a history.json record. */
+export type StepAction = GateAction | SkipAction;
+
+/** Verdicts that are not a step's: the final check, a person's overrule, an epoch end without content. */
+export const OTHER_VERDICTS = [
+  'promote',
+  'keep',
+  'no_content',
+  'inject_placeholder',
+  'human_accept',
+  'human_reject',
+  'human_revert',
+] as const;
+export type OtherVerdict = (typeof OTHER_VERDICTS)[number];
+
+/** Every action a `gate/verdict` event or a run file may carry. */
+export type VerdictAction = StepAction | OtherVerdict;
+
+const ACCEPTED: ReadonlySet<string> = new Set<VerdictAction>([
+  'accept_new_best',
+  'accept',
+  'force_accept',
+  'promote',
+  'inject_placeholder',
+  'human_accept',
+]);
+
+/** The candidate became the current skill (gate, force, final promotion or a person's accept). */
+export function isAccepted(action: string): boolean {
+  return ACCEPTED.has(action);
+}
+
+/** The step produced no candidate, or an epoch end / final check had nothing to change. */
+export function isSkipped(action: string): boolean {
+  return action.startsWith('skip_') || action === 'no_content' || action === 'keep';
+}
+
+/** The candidate was turned down (by the gate or by a person). */
+export function isRejected(action: string): boolean {
+  return action === 'reject' || action === 'human_reject' || action === 'human_revert';
+}
+
+/** One word per action for tables, counts and icons. */
+export type VerdictKind = 'accepted' | 'rejected' | 'skipped';
+export function verdictKind(action: string): VerdictKind {
+  if (isAccepted(action)) return 'accepted';
+  if (isSkipped(action)) return 'skipped';
+  return 'rejected';
+}
+
+/**
+ * Whether a gate action makes the candidate the new best: a gated new best, or a force-accept
+ * (use_gate: false) that beats the best strictly.
+ */
+export function becomesBest(action: string, candidate: number, best: number): boolean {
+  return action === 'accept_new_best' || (action === 'force_accept' && candidate > best);
+}
+
+// ── candidates ───────────────────────────────────────────────────────────────────────────────
+
+/** Where a candidate skill came from. */
+export const CANDIDATE_ORIGINS = ['step', 'slow_update', 'meta_reflect'] as const;
+export type CandidateOrigin = (typeof CANDIDATE_ORIGINS)[number];
+
+/** Who decided a verdict: a candidate's own gate, the final selection check, or a person. */
+export type VerdictOrigin = CandidateOrigin | 'final' | 'human';
+
+// ── review ───────────────────────────────────────────────────────────────────────────────────
+
+/**
+ * When the person is asked:
+ * - `auto`: never; the gate decides and the person may overrule a finished step afterwards;
+ * - `gate-then-human`: after the gate accepts a candidate, before it becomes current;
+ * - `human-first`: before the gate; only the edits the person keeps are evaluated.
+ */
+export const REVIEW_MODES = ['auto', 'gate-then-human', 'human-first'] as const;
+export type ReviewMode = (typeof REVIEW_MODES)[number];
+
+export const REVIEW_PHASES = ['before_gate', 'after_gate'] as const;
+export type ReviewPhase = (typeof REVIEW_PHASES)[number];
+
+export const REVIEW_DECISIONS = ['human_accept', 'human_reject', 'human_pruned', 'human_kept_all'] as const;
+export type ReviewDecisionKind = (typeof REVIEW_DECISIONS)[number];
+
+// ── providers ────────────────────────────────────────────────────────────────────────────────
+
+/** The transports this port has. */
+export const BACKEND_KINDS = ['openai', 'azure_openai', 'anthropic', 'vscode-lm', 'command', 'sim'] as const;
+export type BackendKind = (typeof BACKEND_KINDS)[number];
+
+/** Providers that take an API key, and the environment variable each falls back to. */
+export const API_KEY_ENV_VARS = {
+  openai: 'OPENAI_API_KEY',
+  azure_openai: 'AZURE_OPENAI_API_KEY',
+  anthropic: 'ANTHROPIC_API_KEY',
+} as const;
+export type KeyProvider = keyof typeof API_KEY_ENV_VARS;
+export const KEY_PROVIDERS = Object.keys(API_KEY_ENV_VARS) as KeyProvider[];
+
+// ── stages ───────────────────────────────────────────────────────────────────────────────────
+
+export const STAGE_NAMES = [
+  'baseline',
+  'rollout',
+  'reflect',
+  'deep_reflect',
+  'meta_reflect',
+  'aggregate',
+  'select',
+  'update',
+  'evaluate',
+  'slow_update',
+  'meta_skill',
+  'final_selection',
+  'review',
+  'test',
+] as const;
+export type StageName = (typeof STAGE_NAMES)[number];
+
+// ── logging ──────────────────────────────────────────────────────────────────────────────────
+
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
