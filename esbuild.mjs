@@ -2,7 +2,7 @@
 // `[watch] build started/finished` lines the $esbuild-watch problem matcher expects;
 // `--production` minifies and drops source maps. Metafiles land in dist/meta/ for `npm run bench`.
 import * as esbuild from 'esbuild';
-import { existsSync, mkdirSync, writeFileSync, chmodSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -66,6 +66,8 @@ const problemMatcher = {
   },
 };
 
+// The version is package.json's, put into every bundle (src/protocol/vocabulary.ts VERSION).
+const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
 mkdirSync('dist/meta', { recursive: true });
 const contexts = await Promise.all(
   entries.map(({ options }) =>
@@ -76,6 +78,7 @@ const contexts = await Promise.all(
       minify: production,
       metafile: true,
       logLevel: 'silent',
+      define: { __SKILLOPT_VERSION__: JSON.stringify(version) },
       ...options,
       ...(options.platform === 'browser' ? { target: 'es2022' } : {}),
       plugins: [problemMatcher],

@@ -140,6 +140,8 @@ export interface StepRecord {
 
 /** runtime_state.json: the reference's keys plus what we need to resume exactly. */
 export interface RuntimeState {
+  /** Ours: absent in version 1 files (ours before versioning, and the reference's). */
+  schema_version?: number;
   last_completed_step: number;
   current_skill_path: string;
   current_score: number;
@@ -161,5 +163,13 @@ export interface RuntimeState {
   budget_decay?: number;
   /** Ours: consecutive gated steps without improvement (patience). */
   steps_without_improvement?: number;
+  /** Ours: last epoch whose slow update / meta reflect is complete (each is skipped on resume). */
+  slow_done_epoch?: number;
+  meta_reflect_done_epoch?: number;
+  /** Ours: the initial skill's selection score. */
+  baseline_score?: number;
+  /** Ours: selection scores by skill hash, so a resumed run never scores the same skill twice. */
+  selection_cache?: Record<string, Score>;
+  /** Ours: which program wrote the file (ENGINE_ID). */
   engine?: string;
 }

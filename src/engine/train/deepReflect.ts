@@ -20,7 +20,7 @@ import { writeJsonAtomic } from '../store/atomic';
 import type { RunContext } from './context';
 import type { RawPatch } from './reflect';
 import { isFailure } from './rollout';
-import { readJsonIfExists } from './state';
+import { artifactSchemas, readArtifact } from '../store/runSchemas';
 import { failurePatterns } from './stepBuffer';
 import { renderTrajectories } from './trajectories';
 import type { RolloutResult } from '../../protocol/records';
@@ -137,7 +137,7 @@ function fingerprint(list: readonly Hypothesis[]): string {
  */
 export async function deepReflect(ctx: RunContext, args: DeepReflectArgs): Promise<RawPatch | null> {
   const file = join(args.dir, DEEP_REFLECT_FILE);
-  const saved = readJsonIfExists<DeepReflectTranscript>(file);
+  const saved = readArtifact<DeepReflectTranscript>(file, artifactSchemas.deepReflect);
   if (saved?.outcome) return saved.outcome.patch;
 
   const mode = ctx.settings.updateMode;

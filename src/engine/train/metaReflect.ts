@@ -14,7 +14,8 @@ import { skillHash } from '../skill/document';
 import { writeFileAtomic, writeJsonAtomic } from '../store/atomic';
 import { askOptimizer } from './ask';
 import type { RunContext } from './context';
-import { epochDirName, readJsonIfExists, stepDirName } from './state';
+import { epochDirName, RunLayout, STEP_FILE } from '../store/layout';
+import { artifactSchemas, readArtifact } from '../store/runSchemas';
 import type { StepBufferEntry, StepRecord } from '../../protocol/records';
 
 export const META_REFLECT_RESULT_FILE = 'meta_reflect_result.json';
@@ -77,12 +78,18 @@ function gateAccepted(action: string): boolean {
  * rewrite modes, the rewrite's change summary.
  */
 function editsTried(outDir: string, record: StepRecord, entry: StepBufferEntry | undefined): TriedEdit[] {
-  const stepDir = join(outDir, 'steps', stepDirName(record.step));
-  const reportRows = readJsonIfExists<EditReportRow[]>(join(stepDir, 'edit_apply_report.json'));
+  const layout = new RunLayout(outDir);
+  const reportRows = readArtifact<EditReportRow[]>(
+    layout.stepFile(record.step, STEP_FILE.applyReport),
+    artifactSchemas.applyReport,
+  );
   const humanIds = new Set((record.review?.rejected_edits ?? []).map((r) => r.id));
   const humanRejectedAll = record.review?.decision === 'human_reject';
   if (Array.isArray(reportRows) && reportRows.length > 0) {
-    const ranked = readJsonIfExists<{ edits?: Edit[] }>(join(stepDir, 'ranked_edits.json'));
+    const ranked = readArtifact<{ edits?: Edit[] }>(
+      layout.stepFile(record.step, STEP_FILE.ranked),
+      artifactSchemas.patch,
+    );
     const full = new Map((ranked?.edits ?? []).map((e) => [String(e.id ?? ''), e]));
     return reportRows.map((row) => {
       const e = full.get(row.id);
@@ -192,7 +199,7 @@ function fileResult(
  */
 export async function metaReflect(ctx: RunContext, args: MetaReflectArgs): Promise<MetaReflectResult> {
   const resultPath = join(args.dir, META_REFLECT_RESULT_FILE);
-  const saved = readJsonIfExists<MetaReflectFile>(resultPath);
+  const saved = readArtifact<MetaReflectFile>(resultPath, artifactSchemas.metaReflect);
   if (saved) return fileResult(saved, args.dir, args.skill, ctx.settings.anchorMode);
 
   const write = (

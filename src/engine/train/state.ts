@@ -1,24 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { writeFileAtomic, writeJsonAtomic } from '../store/atomic';
+import { readFileSync } from 'node:fs';
 import type { RuntimeState, StepRecord } from '../../protocol/records';
-
-export function stepDirName(step: number): string {
-  return `step_${String(step).padStart(4, '0')}`;
-}
-
-export function skillVersionPath(outDir: string, step: number): string {
-  return join(outDir, 'skills', `skill_v${String(step).padStart(4, '0')}.md`);
-}
-
-export function epochDirName(epoch: number): string {
-  return `epoch_${String(epoch).padStart(2, '0')}`;
-}
-
-export function readJsonIfExists<T>(path: string): T | undefined {
-  if (!existsSync(path)) return undefined;
-  return JSON.parse(readFileSync(path, 'utf8')) as T;
-}
+import { writeFileAtomic, writeJsonAtomic } from '../store/atomic';
+import { RUN_FILE, RunLayout, STEP_FILE } from '../store/layout';
+import { readHistory, readRuntimeState } from '../store/runSchemas';
 
 /**
  * What a run folder holds between steps. `runtime_state.json` is written last in every commit, so
@@ -26,26 +10,34 @@ export function readJsonIfExists<T>(path: string): T | undefined {
  * interrupted step and is dropped on resume.
  */
 export class RunFiles {
-  constructor(readonly outDir: string) {}
+  readonly layout: RunLayout;
 
-  path(...parts: string[]): string {
-    return join(this.outDir, ...parts);
+  constructor(readonly outDir: string) {
+    this.layout = new RunLayout(outDir);
   }
 
   readState(): RuntimeState | undefined {
-    return readJsonIfExists<RuntimeState>(this.path('runtime_state.json'));
+    return readRuntimeState(this.layout.file(RUN_FILE.state));
   }
 
   readHistory(): StepRecord[] {
-    return readJsonIfExists<StepRecord[]>(this.path('history.json')) ?? [];
+    return readHistory(this.layout.file(RUN_FILE.history));
+  }
+
+  readSkill(step: number): string {
+    return readFileSync(this.layout.skillVersion(step), 'utf8');
+  }
+
+  readBest(): string {
+    return readFileSync(this.layout.file(RUN_FILE.bestSkill), 'utf8');
   }
 
   writeSkill(step: number, text: string): void {
-    writeFileAtomic(skillVersionPath(this.outDir, step), text);
+    writeFileAtomic(this.layout.skillVersion(step), text);
   }
 
   writeBest(text: string): void {
-    writeFileAtomic(this.path('best_skill.md'), text);
+    writeFileAtomic(this.layout.file(RUN_FILE.bestSkill), text);
   }
 
   /** One step's commit: artifacts first, then history, then the state that points at them. */
@@ -56,15 +48,14 @@ export class RunFiles {
     currentSkill: string,
     bestSkill: string,
   ): void {
-    const dir = this.path('steps', stepDirName(record.step));
-    writeJsonAtomic(join(dir, 'step_record.json'), record);
+    writeJsonAtomic(this.layout.stepFile(record.step, STEP_FILE.record), record);
     this.writeSkill(record.step, currentSkill);
     this.writeBest(bestSkill);
-    writeJsonAtomic(this.path('history.json'), history);
-    writeJsonAtomic(this.path('runtime_state.json'), state);
+    writeJsonAtomic(this.layout.file(RUN_FILE.history), history);
+    this.writeState(state);
   }
 
   writeState(state: RuntimeState): void {
-    writeJsonAtomic(this.path('runtime_state.json'), state);
+    writeJsonAtomic(this.layout.file(RUN_FILE.state), state);
   }
 }

@@ -108,6 +108,32 @@ describe('review modes (engine side)', function () {
     assert.ok(state.last_completed_step >= 2);
   });
 
+  it('auto with use_gate false: a person can revert a force-accepted step', async () => {
+    const reviewer = new ScriptedReviewer(() => ({}), [[], [{ step: 1, decision: 'revert' }]]);
+    await train(dir.path, 'auto', reviewer, ['train.num_epochs=1', 'evaluation.use_gate=false']);
+    const history = readJson<StepRecord[]>(dir.path, 'history.json');
+    assert.equal(history[0]!.action, 'force_accept');
+    const log = readJson<Array<{ step: number; decision: string; current_score: number }>>(
+      dir.path,
+      'human_decisions.json',
+    );
+    assert.deepEqual(
+      log.map((l) => [l.step, l.decision]),
+      [[1, 'revert']],
+      'the revert of a force-accepted step was dropped',
+    );
+    // The revert took effect before step 2: the current skill was the initial one, at its score.
+    const summary = readJson<{ baseline_selection_hard: number }>(dir.path, 'summary.json');
+    assert.equal(log[0]!.current_score, summary.baseline_selection_hard);
+    const initial = read(dir.path, 'skills', 'skill_v0000.md');
+    assert.notEqual(read(dir.path, 'steps', 'step_0001', 'candidate_skill.md'), initial);
+    assert.equal(
+      read(dir.path, 'skills', 'skill_v0001.md'),
+      initial,
+      'the skill after step 1 was not reverted',
+    );
+  });
+
   it('auto: an overrule of the last step, sent while the epoch end runs, still counts', async () => {
     // Answer nothing at step boundaries; overrule the last step only when the run is finishing.
     let calls = 0;

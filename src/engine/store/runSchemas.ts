@@ -1,0 +1,168 @@
+/**
+ * Schemas of the run-folder files the engine reads back (resume, readers), so a damaged, foreign or
+ * newer file is refused with a message naming the file and the field instead of being cast and
+ * trusted. Objects are loose: the Python reference and later versions may add keys we ignore.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { GATE_ACTIONS, SKIP_ACTIONS } from '../../protocol/vocabulary';
+import type { RuntimeState, StepBufferEntry, StepRecord } from '../../protocol/records';
+import { SkillOptError } from '../errors';
+
+/**
+ * `runtime_state.json` schema version this engine writes. Files without `schema_version` are
+ * version 1 (ours before versioning, and the Python reference's); both read unchanged.
+ */
+export const RUNTIME_STATE_VERSION = 2;
+
+const num = z.number();
+const int = z.number().int();
+const score = z.object({ hard: num, soft: num });
+const stepAction = z.enum([...GATE_ACTIONS, ...SKIP_ACTIONS]);
+
+const stepBufferEntry = z.looseObject({
+  step: int,
+  action: stepAction,
+  n_total: int,
+  n_fail: int,
+  failure_patterns: z.array(z.object({ pattern: z.string(), count: int, task_ids: z.array(z.string()) })),
+  score_before: num.optional(),
+  score_after: num.optional(),
+  rejected_edits: z.array(z.record(z.string(), z.unknown())).optional(),
+}) satisfies z.ZodType<StepBufferEntry>;
+
+export const runtimeStateSchema = z.looseObject({
+  schema_version: int.min(1).optional(),
+  last_completed_step: int.min(0),
+  current_skill_path: z.string(),
+  current_score: num,
+  current_origin: z.string(),
+  best_skill_path: z.string(),
+  best_score: num,
+  best_step: int.min(0),
+  best_origin: z.string(),
+  scheduler_position: num.optional(),
+  step_buffer_epoch: int.optional(),
+  step_buffer: z.array(stepBufferEntry).optional(),
+  active_meta_skill: z.string().optional(),
+  last_completed_epoch: int.optional(),
+  slow_done_epoch: int.optional(),
+  meta_reflect_done_epoch: int.optional(),
+  budget_decay: num.optional(),
+  steps_without_improvement: int.optional(),
+  baseline_score: num.optional(),
+  selection_cache: z.record(z.string(), score).optional(),
+  engine: z.string().optional(),
+}) satisfies z.ZodType<RuntimeState>;
+
+/** The fields of a history record the engine relies on; the rest is kept as written. */
+export const historySchema = z.array(
+  z.looseObject({
+    step: int.min(1),
+    epoch: int.min(1),
+    action: stepAction,
+    current_score: num,
+    best_score: num,
+    best_step: int.min(0),
+    candidate_hash: z.string().optional(),
+    candidate_gate_score: num.optional(),
+    selection_hard: num.optional(),
+    selection_soft: num.optional(),
+  }),
+);
+
+/** Step and epoch-end artifacts that a resumed run reuses instead of paying for them again. */
+export const artifactSchemas = {
+  patch: z.looseObject({ reasoning: z.string() }),
+  lrDecision: z.looseObject({ learning_rate: num }),
+  reviewDecision: z.object({
+    edits: z
+      .array(z.object({ editId: z.string(), accept: z.boolean(), reason: z.string().optional() }))
+      .optional(),
+    candidate: z.enum(['accept', 'reject']).optional(),
+    reason: z.string().optional(),
+  }),
+  slowResult: z.looseObject({ action: z.string(), selection_score: num.optional() }),
+  slowGuidance: z.object({
+    guidance: z.object({ reasoning: z.string(), content: z.string() }).nullable(),
+  }),
+  metaSkillResult: z.looseObject({ action: z.string(), meta_skill_content: z.string().optional() }),
+  gateResult: z.looseObject({ action: z.string(), score: num }),
+  records: z.array(z.record(z.string(), z.unknown())),
+  applyReport: z.array(z.looseObject({ index: int, status: z.string() })),
+  deepReflect: z.looseObject({
+    outcome: z.looseObject({ status: z.string(), patch: z.unknown() }).optional(),
+  }),
+  metaReflect: z.looseObject({
+    epoch: int,
+    action: z.string(),
+    edits: z.array(z.record(z.string(), z.unknown())),
+    report: z.array(z.looseObject({ index: int, status: z.string() })),
+    candidate_hash: z.string().nullable(),
+  }),
+};
+
+/**
+ * An artifact as the type its writer declares, after the schema has checked the fields a resumed
+ * run relies on (the writer's own type is richer than any schema we would keep in step with it).
+ */
+export function readArtifact<T>(path: string, schema: z.ZodType): T | undefined {
+  return readRunJson(path, schema) as T | undefined;
+}
+
+function describe(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (!issue) return 'it does not have the expected shape';
+  const where = issue.path.length ? issue.path.join('.') : 'the top level';
+  return `${where}: ${issue.message}`;
+}
+
+/**
+ * Reads and validates one run-folder JSON file; undefined when it does not exist. A file that is
+ * not JSON or not of the expected shape is an error naming the file and the first bad field.
+ */
+export function readRunJson<S extends z.ZodType>(path: string, schema: S): z.infer<S> | undefined {
+  if (!existsSync(path)) return undefined;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new SkillOptError(
+      'io',
+      `is not valid JSON (${err instanceof Error ? err.message : String(err)})`,
+      { file: path, fix: 'restore the file, or delete it and resume to recompute it' },
+      { cause: err },
+    );
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    throw new SkillOptError(
+      'io',
+      `is not a SkillOpt run file this version can read (${describe(parsed.error)})`,
+      {
+        file: path,
+        fix: 'restore the file, or start the run afresh with --fresh',
+      },
+    );
+  }
+  return parsed.data;
+}
+
+/** `runtime_state.json`, refused when a newer engine wrote it. */
+export function readRuntimeState(path: string): RuntimeState | undefined {
+  const state = readRunJson(path, runtimeStateSchema);
+  if (state && (state.schema_version ?? 1) > RUNTIME_STATE_VERSION) {
+    throw new SkillOptError(
+      'io',
+      `was written by a newer SkillOpt (state schema ${state.schema_version}; this version reads up to ${RUNTIME_STATE_VERSION})`,
+      { file: path, fix: 'update SkillOpt (the extension or the skillopt CLI) to resume this run' },
+    );
+  }
+  return state;
+}
+
+/** `history.json`: the records as written, with the fields the engine uses checked. */
+export function readHistory(path: string): StepRecord[] {
+  // The checked fields are StepRecord's required ones; the loose rest is kept as it was written.
+  return (readRunJson(path, historySchema) ?? []) as unknown as StepRecord[];
+}

@@ -1,0 +1,65 @@
+/**
+ * The end of an epoch as a list of stages: meta reflect (gated higher-level edits), the slow
+ * update (gated protected block) and the meta skill (optimizer-side memory). Each stage saves its
+ * result in its epoch folder, so a resumed run skips what is done. Adding one is its module plus
+ * one entry in EPOCH_END_STAGES.
+ */
+import type { StageName } from '../../../protocol/vocabulary';
+import type { ComparisonPair } from '../epochEnd';
+import type { LoopContext } from '../loopContext';
+import type { TrainSettings } from '../settings';
+import type { TrainState } from '../trainState';
+import { metaReflectStage } from './metaReflect';
+import { metaSkillStage } from './metaSkill';
+import { slowUpdateStage } from './slowUpdate';
+
+export interface EpochWork {
+  readonly epoch: number;
+  /** The epoch's last step: epoch-end candidates and verdicts are reported under it. */
+  readonly lastStep: number;
+  /** The skill at the end of the previous epoch (the current one in epoch 1). */
+  readonly prevSkill: string;
+  /** slow update: the skill before it changed anything (the meta skill compares against it). */
+  preSlowSkill?: string;
+  /** slow update: the comparison pairs it built, reused by the meta skill. */
+  pairs?: ComparisonPair[];
+  /** meta skill: what it did, for the epoch event. */
+  metaAction?: string;
+}
+
+export interface EpochEndStage {
+  readonly name: StageName;
+  /** Whether the config turns the stage on. */
+  enabled(s: TrainSettings): boolean;
+  /** Whether this epoch's result is already committed (a resumed run skips the stage). */
+  done(state: TrainState, epoch: number): boolean;
+  /** Runs whenever the stage is enabled, done or not: what later stages need from it. */
+  prepare?(loop: LoopContext, ep: EpochWork): void;
+  run(loop: LoopContext, ep: EpochWork): Promise<void>;
+}
+
+export const EPOCH_END_STAGES: readonly EpochEndStage[] = [metaReflectStage, slowUpdateStage, metaSkillStage];
+
+/** Runs the epoch-end stages in order, then commits the epoch. */
+export async function runEpochEnd(loop: LoopContext, epoch: number): Promise<void> {
+  const { state, s } = loop;
+  const lastStep = epoch * loop.stepsPerEpoch;
+  const ep: EpochWork = {
+    epoch,
+    lastStep,
+    prevSkill: epoch >= 2 ? loop.files.readSkill((epoch - 1) * loop.stepsPerEpoch) : state.current,
+  };
+  for (const stage of EPOCH_END_STAGES) {
+    if (!stage.enabled(s)) continue;
+    stage.prepare?.(loop, ep);
+    if (!stage.done(state, epoch)) await loop.stage(lastStep, epoch, stage.name, () => stage.run(loop, ep));
+  }
+  state.lastCompletedEpoch = epoch;
+  state.save();
+  loop.ctx.emit({
+    type: 'epoch/finished',
+    epoch,
+    ...(s.useSlowUpdate ? { slowUpdate: state.currentOrigin } : {}),
+    ...(ep.metaAction ? { metaSkill: ep.metaAction } : {}),
+  });
+}

@@ -1,0 +1,144 @@
+/**
+ * The end of a run: the person's last overrules, the final selection check, the test split scored
+ * for the initial, best and final skills, and `summary.json` + `report.md`.
+ */
+import { cpSync } from 'node:fs';
+import type { Score } from '../../protocol/records';
+import { ENGINE_ID, isAccepted, isSkipped, VERSION } from '../../protocol/vocabulary';
+import { skillHash } from '../skill/document';
+import { writeFileAtomic, writeJsonAtomic } from '../store/atomic';
+import { RUN_DIR, RUN_FILE } from '../store/layout';
+import { artifactSchemas, readArtifact } from '../store/runSchemas';
+import { evaluateTestSplit, type TestSummary } from './evaluate';
+import { finalCheck } from './gateCandidate';
+import { applyOverrules } from './humanReview';
+import type { LoopContext } from './loopContext';
+import type { ProvenanceRecord } from './provenance';
+import { buildReport, renderReport } from './report';
+
+const round1 = (n: number): number => Math.round(n * 10) / 10;
+
+export interface TestResults {
+  baseline?: TestSummary;
+  best?: TestSummary;
+  final?: TestSummary;
+}
+
+export async function finalize(loop: LoopContext, stoppedEarly?: string): Promise<TestResults> {
+  const { state, s, files, layout } = loop;
+  // The person may overrule the last step while the epoch end runs: it counts for the final skill.
+  applyOverrules(loop);
+  let finalSel: Score | undefined;
+  const lastStep = state.lastCompletedStep;
+  if (s.evalTest) {
+    if (skillHash(state.current) !== skillHash(state.best)) {
+      const check = await finalCheck(loop, lastStep, layout.file(RUN_DIR.finalSelection));
+      finalSel = check.score;
+      if (check.promoted) files.writeBest(state.best);
+    } else {
+      finalSel = state.selectionCache.get(skillHash(state.best));
+    }
+    state.save();
+  }
+  let tests: TestResults = {};
+  if (s.evalTest && loop.input.splits.test.size > 0) {
+    tests = await loop.stage(lastStep, s.numEpochs, 'test', async () => {
+      const run = (skill: string, dir: string): Promise<TestSummary> =>
+        evaluateTestSplit(loop.ctx, loop.input.splits.test, skill, layout.file(dir), s.testEnvNum);
+      // Most runs end on their best skill: score it once and give the final folder the same rows.
+      const sameAsBest = skillHash(state.current) === skillHash(state.best);
+      const bestRun = run(state.best, RUN_DIR.testBest);
+      const [baseline, best, final] = await Promise.all([
+        run(loop.input.initialSkill, RUN_DIR.testBaseline),
+        bestRun,
+        sameAsBest
+          ? bestRun.then((b) => {
+              cpSync(layout.file(RUN_DIR.testBest), layout.file(RUN_DIR.testFinal), { recursive: true });
+              return b;
+            })
+          : run(state.current, RUN_DIR.testFinal),
+      ]);
+      return { baseline, best, final };
+    });
+  }
+  writeSummary(loop, finalSel, tests, stoppedEarly);
+  return tests;
+}
+
+function writeSummary(
+  loop: LoopContext,
+  finalSel: Score | undefined,
+  tests: TestResults,
+  stoppedEarly?: string,
+): void {
+  const { state, layout } = loop;
+  const history = state.history;
+  const count = (pred: (a: string) => boolean, recs = history): number =>
+    recs.filter((r) => pred(r.action)).length;
+  const rejected = (a: string): boolean => a === 'reject';
+  const epochs = [...new Set(history.map((r) => r.epoch))].sort((a, b) => a - b);
+  const th = (t?: TestSummary): number | null => t?.overall.hard ?? null;
+  const ts = (t?: TestSummary): number | null => t?.overall.soft ?? null;
+  const summary = {
+    version: `${ENGINE_ID}-${VERSION}`,
+    config: loop.input.flatConfig,
+    baseline_selection_hard: state.baselineScore,
+    best_selection_hard: state.bestScore,
+    final_selection_hard: finalSel?.hard ?? null,
+    final_selection_soft: finalSel?.soft ?? null,
+    best_step: state.bestStep,
+    current_origin: state.currentOrigin,
+    best_origin: state.bestOrigin,
+    total_steps: history.length,
+    ...(stoppedEarly ? { stopped_early: stoppedEarly } : {}),
+    total_accepts: count(isAccepted),
+    total_rejects: count(rejected),
+    total_skips: count(isSkipped),
+    epoch_stats: epochs.map((e) => {
+      const recs = history.filter((r) => r.epoch === e);
+      const last = recs[recs.length - 1];
+      return {
+        epoch: e,
+        steps: recs.map((r) => r.step),
+        accepts: count(isAccepted, recs),
+        rejects: count(rejected, recs),
+        skips: count(isSkipped, recs),
+        best_score_at_epoch_end: last.best_score,
+        current_score_at_epoch_end: last.current_score,
+      };
+    }),
+    baseline_test_hard: th(tests.baseline),
+    baseline_test_soft: ts(tests.baseline),
+    test_hard: th(tests.best),
+    test_soft: ts(tests.best),
+    final_test_hard: th(tests.final),
+    final_test_soft: ts(tests.final),
+    test_delta_hard: tests.best && tests.baseline ? th(tests.best)! - th(tests.baseline)! : null,
+    final_test_delta_hard: tests.final && tests.baseline ? th(tests.final)! - th(tests.baseline)! : null,
+    total_wall_time_s: round1((Date.now() - loop.started) / 1000),
+    token_summary: loop.input.totalTokens(),
+  };
+  const report = buildReport({
+    outDir: loop.ctx.outDir,
+    history,
+    baselineSelection: state.baselineScore,
+    bestSelection: state.bestScore,
+    finalSelection: finalSel ? loop.selection.project(finalSel, state.current) : null,
+    tests: {
+      ...(tests.baseline ? { initial: tests.baseline.overall.hard } : {}),
+      ...(tests.best ? { best: tests.best.overall.hard } : {}),
+      ...(tests.final ? { final: tests.final.overall.hard } : {}),
+    },
+    accounting: loop.input.accountingSnapshot(),
+    bestSkill: state.best,
+    provenance:
+      readArtifact<ProvenanceRecord[]>(layout.file(RUN_FILE.provenance), artifactSchemas.records) ?? [],
+    humanDecisions: (
+      readArtifact<unknown[]>(layout.file(RUN_FILE.humanDecisions), artifactSchemas.records) ?? []
+    ).length,
+    ...(stoppedEarly ? { stoppedEarly } : {}),
+  });
+  writeJsonAtomic(layout.file(RUN_FILE.summary), { ...summary, report });
+  const simulated = loop.ctx.optimizer.backend === 'sim' || loop.ctx.target.backend === 'sim';
+  writeFileAtomic(layout.file(RUN_FILE.report), renderReport(report, loop.ctx.outDir, simulated));
+}

@@ -1,0 +1,172 @@
+/**
+ * The one gate: every candidate (a step's, the slow update's, meta reflect's) and the final check
+ * are scored on the selection split, decided, applied to the state and announced here. The
+ * `candidate/ready` and `gate/verdict` events are built nowhere else.
+ */
+import type { CandidateEdit } from '../../protocol/events';
+import type { Score } from '../../protocol/records';
+import type {
+  CandidateOrigin,
+  GateAction,
+  StageName,
+  VerdictAction,
+  VerdictOrigin,
+} from '../../protocol/vocabulary';
+import { decideGate } from '../optimizer/gate';
+import type { Edit } from '../skill/applyEdits';
+import { skillHash } from '../skill/document';
+import { lineHunks } from '../skill/hunks';
+import { conflictsWithin } from './conflicts';
+import type { LoopContext } from './loopContext';
+import type { SelectionOutcome } from './selection';
+
+/** A candidate's edits as the review surfaces show them, with their apply status. */
+export function toCandidateEdits(
+  edits: readonly Edit[],
+  report: ReadonlyArray<{ status: string }> | undefined,
+  opts: { details?: boolean } = {},
+): CandidateEdit[] {
+  return edits.map((e, i) => ({
+    id: String(e.id ?? `edit-${i + 1}`),
+    op: String(e.op),
+    ...(e.target !== undefined ? { target: String(e.target) } : {}),
+    ...(e.content !== undefined ? { content: String(e.content) } : {}),
+    ...(opts.details && e.support_count !== undefined ? { support_count: Number(e.support_count) } : {}),
+    ...(opts.details && e.source_type !== undefined ? { source_type: String(e.source_type) } : {}),
+    ...(report?.[i] ? { status: report[i].status } : {}),
+    ...(opts.details ? conflictsWithin(e.conflicts_with, edits) : {}),
+  }));
+}
+
+/** Tells every listener that a candidate exists, with its edits and line hunks. */
+export function announceCandidate(
+  loop: LoopContext,
+  c: {
+    step: number;
+    epoch: number;
+    origin: CandidateOrigin;
+    previous: string;
+    candidate: string;
+    edits: CandidateEdit[];
+    path: string;
+  },
+): void {
+  loop.ctx.emit({
+    type: 'candidate/ready',
+    step: c.step,
+    epoch: c.epoch,
+    origin: c.origin,
+    previousHash: skillHash(c.previous),
+    candidateHash: skillHash(c.candidate),
+    edits: c.edits,
+    hunks: lineHunks(c.previous, c.candidate),
+    candidatePath: c.path,
+  });
+}
+
+/** Tells every listener what was decided, with the state's scores after the decision. */
+export function announceVerdict(
+  loop: LoopContext,
+  v: {
+    step: number;
+    epoch: number;
+    origin: VerdictOrigin;
+    action: VerdictAction;
+    candidateScore: number;
+    score?: Score;
+    cacheHit: boolean;
+  },
+): void {
+  const { state } = loop;
+  loop.ctx.emit({
+    type: 'gate/verdict',
+    step: v.step,
+    epoch: v.epoch,
+    origin: v.origin,
+    action: v.action,
+    candidateScore: v.candidateScore,
+    currentScore: state.currentScore,
+    bestScore: state.bestScore,
+    ...(v.score ? { selectionHard: v.score.hard, selectionSoft: v.score.soft } : {}),
+    cacheHit: v.cacheHit,
+  });
+}
+
+export interface GateRequest {
+  candidate: string;
+  /** Folder of the selection evaluation (`…/selection_eval`). */
+  dir: string;
+  step: number;
+  epoch: number;
+  origin: CandidateOrigin;
+  stage: StageName;
+  /** The state's origin label if the candidate is kept (`step_0003`, `slow_update_epoch_02`). */
+  label: string;
+  /** false force-accepts (evaluation.use_gate, or the slow update's own switch). */
+  useGate: boolean;
+  /** Wraps the selection evaluation (a step times it as its `evaluate` stage). */
+  around?: (evaluate: () => Promise<SelectionOutcome>) => Promise<SelectionOutcome>;
+  /** gate-then-human: the person may turn an accept into a reject before it is applied. */
+  review?: (action: GateAction, sel: SelectionOutcome) => Promise<GateAction>;
+}
+
+export interface GateOutcome {
+  action: GateAction;
+  sel: SelectionOutcome;
+  /** The current score before the verdict. */
+  before: number;
+}
+
+/** Score a candidate on the selection split, decide (strict, ties reject), apply and announce. */
+export async function gateCandidate(loop: LoopContext, req: GateRequest): Promise<GateOutcome> {
+  const { state } = loop;
+  const evaluate = (): Promise<SelectionOutcome> =>
+    loop.selection.evaluate(req.candidate, req.dir, req.step, req.stage);
+  const sel = await (req.around ? req.around(evaluate) : evaluate());
+  let action = decideGate({
+    candidate: sel.projected,
+    current: state.currentScore,
+    best: state.bestScore,
+    useGate: req.useGate,
+  });
+  if (req.review) action = await req.review(action, sel);
+  const before = state.currentScore;
+  state.applyVerdict(action, req.candidate, sel.projected, req.step, req.label);
+  announceVerdict(loop, {
+    step: req.step,
+    epoch: req.epoch,
+    origin: req.origin,
+    action,
+    candidateScore: sel.projected,
+    score: sel.score,
+    cacheHit: sel.cacheHit,
+  });
+  return { action, sel, before };
+}
+
+/**
+ * The final check (reference §4.5): the last skill, when it is not the best, is scored once more
+ * and promoted to best only if it beats it strictly.
+ */
+export async function finalCheck(
+  loop: LoopContext,
+  step: number,
+  dir: string,
+): Promise<{ score: Score; promoted: boolean }> {
+  const { state } = loop;
+  const sel = await loop.stage(step, loop.s.numEpochs, 'final_selection', () =>
+    loop.selection.evaluate(state.current, dir, step, 'final_selection'),
+  );
+  const promote = sel.projected > state.bestScore;
+  if (promote) state.promoteCurrent(sel.projected, step);
+  announceVerdict(loop, {
+    step,
+    epoch: loop.s.numEpochs,
+    origin: 'final',
+    action: promote ? 'promote' : 'keep',
+    candidateScore: sel.projected,
+    score: sel.score,
+    cacheHit: sel.cacheHit,
+  });
+  return { score: sel.score, promoted: promote };
+}

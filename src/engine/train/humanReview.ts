@@ -1,0 +1,158 @@
+/**
+ * The person in the loop (`review.mode`): human-first pruning before the gate, gate-then-human
+ * confirmation after it, and auto mode's overrules of finished steps. Every answer is saved in the
+ * step folder, so a resumed run never asks twice.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import type { GateAction, ReviewPhase } from '../../protocol/vocabulary';
+import { isAccepted } from '../../protocol/vocabulary';
+import { applyEdits } from '../skill/applyEdits';
+import { skillHash } from '../skill/document';
+import { writeFileAtomic, writeJsonAtomic } from '../store/atomic';
+import { RUN_FILE, STEP_FILE, stepDirName } from '../store/layout';
+import { artifactSchemas, readArtifact } from '../store/runSchemas';
+import { announceVerdict } from './gateCandidate';
+import type { LoopContext } from './loopContext';
+import type { ReviewDecision, ReviewRequest } from './review';
+import type { SelectionOutcome } from './selection';
+import { recordOf, type StageEnd, type StepStage, type StepWork } from './step/work';
+import { keepProtectedBlock } from './update';
+
+/** Ask the person once per step and phase; the answer is saved so a resumed run does not ask again. */
+async function askReview(loop: LoopContext, request: ReviewRequest): Promise<ReviewDecision> {
+  const file = loop.layout.stepFile(request.step, `review_${request.phase satisfies ReviewPhase}.json`);
+  const saved = readArtifact<ReviewDecision>(file, artifactSchemas.reviewDecision);
+  if (saved) return saved;
+  loop.ctx.emit({ type: 'review/requested', ...request });
+  const decision = await loop.stage(request.step, request.epoch, 'review', () =>
+    loop.input.reviewer!.review(request, loop.ctx.signal),
+  );
+  writeJsonAtomic(file, decision);
+  return decision;
+}
+
+/** human-first: the person keeps or drops each edit; only the kept ones reach the gate. */
+async function humanFirst(loop: LoopContext, work: StepWork): Promise<StageEnd> {
+  const { s } = loop;
+  const update = work.update!;
+  if (s.reviewMode !== 'human-first' || !loop.input.reviewer || s.updateMode !== 'patch') return 'next';
+  if (!work.candidateEdits.length) return 'next';
+  const record = recordOf(work);
+  const decision = await askReview(loop, {
+    step: work.step,
+    epoch: work.epoch,
+    phase: 'before_gate',
+    candidatePath: work.candidatePath!,
+    candidateHash: skillHash(work.candidate!),
+    edits: work.candidateEdits,
+  });
+  const rejected = new Map((decision.edits ?? []).filter((d) => !d.accept).map((d) => [d.editId, d]));
+  for (const [id, d] of rejected) work.humanRejected.push({ id, ...(d.reason ? { reason: d.reason } : {}) });
+  if (rejected.size) {
+    const kept = update.edits.filter((e) => !rejected.has(String(e.id)));
+    const gated = applyEdits(work.skill, kept, { anchorMode: s.anchorMode }).text;
+    writeFileAtomic(loop.layout.stepFile(work.step, STEP_FILE.reviewedCandidate), gated);
+    work.gated = gated;
+    record.gatedCandidate(skillHash(gated), gated.length);
+  }
+  record.reviewed({
+    mode: s.reviewMode,
+    decision: rejected.size ? 'human_pruned' : 'human_kept_all',
+    ...(work.humanRejected.length ? { rejected_edits: work.humanRejected } : {}),
+  });
+  loop.ctx.emit({
+    type: 'review/decided',
+    step: work.step,
+    phase: 'before_gate',
+    decision: rejected.size ? 'human_pruned' : 'human_kept_all',
+    rejectedEdits: work.humanRejected.map((r) => r.id),
+  });
+  return 'next';
+}
+
+export const humanFirstStage: StepStage = { name: 'human_first_review', run: humanFirst };
+
+/**
+ * gate-then-human: a candidate the gate accepts waits for the person before it becomes current.
+ * Returns the hook the gate calls between its decision and applying it, or undefined in other modes.
+ */
+export function afterGateReview(
+  loop: LoopContext,
+  work: StepWork,
+): ((action: GateAction, sel: SelectionOutcome) => Promise<GateAction>) | undefined {
+  if (loop.s.reviewMode !== 'gate-then-human' || !loop.input.reviewer) return undefined;
+  return async (action, sel) => {
+    if (action === 'reject') return action;
+    const record = recordOf(work);
+    const decision = await askReview(loop, {
+      step: work.step,
+      epoch: work.epoch,
+      phase: 'after_gate',
+      candidatePath: work.candidatePath!,
+      candidateHash: skillHash(work.gated!),
+      edits: work.candidateEdits,
+      candidateScore: sel.projected,
+      currentScore: loop.state.currentScore,
+    });
+    const accepted = decision.candidate !== 'reject';
+    record.reviewed({
+      mode: loop.s.reviewMode,
+      decision: accepted ? 'human_accept' : 'human_reject',
+      gate_action: action,
+      ...(decision.reason ? { reason: decision.reason } : {}),
+    });
+    if (!accepted) {
+      for (const e of work.candidateEdits)
+        work.humanRejected.push({ id: e.id, ...(decision.reason ? { reason: decision.reason } : {}) });
+    }
+    loop.ctx.emit({
+      type: 'review/decided',
+      step: work.step,
+      phase: 'after_gate',
+      decision: accepted ? 'human_accept' : 'human_reject',
+      rejectedEdits: accepted ? [] : work.candidateEdits.map((e) => e.id),
+    });
+    return accepted ? action : 'reject';
+  };
+}
+
+/** Apply the person's overrules of finished steps (auto mode), at a step boundary. */
+export function applyOverrules(loop: LoopContext): void {
+  const overrules = loop.input.reviewer?.takeOverrules() ?? [];
+  if (!overrules.length) return;
+  const { state, layout } = loop;
+  const logPath = layout.file(RUN_FILE.humanDecisions);
+  const log = readArtifact<Array<Record<string, unknown>>>(logPath, artifactSchemas.records) ?? [];
+  for (const o of overrules) {
+    const rec = state.history.find((r) => r.step === o.step);
+    if (!rec?.candidate_hash) continue;
+    if (o.decision === 'accept' && rec.action === 'reject') {
+      const reviewed = layout.stepFile(o.step, STEP_FILE.reviewedCandidate);
+      const candidate = existsSync(reviewed) ? reviewed : layout.stepFile(o.step, STEP_FILE.candidate);
+      // The protected blocks are the epoch ends' work since that step: they stay as they are now.
+      state.current = keepProtectedBlock(state.current, readFileSync(candidate, 'utf8')).text;
+      state.currentScore = rec.candidate_gate_score ?? state.currentScore;
+      state.currentOrigin = `human_${stepDirName(o.step)}`;
+    } else if (o.decision === 'revert' && isAccepted(rec.action)) {
+      // Any accepted step can be reverted, force-accepted ones (evaluation.use_gate: false) included.
+      state.current = keepProtectedBlock(state.current, loop.files.readSkill(o.step - 1)).text;
+      const prev = state.history.find((r) => r.step === o.step - 1);
+      state.currentScore = prev?.current_score ?? state.baselineScore;
+      state.currentOrigin = `human_revert_${stepDirName(o.step)}`;
+    } else {
+      continue;
+    }
+    log.push({ ...o, applied_after_step: state.lastCompletedStep, current_score: state.currentScore });
+    announceVerdict(loop, {
+      step: o.step,
+      epoch: rec.epoch,
+      origin: 'human',
+      action: o.decision === 'accept' ? 'human_accept' : 'human_revert',
+      candidateScore: rec.candidate_gate_score ?? state.currentScore,
+      cacheHit: true,
+    });
+  }
+  writeJsonAtomic(logPath, log);
+  loop.files.writeSkill(state.lastCompletedStep, state.current);
+  state.save();
+}

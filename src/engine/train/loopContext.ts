@@ -1,0 +1,102 @@
+import type { StageName } from '../../protocol/vocabulary';
+import type { SealedSplit } from '../data/splits';
+import type { TaskItem } from '../data/tasks';
+import { stepsPerEpoch } from '../data/plan';
+import type { AccountingSnapshot } from '../llm/accounting';
+import { EditBudgetScheduler } from '../optimizer/schedule';
+import type { RunLayout } from '../store/layout';
+import type { RunContext } from './context';
+import type { Reviewer } from './review';
+import { SelectionEvaluator } from './selection';
+import type { TrainSettings } from './settings';
+import { RunFiles } from './state';
+import { TrainState } from './trainState';
+import type { StepRecord } from '../../protocol/records';
+
+export type StageTokens = StepRecord['tokens'];
+export interface Fallback {
+  stage: string;
+  reason: string;
+}
+
+export interface TrainInput {
+  ctx: RunContext;
+  splits: { train: readonly TaskItem[]; val: readonly TaskItem[]; test: SealedSplit };
+  initialSkill: string;
+  /** Flat, redacted config written as config.json and into summary.json. */
+  flatConfig: Record<string, unknown>;
+  /** Checked at every step boundary; returns a reason to stop, or null. */
+  budgetCheck?: () => string | null;
+  /** Per-stage token counters for history records: snapshot now, diff later. */
+  tokenSnapshot: () => StageTokens;
+  totalTokens: () => Record<string, unknown>;
+  /** Accounting rows (per stage, role and model) for the report's spend by role. */
+  accountingSnapshot: () => AccountingSnapshot;
+  resumeCommand: string;
+  /** The person in the loop; without one every review mode behaves like `auto`. */
+  reviewer?: Reviewer;
+}
+
+/**
+ * What every stage of the loop shares: the run's context and settings, the state carried between
+ * steps, the run folder, the selection evaluator, and the stage timer that emits stage events.
+ */
+export class LoopContext {
+  readonly s: TrainSettings;
+  readonly files: RunFiles;
+  readonly layout: RunLayout;
+  readonly state: TrainState;
+  readonly selection: SelectionEvaluator;
+  readonly stepsPerEpoch: number;
+  readonly totalSteps: number;
+  readonly started = Date.now();
+
+  constructor(readonly input: TrainInput) {
+    this.s = input.ctx.settings;
+    this.files = new RunFiles(input.ctx.outDir);
+    this.layout = this.files.layout;
+    this.stepsPerEpoch = stepsPerEpoch(input.splits.train.length, this.s.batchSize, this.s.accumulation);
+    this.totalSteps = this.s.numEpochs * this.stepsPerEpoch;
+    const scheduler = new EditBudgetScheduler({
+      kind: this.s.lrScheduler,
+      maxLr: this.s.learningRate,
+      minLr: this.s.minLearningRate,
+      totalSteps: this.totalSteps,
+    });
+    this.state = new TrainState(this.files, scheduler, input.initialSkill);
+    const selItems = this.s.selEnvNum > 0 ? input.splits.val.slice(0, this.s.selEnvNum) : input.splits.val;
+    this.selection = new SelectionEvaluator(input.ctx, selItems, this.state.selectionCache);
+  }
+
+  get ctx(): RunContext {
+    return this.input.ctx;
+  }
+
+  /** Runs one stage between its `stage/started` and `stage/finished` events. */
+  stage<T>(step: number, epoch: number, stage: StageName, fn: () => Promise<T>): Promise<T> {
+    this.ctx.emit({ type: 'stage/started', step, epoch, stage });
+    const t0 = performance.now();
+    return fn().then((v) => {
+      this.ctx.emit({ type: 'stage/finished', step, epoch, stage, seconds: (performance.now() - t0) / 1000 });
+      return v;
+    });
+  }
+
+  private readonly fallbackListeners = new Set<(f: Fallback) => void>();
+
+  /** Listen to structured-reply fallbacks (a step records its own); returns the unsubscribe. */
+  onFallback(fn: (f: Fallback) => void): () => void {
+    this.fallbackListeners.add(fn);
+    return () => this.fallbackListeners.delete(fn);
+  }
+
+  /** Called by the run context's recordFallback. */
+  noteFallback(stage: string, reason: string): void {
+    for (const fn of this.fallbackListeners) fn({ stage, reason });
+  }
+
+  /** The meta skill to pass to optimizer prompts, when one is active. */
+  get metaSkill(): string | undefined {
+    return this.state.metaSkill || undefined;
+  }
+}

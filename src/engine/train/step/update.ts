@@ -1,0 +1,46 @@
+/** ⑤ update: apply the selected edits (or rewrite), save the candidate and announce it for review. */
+import { writeFileAtomic, writeJsonAtomic } from '../../store/atomic';
+import { STEP_FILE } from '../../store/layout';
+import { skillHash } from '../../skill/document';
+import { announceCandidate, toCandidateEdits } from '../gateCandidate';
+import type { LoopContext } from '../loopContext';
+import { updateSkill } from '../update';
+import { recordOf, type StageEnd, type StepStage, type StepWork } from './work';
+
+async function run(loop: LoopContext, work: StepWork): Promise<StageEnd> {
+  const { layout } = loop;
+  const update = await work.timed('update_s', 'update', () =>
+    updateSkill(loop.ctx, work.skill, work.ranked!, work.bufferText),
+  );
+  if (update.candidate === null) return 'skip_no_rewrite';
+  const candidate = update.candidate;
+  const path = layout.stepFile(work.step, STEP_FILE.candidate);
+  writeFileAtomic(path, candidate);
+  if (update.report?.length)
+    writeJsonAtomic(layout.stepFile(work.step, STEP_FILE.applyReport), update.report);
+  if (update.artifact)
+    writeJsonAtomic(layout.stepFile(work.step, update.artifact.file), update.artifact.value);
+  recordOf(work).candidate({
+    hash: skillHash(candidate),
+    length: candidate.length,
+    ...(update.changeSummary ? { changeSummary: update.changeSummary } : {}),
+    ...(update.summary ? { applySummary: update.summary } : {}),
+  });
+  work.update = update;
+  work.candidate = candidate;
+  work.gated = candidate;
+  work.candidatePath = path;
+  work.candidateEdits = toCandidateEdits(update.edits, update.report, { details: true });
+  announceCandidate(loop, {
+    step: work.step,
+    epoch: work.epoch,
+    origin: 'step',
+    previous: work.skill,
+    candidate,
+    edits: work.candidateEdits,
+    path,
+  });
+  return 'next';
+}
+
+export const updateStage: StepStage = { name: 'update', run };
