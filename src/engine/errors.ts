@@ -3,6 +3,8 @@
  * `reason`, never on message text. Messages name where the problem is and how to fix it, because
  * they are shown to people verbatim (CLI, notifications).
  */
+import type { TargetErrorKind } from '../protocol/vocabulary';
+
 export type ErrorReason =
   | 'config'
   | 'tasks'
@@ -10,6 +12,8 @@ export type ErrorReason =
   | 'scorer'
   | 'llm'
   | 'llm-reply'
+  /** The target could not answer most items (auth, endpoint, crash…): not the skill's fault. */
+  | 'target'
   | 'budget'
   | 'cancelled'
   | 'untrusted'
@@ -29,13 +33,17 @@ export interface ErrorPlace {
 
 export class SkillOptError extends Error {
   override readonly name = 'SkillOptError';
+  /** For model-call failures: why the call could not be answered. */
+  readonly kind?: TargetErrorKind;
+
   constructor(
     readonly reason: ErrorReason,
     readonly problem: string,
     readonly place: ErrorPlace = {},
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; kind?: TargetErrorKind },
   ) {
-    super(formatMessage(problem, place), options);
+    super(formatMessage(problem, place), options?.cause === undefined ? undefined : { cause: options.cause });
+    if (options?.kind) this.kind = options.kind;
   }
 
   static is(err: unknown, reason?: ErrorReason): err is SkillOptError {

@@ -1,5 +1,5 @@
 /** Shapes written to the run folder; field names follow the reference so its users recognise them. */
-import type { ReviewDecisionKind, ReviewMode, StepAction } from './vocabulary';
+import type { ReviewDecisionKind, ReviewMode, StepAction, TargetErrorKind } from './vocabulary';
 
 /** One scored target attempt (a row of `results.jsonl`). */
 export interface RolloutResult {
@@ -14,8 +14,14 @@ export interface RolloutResult {
   n_turns: number;
   /** The target's full reply; trajectories shown to the optimizer carry a bounded excerpt. */
   response: string;
-  /** Set when the target call itself failed (after retries): scored as a failure. */
+  /**
+   * Set when the target could not answer (after its retries). Such an item is *errored*, not
+   * failed: it has no score (hard/soft stay 0 only for the file's shape) and is kept out of means,
+   * the gate, reflection and every failure list. A resumed run asks again.
+   */
+  outcome?: 'errored';
   error?: string;
+  error_kind?: TargetErrorKind;
   cached?: boolean;
   /** Set for agent-harness targets (`command` backend): how the agent's process ended. */
   agent_run?: AgentRun;
@@ -122,6 +128,10 @@ export interface StepRecord {
   best_origin?: string;
   skill_len: number;
   wall_time_s: number;
+  /** Ours: rollout items the target could not answer (kept out of rollout_hard/soft); absent when 0. */
+  rollout_errored?: number;
+  /** Ours: selection items the target could not answer (kept out of selection_hard/soft); absent when 0. */
+  selection_errored?: number;
   /** Ours: estimated tokens of the skill after the step. */
   skill_tokens?: number;
   /** Ours: dollars spent in this step, null when a price is unknown. */

@@ -124,6 +124,46 @@ export const API_KEY_ENV_VARS = {
 export type KeyProvider = keyof typeof API_KEY_ENV_VARS;
 export const KEY_PROVIDERS = Object.keys(API_KEY_ENV_VARS) as KeyProvider[];
 
+// ── target errors ────────────────────────────────────────────────────────────────────────────
+
+/**
+ * Why a target could not answer (after its retries). An errored item is not a wrong answer: it is
+ * kept out of scores, the gate and reflection, counted, and stops the run when it dominates.
+ */
+export const TARGET_ERROR_KINDS = [
+  'auth',
+  'not_found',
+  'rate_limit',
+  'server',
+  'context_limit',
+  'bad_request',
+  'timeout',
+  'unreachable',
+  'not_an_api',
+  'bad_reply',
+  'not_installed',
+  'crash',
+  'other',
+] as const;
+export type TargetErrorKind = (typeof TARGET_ERROR_KINDS)[number];
+
+/** One phrase per kind, for messages and the report. */
+export const TARGET_ERROR_LABELS: Record<TargetErrorKind, string> = {
+  auth: 'not authorised (check the key)',
+  not_found: 'model or endpoint not found',
+  rate_limit: 'rate-limited',
+  server: 'provider error (5xx)',
+  context_limit: 'prompt over the model’s context limit',
+  bad_request: 'request refused (4xx)',
+  timeout: 'timed out',
+  unreachable: 'server unreachable',
+  not_an_api: 'not an API at the base URL',
+  bad_reply: 'unusable reply',
+  not_installed: 'program not installed',
+  crash: 'crashed',
+  other: 'failed',
+};
+
 // ── stages ───────────────────────────────────────────────────────────────────────────────────
 
 export const STAGE_NAMES = [

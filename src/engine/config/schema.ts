@@ -329,6 +329,8 @@ const limitsFields = {
   max_tokens: int(0, 0),
   max_dollars: num(0, 0),
   max_wall_time_s: num(0, 0),
+  /** Errored target items (auth, unreachable, crash…) above this share of a batch stop the run. */
+  max_errored_share: z.number().min(0).max(1).default(0.5).describe('a share between 0 and 1'),
 };
 
 const cacheFields = {

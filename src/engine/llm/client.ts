@@ -6,6 +6,7 @@ import type { CachePolicy, ResponseCache } from './cache';
 import { cacheKey, shouldCache } from './cache';
 import type { LimitRegistry } from './limiter';
 import {
+  errorKind,
   backoffMs,
   CallTimeoutError,
   describeError,
@@ -215,14 +216,19 @@ class RetryingModelClient implements ModelClient {
         file: redact(err.place.file),
         key: redact(err.place.key),
       };
-      return new SkillOptError(err.reason, this.secrets.redact(err.problem), place);
+      return new SkillOptError(err.reason, this.secrets.redact(err.problem), place, { kind: errorKind(err) });
     }
     const plural = attempts === 1 ? 'attempt' : 'attempts';
     const problem = `${this.backend} ${this.model}: ${describeError(err)} after ${attempts} ${plural}`;
     const fix = fixForError(err, { endpoint: this.impl.endpoint, keyEnvVar: this.impl.keyEnvVar });
     this.logger.log('error', 'llm', problem);
     // The SDK error is not attached as `cause`: it can carry request details we do not control.
-    return new SkillOptError('llm', this.secrets.redact(problem), { fix: this.secrets.redact(fix) });
+    return new SkillOptError(
+      'llm',
+      this.secrets.redact(problem),
+      { fix: this.secrets.redact(fix) },
+      { kind: errorKind(err) },
+    );
   }
 }
 

@@ -11,6 +11,7 @@ import {
   APIUserAbortError as OpenAiAbortError,
 } from 'openai';
 import { cancelledError, SkillOptError } from '../errors';
+import type { TargetErrorKind } from '../../protocol/vocabulary';
 
 /** Thrown by the client when one attempt outlives its per-call timeout; always worth retrying. */
 export class CallTimeoutError extends Error {
@@ -190,6 +191,27 @@ function apiErrorMessage(err: SdkApiError): string {
 }
 
 /** What to do about a final failure, by kind. */
+/** Why a call failed, in the words of TARGET_ERROR_KINDS. */
+export function errorKind(err: unknown): TargetErrorKind {
+  if (err instanceof SkillOptError) {
+    if (err.kind) return err.kind;
+    return err.reason === 'llm-reply' ? 'bad_reply' : 'other';
+  }
+  if (isTimeoutError(err)) return 'timeout';
+  if (isConnectionError(err) || networkCode(err) !== undefined) return 'unreachable';
+  const status = errorStatus(err);
+  if (status === 401 || status === 403) return 'auth';
+  if (status === 404) return 'not_found';
+  if (status === 429) return 'rate_limit';
+  if (status !== undefined && status >= 500) return 'server';
+  if (status !== undefined) {
+    const text = describeError(err);
+    return /context|too long|maximum.*tokens|token limit/i.test(text) ? 'context_limit' : 'bad_request';
+  }
+  if (err instanceof SyntaxError) return 'bad_reply';
+  return 'other';
+}
+
 export function fixForError(err: unknown, ctx: { endpoint?: string; keyEnvVar?: string }): string {
   const where = ctx.endpoint ? ` at ${ctx.endpoint}` : '';
   const status = errorStatus(err);

@@ -14,5 +14,6 @@ export function notAnApiReply(body: unknown, label: string): SkillOptError | und
     {
       fix: 'check the base URL (model.optimizer_base_url / model.target_base_url): it must point at the API itself, often ending in /v1, not at a web page or a proxy sign-in',
     },
+    { kind: 'not_an_api' },
   );
 }

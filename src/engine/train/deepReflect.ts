@@ -19,7 +19,7 @@ import {
 import { writeJsonAtomic } from '../store/atomic';
 import type { RunContext } from './context';
 import type { RawPatch } from './reflect';
-import { isFailure } from './rollout';
+import { isErrored, isFailure } from './rollout';
 import { artifactSchemas, readArtifact } from '../store/runSchemas';
 import { failurePatterns } from './stepBuffer';
 import { renderTrajectories } from './trajectories';
@@ -112,7 +112,7 @@ export function pickDeepTrajectories(
   const order = new PyRandom(seed).shuffle([...results]);
   return {
     failed: order.filter(isFailure).slice(0, Math.max(0, failures)),
-    succeeded: order.filter((r) => !isFailure(r)).slice(0, Math.max(0, successes)),
+    succeeded: order.filter((r) => !isFailure(r) && !isErrored(r)).slice(0, Math.max(0, successes)),
   };
 }
 

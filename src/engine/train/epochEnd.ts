@@ -8,7 +8,7 @@ import { metaSkillSystemPrompt, slowUpdateSystemPrompt } from '../prompts/system
 import { writeJsonAtomic } from '../store/atomic';
 import { askOptimizer } from './ask';
 import type { RunContext } from './context';
-import { isFailure, rolloutFor } from './rollout';
+import { isErrored, isFailure, rolloutFor } from './rollout';
 import { excerpt } from './trajectories';
 import type { RolloutResult } from '../../protocol/records';
 
@@ -45,7 +45,8 @@ export function buildPairs(prev: RolloutResult[], curr: RolloutResult[], maxChar
   const pairs: ComparisonPair[] = [];
   for (const p of prev) {
     const c = byId.get(p.id);
-    if (!c) continue;
+    // A pair needs two answers; an errored side would read as a regression or a fix.
+    if (!c || isErrored(p) || isErrored(c)) continue;
     pairs.push({
       id: p.id,
       task: p.task_description || p.id,

@@ -3,28 +3,34 @@ import type { TaskItem } from '../data/tasks';
 import type { SealedSplit } from '../data/splits';
 import { writeJsonAtomic } from '../store/atomic';
 import type { RunContext } from './context';
-import { meanScore, rolloutFor } from './rollout';
+import { isErrored, meanScore, rolloutFor } from './rollout';
 import type { RolloutResult, Score } from '../../protocol/records';
 
 export interface TestSummary {
+  /** `total` counts answered items only: the scores are their means. */
   overall: Score & { total: number };
   byType: Record<string, Score & { total: number }>;
   failing: string[];
+  /** Items the target could not answer (no score); absent when none. */
+  errored?: string[];
 }
 
 /** Scores per task type plus overall, and the reference's `{<type>: {total, hard_acc}}` file shape. */
 export function summarise(results: readonly RolloutResult[]): TestSummary {
   const groups = new Map<string, RolloutResult[]>();
-  for (const r of results) {
+  const answered = results.filter((r) => !isErrored(r));
+  const errored = results.filter(isErrored).map((r) => r.id);
+  for (const r of answered) {
     const key = r.task_type ?? 'general';
     groups.set(key, [...(groups.get(key) ?? []), r]);
   }
   const byType: TestSummary['byType'] = {};
   for (const [k, rs] of [...groups.entries()].sort()) byType[k] = { ...meanScore(rs), total: rs.length };
   return {
-    overall: { ...meanScore(results), total: results.length },
+    overall: { ...meanScore(answered), total: answered.length },
     byType,
-    failing: results.filter((r) => !r.hard).map((r) => r.id),
+    failing: answered.filter((r) => !r.hard).map((r) => r.id),
+    ...(errored.length ? { errored } : {}),
   };
 }
 

@@ -9,7 +9,7 @@ import { PyRandom } from '../data/pyRandom';
 import { writeJsonAtomic } from '../store/atomic';
 import { askOptimizer } from './ask';
 import type { RunContext } from './context';
-import { isFailure } from './rollout';
+import { isErrored, isFailure } from './rollout';
 import { renderTrajectories } from './trajectories';
 import type { RolloutResult } from '../../protocol/records';
 
@@ -70,6 +70,8 @@ export class StreamingReflector {
       const next = this.results.get(this.order[this.cursor]);
       if (!next) break;
       this.cursor++;
+      // What the target could not answer says nothing about the skill.
+      if (isErrored(next)) continue;
       const kind = isFailure(next) ? 'failure' : 'success';
       if (kind === 'success' && this.ctx.settings.failureOnly) continue;
       this.pending[kind].push(next);

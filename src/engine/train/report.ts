@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { AccountingSnapshot } from '../llm/accounting';
 import { lineOrigins, type ProvenanceRecord } from './provenance';
+import { isErrored } from './rollout';
 import type { RolloutResult, StepRecord } from '../../protocol/records';
 
 export interface PersistentFailure {
@@ -75,7 +76,8 @@ function allResults(outDir: string): Map<string, RolloutResult[]> {
  */
 export function persistentFailures(outDir: string, minEvaluations = 2): PersistentFailure[] {
   const out: PersistentFailure[] = [];
-  for (const [id, rows] of allResults(outDir)) {
+  for (const [id, all] of allResults(outDir)) {
+    const rows = all.filter((r) => !isErrored(r));
     if (rows.length < minEvaluations || rows.some((r) => r.hard > 0)) continue;
     const last = rows[rows.length - 1];
     out.push({

@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import type { TaskItem } from '../data/tasks';
 import { SkillOptError } from '../errors';
+import { TARGET_ERROR_LABELS, type TargetErrorKind } from '../../protocol/vocabulary';
+import { errorKind } from '../llm/retry';
 import type { ChatMessage, ModelClient, Stage } from '../llm/types';
 import { targetSystemPrompt } from '../prompts/system';
 import { extractAnswer } from '../scoring/extract';
@@ -53,8 +55,12 @@ export async function rollout(opts: RolloutOptions): Promise<RolloutResult[]> {
   const resultsPath = join(opts.dir, 'results.jsonl');
   const wanted = new Set(opts.items.map((i) => i.id));
   const done = new Map<string, RolloutResult>();
+  // An errored row is not an answer: a resumed run asks again (the cause may be gone).
   for (const row of readJsonlTolerant<RolloutResult>(resultsPath))
-    if (wanted.has(row.id)) done.set(row.id, row);
+    if (wanted.has(row.id)) {
+      if (isErrored(row)) done.delete(row.id);
+      else done.set(row.id, row);
+    }
   const total = opts.items.length;
   let finished = 0;
   for (const item of opts.items) {
@@ -120,10 +126,11 @@ async function runItem(item: TaskItem, system: string, opts: RolloutOptions): Pr
       ...base,
       hard: 0,
       soft: 0,
-      fail_reason: `target-error: ${message}`,
       predicted_answer: '',
       response: '',
+      outcome: 'errored',
       error: message,
+      error_kind: errorKind(err),
     };
     writeConversation(opts.dir, item.id, [
       ...messages.slice(1),
@@ -183,24 +190,67 @@ export function safeSegment(id: string): string {
   return id.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 120) || '_';
 }
 
-/** Unweighted means over items, as the reference computes them. */
+/** The target could not answer this item: no score, no failure, no trajectory for the analysts. */
+export function isErrored(r: RolloutResult): boolean {
+  return r.outcome === 'errored';
+}
+
+/** Unweighted means over the answered items, as the reference computes them over all of its. */
 export function meanScore(results: readonly RolloutResult[]): Score {
-  if (results.length === 0) return { hard: 0, soft: 0 };
+  const answered = results.filter((r) => !isErrored(r));
+  if (answered.length === 0) return { hard: 0, soft: 0 };
   let hard = 0;
   let soft = 0;
-  for (const r of results) {
+  for (const r of answered) {
     hard += r.hard;
     soft += r.soft;
   }
-  return { hard: hard / results.length, soft: soft / results.length };
+  return { hard: hard / answered.length, soft: soft / answered.length };
 }
 
+/** An answered item that scored 0 (errored items are neither failures nor successes). */
 export function isFailure(r: RolloutResult): boolean {
-  return !r.hard || r.hard < 1e-9;
+  return !isErrored(r) && (!r.hard || r.hard < 1e-9);
 }
 
-/** Rollout options every stage shares, from the run's settings. */
-export function rolloutFor(
+/**
+ * Errored is not failed, and it must not pass for a result either: when the target could not
+ * answer more than `maxShare` of a batch, the run stops here, before the optimizer is paid for
+ * reflecting on it, naming the cause and the first error.
+ */
+export function checkErrored(results: readonly RolloutResult[], what: string, maxShare: number): void {
+  const errored = results.filter(isErrored);
+  if (errored.length === 0 || errored.length <= maxShare * results.length) return;
+  const byKind = new Map<string, number>();
+  for (const r of errored)
+    byKind.set(r.error_kind ?? 'other', (byKind.get(r.error_kind ?? 'other') ?? 0) + 1);
+  const causes = [...byKind.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, n]) => `${TARGET_ERROR_LABELS[k as TargetErrorKind] ?? k} ×${n}`)
+    .join(', ');
+  const first = errored[0]!.error ?? '';
+  throw new SkillOptError(
+    'target',
+    `the target could not answer ${errored.length} of ${results.length} items in ${what} (${causes}). First error: ${first}`,
+    {
+      key: 'limits.max_errored_share',
+      fix: 'fix the cause above and resume the run (nothing answered so far is paid again); the skill was not judged on these items',
+    },
+  );
+}
+
+const BATCH_NAMES: Partial<Record<Stage, string>> = {
+  rollout: 'a training batch',
+  selection: 'a selection evaluation',
+  test: 'the test split',
+  eval: 'the evaluation',
+};
+
+/**
+ * A rollout with the options every stage shares, from the run's settings; it stops the run when
+ * errored items dominate (limits.max_errored_share).
+ */
+export async function rolloutFor(
   ctx: RunContext,
   items: readonly TaskItem[],
   skill: string,
@@ -209,7 +259,7 @@ export function rolloutFor(
   onResult?: RolloutOptions['onResult'],
 ): Promise<RolloutResult[]> {
   const s = ctx.settings;
-  return rollout({
+  const results = await rollout({
     items,
     skill,
     dir,
@@ -223,4 +273,6 @@ export function rolloutFor(
     signal: ctx.signal,
     ...(onResult ? { onResult } : {}),
   });
+  checkErrored(results, `${BATCH_NAMES[stage] ?? `the ${stage} rollout`} (${dir})`, s.maxErroredShare);
+  return results;
 }

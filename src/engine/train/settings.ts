@@ -48,6 +48,8 @@ export interface TrainSettings {
   testEnvNum: number;
   evalTest: boolean;
   patience: number;
+  /** limits.max_errored_share: a batch with more errored target items than this stops the run. */
+  maxErroredShare: number;
 
   reviewMode: 'auto' | 'gate-then-human' | 'human-first';
 
@@ -92,6 +94,7 @@ export const defaultTrainSettings: TrainSettings = {
   testEnvNum: 0,
   evalTest: true,
   patience: 0,
+  maxErroredShare: 0.5,
   reviewMode: 'auto',
   answerTag: 'answer',
   targetMaxTokens: 16384,

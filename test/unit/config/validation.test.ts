@@ -135,6 +135,7 @@ describe('config/schema', () => {
           max_tokens: 0,
           max_dollars: 0,
           max_wall_time_s: 0,
+          max_errored_share: 0.5,
         },
       );
       assert.deepEqual({ ...c.cache }, { enabled: true, dir: '', all_roles: false });

@@ -1,6 +1,7 @@
 /** ⑥ gate: the candidate (after any human-first pruning) against the current skill on selection. */
 import { stepDirName } from '../../store/layout';
 import { gateCandidate } from '../gateCandidate';
+import { isErrored } from '../rollout';
 import { afterGateReview } from '../humanReview';
 import type { LoopContext } from '../loopContext';
 import { recordOf, type StageEnd, type StepStage, type StepWork } from './work';
@@ -25,6 +26,7 @@ async function run(loop: LoopContext, work: StepWork): Promise<StageEnd> {
     metric: loop.s.gateMetric,
     projected: gate.sel.projected,
     action: gate.action,
+    errored: gate.sel.results?.filter(isErrored).length ?? 0,
   });
   loop.state.countGated(gate.action, loop.s.decayOnReject);
   return 'next';

@@ -105,9 +105,15 @@ export class StepRecordBuilder {
     this.r.review = review;
   }
 
-  gated(x: { score: Score; metric: string; projected: number; action: GateAction }): void {
+  /** Items the target could not answer; recorded only when there were some. */
+  errored(rollout: number): void {
+    if (rollout > 0) this.r.rollout_errored = rollout;
+  }
+
+  gated(x: { score: Score; metric: string; projected: number; action: GateAction; errored: number }): void {
     this.r.selection_hard = x.score.hard;
     this.r.selection_soft = x.score.soft;
+    if (x.errored > 0) this.r.selection_errored = x.errored;
     this.r.gate_metric = x.metric;
     this.r.candidate_gate_score = x.projected;
     this.r.action = x.action;

@@ -8,7 +8,7 @@ import { itemsOf } from '../aggregate';
 import { deepReflect, shouldDeepReflect } from '../deepReflect';
 import type { LoopContext } from '../loopContext';
 import { StreamingReflector } from '../reflect';
-import { meanScore, rolloutFor } from '../rollout';
+import { isErrored, meanScore, rolloutFor } from '../rollout';
 import type { StageEnd, StepStage, StepWork } from './work';
 import { round6, StepRecordBuilder } from './record';
 
@@ -100,6 +100,7 @@ async function run(loop: LoopContext, work: StepWork): Promise<StageEnd> {
     },
     state: loop.state,
   });
+  work.record.errored(work.results.filter(isErrored).length);
   const hasItems = raw.some((p) => itemsOf(p.patch, s.updateMode).length > 0);
   return hasItems ? 'next' : 'skip_no_patches';
 }

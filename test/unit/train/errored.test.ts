@@ -1,0 +1,156 @@
+import assert from 'node:assert/strict';
+import type { TaskItem } from '../../../src/engine/data/tasks';
+import { SkillOptError } from '../../../src/engine/errors';
+import { prepareRun } from '../../../src/engine/run';
+import type { RolloutResult, StepRecord } from '../../../src/protocol/records';
+import { startAnthropicServer } from '../../support/loopback/anthropicServer';
+import { contentText, type LoopbackServer } from '../../support/loopback/core';
+import { openAiMessages, startOpenAiServer } from '../../support/loopback/openaiServer';
+import {
+  scriptedModels,
+  scriptedOptimizerModel,
+  scriptedTargetModel,
+} from '../../support/loopback/scriptedModels';
+import { exampleConfig, readJson, runSim, tempDir } from './helpers';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** Errored is not failed: a target that could not answer is kept out of scores, gates and analysts. */
+describe('errored target items (loopback wires)', function () {
+  this.timeout(90_000);
+  let dir: ReturnType<typeof tempDir>;
+  let items: { train: readonly TaskItem[]; val: readonly TaskItem[]; all: TaskItem[] };
+  const servers: LoopbackServer[] = [];
+
+  before(() => {
+    const probe = prepareRun({ configPath: exampleConfig, outDir: '/tmp/unused', dryRun: true });
+    const test = probe.splits.test.unsealForEvaluation();
+    items = {
+      train: probe.splits.train,
+      val: probe.splits.val,
+      all: [...probe.splits.train, ...probe.splits.val, ...test],
+    };
+  });
+  beforeEach(() => {
+    dir = tempDir('skillopt-errored-');
+  });
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((s) => s.close()));
+    dir.cleanup();
+  });
+
+  const optimizerRequests = (s: LoopbackServer): number =>
+    s.requests.filter((r) => (r.body as { model?: string }).model === scriptedOptimizerModel).length;
+
+  function prepare(
+    target: { backend: string; url: string },
+    optimizerUrl: string,
+  ): ReturnType<typeof prepareRun> {
+    return prepareRun({
+      configPath: exampleConfig,
+      outDir: dir.path,
+      overrides: [
+        'cache.enabled=false',
+        'model.optimizer_backend=openai',
+        `model.target_backend=${target.backend}`,
+        `model.optimizer=${scriptedOptimizerModel}`,
+        `model.target=${scriptedTargetModel}`,
+        `model.optimizer_base_url=${optimizerUrl}`,
+        `model.target_base_url=${target.url}`,
+        'limits.max_retries=0',
+      ],
+      models: { keys: { openai: 'sk-test-not-a-real-key', anthropic: 'sk-ant-test-not-a-real-key' } },
+    });
+  }
+
+  it('a target that answers 401 stops the run at the baseline, names the cause, and pays no optimizer call (OpenAI wire)', async () => {
+    const server = await startOpenAiServer(
+      scriptedModels(items.all, (_req, stage) =>
+        stage === 'target'
+          ? { kind: 'status', status: 401, message: 'Incorrect API key provided' }
+          : undefined,
+      ),
+    );
+    servers.push(server);
+    const prepared = prepare({ backend: 'openai', url: server.url }, server.url);
+    await assert.rejects(runSim(prepared), (err: unknown) => {
+      assert.ok(SkillOptError.is(err, 'target'), String(err));
+      assert.match(err.message, /could not answer \d+ of \d+ items in a selection evaluation/);
+      assert.match(err.message, /not authorised/);
+      assert.match(err.message, /Incorrect API key/);
+      return true;
+    });
+    assert.equal(optimizerRequests(server), 0, 'the optimizer was paid although the target never answered');
+  });
+
+  it('a target whose model is not found stops the run the same way (Anthropic wire)', async () => {
+    const target = await startAnthropicServer(() => ({
+      kind: 'status',
+      status: 404,
+      message: 'model: not found',
+    }));
+    const optimizer = await startOpenAiServer(scriptedModels(items.all));
+    servers.push(target, optimizer);
+    const prepared = prepare({ backend: 'anthropic', url: target.url }, optimizer.url);
+    await assert.rejects(runSim(prepared), (err: unknown) => {
+      assert.ok(SkillOptError.is(err, 'target'), String(err));
+      assert.match(err.message, /model or endpoint not found/);
+      return true;
+    });
+    assert.equal(optimizerRequests(optimizer), 0);
+  });
+
+  it('one item that errors is kept out of the selection score and out of every analyst prompt', async () => {
+    const trainItem = items.train[0]!;
+    const valItem = items.val[0]!;
+    const seen = new Map<string, number>();
+    const server = await startOpenAiServer(
+      scriptedModels(items.all, (req, stage) => {
+        if (stage !== 'target') return undefined;
+        const user = openAiMessages(req)
+          .filter((m) => m.role === 'user')
+          .map((m) => contentText(m.content))
+          .join('\n');
+        for (const it of [trainItem, valItem]) {
+          if (!user.includes(it.input)) continue;
+          const n = (seen.get(it.id) ?? 0) + 1;
+          seen.set(it.id, n);
+          // The train item never answers; the selection item fails in step 1's evaluation only.
+          if (it === trainItem || n === 2)
+            return { kind: 'status', status: 500, message: 'upstream crashed' };
+        }
+        return undefined;
+      }),
+    );
+    servers.push(server);
+    const prepared = prepare({ backend: 'openai', url: server.url }, server.url);
+    const { outcome } = await runSim(prepared);
+    assert.equal(outcome.status, 'finished');
+
+    const history = readJson<StepRecord[]>(dir.path, 'history.json');
+    const first = history[0]!;
+    assert.ok(first.candidate_hash, 'step 1 had no candidate to gate');
+    assert.equal(first.selection_errored, 1);
+    const rows = readFileSync(join(dir.path, 'steps', 'step_0001', 'selection_eval', 'results.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as RolloutResult);
+    const errored = rows.filter((r) => r.id === valItem.id);
+    assert.equal(errored[0]?.outcome, 'errored');
+    assert.equal(errored[0]?.error_kind, 'server');
+    const answered = rows.filter((r) => r.outcome !== 'errored');
+    assert.equal(answered.length, items.val.length - 1);
+    const mean = answered.reduce((n, r) => n + r.hard, 0) / answered.length;
+    assert.equal(first.selection_hard, mean, 'the selection score counted the errored item');
+    const withTrainItem = history.find((r) => (r.rollout_errored ?? 0) > 0);
+    assert.ok(withTrainItem, 'no step recorded the errored train item');
+    const analystPrompts = server.requests
+      .filter((r) => (r.body as { model?: string }).model === scriptedOptimizerModel)
+      .map((r) => JSON.stringify(r.body));
+    assert.ok(analystPrompts.length > 0);
+    assert.ok(
+      analystPrompts.every((p) => !p.includes(`(id=${trainItem.id})`)),
+      'an errored item reached the optimizer as a trajectory',
+    );
+  });
+});
