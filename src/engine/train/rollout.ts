@@ -228,7 +228,7 @@ export function checkErrored(results: readonly RolloutResult[], what: string, ma
     .sort((a, b) => b[1] - a[1])
     .map(([k, n]) => `${TARGET_ERROR_LABELS[k as TargetErrorKind] ?? k} ×${n}`)
     .join(', ');
-  const first = errored[0]!.error ?? '';
+  const first = errored[0].error ?? '';
   throw new SkillOptError(
     'target',
     `the target could not answer ${errored.length} of ${results.length} items in ${what} (${causes}). First error: ${first}`,
