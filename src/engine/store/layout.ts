@@ -19,7 +19,8 @@ export const RUN_FILE = {
   humanDecisions: 'human_decisions.json',
   lrHistory: 'lr_history.jsonl',
   splitManifest: 'split_manifest.json',
-  lock: '.lock',
+  /** Written by a live engine process (its pid inside) and removed when it ends. */
+  lock: '.skillopt-run.lock',
 } as const;
 
 /** Files inside a step folder (`steps/step_NNNN/`) or an epoch-end stage folder. */
@@ -50,6 +51,13 @@ export const EVAL_FILE = {
   predictions: 'predictions',
   conversation: 'conversation.json',
   summary: 'eval_summary.json',
+} as const;
+
+/** Folders inside a step folder (or inside one of its micro-batch folders). */
+export const STEP_DIR = {
+  rollout: 'rollout',
+  patches: 'patches',
+  selection: 'selection_eval',
 } as const;
 
 /** Top-level folders of a run. */
@@ -85,6 +93,23 @@ export function skillVersionName(step: number): string {
 /** `step_0007` back to 7; undefined for any other name. */
 export function parseStepDirName(name: string): number | undefined {
   const m = /^step_(\d+)$/.exec(name);
+  return m ? Number(m[1]) : undefined;
+}
+
+/** `epoch_03` back to 3; undefined for any other name. */
+export function parseEpochDirName(name: string): number | undefined {
+  const m = /^epoch_(\d+)$/.exec(name);
+  return m ? Number(m[1]) : undefined;
+}
+
+/** The folder of one micro-batch inside a step folder (gradient accumulation). */
+export function batchDirName(batch: number): string {
+  return `batch_${batch}`;
+}
+
+/** `batch_2` back to 2; undefined for any other name. */
+export function parseBatchDirName(name: string): number | undefined {
+  const m = /^batch_(\d+)$/.exec(name);
   return m ? Number(m[1]) : undefined;
 }
 
@@ -136,21 +161,26 @@ export class RunLayout {
    * layout), `batch_<a>` inside it with accumulation.
    */
   batchDir(step: number, batch: number, accumulation: number): string {
-    return accumulation === 1 ? this.stepDir(step) : join(this.stepDir(step), `batch_${batch}`);
+    return accumulation === 1 ? this.stepDir(step) : this.microBatchDir(step, batch);
+  }
+
+  /** `steps/step_NNNN/batch_<a>`, whatever the accumulation (readers finding micro-batches on disk). */
+  microBatchDir(step: number, batch: number): string {
+    return join(this.stepDir(step), batchDirName(batch));
   }
 
   /** Where the step's rollout of one micro-batch is written. */
   rolloutDir(step: number, batch = 0, accumulation = 1): string {
-    return join(this.batchDir(step, batch, accumulation), 'rollout');
+    return join(this.batchDir(step, batch, accumulation), STEP_DIR.rollout);
   }
 
   patchesDir(step: number, batch = 0, accumulation = 1): string {
-    return join(this.batchDir(step, batch, accumulation), 'patches');
+    return join(this.batchDir(step, batch, accumulation), STEP_DIR.patches);
   }
 
   /** Where a step's (or an epoch-end candidate's) selection evaluation is written. */
   selectionDir(base: string): string {
-    return join(base, 'selection_eval');
+    return join(base, STEP_DIR.selection);
   }
 
   epochDir(stage: EpochStage, epoch: number): string {
