@@ -2,10 +2,12 @@
 // `[watch] build started/finished` lines the $esbuild-watch problem matcher expects;
 // `--production` minifies and drops source maps. Metafiles land in dist/meta/ for `npm run bench`.
 import * as esbuild from 'esbuild';
-import { existsSync, mkdirSync, writeFileSync, chmodSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
+/** The one version string: src/protocol/vocabulary.ts reads it as `__SKILLOPT_VERSION__`. */
+const { version } = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
 
 /** @type {Array<{name: string, options: import('esbuild').BuildOptions}>} */
 const entries = [
@@ -76,6 +78,7 @@ const contexts = await Promise.all(
       minify: production,
       metafile: true,
       logLevel: 'silent',
+      define: { __SKILLOPT_VERSION__: JSON.stringify(version) },
       ...options,
       ...(options.platform === 'browser' ? { target: 'es2022' } : {}),
       plugins: [problemMatcher],

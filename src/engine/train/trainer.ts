@@ -5,7 +5,7 @@ import type { SealedSplit } from '../data/splits';
 import { planTrainEpoch, stepsPerEpoch } from '../data/plan';
 import { SkillOptError } from '../errors';
 import type { CandidateEdit } from '../../protocol/events';
-import type { StageName, StepAction } from '../../protocol/vocabulary';
+import { ENGINE_ID, VERSION, type StageName, type StepAction } from '../../protocol/vocabulary';
 import { decideGate } from '../optimizer/gate';
 import { EditBudgetScheduler } from '../optimizer/schedule';
 import { lineHunks } from '../skill/hunks';
@@ -1277,7 +1277,7 @@ export class Trainer {
     const th = (t?: TestSummary): number | null => t?.overall.hard ?? null;
     const ts = (t?: TestSummary): number | null => t?.overall.soft ?? null;
     const summary = {
-      version: 'skillopt-vscode-0.1.0',
+      version: `${ENGINE_ID}-${VERSION}`,
       config: this.input.flatConfig,
       baseline_selection_hard: this.baselineScore,
       best_selection_hard: this.bestScore,
