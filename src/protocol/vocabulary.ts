@@ -103,6 +103,11 @@ export type VerdictOrigin = CandidateOrigin | 'final' | 'human';
 export const REVIEW_MODES = ['auto', 'gate-then-human', 'human-first'] as const;
 export type ReviewMode = (typeof REVIEW_MODES)[number];
 
+/** For values from settings, run folders and command arguments. */
+export function isReviewMode(v: unknown): v is ReviewMode {
+  return typeof v === 'string' && (REVIEW_MODES as readonly string[]).includes(v);
+}
+
 export const REVIEW_PHASES = ['before_gate', 'after_gate'] as const;
 export type ReviewPhase = (typeof REVIEW_PHASES)[number];
 

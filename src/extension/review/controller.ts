@@ -23,15 +23,8 @@ import {
   type GateVerdictEvent,
   type Origin,
 } from './runFiles';
-import {
-  applyLineOps,
-  isAcceptAction,
-  isReviewMode,
-  ReviewSession,
-  type LineOp,
-  type ReviewMode,
-  type Transition,
-} from './session';
+import { applyLineOps, isAcceptAction, ReviewSession, type LineOp, type Transition } from './session';
+import { isReviewMode, type ReviewMode } from '../../protocol/vocabulary';
 
 type ReviewRequested = Extract<EngineEvent, { type: 'review/requested' }>;
 

@@ -8,18 +8,26 @@ import {
   isSkipped,
   OTHER_VERDICTS,
   GATE_ACTIONS,
+  REVIEW_MODES,
   SKIP_ACTIONS,
   VERSION,
   verdictKind,
   type VerdictAction,
 } from '../../../src/protocol/vocabulary';
 
+const pkg = JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as {
+  version: string;
+  contributes: { configuration: { properties: Record<string, { enum?: string[] }> } };
+};
+
 describe('vocabulary', () => {
   it('carries the version of package.json (esbuild define; test/support/version.ts under mocha)', () => {
-    const pkg = JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as {
-      version: string;
-    };
     assert.equal(VERSION, pkg.version);
+  });
+
+  it('offers exactly its review modes in the skillopt.reviewMode setting', () => {
+    const setting = pkg.contributes.configuration.properties['skillopt.reviewMode'];
+    assert.deepEqual(setting?.enum, ['fromConfig', ...REVIEW_MODES]);
   });
 
   it('gives every verdict exactly one kind', () => {
