@@ -16,6 +16,7 @@ import { askOptimizer } from './ask';
 import type { RunContext } from './context';
 import { epochDirName, readJsonIfExists, stepDirName } from './state';
 import type { StepBufferEntry, StepRecord } from '../../protocol/records';
+import { isAccepted } from '../../protocol/vocabulary';
 
 export const META_REFLECT_RESULT_FILE = 'meta_reflect_result.json';
 export const META_REFLECT_CANDIDATE_FILE = 'candidate_skill.md';
@@ -67,10 +68,6 @@ interface TriedEdit {
   fate: string;
 }
 
-function gateAccepted(action: string): boolean {
-  return action === 'accept' || action === 'accept_new_best' || action === 'force_accept';
-}
-
 /**
  * The edits a step tried and what became of them. The step's apply report (with the ranked edits
  * for full text) is the most precise source; without it, the step buffer's rejected edits; in
@@ -89,9 +86,9 @@ function editsTried(outDir: string, record: StepRecord, entry: StepBufferEntry |
       const applied = row.status.startsWith('applied');
       const fate = !applied
         ? `not applied (${row.status})`
-        : humanIds.has(row.id) || (humanRejectedAll && !gateAccepted(record.action))
+        : humanIds.has(row.id) || (humanRejectedAll && !isAccepted(record.action))
           ? 'turned down by the person'
-          : gateAccepted(record.action)
+          : isAccepted(record.action)
             ? 'kept'
             : 'rejected by the gate';
       return {
@@ -115,7 +112,7 @@ function editsTried(outDir: string, record: StepRecord, entry: StepBufferEntry |
       fate: r.human ? 'turned down by the person' : 'rejected by the gate',
     }));
   }
-  const fate = gateAccepted(record.action) ? 'kept' : 'rejected by the gate';
+  const fate = isAccepted(record.action) ? 'kept' : 'rejected by the gate';
   return (record.rewrite_change_summary ?? []).map((c) => ({ op: 'rewrite', target: '', content: c, fate }));
 }
 

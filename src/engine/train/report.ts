@@ -3,6 +3,7 @@ import { join, relative } from 'node:path';
 import type { AccountingSnapshot } from '../llm/accounting';
 import { lineOrigins, type ProvenanceRecord } from './provenance';
 import type { RolloutResult, StepRecord } from '../../protocol/records';
+import { isAccepted, isRejected, isSkipped } from '../../protocol/vocabulary';
 
 export interface PersistentFailure {
   id: string;
@@ -104,7 +105,7 @@ export function buildReport(args: {
   const h = args.history;
   const sum = (f: (r: StepRecord) => number): number => h.reduce((n, r) => n + f(r), 0);
   const applied = sum((r) => r.edit_apply_summary?.applied ?? 0);
-  const kept = sum((r) => (r.action.includes('accept') ? (r.edit_apply_summary?.applied ?? 0) : 0));
+  const kept = sum((r) => (isAccepted(r.action) ? (r.edit_apply_summary?.applied ?? 0) : 0));
   const roles: RunReport['spend_by_role'] = {};
   for (const e of args.accounting.entries) {
     const r = (roles[e.role] ??= {
@@ -138,9 +139,9 @@ export function buildReport(args: {
     },
     steps: {
       total: h.length,
-      accepted: h.filter((r) => r.action.includes('accept')).length,
-      rejected: h.filter((r) => r.action === 'reject').length,
-      skipped: h.filter((r) => r.action.startsWith('skip')).length,
+      accepted: h.filter((r) => isAccepted(r.action)).length,
+      rejected: h.filter((r) => isRejected(r.action)).length,
+      skipped: h.filter((r) => isSkipped(r.action)).length,
       human_decisions: args.humanDecisions + h.filter((r) => r.review).length,
     },
     ...(args.stoppedEarly ? { stopped_early: args.stoppedEarly } : {}),

@@ -23,8 +23,8 @@ import {
   type GateVerdictEvent,
   type Origin,
 } from './runFiles';
-import { applyLineOps, isAcceptAction, ReviewSession, type LineOp, type Transition } from './session';
-import { isReviewMode, type ReviewMode } from '../../protocol/vocabulary';
+import { applyLineOps, ReviewSession, type LineOp, type Transition } from './session';
+import { isAccepted, isReviewMode, type ReviewMode } from '../../protocol/vocabulary';
 
 type ReviewRequested = Extract<EngineEvent, { type: 'review/requested' }>;
 
@@ -598,7 +598,7 @@ export function verdictOf(v: GateVerdictEvent): {
   bestScore: number;
 } {
   return {
-    accepted: isAcceptAction(v.action),
+    accepted: isAccepted(v.action),
     action: v.action,
     candidateScore: v.candidateScore,
     currentScore: v.currentScore,

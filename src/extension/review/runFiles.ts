@@ -13,6 +13,7 @@ import type { StepRecord } from '../../protocol/records';
 import { verdictFromRecord } from '../../engine/store/runReader';
 import { conflictsWithin } from '../../engine/train/conflicts';
 import type { CandidateOrigin } from '../../protocol/webview';
+import { isAccepted, isRejected } from '../../protocol/vocabulary';
 
 export type CandidateReady = Extract<EngineEvent, { type: 'candidate/ready' }>;
 export type GateVerdictEvent = Extract<EngineEvent, { type: 'gate/verdict' }>;
@@ -226,18 +227,18 @@ function epochEndResult(
 function epochEndVerdict(runDir: string, r: EpochEndResult): GateVerdictEvent | undefined {
   if (r.score === undefined) return undefined;
   const rec = history(runDir).find((h) => h.step === r.step);
-  const action =
-    r.action === 'reject'
+  // The stage's gate action; anything else it recorded (no candidate, no content) kept the skill.
+  const action: GateVerdictEvent['action'] = isAccepted(r.action)
+    ? (r.action as GateVerdictEvent['action'])
+    : isRejected(r.action)
       ? 'reject'
-      : r.action.startsWith('accept') || r.action === 'force_accept'
-        ? r.action
-        : 'keep';
+      : 'keep';
   return {
     type: 'gate/verdict',
     step: r.step,
     epoch: r.epoch,
     origin: r.origin,
-    action: action as GateVerdictEvent['action'],
+    action,
     candidateScore: r.score,
     currentScore: rec?.current_score ?? r.score,
     bestScore: rec?.best_score ?? r.score,

@@ -90,10 +90,6 @@ export interface SessionInit {
   reviewNow?: boolean;
 }
 
-export function isAcceptAction(action: string): boolean {
-  return action.startsWith('accept') || action === 'force_accept' || action === 'promote';
-}
-
 const ownsLines = (s: Segment): boolean => s.present && s.lines.length > 0;
 
 export class ReviewSession {

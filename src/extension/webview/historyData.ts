@@ -14,6 +14,7 @@ import type {
   GateStepRow,
 } from '../../protocol/webview';
 import { stepKey, type RunDecisions, type StepDecision } from '../review/decisionStore';
+import { isAccepted, isSkipped } from '../../protocol/vocabulary';
 
 type Ready = Extract<EngineEvent, { type: 'candidate/ready' }>;
 type Verdict = Extract<EngineEvent, { type: 'gate/verdict' }>;
@@ -51,7 +52,7 @@ export class LiveRun {
       case 'gate/verdict':
         if (event.origin === 'final') return false;
         if (event.origin === 'human') {
-          this.overrules.set(event.step, event.action === 'human_accept' ? 'accept' : 'reject');
+          this.overrules.set(event.step, isAccepted(event.action) ? 'accept' : 'reject');
           return true;
         }
         this.verdicts.set(stepKey(event.step, event.origin), event);
@@ -108,8 +109,6 @@ export interface HistoryInput {
   overrules(): Array<{ step: number; decision: 'accept' | 'revert'; reason?: string }>;
 }
 
-const isAccept = (action: string): boolean => action.startsWith('accept') || action === 'force_accept';
-
 /** Everything known about the person's part in one step, from every source. */
 interface HumanView {
   decision?: StepDecision;
@@ -160,9 +159,9 @@ function fateOf(edit: CandidateEdit, action: string, h: HumanView): { fate: Edit
   if (h.review?.decision === 'human_accept' || h.review?.decision === 'human_kept_all')
     return { fate: 'accepted-by-you' };
   if (h.review?.decision === 'human_pruned')
-    return { fate: isAccept(action) ? 'accepted-by-you' : 'rejected-by-gate' };
+    return { fate: isAccepted(action) ? 'accepted-by-you' : 'rejected-by-gate' };
   if (action === 'pending' || action === 'waiting') return { fate: 'pending' };
-  return { fate: isAccept(action) ? 'kept' : 'rejected-by-gate' };
+  return { fate: isAccepted(action) ? 'kept' : 'rejected-by-gate' };
 }
 
 function editRows(edits: readonly CandidateEdit[], action: string, h: HumanView): GateEditRow[] {
@@ -213,7 +212,7 @@ export function buildGateHistory(input: HistoryInput): GateHistoryData {
     const key = stepKey(r.step, 'step');
     const h = humanAt(r.step, 'step', r);
     const liveEdits = live?.candidates.get(key)?.edits;
-    const edits = r.action.startsWith('skip') ? [] : (liveEdits ?? input.stepEdits(r.step));
+    const edits = isSkipped(r.action) ? [] : (liveEdits ?? input.stepEdits(r.step));
     const row: GateStepRow = {
       step: r.step,
       epoch: r.epoch,
