@@ -3,7 +3,7 @@
  * reader (engine reader, CLI, extension tree and review, eval-only) finds files through it; no other
  * module builds a run-folder path or spells a run-folder file name.
  */
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 const pad = (n: number, width: number): string => String(n).padStart(width, '0');
 
@@ -50,7 +50,10 @@ export const EVAL_FILE = {
   results: 'results.jsonl',
   predictions: 'predictions',
   conversation: 'conversation.json',
+  /** Eval-only: the scores of the whole evaluation, beside its `eval_<split>` folder. */
   summary: 'eval_summary.json',
+  /** Test and eval-only evaluations: scores per task type, the reference's `{<type>: {total, hard_acc}}`. */
+  scores: 'summary.json',
 } as const;
 
 /** Folders inside a step folder (or inside one of its micro-batch folders). */
@@ -90,6 +93,11 @@ export function skillVersionName(step: number): string {
   return `skill_v${pad(step, 4)}.md`;
 }
 
+/** The folder eval-only writes its evaluation of one split into (`eval_test`, `eval_all`, …). */
+export function evalOnlyDirName(split: string): string {
+  return `eval_${split}`;
+}
+
 /** `step_0007` back to 7; undefined for any other name. */
 export function parseStepDirName(name: string): number | undefined {
   const m = /^step_(\d+)$/.exec(name);
@@ -125,14 +133,24 @@ export function predictionSegment(id: string): string {
 export function evalPaths(dir: string): {
   dir: string;
   results: string;
+  scores: string;
   conversation(taskId: string): string;
 } {
   return {
     dir,
     results: join(dir, EVAL_FILE.results),
+    scores: join(dir, EVAL_FILE.scores),
     conversation: (taskId) =>
       join(dir, EVAL_FILE.predictions, predictionSegment(taskId), EVAL_FILE.conversation),
   };
+}
+
+/**
+ * The run folder of a file kept directly in a step folder (`<run>/steps/step_N/candidate_skill.md`)
+ * or in an epoch-end stage folder (`<run>/slow_update/epoch_EE/…`): both sit two folders deep.
+ */
+export function runDirOfStageFile(path: string): string {
+  return dirname(dirname(dirname(path)));
 }
 
 /** Every path of one run folder. */
@@ -185,5 +203,15 @@ export class RunLayout {
 
   epochDir(stage: EpochStage, epoch: number): string {
     return join(this.root, stage, epochDirName(epoch));
+  }
+
+  /** A file of an epoch-end stage (`STEP_FILE.*`). */
+  epochFile(stage: EpochStage, epoch: number, name: string): string {
+    return join(this.epochDir(stage, epoch), name);
+  }
+
+  /** Eval-only: the evaluation folder of one split inside the eval's output folder. */
+  evalOnlyDir(split: string): string {
+    return join(this.root, evalOnlyDirName(split));
   }
 }

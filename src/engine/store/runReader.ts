@@ -111,10 +111,10 @@ export function readRunFolder(dir: string): RunFolder {
     .sort((a, b) => a - b)
     .map((epoch) => {
       const slow = readJson<Record<string, unknown>>(
-        join(layout.epochDir('slow_update', epoch), STEP_FILE.slowResult),
+        layout.epochFile('slow_update', epoch, STEP_FILE.slowResult),
       );
       const meta = readJson<Record<string, unknown>>(
-        join(layout.epochDir('meta_skill', epoch), STEP_FILE.metaSkillResult),
+        layout.epochFile('meta_skill', epoch, STEP_FILE.metaSkillResult),
       );
       const view: EpochView = { epoch, steps: history.filter((r) => r.epoch === epoch) };
       if (slow) {

@@ -14,12 +14,10 @@ import { skillHash } from '../skill/document';
 import { writeFileAtomic, writeJsonAtomic } from '../store/atomic';
 import { askOptimizer } from './ask';
 import type { RunContext } from './context';
-import { epochDirName, readJsonIfExists, stepDirName } from './state';
+import { readJsonIfExists } from './state';
+import { RunLayout, STEP_FILE, epochDirName } from '../store/layout';
 import type { StepBufferEntry, StepRecord } from '../../protocol/records';
 import { isAccepted } from '../../protocol/vocabulary';
-
-export const META_REFLECT_RESULT_FILE = 'meta_reflect_result.json';
-export const META_REFLECT_CANDIDATE_FILE = 'candidate_skill.md';
 
 export interface MetaReflectArgs {
   epoch: number;
@@ -30,7 +28,7 @@ export interface MetaReflectArgs {
   /** This epoch's step-buffer entries (rejected edits, score transitions). */
   stepBuffer: readonly StepBufferEntry[];
   metaSkill?: string;
-  /** `<run>/meta_reflect/epoch_XX` */
+  /** `<run>/meta_reflect/epoch_XX` (`RunLayout.epochDir('meta_reflect', epoch)`) */
   dir: string;
   /** Edit budget; default `learningRate` (the lead may pass `optimizer.meta_learning_rate`). */
   budget?: number;
@@ -48,7 +46,7 @@ export interface MetaReflectResult {
 
 export type MetaReflectAction = 'candidate' | 'no_change' | 'no_history' | 'fallback';
 
-/** `meta_reflect_result.json` */
+/** `meta_reflect_result.json` (`STEP_FILE.metaReflectResult`) */
 export interface MetaReflectFile {
   epoch: number;
   action: MetaReflectAction;
@@ -74,12 +72,12 @@ interface TriedEdit {
  * rewrite modes, the rewrite's change summary.
  */
 function editsTried(outDir: string, record: StepRecord, entry: StepBufferEntry | undefined): TriedEdit[] {
-  const stepDir = join(outDir, 'steps', stepDirName(record.step));
-  const reportRows = readJsonIfExists<EditReportRow[]>(join(stepDir, 'edit_apply_report.json'));
+  const run = new RunLayout(outDir);
+  const reportRows = readJsonIfExists<EditReportRow[]>(run.stepFile(record.step, STEP_FILE.applyReport));
   const humanIds = new Set((record.review?.rejected_edits ?? []).map((r) => r.id));
   const humanRejectedAll = record.review?.decision === 'human_reject';
   if (Array.isArray(reportRows) && reportRows.length > 0) {
-    const ranked = readJsonIfExists<{ edits?: Edit[] }>(join(stepDir, 'ranked_edits.json'));
+    const ranked = readJsonIfExists<{ edits?: Edit[] }>(run.stepFile(record.step, STEP_FILE.ranked));
     const full = new Map((ranked?.edits ?? []).map((e) => [String(e.id ?? ''), e]));
     return reportRows.map((row) => {
       const e = full.get(row.id);
@@ -170,7 +168,7 @@ function fileResult(
 ): MetaReflectResult {
   let candidate: string | null = null;
   if (saved.candidate_hash) {
-    const path = join(dir, META_REFLECT_CANDIDATE_FILE);
+    const path = join(dir, STEP_FILE.candidate);
     candidate = existsSync(path) ? readFileSync(path, 'utf8') : null;
     // A crash between the two writes leaves no candidate file: re-apply the saved edits.
     if (candidate === null || skillHash(candidate) !== saved.candidate_hash) {
@@ -188,7 +186,7 @@ function fileResult(
  * The result file makes the stage resumable without another model call.
  */
 export async function metaReflect(ctx: RunContext, args: MetaReflectArgs): Promise<MetaReflectResult> {
-  const resultPath = join(args.dir, META_REFLECT_RESULT_FILE);
+  const resultPath = join(args.dir, STEP_FILE.metaReflectResult);
   const saved = readJsonIfExists<MetaReflectFile>(resultPath);
   if (saved) return fileResult(saved, args.dir, args.skill, ctx.settings.anchorMode);
 
@@ -197,8 +195,7 @@ export async function metaReflect(ctx: RunContext, args: MetaReflectArgs): Promi
     result: MetaReflectResult,
     fallbackReason?: string,
   ): MetaReflectResult => {
-    if (result.candidate !== null)
-      writeFileAtomic(join(args.dir, META_REFLECT_CANDIDATE_FILE), result.candidate);
+    if (result.candidate !== null) writeFileAtomic(join(args.dir, STEP_FILE.candidate), result.candidate);
     const file: MetaReflectFile = {
       epoch: args.epoch,
       action,

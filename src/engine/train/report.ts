@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { AccountingSnapshot } from '../llm/accounting';
+import { EVAL_FILE, RUN_DIR, RUN_FILE } from '../store/layout';
 import { lineOrigins, type ProvenanceRecord } from './provenance';
 import type { RolloutResult, StepRecord } from '../../protocol/records';
 import { isAccepted, isRejected, isSkipped } from '../../protocol/vocabulary';
@@ -51,9 +52,9 @@ function allResults(outDir: string): Map<string, RolloutResult[]> {
   const visit = (dir: string, depth: number): void => {
     if (depth > 6 || !existsSync(dir)) return;
     for (const entry of readdirSync(dir)) {
-      if (entry === 'predictions' || entry === '_generated_splits') continue;
+      if (entry === EVAL_FILE.predictions || entry === RUN_DIR.generatedSplits) continue;
       const p = join(dir, entry);
-      if (entry === 'results.jsonl') {
+      if (entry === EVAL_FILE.results) {
         for (const line of readFileSync(p, 'utf8').split('\n')) {
           if (!line.trim()) continue;
           try {
@@ -244,7 +245,7 @@ export function renderReport(r: RunReport, outDir: string, simulated: boolean): 
   }
   lines.push(
     '',
-    `Files: \`history.json\`, \`summary.json\`, \`provenance.json\`, \`best_skill.md\` in ${relative(process.cwd(), outDir) || '.'}.`,
+    `Files: ${[RUN_FILE.history, RUN_FILE.summary, RUN_FILE.provenance, RUN_FILE.bestSkill].map((f) => `\`${f}\``).join(', ')} in ${relative(process.cwd(), outDir) || '.'}.`,
     '',
   );
   return lines.join('\n');

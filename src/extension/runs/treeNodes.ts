@@ -3,7 +3,7 @@
  * provider turns these specs into TreeItems, and unit tests check the mapping. Ids are stable
  * across refreshes so VS Code keeps expansion and selection while a run updates.
  */
-import { join } from 'node:path';
+import { RUN_FILE, RunLayout, skillVersionName } from '../../engine/store/layout';
 import type { StepArtifacts } from '../../engine/store/runReader';
 import type { StepRecord } from '../../protocol/records';
 import { isAccepted, isSkipped, type StepAction } from '../../protocol/vocabulary';
@@ -201,15 +201,16 @@ export function epochNodes(run: RunView): NodeSpec[] {
 export function runFileNodes(run: RunView, exists: (path: string) => boolean): NodeSpec[] {
   const files = [
     {
-      name: 'report.md',
+      name: RUN_FILE.report,
       label: 'Report',
       description: 'scores, edits, spend, persistent failures',
       icon: 'output',
     },
-    { name: 'best_skill.md', label: 'Best skill', description: 'best_skill.md', icon: 'star-full' },
+    { name: RUN_FILE.bestSkill, label: 'Best skill', description: RUN_FILE.bestSkill, icon: 'star-full' },
   ];
+  const layout = new RunLayout(run.dir);
   return files
-    .map((f) => ({ ...f, path: join(run.dir, f.name) }))
+    .map((f) => ({ ...f, path: layout.file(f.name) }))
     .filter((f) => exists(f.path))
     .map((f) => ({
       id: `file:${run.dir}:${f.name}`,
@@ -348,7 +349,7 @@ export function artifactNodes(run: RunView, step: number, a: StepArtifacts): Nod
       step,
       label: 'Candidate diff',
       description: a.previous
-        ? `skill_v${String(step - 1).padStart(4, '0')} ↔ candidate`
+        ? `${skillVersionName(step - 1).replace(/\.md$/, '')} ↔ candidate`
         : fileName(a.candidate),
       icon: { id: 'diff' },
       contextValue: TreeItemContext.artifact,
