@@ -114,6 +114,12 @@ export type ReviewPhase = (typeof REVIEW_PHASES)[number];
 export const REVIEW_DECISIONS = ['human_accept', 'human_reject', 'human_pruned', 'human_kept_all'] as const;
 export type ReviewDecisionKind = (typeof REVIEW_DECISIONS)[number];
 
+/** A person's answer on a whole candidate (`review/decide`'s `candidate`); not a gate action. */
+export type CandidateDecision = 'accept' | 'reject';
+
+/** A person's overrule of a finished step (`human_decisions.json`'s `decision`); not a gate action. */
+export type OverruleDecision = 'accept' | 'revert';
+
 // ── providers ────────────────────────────────────────────────────────────────────────────────
 
 /** The transports this port has. */

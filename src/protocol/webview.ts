@@ -5,7 +5,7 @@
  * after a reload the host's serializer knows which run to show and sends the data again.
  */
 
-import { CANDIDATE_ORIGINS, type CandidateOrigin } from './vocabulary';
+import { CANDIDATE_ORIGINS, type CandidateDecision, type CandidateOrigin } from './vocabulary';
 
 export type { CandidateOrigin };
 
@@ -64,7 +64,7 @@ export interface GateStepRow {
   /** Prompt plus completion tokens of every model call in the step. */
   tokens?: number;
   /** The person's decision on this candidate, when there was one. */
-  human?: 'accept' | 'reject' | 'mixed';
+  human?: CandidateDecision | 'mixed';
   edits: GateEditRow[];
   /** A candidate file exists, so the row can open its diff. */
   hasCandidate: boolean;

@@ -13,7 +13,7 @@ import { verdictFromRecord } from '../../engine/store/runReader';
 import { RUN_FILE, RunLayout, STEP_FILE, runDirOfStageFile } from '../../engine/store/layout';
 import { conflictsWithin } from '../../engine/train/conflicts';
 import type { CandidateOrigin } from '../../protocol/webview';
-import { isAccepted, isRejected } from '../../protocol/vocabulary';
+import { isAccepted, isRejected, type OverruleDecision } from '../../protocol/vocabulary';
 
 export type CandidateReady = Extract<EngineEvent, { type: 'candidate/ready' }>;
 export type GateVerdictEvent = Extract<EngineEvent, { type: 'gate/verdict' }>;
@@ -323,7 +323,7 @@ export function listCandidates(runDir: string): CandidateEntry[] {
 /** The person's overrules of finished steps the engine applied (`human_decisions.json`, auto mode). */
 export function overrulesOf(
   runDir: string,
-): Array<{ step: number; decision: 'accept' | 'revert'; reason?: string }> {
+): Array<{ step: number; decision: OverruleDecision; reason?: string }> {
   const rows = readJson(new RunLayout(runDir).file(RUN_FILE.humanDecisions));
   if (!Array.isArray(rows)) return [];
   return rows.filter(isRecord).flatMap((o) => {

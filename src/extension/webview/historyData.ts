@@ -14,7 +14,12 @@ import type {
   GateStepRow,
 } from '../../protocol/webview';
 import { stepKey, type RunDecisions, type StepDecision } from '../review/decisionStore';
-import { isAccepted, isSkipped } from '../../protocol/vocabulary';
+import {
+  isAccepted,
+  isSkipped,
+  type CandidateDecision,
+  type OverruleDecision,
+} from '../../protocol/vocabulary';
 
 type Ready = Extract<EngineEvent, { type: 'candidate/ready' }>;
 type Verdict = Extract<EngineEvent, { type: 'gate/verdict' }>;
@@ -30,7 +35,7 @@ export class LiveRun {
   accounting: AccountingTotals | undefined;
   ended: 'finished' | 'stopped' | 'failed' | undefined;
   /** Overrules the engine applied (gate verdicts with origin `human`). */
-  readonly overrules = new Map<number, 'accept' | 'reject'>();
+  readonly overrules = new Map<number, CandidateDecision>();
   /** Review answers the engine confirmed with `review/decided`. */
   readonly reviews = new Map<number, { decision: string; rejectedEdits: string[] }>();
   /** The step whose review the engine is waiting for. */
@@ -106,7 +111,7 @@ export interface HistoryInput {
   stepHasCandidate(step: number): boolean;
   epochEnds(): EpochEndInfo[];
   /** Overrules recorded in the run folder (`human_decisions.json`). */
-  overrules(): Array<{ step: number; decision: 'accept' | 'revert'; reason?: string }>;
+  overrules(): Array<{ step: number; decision: OverruleDecision; reason?: string }>;
 }
 
 /** Everything known about the person's part in one step, from every source. */
@@ -114,7 +119,7 @@ interface HumanView {
   decision?: StepDecision;
   review?: StepRecord['review'];
   liveReview?: { decision: string; rejectedEdits: string[] };
-  overrule?: 'accept' | 'reject';
+  overrule?: CandidateDecision;
 }
 
 function humanOf(h: HumanView): GateStepRow['human'] {
@@ -189,7 +194,7 @@ export function buildGateHistory(input: HistoryInput): GateHistoryData {
   for (const r of run?.history ?? []) records.set(r.step, r);
   for (const [step, r] of live?.records ?? []) records.set(step, r);
   const gateMetric = typeof run?.config.gate_metric === 'string' ? run.config.gate_metric : undefined;
-  const overrules = new Map<number, 'accept' | 'reject'>();
+  const overrules = new Map<number, CandidateDecision>();
   for (const o of input.overrules()) overrules.set(o.step, o.decision === 'accept' ? 'accept' : 'reject');
   for (const [step, o] of live?.overrules ?? []) overrules.set(step, o);
   const humanAt = (step: number, origin: CandidateOrigin, record?: StepRecord): HumanView => {
