@@ -6,6 +6,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'n
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
+/** The one version string: src/protocol/vocabulary.ts reads it as `__SKILLOPT_VERSION__`. */
+const { version } = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
 
 /** @type {Array<{name: string, options: import('esbuild').BuildOptions}>} */
 const entries = [

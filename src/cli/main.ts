@@ -1,4 +1,5 @@
 import { SkillOptError } from '../engine/errors';
+import { VERSION } from '../protocol/vocabulary';
 import { runApplyEdits } from './commands/applyEdits';
 import { runEval } from './commands/eval';
 import { runTrain } from './commands/train';
@@ -30,7 +31,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     return command ? ExitCode.Ok : ExitCode.Usage;
   }
   if (command === '--version') {
-    process.stdout.write('skillopt 0.1.0\n');
+    process.stdout.write(`skillopt ${VERSION}\n`);
     return ExitCode.Ok;
   }
   try {

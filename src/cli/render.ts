@@ -1,4 +1,5 @@
 import type { EngineEvent } from '../protocol/events';
+import { isAccepted, isSkipped } from '../protocol/vocabulary';
 
 /** Terminal output for people: one progress line that redraws on a TTY, one line per step verdict. */
 export class PrettyPrinter {
@@ -59,7 +60,7 @@ export class PrettyPrinter {
           this.progress(`  step ${e.step} ${e.stage}…`);
         break;
       case 'gate/verdict': {
-        const ok = e.action.startsWith('accept') || e.action === 'force_accept' || e.action === 'promote';
+        const ok = isAccepted(e.action);
         const verdict = this.paint(ok ? 32 : 31, e.action.toUpperCase());
         const where =
           e.origin === 'step'
@@ -74,7 +75,7 @@ export class PrettyPrinter {
       }
       case 'step/finished': {
         const r = e.record;
-        if (r.action.startsWith('skip'))
+        if (isSkipped(r.action))
           this.line(`Step ${r.step}: ${r.action} (train ${r.rollout_hard.toFixed(3)})`);
         else
           this.line(

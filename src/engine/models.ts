@@ -5,7 +5,7 @@ import type { TaskItem } from './data/tasks';
 import { SkillOptError } from './errors';
 import type { Logger } from './log';
 import { Accounting } from './llm/accounting';
-import { createSdkBackend, resolveBackendName, type BackendKind } from './llm/backends';
+import { createSdkBackend, resolveBackendName } from './llm/backends';
 import { ResponseCache } from './llm/cache';
 import { createModelClient } from './llm/client';
 import { CommandBackend, commandPreset } from './llm/command';
@@ -15,11 +15,12 @@ import { SimTargetBackend } from './llm/sim/target';
 import type { ChatBackend, ModelClient, ModelRole } from './llm/types';
 import { VscodeLmBackend, type LmBridge } from './llm/vscodeLm';
 import { guardOptimizer } from './train/leakGuard';
+import { API_KEY_ENV_VARS, type BackendKind, type KeyProvider } from '../protocol/vocabulary';
 
 /** What the host environment supplies: keys (never read from disk), the vscode.lm bridge, trust. */
 export interface ModelEnvironment {
   /** Provider keys from SecretStorage; environment variables are read when absent. */
-  keys?: Partial<Record<'openai' | 'azure_openai' | 'anthropic', string>>;
+  keys?: Partial<Record<KeyProvider, string>>;
   env?: NodeJS.ProcessEnv;
   lmBridge?: LmBridge;
   /** The `command` backend runs only in a trusted workspace. CLI: true; extension: workspace trust. */
@@ -38,12 +39,6 @@ export interface ModelSetup {
   describe: { optimizer: string; target: string };
   close(): Promise<void>;
 }
-
-const keyVars: Record<string, string> = {
-  openai: 'OPENAI_API_KEY',
-  azure_openai: 'AZURE_OPENAI_API_KEY',
-  anthropic: 'ANTHROPIC_API_KEY',
-};
 
 function roleValue(cfg: SkillOptConfig, role: ModelRole, key: 'base_url' | 'temperature'): unknown {
   return cfg.model[`${role}_${key}` as keyof SkillOptConfig['model']];
@@ -101,11 +96,11 @@ function buildBackend(
       return new VscodeLmBackend(env.lmBridge, { model, role });
     }
     default: {
-      const provider =
+      const provider: KeyProvider =
         kind === 'azure_openai' ? 'azure_openai' : kind === 'anthropic' ? 'anthropic' : 'openai';
       const configured = roleValue(cfg, role, 'base_url');
       const baseUrl = (typeof configured === 'string' && configured) || defaultBaseUrl;
-      const apiKey = env.keys?.[provider] ?? vars[keyVars[provider]] ?? undefined;
+      const apiKey = env.keys?.[provider] ?? vars[API_KEY_ENV_VARS[provider]] ?? undefined;
       const temperature = roleValue(cfg, role, 'temperature');
       const azureEndpoint =
         (role === 'optimizer' ? m.optimizer_azure_openai_endpoint : m.target_azure_openai_endpoint) ||
@@ -152,7 +147,7 @@ export function buildModels(
     : undefined;
   const secrets = Object.values(env.keys ?? {}).filter((k): k is string => !!k);
   const vars = env.env ?? process.env;
-  for (const v of Object.values(keyVars)) if (vars[v]) secrets.push(vars[v]);
+  for (const v of Object.values(API_KEY_ENV_VARS)) if (vars[v]) secrets.push(vars[v]);
   const make = (role: ModelRole): ModelClient => {
     const name = role === 'optimizer' ? cfg.model.optimizer_backend : cfg.model.target_backend;
     const azureEndpoint = cfg.model.azure_openai_endpoint || vars.AZURE_OPENAI_ENDPOINT;

@@ -23,6 +23,7 @@ import { BudgetGuard } from './llm/budget';
 import { stageTokens, tokenSummary } from './llm/accounting';
 import { writeJsonAtomic, writeFileAtomic } from './store/atomic';
 import { runLockPath } from './store/runReader';
+import { EVAL_FILE, RunLayout } from './store/layout';
 import { mkdirSync } from 'node:fs';
 import { setMaxListeners } from 'node:events';
 import type { TrainSettings } from './train/settings';
@@ -387,7 +388,8 @@ export async function evalPrepared(
   const outDir = prepared.outDir;
   const ctx = makeContext(prepared, opts, outDir, () => undefined);
   const before = prepared.models.accounting.totals();
-  const { summary } = await evaluateItems(ctx, chosen, opts.skill, join(outDir, `eval_${canonical}`), 'eval');
+  const run = new RunLayout(outDir);
+  const { summary } = await evaluateItems(ctx, chosen, opts.skill, run.evalOnlyDir(canonical), 'eval');
   const after = prepared.models.accounting.totals();
   const result: EvalSummary = {
     skill: opts.skillPath,
@@ -401,6 +403,6 @@ export async function evalPrepared(
     model_calls: after.calls - before.calls,
     cache_hits: after.cacheHits - before.cacheHits,
   };
-  writeJsonAtomic(join(outDir, 'eval_summary.json'), result);
+  writeJsonAtomic(run.file(EVAL_FILE.summary), result);
   return result;
 }

@@ -6,12 +6,7 @@
  * - engine.*: the next start of the engine process.
  */
 import * as vscode from 'vscode';
-import type { SkillOptConfig } from '../engine/config/schema';
-
-export type ReviewMode = SkillOptConfig['review']['mode'];
-
-// Spelled out (not imported) so the extension bundle does not pull in the config schema and zod.
-const reviewModes: readonly ReviewMode[] = ['auto', 'gate-then-human', 'human-first'];
+import { isReviewMode, type ReviewMode } from '../protocol/vocabulary';
 
 export const SettingKeys = {
   runsFolders: 'runsFolders',
@@ -37,7 +32,7 @@ export function runsFolders(): string[] {
 /** The review mode to force on new runs, or undefined to keep the config's `review.mode`. */
 export function reviewModeOverride(): ReviewMode | undefined {
   const v = section().get<unknown>(SettingKeys.reviewMode);
-  return (reviewModes as readonly unknown[]).includes(v) ? (v as ReviewMode) : undefined;
+  return isReviewMode(v) ? v : undefined;
 }
 
 /** The model picked with "Select Copilot Model" (a vscode-lm selector string), or ''. */

@@ -2,6 +2,7 @@
  * Identifiers the manifest (package.json) and the code must agree on: command ids, the view id,
  * context keys, setting keys and storage keys. One place, so a rename cannot miss a side.
  */
+import type { KeyProvider } from '../protocol/vocabulary';
 
 /** Commands contributed in package.json; the palette shows the ones without `when: false`. */
 export const Commands = {
@@ -46,10 +47,7 @@ export const TreeItemContext = {
   message: 'skillopt.message',
 } as const;
 
-/** Providers whose API keys live in SecretStorage (the engine's ProviderKeys). */
-export const keyProviders = ['openai', 'azure_openai', 'anthropic'] as const;
-export type KeyProvider = (typeof keyProviders)[number];
-
+/** The SecretStorage key of a provider's API key (providers: `KEY_PROVIDERS` of the vocabulary). */
 export function secretKey(provider: KeyProvider): string {
   return `skillopt.apiKey.${provider}`;
 }

@@ -7,11 +7,12 @@
 import * as vscode from 'vscode';
 import type { EngineEvent } from '../protocol/events';
 import { EngineNotifications, EngineRequests } from '../protocol/engine';
+import { VERSION } from '../protocol/vocabulary';
 import { inspectPort, requestTimeoutMs } from './config';
 import { Commands, ContextKeys } from './constants';
 import { EngineClient, type EngineExit } from './engineClient';
 import { serveLmRequest } from './lm/lmBridge';
-import { engineLevel, errorMessage, extensionVersion, writeLog } from './log';
+import { engineLevel, errorMessage, writeLog } from './log';
 import { RunsModel } from './runs/runsModel';
 
 export interface RunEvent {
@@ -91,7 +92,7 @@ export class Ctx {
       log: this.log,
       defaultTimeoutMs: requestTimeoutMs(),
       init: {
-        clientVersion: extensionVersion(this.extension),
+        clientVersion: VERSION,
         ...(vscode.workspace.workspaceFolders?.[0]
           ? { workspaceRoot: vscode.workspace.workspaceFolders[0].uri.fsPath }
           : {}),

@@ -7,7 +7,8 @@ import * as vscode from 'vscode';
 import { registerCommands } from './commands/index';
 import { ContextKeys } from './constants';
 import { Ctx } from './ctx';
-import { createLogChannel, errorDetail, errorMessage, extensionVersion } from './log';
+import { createLogChannel, errorDetail, errorMessage } from './log';
+import { VERSION } from '../protocol/vocabulary';
 import { registerRunsTree, type RunsTreeProvider } from './views/runsTree';
 import { registerStatusBar } from './views/statusBar';
 import { registerRunNotices } from './views/runNotices';
@@ -55,7 +56,7 @@ export function activate(context: vscode.ExtensionContext): SkillOptApi {
     registerLanguage(ctx);
     registerGateHistory(ctx);
     void ctx.runs.refresh();
-    log.info(`[activate] SkillOpt ${extensionVersion(context)} ready`);
+    log.info(`[activate] SkillOpt ${VERSION} ready`);
     return { ctx, tree: provider };
   } catch (err) {
     // VS Code reports a failed activation only in its own logs; say it where people look.

@@ -68,10 +68,3 @@ export function errorReason(err: unknown): string | undefined {
   const r = err.reason;
   return typeof r === 'string' ? r : undefined;
 }
-
-/** The extension's version from its manifest. */
-export function extensionVersion(context: { extension: { packageJSON: unknown } }): string {
-  const pkg = context.extension.packageJSON;
-  const v = typeof pkg === 'object' && pkg !== null ? (pkg as { version?: unknown }).version : undefined;
-  return typeof v === 'string' ? v : '0.0.0';
-}

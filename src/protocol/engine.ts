@@ -5,7 +5,7 @@
  */
 import type { EngineEvent } from './events';
 import type { LmRequest, LmResponse } from './lm';
-import type { KeyProvider, LogLevel, ReviewMode } from './vocabulary';
+import type { CandidateDecision, KeyProvider, LogLevel, ReviewMode } from './vocabulary';
 import { notification, request } from './rpc';
 
 export const protocolVersion = 1;
@@ -78,7 +78,7 @@ export interface DecideParams {
   runId: string;
   step: number;
   decisions: Array<{ editId: string; accept: boolean; reason?: string }>;
-  candidate?: 'accept' | 'reject';
+  candidate?: CandidateDecision;
   reason?: string;
 }
 

@@ -103,11 +103,22 @@ export type VerdictOrigin = CandidateOrigin | 'final' | 'human';
 export const REVIEW_MODES = ['auto', 'gate-then-human', 'human-first'] as const;
 export type ReviewMode = (typeof REVIEW_MODES)[number];
 
+/** For values from settings, run folders and command arguments. */
+export function isReviewMode(v: unknown): v is ReviewMode {
+  return typeof v === 'string' && (REVIEW_MODES as readonly string[]).includes(v);
+}
+
 export const REVIEW_PHASES = ['before_gate', 'after_gate'] as const;
 export type ReviewPhase = (typeof REVIEW_PHASES)[number];
 
 export const REVIEW_DECISIONS = ['human_accept', 'human_reject', 'human_pruned', 'human_kept_all'] as const;
 export type ReviewDecisionKind = (typeof REVIEW_DECISIONS)[number];
+
+/** A person's answer on a whole candidate (`review/decide`'s `candidate`); not a gate action. */
+export type CandidateDecision = 'accept' | 'reject';
+
+/** A person's overrule of a finished step (`human_decisions.json`'s `decision`); not a gate action. */
+export type OverruleDecision = 'accept' | 'revert';
 
 // ── providers ────────────────────────────────────────────────────────────────────────────────
 

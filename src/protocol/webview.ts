@@ -5,13 +5,15 @@
  * after a reload the host's serializer knows which run to show and sends the data again.
  */
 
+import { CANDIDATE_ORIGINS, type CandidateDecision, type CandidateOrigin } from './vocabulary';
+
+export type { CandidateOrigin };
+
 export const gateHistoryViewType = 'skillopt.gateHistory';
 
 /** What produced a candidate: a training step, or one of the epoch-end stages. */
-export type CandidateOrigin = 'step' | 'slow_update' | 'meta_reflect';
-
 export function isCandidateOrigin(v: unknown): v is CandidateOrigin {
-  return v === 'step' || v === 'slow_update' || v === 'meta_reflect';
+  return typeof v === 'string' && (CANDIDATE_ORIGINS as readonly string[]).includes(v);
 }
 
 /** "step 3", "epoch 1 slow update", "epoch 1 meta reflection": how the UI names a candidate. */
@@ -62,7 +64,7 @@ export interface GateStepRow {
   /** Prompt plus completion tokens of every model call in the step. */
   tokens?: number;
   /** The person's decision on this candidate, when there was one. */
-  human?: 'accept' | 'reject' | 'mixed';
+  human?: CandidateDecision | 'mixed';
   edits: GateEditRow[];
   /** A candidate file exists, so the row can open its diff. */
   hasCandidate: boolean;

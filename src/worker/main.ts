@@ -6,7 +6,7 @@
 import { SkillOptError } from '../engine/errors';
 import type { EngineEvent } from '../protocol/events';
 import { levelAtLeast, type Logger } from '../engine/log';
-import type { LogLevel } from '../protocol/vocabulary';
+import { VERSION, type LogLevel } from '../protocol/vocabulary';
 import { evalPrepared, prepareRun, trainPrepared, type PreparedRun } from '../engine/run';
 import {
   EngineNotifications,
@@ -19,8 +19,6 @@ import type { Overrule, ReviewDecision, Reviewer, ReviewRequest } from '../engin
 import { cancelledError } from '../engine/errors';
 import { RpcConnection, RpcError, type Transport, type WireMessage } from '../protocol/rpc';
 import { llmError, type LmBridge } from '../engine/llm/vscodeLm';
-
-const engineVersion = '0.1.0';
 
 function ipcTransport(): Transport {
   const send = process.send?.bind(process);
@@ -131,7 +129,7 @@ export function serve(transport: Transport): RpcConnection {
     }
     trusted = p.trusted;
     minLevel = p.logLevel;
-    return { protocolVersion, engineVersion, pid: process.pid };
+    return { protocolVersion, engineVersion: VERSION, pid: process.pid };
   });
 
   conn.onRequest(EngineRequests.validate, async (src) => {

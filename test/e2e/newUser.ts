@@ -6,7 +6,7 @@
  *
  *   node --import tsx test/e2e/newUser.ts path/to/skillopt.vsix
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import {
@@ -22,7 +22,8 @@ import {
   palette,
 } from '../integration/harness/host';
 
-const vsix = resolve(process.argv[2] ?? join(repoRoot, 'skillopt-0.1.0.vsix'));
+const { version } = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string };
+const vsix = resolve(process.argv[2] ?? join(repoRoot, `skillopt-${version}.vsix`));
 const shots = resolve(process.env.SKILLOPT_SHOTS ?? join(repoRoot, '.cache', 'e2e-screenshots'));
 
 function row(page: Page, text: string | RegExp): ReturnType<Page['locator']> {

@@ -1,9 +1,10 @@
 import { existsSync, rmSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { relative } from 'node:path';
 import type { EngineEvent } from '../../protocol/events';
 import { redactOverride } from '../../engine/config/flat';
 import { prepareRun, trainPrepared } from '../../engine/run';
 import { diffStats } from '../../engine/skill/hunks';
+import { RUN_FILE, RunLayout } from '../../engine/store/layout';
 import { readFileSync } from 'node:fs';
 import { ExitCode, UsageError } from '../exit';
 import { PrettyPrinter } from '../render';
@@ -23,7 +24,7 @@ export async function runTrain(args: readonly string[]): Promise<number> {
   const outArg = typeof a.values.out === 'string' ? a.values.out : undefined;
   if (a.values.resume && !outArg)
     throw new UsageError('--resume needs --out DIR (the run folder to continue)');
-  if (a.values.fresh && outArg && existsSync(join(outArg, 'runtime_state.json'))) {
+  if (a.values.fresh && outArg && existsSync(new RunLayout(outArg).file(RUN_FILE.state))) {
     rmSync(outArg, { recursive: true, force: true });
   }
   const logger = stderrLogger(a.values.verbose ? 'debug' : 'warn');
@@ -69,10 +70,11 @@ export async function runTrain(args: readonly string[]): Promise<number> {
       return controller.signal.aborted ? ExitCode.Interrupted : ExitCode.Budget;
     }
     if (!a.json) {
-      const best = readFileSync(join(prepared.outDir, 'best_skill.md'), 'utf8');
+      const bestPath = new RunLayout(prepared.outDir).file(RUN_FILE.bestSkill);
+      const best = readFileSync(bestPath, 'utf8');
       const st = diffStats(prepared.initialSkill, best);
       process.stdout.write(
-        `Diff from the initial skill: +${st.added} / -${st.removed} lines (${relative(process.cwd(), prepared.skillPath) || prepared.skillPath} → ${relative(process.cwd(), join(prepared.outDir, 'best_skill.md'))})\n`,
+        `Diff from the initial skill: +${st.added} / -${st.removed} lines (${relative(process.cwd(), prepared.skillPath) || prepared.skillPath} → ${relative(process.cwd(), bestPath)})\n`,
       );
     }
     return ExitCode.Ok;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { SkillOptError } from '../errors';
+import { REVIEW_MODES } from '../../protocol/vocabulary';
 
 /**
  * The sectioned configuration: every key the SkillOpt reference reads (so its YAML files load
@@ -56,7 +57,6 @@ export const PAIR_POLICIES = ['mixed', 'changed', 'unchanged'] as const;
 export const LR_SCHEDULERS = ['constant', 'linear', 'cosine', 'autonomous'] as const;
 export const GATE_METRICS = ['hard', 'soft', 'mixed'] as const;
 export const SPLIT_MODES = ['ratio', 'split_dir'] as const;
-export const REVIEW_MODES = ['auto', 'gate-then-human', 'human-first'] as const;
 export const ANCHOR_MODES = ['strict', 'reference'] as const;
 
 const UPDATE_MODE_ALIASES: Record<string, (typeof UPDATE_MODES)[number]> = {

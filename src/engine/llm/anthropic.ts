@@ -8,6 +8,7 @@ import { SkillOptError } from '../errors';
 import { notAnApiReply } from './wire';
 import { PLACEHOLDER_KEY, requireApiKey } from './secrets';
 import type { BackendReply, ChatBackend, ChatRequest } from './types';
+import { API_KEY_ENV_VARS } from '../../protocol/vocabulary';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 export const ANTHROPIC_DEFAULT_MAX_TOKENS = 16384;
@@ -50,7 +51,7 @@ export class AnthropicBackend implements ChatBackend {
   constructor(opts: AnthropicBackendOptions) {
     this.model = opts.model;
     this.endpoint = opts.baseUrl?.trim() || ANTHROPIC_DEFAULT_BASE_URL;
-    this.keyEnvVar = opts.keyEnvVar ?? 'ANTHROPIC_API_KEY';
+    this.keyEnvVar = opts.keyEnvVar ?? API_KEY_ENV_VARS.anthropic;
     this.#key = requireApiKey({
       apiKey: opts.apiKey,
       provider: this.provider,

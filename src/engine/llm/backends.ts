@@ -4,9 +4,9 @@ import { AnthropicBackend } from './anthropic';
 import type { ReasoningSupport, TokenField } from './openai';
 import { AzureOpenAiBackend, OpenAiBackend } from './openai';
 import type { ChatBackend, ReasoningEffort } from './types';
+import { API_KEY_ENV_VARS, type BackendKind, type KeyProvider } from '../../protocol/vocabulary';
 
-/** The transports this port has. */
-export type BackendKind = 'openai' | 'azure_openai' | 'anthropic' | 'vscode-lm' | 'command' | 'sim';
+export type { BackendKind };
 
 export interface ResolvedBackend {
   kind: BackendKind;
@@ -20,13 +20,6 @@ export interface ResolvedBackend {
 
 export const QWEN_DEFAULT_BASE_URL = 'http://localhost:8000/v1';
 export const MINIMAX_DEFAULT_BASE_URL = 'https://api.minimax.io/v1';
-
-/** Environment variables the extension and CLI read keys from, per SDK backend. */
-export const API_KEY_ENV_VARS = {
-  openai: 'OPENAI_API_KEY',
-  azure_openai: 'AZURE_OPENAI_API_KEY',
-  anthropic: 'ANTHROPIC_API_KEY',
-} as const;
 
 type Resolver = (ctx: { name: string; azureEndpoint?: string }) => ResolvedBackend;
 
@@ -194,10 +187,7 @@ export function createSdkBackend(spec: SdkBackendSpec): ChatBackend {
 }
 
 /** The key for an SDK backend from the environment (the extension passes SecretStorage keys instead). */
-export function apiKeyFromEnv(
-  kind: keyof typeof API_KEY_ENV_VARS,
-  env: NodeJS.ProcessEnv = process.env,
-): string | undefined {
+export function apiKeyFromEnv(kind: KeyProvider, env: NodeJS.ProcessEnv = process.env): string | undefined {
   const value = env[API_KEY_ENV_VARS[kind]]?.trim();
   return value ? value : undefined;
 }

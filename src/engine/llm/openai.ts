@@ -8,6 +8,7 @@ import { notAnApiReply } from './wire';
 import type { Logger } from '../log';
 import { PLACEHOLDER_KEY, requireApiKey } from './secrets';
 import type { BackendReply, ChatBackend, ChatRequest, ReasoningEffort } from './types';
+import { API_KEY_ENV_VARS } from '../../protocol/vocabulary';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 export const AZURE_DEFAULT_API_VERSION = '2024-12-01-preview';
@@ -60,7 +61,7 @@ export interface OpenAiBackendOptions extends OpenAiCommonOptions {
   baseUrl?: string;
   /** Provider name for limits, prices and cache keys; default `openai`, or `openai_compatible` with a base URL. */
   provider?: string;
-  /** Named in the missing-key message; default OPENAI_API_KEY. */
+  /** Named in the missing-key message; default `API_KEY_ENV_VARS.openai`. */
   keyEnvVar?: string;
 }
 
@@ -83,7 +84,7 @@ export class OpenAiBackend implements ChatBackend {
     this.model = opts.model;
     this.provider = opts.provider ?? (custom ? 'openai_compatible' : 'openai');
     this.endpoint = custom ? opts.baseUrl! : OPENAI_DEFAULT_BASE_URL;
-    this.keyEnvVar = opts.keyEnvVar ?? 'OPENAI_API_KEY';
+    this.keyEnvVar = opts.keyEnvVar ?? API_KEY_ENV_VARS.openai;
     this.#key = requireApiKey({
       apiKey: opts.apiKey,
       provider: this.provider,
@@ -148,7 +149,7 @@ export class AzureOpenAiBackend implements ChatBackend {
   readonly #logger?: Logger;
 
   constructor(opts: AzureOpenAiBackendOptions) {
-    this.keyEnvVar = opts.keyEnvVar ?? 'AZURE_OPENAI_API_KEY';
+    this.keyEnvVar = opts.keyEnvVar ?? API_KEY_ENV_VARS.azure_openai;
     if (!opts.endpoint?.trim()) {
       throw new SkillOptError('config', `no Azure OpenAI endpoint for deployment ${opts.deployment}`, {
         key: 'model.azure_openai_endpoint',

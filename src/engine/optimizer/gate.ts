@@ -1,8 +1,10 @@
 import { SkillOptError } from '../errors';
 import { protectedSpans } from '../skill/markers';
+import type { GateAction } from '../../protocol/vocabulary';
 
 export type GateMetric = 'hard' | 'soft' | 'mixed';
-export type GateDecision = 'accept_new_best' | 'accept' | 'reject' | 'force_accept';
+/** What the gate decides: the vocabulary's gate actions (`becomesBest` there says which make a new best). */
+export type GateDecision = GateAction;
 
 export interface GateScore {
   hard: number;
@@ -111,9 +113,4 @@ export function decideGate(input: GateInput): GateDecision {
   if (!input.useGate) return 'force_accept';
   if (input.candidate > input.current) return input.candidate > input.best ? 'accept_new_best' : 'accept';
   return 'reject';
-}
-
-/** Whether the decision makes the candidate the new best (force-accept only when it beats best). */
-export function becomesBest(decision: GateDecision, candidate: number, best: number): boolean {
-  return decision === 'accept_new_best' || (decision === 'force_accept' && candidate > best);
 }

@@ -3,7 +3,7 @@
  * reader (engine reader, CLI, extension tree and review, eval-only) finds files through it; no other
  * module builds a run-folder path or spells a run-folder file name.
  */
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 const pad = (n: number, width: number): string => String(n).padStart(width, '0');
 
@@ -19,7 +19,8 @@ export const RUN_FILE = {
   humanDecisions: 'human_decisions.json',
   lrHistory: 'lr_history.jsonl',
   splitManifest: 'split_manifest.json',
-  lock: '.lock',
+  /** Written by a live engine process (its pid inside) and removed when it ends. */
+  lock: '.skillopt-run.lock',
 } as const;
 
 /** Files inside a step folder (`steps/step_NNNN/`) or an epoch-end stage folder. */
@@ -49,7 +50,17 @@ export const EVAL_FILE = {
   results: 'results.jsonl',
   predictions: 'predictions',
   conversation: 'conversation.json',
+  /** Eval-only: the scores of the whole evaluation, beside its `eval_<split>` folder. */
   summary: 'eval_summary.json',
+  /** Test and eval-only evaluations: scores per task type, the reference's `{<type>: {total, hard_acc}}`. */
+  scores: 'summary.json',
+} as const;
+
+/** Folders inside a step folder (or inside one of its micro-batch folders). */
+export const STEP_DIR = {
+  rollout: 'rollout',
+  patches: 'patches',
+  selection: 'selection_eval',
 } as const;
 
 /** Top-level folders of a run. */
@@ -82,9 +93,31 @@ export function skillVersionName(step: number): string {
   return `skill_v${pad(step, 4)}.md`;
 }
 
+/** The folder eval-only writes its evaluation of one split into (`eval_test`, `eval_all`, …). */
+export function evalOnlyDirName(split: string): string {
+  return `eval_${split}`;
+}
+
 /** `step_0007` back to 7; undefined for any other name. */
 export function parseStepDirName(name: string): number | undefined {
   const m = /^step_(\d+)$/.exec(name);
+  return m ? Number(m[1]) : undefined;
+}
+
+/** `epoch_03` back to 3; undefined for any other name. */
+export function parseEpochDirName(name: string): number | undefined {
+  const m = /^epoch_(\d+)$/.exec(name);
+  return m ? Number(m[1]) : undefined;
+}
+
+/** The folder of one micro-batch inside a step folder (gradient accumulation). */
+export function batchDirName(batch: number): string {
+  return `batch_${batch}`;
+}
+
+/** `batch_2` back to 2; undefined for any other name. */
+export function parseBatchDirName(name: string): number | undefined {
+  const m = /^batch_(\d+)$/.exec(name);
   return m ? Number(m[1]) : undefined;
 }
 
@@ -100,14 +133,24 @@ export function predictionSegment(id: string): string {
 export function evalPaths(dir: string): {
   dir: string;
   results: string;
+  scores: string;
   conversation(taskId: string): string;
 } {
   return {
     dir,
     results: join(dir, EVAL_FILE.results),
+    scores: join(dir, EVAL_FILE.scores),
     conversation: (taskId) =>
       join(dir, EVAL_FILE.predictions, predictionSegment(taskId), EVAL_FILE.conversation),
   };
+}
+
+/**
+ * The run folder of a file kept directly in a step folder (`<run>/steps/step_N/candidate_skill.md`)
+ * or in an epoch-end stage folder (`<run>/slow_update/epoch_EE/…`): both sit two folders deep.
+ */
+export function runDirOfStageFile(path: string): string {
+  return dirname(dirname(dirname(path)));
 }
 
 /** Every path of one run folder. */
@@ -136,24 +179,39 @@ export class RunLayout {
    * layout), `batch_<a>` inside it with accumulation.
    */
   batchDir(step: number, batch: number, accumulation: number): string {
-    return accumulation === 1 ? this.stepDir(step) : join(this.stepDir(step), `batch_${batch}`);
+    return accumulation === 1 ? this.stepDir(step) : this.microBatchDir(step, batch);
+  }
+
+  /** `steps/step_NNNN/batch_<a>`, whatever the accumulation (readers finding micro-batches on disk). */
+  microBatchDir(step: number, batch: number): string {
+    return join(this.stepDir(step), batchDirName(batch));
   }
 
   /** Where the step's rollout of one micro-batch is written. */
   rolloutDir(step: number, batch = 0, accumulation = 1): string {
-    return join(this.batchDir(step, batch, accumulation), 'rollout');
+    return join(this.batchDir(step, batch, accumulation), STEP_DIR.rollout);
   }
 
   patchesDir(step: number, batch = 0, accumulation = 1): string {
-    return join(this.batchDir(step, batch, accumulation), 'patches');
+    return join(this.batchDir(step, batch, accumulation), STEP_DIR.patches);
   }
 
   /** Where a step's (or an epoch-end candidate's) selection evaluation is written. */
   selectionDir(base: string): string {
-    return join(base, 'selection_eval');
+    return join(base, STEP_DIR.selection);
   }
 
   epochDir(stage: EpochStage, epoch: number): string {
     return join(this.root, stage, epochDirName(epoch));
+  }
+
+  /** A file of an epoch-end stage (`STEP_FILE.*`). */
+  epochFile(stage: EpochStage, epoch: number, name: string): string {
+    return join(this.epochDir(stage, epoch), name);
+  }
+
+  /** Eval-only: the evaluation folder of one split inside the eval's output folder. */
+  evalOnlyDir(split: string): string {
+    return join(this.root, evalOnlyDirName(split));
   }
 }

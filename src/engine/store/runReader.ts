@@ -2,6 +2,17 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { EngineEvent } from '../../protocol/events';
 import type { RuntimeState, StepRecord } from '../../protocol/records';
+import { ENGINE_ID, isSkipped } from '../../protocol/vocabulary';
+import {
+  RUN_DIR,
+  RUN_FILE,
+  RunLayout,
+  STEP_DIR,
+  STEP_FILE,
+  evalPaths,
+  parseBatchDirName,
+  parseEpochDirName,
+} from './layout';
 
 /**
  * Reads a run folder written by this engine (CLI or extension) or by the Python reference. Paths
@@ -12,7 +23,7 @@ export interface RunFolder {
   dir: string;
   name: string;
   status: 'running' | 'finished' | 'interrupted' | 'empty';
-  writer: 'skillopt-vscode' | 'skillopt-python' | 'unknown';
+  writer: typeof ENGINE_ID | 'skillopt-python' | 'unknown';
   config: Record<string, unknown>;
   history: StepRecord[];
   state?: RuntimeState;
@@ -50,15 +61,15 @@ function readJson<T>(path: string): T | undefined {
 
 const str = (v: unknown): string =>
   typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v);
-const pad = (n: number, w: number): string => String(n).padStart(w, '0');
 
 export function isRunFolder(dir: string): boolean {
-  return ['runtime_state.json', 'history.json', 'config.json'].some((f) => existsSync(join(dir, f)));
+  const run = new RunLayout(dir);
+  return [RUN_FILE.state, RUN_FILE.history, RUN_FILE.config].some((f) => existsSync(run.file(f)));
 }
 
 /** Lock file written by a live engine process (pid inside); stale locks (dead pid) are ignored. */
 export function runLockPath(dir: string): string {
-  return join(dir, '.skillopt-run.lock');
+  return new RunLayout(dir).file(RUN_FILE.lock);
 }
 
 function lockAlive(dir: string): boolean {
@@ -73,17 +84,13 @@ function lockAlive(dir: string): boolean {
 }
 
 export function readRunFolder(dir: string): RunFolder {
-  const config = readJson<Record<string, unknown>>(join(dir, 'config.json')) ?? {};
-  const history = readJson<StepRecord[]>(join(dir, 'history.json')) ?? [];
-  const state = readJson<RuntimeState>(join(dir, 'runtime_state.json'));
-  const summary = readJson<Record<string, unknown>>(join(dir, 'summary.json'));
+  const layout = new RunLayout(dir);
+  const config = readJson<Record<string, unknown>>(layout.file(RUN_FILE.config)) ?? {};
+  const history = readJson<StepRecord[]>(layout.file(RUN_FILE.history)) ?? [];
+  const state = readJson<RuntimeState>(layout.file(RUN_FILE.state));
+  const summary = readJson<Record<string, unknown>>(layout.file(RUN_FILE.summary));
   const engine = (state as { engine?: string } | undefined)?.engine;
-  const writer =
-    engine === 'skillopt-vscode'
-      ? 'skillopt-vscode'
-      : state || history.length
-        ? 'skillopt-python'
-        : 'unknown';
+  const writer = engine === ENGINE_ID ? ENGINE_ID : state || history.length ? 'skillopt-python' : 'unknown';
   const status: RunFolder['status'] = lockAlive(dir)
     ? 'running'
     : summary
@@ -92,22 +99,22 @@ export function readRunFolder(dir: string): RunFolder {
         ? 'interrupted'
         : 'empty';
   const epochNums = new Set(history.map((r) => r.epoch));
-  for (const sub of ['slow_update', 'meta_skill']) {
-    const p = join(dir, sub);
+  for (const sub of [RUN_DIR.slowUpdate, RUN_DIR.metaSkill]) {
+    const p = layout.file(sub);
     if (!existsSync(p)) continue;
     for (const e of readdirSync(p)) {
-      const m = /^epoch_(\d+)$/.exec(e);
-      if (m) epochNums.add(Number(m[1]));
+      const n = parseEpochDirName(e);
+      if (n !== undefined) epochNums.add(n);
     }
   }
   const epochs: EpochView[] = [...epochNums]
     .sort((a, b) => a - b)
     .map((epoch) => {
       const slow = readJson<Record<string, unknown>>(
-        join(dir, 'slow_update', `epoch_${pad(epoch, 2)}`, 'slow_result.json'),
+        layout.epochFile('slow_update', epoch, STEP_FILE.slowResult),
       );
       const meta = readJson<Record<string, unknown>>(
-        join(dir, 'meta_skill', `epoch_${pad(epoch, 2)}`, 'meta_skill_result.json'),
+        layout.epochFile('meta_skill', epoch, STEP_FILE.metaSkillResult),
       );
       const view: EpochView = { epoch, steps: history.filter((r) => r.epoch === epoch) };
       if (slow) {
@@ -137,25 +144,26 @@ export function readRunFolder(dir: string): RunFolder {
 
 /** Files of one step, for the tree's artifact nodes and the diff view. */
 export function stepArtifacts(dir: string, step: number): StepArtifacts {
-  const stepDir = join(dir, 'steps', `step_${pad(step, 4)}`);
+  const layout = new RunLayout(dir);
+  const stepDir = layout.stepDir(step);
   const opt = (p: string): string | undefined => (existsSync(p) ? p : undefined);
   const failed: StepArtifacts['failedTrajectories'] = [];
   // With gradient accumulation (train.accumulation > 1) each micro-batch has its own rollout folder.
-  const rollouts = [join(stepDir, 'rollout')];
+  const rollouts = [layout.rolloutDir(step)];
   if (existsSync(stepDir)) {
     for (const name of readdirSync(stepDir).sort()) {
-      if (/^batch_\d+$/.test(name)) rollouts.push(join(stepDir, name, 'rollout'));
+      const batch = parseBatchDirName(name);
+      if (batch !== undefined) rollouts.push(join(layout.microBatchDir(step, batch), STEP_DIR.rollout));
     }
   }
-  for (const rollout of rollouts) {
-    const results = join(rollout, 'results.jsonl');
-    if (!existsSync(results)) continue;
-    for (const line of readFileSync(results, 'utf8').split('\n')) {
+  for (const rollout of rollouts.map(evalPaths)) {
+    if (!existsSync(rollout.results)) continue;
+    for (const line of readFileSync(rollout.results, 'utf8').split('\n')) {
       if (!line.trim()) continue;
       try {
         const r = JSON.parse(line) as { id: string; hard: number; fail_reason?: string };
         if (!r.hard) {
-          const p = join(rollout, 'predictions', r.id.replace(/[^A-Za-z0-9._-]/g, '_'), 'conversation.json');
+          const p = rollout.conversation(r.id);
           failed.push({ id: r.id, path: p, ...(r.fail_reason ? { reason: r.fail_reason } : {}) });
         }
       } catch {
@@ -171,11 +179,11 @@ export function stepArtifacts(dir: string, step: number): StepArtifacts {
     const v = opt(p);
     if (v) out[k] = v;
   };
-  set('candidate', join(stepDir, 'candidate_skill.md'));
-  set('previous', join(dir, 'skills', `skill_v${pad(step - 1, 4)}.md`));
-  set('applyReport', join(stepDir, 'edit_apply_report.json'));
-  set('mergedPatch', join(stepDir, 'merged_patch.json'));
-  set('rankedEdits', join(stepDir, 'ranked_edits.json'));
+  set('candidate', layout.stepFile(step, STEP_FILE.candidate));
+  set('previous', layout.skillVersion(step - 1));
+  set('applyReport', layout.stepFile(step, STEP_FILE.applyReport));
+  set('mergedPatch', layout.stepFile(step, STEP_FILE.merged));
+  set('rankedEdits', layout.stepFile(step, STEP_FILE.ranked));
   return out;
 }
 
@@ -256,7 +264,7 @@ export function eventsFromRunFolder(dir: string): EngineEvent[] {
       bestStep: run.bestStep ?? 0,
       bestScore: run.bestScore ?? 0,
       baselineScore: run.baselineScore ?? 0,
-      bestSkillPath: join(dir, 'best_skill.md'),
+      bestSkillPath: new RunLayout(dir).file(RUN_FILE.bestSkill),
     });
   }
   return events;
@@ -267,7 +275,7 @@ export function verdictFromRecord(
   r: StepRecord,
   cacheHit = false,
 ): Extract<EngineEvent, { type: 'gate/verdict' }> | undefined {
-  if (r.candidate_gate_score === undefined || r.action.startsWith('skip')) return undefined;
+  if (r.candidate_gate_score === undefined || isSkipped(r.action)) return undefined;
   return {
     type: 'gate/verdict',
     step: r.step,

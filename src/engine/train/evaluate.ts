@@ -1,7 +1,7 @@
-import { join } from 'node:path';
 import type { TaskItem } from '../data/tasks';
 import type { SealedSplit } from '../data/splits';
 import { writeJsonAtomic } from '../store/atomic';
+import { evalPaths } from '../store/layout';
 import type { RunContext } from './context';
 import { isErrored, meanScore, rolloutFor } from './rollout';
 import type { RolloutResult, Score } from '../../protocol/records';
@@ -57,7 +57,7 @@ export async function evaluateItems(
     ctx.emit({ type: 'rollout/progress', step: 0, stage: 'test', done, total, hard: passed / done });
   });
   const summary = summarise(results);
-  writeJsonAtomic(join(dir, 'summary.json'), referenceSummaryFile(summary));
+  writeJsonAtomic(evalPaths(dir).scores, referenceSummaryFile(summary));
   return { results, summary };
 }
 

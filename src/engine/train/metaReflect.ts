@@ -17,9 +17,7 @@ import type { RunContext } from './context';
 import { epochDirName, RunLayout, STEP_FILE } from '../store/layout';
 import { artifactSchemas, readArtifact } from '../store/runSchemas';
 import type { StepBufferEntry, StepRecord } from '../../protocol/records';
-
-export const META_REFLECT_RESULT_FILE = 'meta_reflect_result.json';
-export const META_REFLECT_CANDIDATE_FILE = 'candidate_skill.md';
+import { isAccepted } from '../../protocol/vocabulary';
 
 export interface MetaReflectArgs {
   epoch: number;
@@ -30,7 +28,7 @@ export interface MetaReflectArgs {
   /** This epoch's step-buffer entries (rejected edits, score transitions). */
   stepBuffer: readonly StepBufferEntry[];
   metaSkill?: string;
-  /** `<run>/meta_reflect/epoch_XX` */
+  /** `<run>/meta_reflect/epoch_XX` (`RunLayout.epochDir('meta_reflect', epoch)`) */
   dir: string;
   /** Edit budget; default `learningRate` (the lead may pass `optimizer.meta_learning_rate`). */
   budget?: number;
@@ -48,7 +46,7 @@ export interface MetaReflectResult {
 
 export type MetaReflectAction = 'candidate' | 'no_change' | 'no_history' | 'fallback';
 
-/** `meta_reflect_result.json` */
+/** `meta_reflect_result.json` (`STEP_FILE.metaReflectResult`) */
 export interface MetaReflectFile {
   epoch: number;
   action: MetaReflectAction;
@@ -66,10 +64,6 @@ interface TriedEdit {
   target: string;
   content: string;
   fate: string;
-}
-
-function gateAccepted(action: string): boolean {
-  return action === 'accept' || action === 'accept_new_best' || action === 'force_accept';
 }
 
 /**
@@ -96,9 +90,9 @@ function editsTried(outDir: string, record: StepRecord, entry: StepBufferEntry |
       const applied = row.status.startsWith('applied');
       const fate = !applied
         ? `not applied (${row.status})`
-        : humanIds.has(row.id) || (humanRejectedAll && !gateAccepted(record.action))
+        : humanIds.has(row.id) || (humanRejectedAll && !isAccepted(record.action))
           ? 'turned down by the person'
-          : gateAccepted(record.action)
+          : isAccepted(record.action)
             ? 'kept'
             : 'rejected by the gate';
       return {
@@ -122,7 +116,7 @@ function editsTried(outDir: string, record: StepRecord, entry: StepBufferEntry |
       fate: r.human ? 'turned down by the person' : 'rejected by the gate',
     }));
   }
-  const fate = gateAccepted(record.action) ? 'kept' : 'rejected by the gate';
+  const fate = isAccepted(record.action) ? 'kept' : 'rejected by the gate';
   return (record.rewrite_change_summary ?? []).map((c) => ({ op: 'rewrite', target: '', content: c, fate }));
 }
 
@@ -180,7 +174,7 @@ function fileResult(
 ): MetaReflectResult {
   let candidate: string | null = null;
   if (saved.candidate_hash) {
-    const path = join(dir, META_REFLECT_CANDIDATE_FILE);
+    const path = join(dir, STEP_FILE.candidate);
     candidate = existsSync(path) ? readFileSync(path, 'utf8') : null;
     // A crash between the two writes leaves no candidate file: re-apply the saved edits.
     if (candidate === null || skillHash(candidate) !== saved.candidate_hash) {
@@ -198,7 +192,7 @@ function fileResult(
  * The result file makes the stage resumable without another model call.
  */
 export async function metaReflect(ctx: RunContext, args: MetaReflectArgs): Promise<MetaReflectResult> {
-  const resultPath = join(args.dir, META_REFLECT_RESULT_FILE);
+  const resultPath = join(args.dir, STEP_FILE.metaReflectResult);
   const saved = readArtifact<MetaReflectFile>(resultPath, artifactSchemas.metaReflect);
   if (saved) return fileResult(saved, args.dir, args.skill, ctx.settings.anchorMode);
 
@@ -207,8 +201,7 @@ export async function metaReflect(ctx: RunContext, args: MetaReflectArgs): Promi
     result: MetaReflectResult,
     fallbackReason?: string,
   ): MetaReflectResult => {
-    if (result.candidate !== null)
-      writeFileAtomic(join(args.dir, META_REFLECT_CANDIDATE_FILE), result.candidate);
+    if (result.candidate !== null) writeFileAtomic(join(args.dir, STEP_FILE.candidate), result.candidate);
     const file: MetaReflectFile = {
       epoch: args.epoch,
       action,

@@ -1,9 +1,11 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { AccountingSnapshot } from '../llm/accounting';
+import { EVAL_FILE, RUN_DIR, RUN_FILE } from '../store/layout';
 import { lineOrigins, type ProvenanceRecord } from './provenance';
 import { isErrored } from './rollout';
 import type { RolloutResult, StepRecord } from '../../protocol/records';
+import { isAccepted, isRejected, isSkipped } from '../../protocol/vocabulary';
 
 export interface PersistentFailure {
   id: string;
@@ -51,9 +53,9 @@ function allResults(outDir: string): Map<string, RolloutResult[]> {
   const visit = (dir: string, depth: number): void => {
     if (depth > 6 || !existsSync(dir)) return;
     for (const entry of readdirSync(dir)) {
-      if (entry === 'predictions' || entry === '_generated_splits') continue;
+      if (entry === EVAL_FILE.predictions || entry === RUN_DIR.generatedSplits) continue;
       const p = join(dir, entry);
-      if (entry === 'results.jsonl') {
+      if (entry === EVAL_FILE.results) {
         for (const line of readFileSync(p, 'utf8').split('\n')) {
           if (!line.trim()) continue;
           try {
@@ -106,7 +108,7 @@ export function buildReport(args: {
   const h = args.history;
   const sum = (f: (r: StepRecord) => number): number => h.reduce((n, r) => n + f(r), 0);
   const applied = sum((r) => r.edit_apply_summary?.applied ?? 0);
-  const kept = sum((r) => (r.action.includes('accept') ? (r.edit_apply_summary?.applied ?? 0) : 0));
+  const kept = sum((r) => (isAccepted(r.action) ? (r.edit_apply_summary?.applied ?? 0) : 0));
   const roles: RunReport['spend_by_role'] = {};
   for (const e of args.accounting.entries) {
     const r = (roles[e.role] ??= {
@@ -140,9 +142,9 @@ export function buildReport(args: {
     },
     steps: {
       total: h.length,
-      accepted: h.filter((r) => r.action.includes('accept')).length,
-      rejected: h.filter((r) => r.action === 'reject').length,
-      skipped: h.filter((r) => r.action.startsWith('skip')).length,
+      accepted: h.filter((r) => isAccepted(r.action)).length,
+      rejected: h.filter((r) => isRejected(r.action)).length,
+      skipped: h.filter((r) => isSkipped(r.action)).length,
       human_decisions: args.humanDecisions + h.filter((r) => r.review).length,
     },
     ...(args.stoppedEarly ? { stopped_early: args.stoppedEarly } : {}),
@@ -245,7 +247,7 @@ export function renderReport(r: RunReport, outDir: string, simulated: boolean): 
   }
   lines.push(
     '',
-    `Files: \`history.json\`, \`summary.json\`, \`provenance.json\`, \`best_skill.md\` in ${relative(process.cwd(), outDir) || '.'}.`,
+    `Files: ${[RUN_FILE.history, RUN_FILE.summary, RUN_FILE.provenance, RUN_FILE.bestSkill].map((f) => `\`${f}\``).join(', ')} in ${relative(process.cwd(), outDir) || '.'}.`,
     '',
   );
   return lines.join('\n');

@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import type { TaskItem } from '../data/tasks';
 import { SkillOptError } from '../errors';
 import { TARGET_ERROR_LABELS, type TargetErrorKind } from '../../protocol/vocabulary';
@@ -9,6 +8,7 @@ import { extractAnswer } from '../scoring/extract';
 import type { Scorer } from '../scoring/scorers';
 import { writeJsonAtomic } from '../store/atomic';
 import { appendJsonl, readJsonlTolerant } from '../store/jsonl';
+import { evalPaths } from '../store/layout';
 import type { RunContext } from './context';
 import { describeAgentRun, excerpt } from './trajectories';
 import type { AgentRun, ConversationRecord, RolloutResult, Score } from '../../protocol/records';
@@ -52,7 +52,7 @@ export function renderTaskMessage(item: TaskItem): string {
  * A target call that fails after retries is a scored failure, not an exception; cancellation is.
  */
 export async function rollout(opts: RolloutOptions): Promise<RolloutResult[]> {
-  const resultsPath = join(opts.dir, 'results.jsonl');
+  const resultsPath = evalPaths(opts.dir).results;
   const wanted = new Set(opts.items.map((i) => i.id));
   const done = new Map<string, RolloutResult>();
   // An errored row is not an answer: a resumed run asks again (the cause may be gone).
@@ -182,12 +182,7 @@ function agentRunOf(trace: Record<string, unknown> | undefined): AgentRun | unde
 }
 
 function writeConversation(dir: string, id: string, records: ConversationRecord[]): void {
-  writeJsonAtomic(join(dir, 'predictions', safeSegment(id), 'conversation.json'), records);
-}
-
-/** Task ids become directory names; keep them portable. */
-export function safeSegment(id: string): string {
-  return id.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 120) || '_';
+  writeJsonAtomic(evalPaths(dir).conversation(id), records);
 }
 
 /** The target could not answer this item: no score, no failure, no trajectory for the analysts. */

@@ -4,8 +4,9 @@
  * behind the person's back.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { basename, isAbsolute, join, resolve } from 'node:path';
+import { basename, isAbsolute, resolve } from 'node:path';
 import * as vscode from 'vscode';
+import { RUN_FILE, RunLayout } from '../../engine/store/layout';
 import type { Ctx } from '../ctx';
 import type { RunView } from '../runs/liveState';
 import { resolveRun, isMarkdownFile } from './shared';
@@ -18,7 +19,7 @@ export interface ApplyOptions {
 }
 
 function bestPath(run: RunView): string {
-  return join(run.dir, 'best_skill.md');
+  return new RunLayout(run.dir).file(RUN_FILE.bestSkill);
 }
 
 /** The skill file a run trained, when it is known and exists here. */

@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import * as vscode from 'vscode';
+import { RUN_FILE, RunLayout, evalPaths } from '../../engine/store/layout';
 import { EngineRequests, type EvalParams, type EvalResult } from '../../protocol/engine';
 import { configFileName } from '../constants';
 import type { Ctx } from '../ctx';
@@ -44,8 +45,9 @@ async function pickSkill(ctx: Ctx): Promise<string | undefined> {
     items.push({ label: basename(active.uri.fsPath), description: 'active editor', path: active.uri.fsPath });
   }
   for (const run of ctx.runs.list()) {
-    const best = join(run.dir, 'best_skill.md');
-    if (existsSync(best)) items.push({ label: 'best_skill.md', description: `run ${run.name}`, path: best });
+    const best = new RunLayout(run.dir).file(RUN_FILE.bestSkill);
+    if (existsSync(best))
+      items.push({ label: RUN_FILE.bestSkill, description: `run ${run.name}`, path: best });
   }
   const files = await vscode.workspace.findFiles('**/*.md', '**/{node_modules,.skillopt,.git}/**', 200);
   for (const f of files) {
@@ -161,20 +163,9 @@ export async function evaluateSkill(ctx: Ctx, arg?: unknown): Promise<EvalResult
   }
 }
 
-/** Task id → folder name, as the engine's rollout writer (engine/train/rollout.ts safeSegment) makes it. */
-function safeSegment(id: string): string {
-  return id.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 120) || '_';
-}
-
 /** Where eval-only wrote the conversation of one task. */
 export function conversationPath(result: EvalResult, taskId: string): string {
-  return join(
-    result.out_dir,
-    `eval_${result.split}`,
-    'predictions',
-    safeSegment(taskId),
-    'conversation.json',
-  );
+  return evalPaths(new RunLayout(result.out_dir).evalOnlyDir(result.split)).conversation(taskId);
 }
 
 export function evalReport(result: EvalResult, skillPath: string): string {

@@ -1,19 +1,13 @@
 /**
  * API keys per provider in SecretStorage. They reach the engine only inside a request
  * (`RunSource.keys`) and stay in its memory; they are never written to a file. Environment
- * variables (OPENAI_API_KEY, ...) keep working: the engine falls back to them.
+ * variables (`API_KEY_ENV_VARS`: OPENAI_API_KEY, ...) keep working: the engine falls back to them.
  */
 import * as vscode from 'vscode';
 import type { ProviderKeys } from '../../protocol/engine';
-import { keyProviders, secretKey, type KeyProvider } from '../constants';
+import { API_KEY_ENV_VARS, KEY_PROVIDERS, type KeyProvider } from '../../protocol/vocabulary';
+import { secretKey } from '../constants';
 import type { Ctx } from '../ctx';
-
-/** The engine's fallbacks (engine/llm/backends.ts API_KEY_ENV_VARS), named here for the picker. */
-const envVars: Record<KeyProvider, string> = {
-  openai: 'OPENAI_API_KEY',
-  azure_openai: 'AZURE_OPENAI_API_KEY',
-  anthropic: 'ANTHROPIC_API_KEY',
-};
 
 const providerLabels: Record<KeyProvider, string> = {
   openai: 'OpenAI (and OpenAI-compatible servers that need a key)',
@@ -24,7 +18,7 @@ const providerLabels: Record<KeyProvider, string> = {
 /** Every stored key, for a request to the engine. */
 export async function collectKeys(ctx: Ctx): Promise<ProviderKeys> {
   const keys: ProviderKeys = {};
-  for (const p of keyProviders) {
+  for (const p of KEY_PROVIDERS) {
     const v = await ctx.extension.secrets.get(secretKey(p));
     if (v) keys[p] = v;
   }
@@ -32,7 +26,7 @@ export async function collectKeys(ctx: Ctx): Promise<ProviderKeys> {
 }
 
 function isProvider(v: unknown): v is KeyProvider {
-  return typeof v === 'string' && (keyProviders as readonly string[]).includes(v);
+  return typeof v === 'string' && (KEY_PROVIDERS as readonly string[]).includes(v);
 }
 
 /**
@@ -43,9 +37,11 @@ export async function setApiKey(ctx: Ctx, providerArg?: unknown, keyArg?: unknow
   let provider: KeyProvider | undefined = isProvider(providerArg) ? providerArg : undefined;
   if (!provider) {
     const items = await Promise.all(
-      keyProviders.map(async (p) => ({
+      KEY_PROVIDERS.map(async (p) => ({
         label: providerLabels[p],
-        description: (await ctx.extension.secrets.get(secretKey(p))) ? 'key stored' : `or ${envVars[p]}`,
+        description: (await ctx.extension.secrets.get(secretKey(p)))
+          ? 'key stored'
+          : `or ${API_KEY_ENV_VARS[p]}`,
         provider: p,
       })),
     );

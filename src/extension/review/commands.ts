@@ -6,12 +6,12 @@
 import * as vscode from 'vscode';
 import type { EngineEvent } from '../../protocol/events';
 import { isCandidateOrigin } from '../../protocol/webview';
+import { isReviewMode } from '../../protocol/vocabulary';
 import type { Ctx } from '../ctx';
 import { openCandidateDiff, parseCandidateUri } from './candidateContent';
 import type { ReviewController, RunHints, TrackedSession } from './controller';
 import { runIdOf } from './runArgs';
 import { listCandidates, type Origin } from './runFiles';
-import { isReviewMode } from './session';
 import type { EditArgs, ReviewView } from './view';
 
 function isObject(v: unknown): v is Record<string, unknown> {

@@ -4,10 +4,11 @@
  * edit, keeps sessions in step with the person's typing, and sends decisions to the engine.
  */
 import { readFileSync } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import type { EngineEvent } from '../../protocol/events';
 import { lineHunks } from '../../engine/skill/hunks';
+import { RUN_FILE, RunLayout } from '../../engine/store/layout';
 import { EngineRequests, type DecideParams } from '../../protocol/engine';
 import type { Ctx } from '../ctx';
 import type { CandidateContentProvider } from './candidateContent';
@@ -23,15 +24,8 @@ import {
   type GateVerdictEvent,
   type Origin,
 } from './runFiles';
-import {
-  applyLineOps,
-  isAcceptAction,
-  isReviewMode,
-  ReviewSession,
-  type LineOp,
-  type ReviewMode,
-  type Transition,
-} from './session';
+import { applyLineOps, ReviewSession, type LineOp, type Transition } from './session';
+import { isAccepted, isReviewMode, type ReviewMode } from '../../protocol/vocabulary';
 
 type ReviewRequested = Extract<EngineEvent, { type: 'review/requested' }>;
 
@@ -186,7 +180,8 @@ export class ReviewController implements vscode.Disposable {
     const hints = this.hints.get(runId) ?? {};
     const run = this.ctx.runs.get(runId);
     const runDir = hints.runDir ?? run?.dir ?? (candidatePath ? runDirOfCandidate(candidatePath) : undefined);
-    const config = run?.config ?? (runDir ? readJson(join(runDir, 'config.json')) : undefined) ?? {};
+    const config =
+      run?.config ?? (runDir ? readJson(new RunLayout(runDir).file(RUN_FILE.config)) : undefined) ?? {};
     const configMode = config.review_mode;
     const mode = hints.mode ?? (isReviewMode(configMode) ? configMode : (reviewModeSetting() ?? 'auto'));
     const live = hints.live ?? (this.liveRuns.has(runId) || run?.status === 'running');
@@ -605,7 +600,7 @@ export function verdictOf(v: GateVerdictEvent): {
   bestScore: number;
 } {
   return {
-    accepted: isAcceptAction(v.action),
+    accepted: isAccepted(v.action),
     action: v.action,
     candidateScore: v.candidateScore,
     currentScore: v.currentScore,

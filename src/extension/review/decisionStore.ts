@@ -5,6 +5,7 @@
  */
 import type { DecideParams } from '../../protocol/engine';
 import type { CandidateOrigin } from '../../protocol/webview';
+import type { CandidateDecision } from '../../protocol/vocabulary';
 
 export interface MementoLike {
   get<T>(key: string): T | undefined;
@@ -12,7 +13,7 @@ export interface MementoLike {
 }
 
 export interface StepDecision {
-  candidate?: 'accept' | 'reject';
+  candidate?: CandidateDecision;
   edits: Record<string, { accept: boolean; reason?: string }>;
 }
 

@@ -4,15 +4,16 @@
  * when the person opens a candidate from a finished run and by the diff view. No `vscode` import.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import type { CandidateEdit, EngineEvent } from '../../protocol/events';
 import { assignEditIds, type Edit } from '../../engine/skill/applyEdits';
 import { skillHash } from '../../engine/skill/document';
 import { lineHunks } from '../../engine/skill/hunks';
 import type { StepRecord } from '../../protocol/records';
 import { verdictFromRecord } from '../../engine/store/runReader';
+import { RUN_FILE, RunLayout, STEP_FILE, runDirOfStageFile } from '../../engine/store/layout';
 import { conflictsWithin } from '../../engine/train/conflicts';
 import type { CandidateOrigin } from '../../protocol/webview';
+import { isAccepted, isRejected, type OverruleDecision } from '../../protocol/vocabulary';
 
 export type CandidateReady = Extract<EngineEvent, { type: 'candidate/ready' }>;
 export type GateVerdictEvent = Extract<EngineEvent, { type: 'gate/verdict' }>;
@@ -25,8 +26,6 @@ export interface StepCandidate {
   /** The gate's verdict when the folder records one. */
   verdict?: GateVerdictEvent;
 }
-
-const pad = (n: number, w: number): string => String(n).padStart(w, '0');
 
 function readText(path: string): string | undefined {
   try {
@@ -51,23 +50,20 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 }
 
 function history(runDir: string): StepRecord[] {
-  const h = readJson(join(runDir, 'history.json'));
+  const h = readJson(new RunLayout(runDir).file(RUN_FILE.history));
   return Array.isArray(h) ? (h.filter(isRecord) as unknown as StepRecord[]) : [];
 }
 
 /** The run folder a candidate file belongs to (`<run>/steps/step_N/…` or `<run>/<stage>/epoch_E/…`). */
 export function runDirOfCandidate(candidatePath: string): string {
-  return dirname(dirname(dirname(candidatePath)));
-}
-
-/** `<run>/slow_update/epoch_EE` or `<run>/meta_reflect/epoch_EE`. */
-function stageDir(runDir: string, origin: Exclude<Origin, 'step'>, epoch: number): string {
-  return join(runDir, origin, `epoch_${pad(epoch, 2)}`);
+  return runDirOfStageFile(candidatePath);
 }
 
 export function candidatePathOf(runDir: string, step: number, origin: Origin, epoch?: number): string {
-  if (origin !== 'step') return join(stageDir(runDir, origin, epoch ?? 0), 'candidate_skill.md');
-  return join(runDir, 'steps', `step_${pad(step, 4)}`, 'candidate_skill.md');
+  const run = new RunLayout(runDir);
+  return origin === 'step'
+    ? run.stepFile(step, STEP_FILE.candidate)
+    : run.epochFile(origin, epoch ?? 0, STEP_FILE.candidate);
 }
 
 /** Last step of an epoch: the step number the engine gives that epoch's end-of-epoch stages. */
@@ -84,7 +80,8 @@ export function epochOfStep(runDir: string, step: number): number | undefined {
 
 /**
  * The skill a candidate was made from. Skill snapshots are re-saved after an accepted epoch-end
- * stage, so a hash decides when one is known; `skills/skill_v<step-1>.md` otherwise.
+ * stage, so a hash decides when one is known; the snapshot after the step before otherwise
+ * (`RunLayout.skillVersion`).
  */
 export function previousTextOf(
   runDir: string,
@@ -95,7 +92,7 @@ export function previousTextOf(
   const tries = origin === 'step' ? [step - 1, step - 2] : [step, step - 1];
   const texts = tries
     .filter((n) => n >= 0)
-    .map((n) => readText(join(runDir, 'skills', `skill_v${pad(n, 4)}.md`)))
+    .map((n) => readText(new RunLayout(runDir).skillVersion(n)))
     .filter((t): t is string => t !== undefined);
   if (wantHash) {
     const hit = texts.find((t) => skillHash(t) === wantHash);
@@ -106,9 +103,9 @@ export function previousTextOf(
 
 /** Ranked edits with the ids and statuses of the apply report (ids computed when the report has none). */
 export function stepEdits(runDir: string, step: number): CandidateEdit[] {
-  const stepDir = join(runDir, 'steps', `step_${pad(step, 4)}`);
-  const ranked = readJson(join(stepDir, 'ranked_edits.json'));
-  const report = readJson(join(stepDir, 'edit_apply_report.json'));
+  const run = new RunLayout(runDir);
+  const ranked = readJson(run.stepFile(step, STEP_FILE.ranked));
+  const report = readJson(run.stepFile(step, STEP_FILE.applyReport));
   const rows = Array.isArray(report) ? report.filter(isRecord) : [];
   const rawEdits = isRecord(ranked) && Array.isArray(ranked.edits) ? ranked.edits.filter(isRecord) : [];
   // Rewrite modes have no ranked edit list; the report (when any) is then the only source.
@@ -133,7 +130,7 @@ export function stepEdits(runDir: string, step: number): CandidateEdit[] {
 
 /** Edits of an epoch's meta reflection (`meta_reflect_result.json`), with their apply statuses. */
 export function metaReflectEdits(runDir: string, epoch: number): CandidateEdit[] {
-  const res = readJson(join(stageDir(runDir, 'meta_reflect', epoch), 'meta_reflect_result.json'));
+  const res = readJson(new RunLayout(runDir).epochFile('meta_reflect', epoch, STEP_FILE.metaReflectResult));
   if (!isRecord(res) || !Array.isArray(res.edits)) return [];
   const rows = Array.isArray(res.report) ? res.report.filter(isRecord) : [];
   return candidateEdits(
@@ -184,12 +181,12 @@ function epochEndResult(
 ): EpochEndResult | undefined {
   const step = lastStepOfEpoch(runDir, epoch);
   if (step === undefined) return undefined;
-  const dir = stageDir(runDir, origin, epoch);
-  const hasCandidate = existsSync(join(dir, 'candidate_skill.md'));
+  const file = (name: string): string => new RunLayout(runDir).epochFile(origin, epoch, name);
+  const hasCandidate = existsSync(file(STEP_FILE.candidate));
   const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
   const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
   if (origin === 'slow_update') {
-    const res = readJson(join(dir, 'slow_result.json'));
+    const res = readJson(file(STEP_FILE.slowResult));
     if (!isRecord(res) || typeof res.action !== 'string') return undefined;
     const score = num(res.selection_score);
     const cand = str(res.candidate_hash);
@@ -203,8 +200,8 @@ function epochEndResult(
       ...(cand ? { candidateHash: cand } : {}),
     };
   }
-  const gate = readJson(join(dir, 'gate_result.json'));
-  const res = readJson(join(dir, 'meta_reflect_result.json'));
+  const gate = readJson(file(STEP_FILE.gateResult));
+  const res = readJson(file(STEP_FILE.metaReflectResult));
   if (!isRecord(gate) && !isRecord(res)) return undefined;
   const action =
     isRecord(gate) && typeof gate.action === 'string' ? gate.action : isRecord(res) ? String(res.action) : '';
@@ -226,18 +223,18 @@ function epochEndResult(
 function epochEndVerdict(runDir: string, r: EpochEndResult): GateVerdictEvent | undefined {
   if (r.score === undefined) return undefined;
   const rec = history(runDir).find((h) => h.step === r.step);
-  const action =
-    r.action === 'reject'
+  // The stage's gate action; anything else it recorded (no candidate, no content) kept the skill.
+  const action: GateVerdictEvent['action'] = isAccepted(r.action)
+    ? (r.action as GateVerdictEvent['action'])
+    : isRejected(r.action)
       ? 'reject'
-      : r.action.startsWith('accept') || r.action === 'force_accept'
-        ? r.action
-        : 'keep';
+      : 'keep';
   return {
     type: 'gate/verdict',
     step: r.step,
     epoch: r.epoch,
     origin: r.origin,
-    action: action as GateVerdictEvent['action'],
+    action,
     candidateScore: r.score,
     currentScore: rec?.current_score ?? r.score,
     bestScore: rec?.best_score ?? r.score,
@@ -326,8 +323,8 @@ export function listCandidates(runDir: string): CandidateEntry[] {
 /** The person's overrules of finished steps the engine applied (`human_decisions.json`, auto mode). */
 export function overrulesOf(
   runDir: string,
-): Array<{ step: number; decision: 'accept' | 'revert'; reason?: string }> {
-  const rows = readJson(join(runDir, 'human_decisions.json'));
+): Array<{ step: number; decision: OverruleDecision; reason?: string }> {
+  const rows = readJson(new RunLayout(runDir).file(RUN_FILE.humanDecisions));
   if (!Array.isArray(rows)) return [];
   return rows.filter(isRecord).flatMap((o) => {
     if (typeof o.step !== 'number' || (o.decision !== 'accept' && o.decision !== 'revert')) return [];

@@ -8,6 +8,7 @@ import type { CandidateEdit, CandidateHunk } from '../../protocol/events';
 import { skillHash } from '../../engine/skill/document';
 import type { DecideParams } from '../../protocol/engine';
 import type { CandidateOrigin } from '../../protocol/webview';
+import type { ReviewMode } from '../../protocol/vocabulary';
 import {
   candidateChanges,
   isHunkOwner,
@@ -19,13 +20,6 @@ import {
   type PlacedChange,
 } from './layout';
 import { shiftBlock, type TextChange } from './tracking';
-
-export const reviewModes = ['auto', 'gate-then-human', 'human-first'] as const;
-export type ReviewMode = (typeof reviewModes)[number];
-
-export function isReviewMode(v: unknown): v is ReviewMode {
-  return typeof v === 'string' && (reviewModes as readonly string[]).includes(v);
-}
 
 /** pending: not decided; conflict: the open document lost its lines; invalidated: the person typed across them. */
 export type Fate = 'pending' | 'accepted' | 'rejected' | 'conflict' | 'skipped' | 'invalidated';
@@ -94,10 +88,6 @@ export interface SessionInit {
    * verdict is history; a live run hears the outcome as an overrule).
    */
   reviewNow?: boolean;
-}
-
-export function isAcceptAction(action: string): boolean {
-  return action.startsWith('accept') || action === 'force_accept' || action === 'promote';
 }
 
 const ownsLines = (s: Segment): boolean => s.present && s.lines.length > 0;

@@ -3,11 +3,12 @@
  * (one record per edit a kept step applied) matched against the hovered line. Pure: no `vscode`.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import { originOfLine, type ProvenanceRecord } from '../../engine/train/provenance';
 
 export { originOfLine };
 import type { RunFolder } from '../../engine/store/runReader';
+import { RUN_FILE, RunLayout } from '../../engine/store/layout';
 import { formatDelta, formatScore } from './treeNodes';
 
 /** The hover's lines, as plain text (the edit came from a model: never rendered as Markdown). */
@@ -37,7 +38,7 @@ export function runTrains(
   path: string,
   origin?: { skillPath?: string; configPath: string },
 ): boolean {
-  if (resolve(join(run.dir, 'best_skill.md')) === resolve(path)) return true;
+  if (resolve(new RunLayout(run.dir).file(RUN_FILE.bestSkill)) === resolve(path)) return true;
   if (origin?.skillPath && resolve(origin.skillPath) === resolve(path)) return true;
   const init = run.config.skill_init;
   return typeof init === 'string' && isAbsolute(init) && resolve(init) === resolve(path);
@@ -58,7 +59,7 @@ export class ProvenanceFiles {
   }
 
   private initialLines(runDir: string): Set<string> {
-    const file = join(runDir, 'skills', 'skill_v0000.md');
+    const file = new RunLayout(runDir).skillVersion(0);
     if (!existsSync(file)) return new Set();
     const mtimeMs = statSync(file).mtimeMs;
     const hit = this.initial.get(file);
@@ -73,7 +74,7 @@ export class ProvenanceFiles {
   }
 
   records(runDir: string): ProvenanceRecord[] {
-    const file = join(runDir, 'provenance.json');
+    const file = new RunLayout(runDir).file(RUN_FILE.provenance);
     if (!existsSync(file)) return [];
     const st = statSync(file);
     // Size as well as time: two writes within one clock tick must not look the same.

@@ -9,6 +9,8 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import type { EngineEvent } from '../../protocol/events';
 import { isRunFolder, listRunFolders, readRunFolder, type RunFolder } from '../../engine/store/runReader';
+import { RUN_FILE } from '../../engine/store/layout';
+import { ENGINE_ID } from '../../protocol/vocabulary';
 import { runsFolders } from '../config';
 import { runOriginsStateKey } from '../constants';
 import { errorDetail } from '../log';
@@ -56,9 +58,8 @@ export class RunsModel implements vscode.Disposable {
     private readonly log: vscode.LogOutputChannel,
     private readonly state: vscode.Memento,
   ) {
-    const watcher = vscode.workspace.createFileSystemWatcher(
-      '**/{history.json,runtime_state.json,summary.json,.skillopt-run.lock}',
-    );
+    const watched = [RUN_FILE.history, RUN_FILE.state, RUN_FILE.summary, RUN_FILE.lock];
+    const watcher = vscode.workspace.createFileSystemWatcher(`**/{${watched.join(',')}}`);
     const onFile = (uri: vscode.Uri): void => this.scheduleReread(dirname(uri.fsPath), true);
     this.disposables.push(
       watcher,
@@ -86,7 +87,7 @@ export class RunsModel implements vscode.Disposable {
       dir: runId,
       name: runId.split(/[\\/]/).pop() ?? runId,
       status: 'running',
-      writer: 'skillopt-vscode',
+      writer: ENGINE_ID,
       config: {},
       history: [],
       epochs: [],

@@ -3,9 +3,10 @@
  * provider turns these specs into TreeItems, and unit tests check the mapping. Ids are stable
  * across refreshes so VS Code keeps expansion and selection while a run updates.
  */
-import { join } from 'node:path';
+import { RUN_FILE, RunLayout, skillVersionName } from '../../engine/store/layout';
 import type { StepArtifacts } from '../../engine/store/runReader';
 import type { StepRecord } from '../../protocol/records';
+import { isAccepted, isSkipped, type StepAction } from '../../protocol/vocabulary';
 import { Commands, TreeItemContext } from '../constants';
 import { effectiveStatus, statusText, type RunView } from './liveState';
 
@@ -62,27 +63,23 @@ interface Verdict {
   icon: NodeIcon;
 }
 
-/** How a gate action reads and looks. */
+const stepVerdicts: Record<StepAction, Verdict> = {
+  accept_new_best: { text: 'accepted, new best', icon: { id: 'star-full', color: 'testing.iconPassed' } },
+  accept: { text: 'accepted', icon: { id: 'check', color: 'testing.iconPassed' } },
+  force_accept: { text: 'accepted without the gate', icon: { id: 'check', color: 'list.warningForeground' } },
+  reject: { text: 'rejected by the gate', icon: { id: 'close', color: 'testing.iconFailed' } },
+  skip_no_patches: {
+    text: 'skipped: no edits proposed',
+    icon: { id: 'circle-slash', color: 'disabledForeground' },
+  },
+  skip_no_rewrite: { text: 'skipped: no rewrite', icon: { id: 'circle-slash', color: 'disabledForeground' } },
+};
+
+/** How a step's gate action reads and looks (an action from another writer reads as itself). */
 export function verdictOf(action: string): Verdict {
-  switch (action) {
-    case 'accept_new_best':
-      return { text: 'accepted, new best', icon: { id: 'star-full', color: 'testing.iconPassed' } };
-    case 'accept':
-      return { text: 'accepted', icon: { id: 'check', color: 'testing.iconPassed' } };
-    case 'force_accept':
-      return { text: 'accepted without the gate', icon: { id: 'check', color: 'list.warningForeground' } };
-    case 'reject':
-      return { text: 'rejected by the gate', icon: { id: 'close', color: 'testing.iconFailed' } };
-    case 'skip_no_patches':
-      return {
-        text: 'skipped: no edits proposed',
-        icon: { id: 'circle-slash', color: 'disabledForeground' },
-      };
-    case 'skip_no_rewrite':
-      return { text: 'skipped: no rewrite', icon: { id: 'circle-slash', color: 'disabledForeground' } };
-    default:
-      return { text: action, icon: { id: 'circle-outline' } };
-  }
+  return Object.hasOwn(stepVerdicts, action)
+    ? stepVerdicts[action as StepAction]
+    : { text: action, icon: { id: 'circle-outline' } };
 }
 
 function runIcon(run: RunView): NodeIcon {
@@ -181,7 +178,7 @@ export function epochNodes(run: RunView): NodeSpec[] {
   return nums.map((epoch) => {
     const view = run.epochs.find((e) => e.epoch === epoch);
     const steps = view?.steps ?? [];
-    const accepted = steps.filter((s) => s.action.startsWith('accept') || s.action === 'force_accept').length;
+    const accepted = steps.filter((s) => isAccepted(s.action)).length;
     const best = steps.length ? Math.max(...steps.map((s) => s.best_score)) : undefined;
     const desc = [`${steps.length} step${steps.length === 1 ? '' : 's'}`, `${accepted} accepted`];
     if (best !== undefined) desc.push(`best ${formatScore(best)}`);
@@ -204,15 +201,16 @@ export function epochNodes(run: RunView): NodeSpec[] {
 export function runFileNodes(run: RunView, exists: (path: string) => boolean): NodeSpec[] {
   const files = [
     {
-      name: 'report.md',
+      name: RUN_FILE.report,
       label: 'Report',
       description: 'scores, edits, spend, persistent failures',
       icon: 'output',
     },
-    { name: 'best_skill.md', label: 'Best skill', description: 'best_skill.md', icon: 'star-full' },
+    { name: RUN_FILE.bestSkill, label: 'Best skill', description: RUN_FILE.bestSkill, icon: 'star-full' },
   ];
+  const layout = new RunLayout(run.dir);
   return files
-    .map((f) => ({ ...f, path: join(run.dir, f.name) }))
+    .map((f) => ({ ...f, path: layout.file(f.name) }))
     .filter((f) => exists(f.path))
     .map((f) => ({
       id: `file:${run.dir}:${f.name}`,
@@ -250,7 +248,7 @@ export function stepNode(run: RunView, r: StepRecord): NodeSpec {
   }
   const edits = editCount(r);
   // A skipped step has no candidate: say why instead of counting edits it never applied.
-  if (r.action.startsWith('skip')) desc.push(verdict.text);
+  if (isSkipped(r.action)) desc.push(verdict.text);
   else desc.push(`${edits} edit${edits === 1 ? '' : 's'}`);
   const review = r.review ? ` · you: ${r.review.decision.replace('human_', '').replace('_', ' ')}` : '';
   const tooltip = [
@@ -351,7 +349,7 @@ export function artifactNodes(run: RunView, step: number, a: StepArtifacts): Nod
       step,
       label: 'Candidate diff',
       description: a.previous
-        ? `skill_v${String(step - 1).padStart(4, '0')} ↔ candidate`
+        ? `${skillVersionName(step - 1).replace(/\.md$/, '')} ↔ candidate`
         : fileName(a.candidate),
       icon: { id: 'diff' },
       contextValue: TreeItemContext.artifact,

@@ -2,9 +2,10 @@
  * The skillopt.yaml the guided setup writes. Pure (no `vscode`), so the text is unit-tested and
  * loads with the engine's config loader. Paths are relative to the config file.
  */
+import { API_KEY_ENV_VARS, type BackendKind, type KeyProvider } from '../../protocol/vocabulary';
 
-export type SetupBackend =
-  'sim' | 'vscode-lm' | 'openai' | 'openai-compatible' | 'azure_openai' | 'anthropic';
+/** Every backend but the agent harness (set up by hand), plus OpenAI-compatible servers. */
+export type SetupBackend = Exclude<BackendKind, 'command'> | 'openai-compatible';
 
 export interface RoleChoice {
   backend: SetupBackend;
@@ -33,7 +34,7 @@ export const setupBackends: ReadonlyArray<{
   label: string;
   detail: string;
   defaultModel: { target: string; optimizer: string };
-  needsKey?: 'openai' | 'azure_openai' | 'anthropic';
+  needsKey?: KeyProvider;
 }> = [
   {
     id: 'sim',
@@ -52,7 +53,7 @@ export const setupBackends: ReadonlyArray<{
   {
     id: 'openai',
     label: 'OpenAI API',
-    detail: 'Needs an OpenAI key (SkillOpt: Set API Key, or OPENAI_API_KEY).',
+    detail: `Needs an OpenAI key (SkillOpt: Set API Key, or ${API_KEY_ENV_VARS.openai}).`,
     defaultModel: { target: 'gpt-4.1-mini', optimizer: 'gpt-4.1' },
     needsKey: 'openai',
   },
@@ -65,14 +66,14 @@ export const setupBackends: ReadonlyArray<{
   {
     id: 'azure_openai',
     label: 'Azure OpenAI',
-    detail: 'Needs the resource endpoint and a key (SkillOpt: Set API Key, or AZURE_OPENAI_API_KEY).',
+    detail: `Needs the resource endpoint and a key (SkillOpt: Set API Key, or ${API_KEY_ENV_VARS.azure_openai}).`,
     defaultModel: { target: 'gpt-4.1-mini', optimizer: 'gpt-4.1' },
     needsKey: 'azure_openai',
   },
   {
     id: 'anthropic',
     label: 'Anthropic API',
-    detail: 'Needs an Anthropic key (SkillOpt: Set API Key, or ANTHROPIC_API_KEY).',
+    detail: `Needs an Anthropic key (SkillOpt: Set API Key, or ${API_KEY_ENV_VARS.anthropic}).`,
     defaultModel: { target: 'claude-haiku-4-5', optimizer: 'claude-sonnet-4-5' },
     needsKey: 'anthropic',
   },

@@ -14,6 +14,12 @@ import type {
   GateStepRow,
 } from '../../protocol/webview';
 import { stepKey, type RunDecisions, type StepDecision } from '../review/decisionStore';
+import {
+  isAccepted,
+  isSkipped,
+  type CandidateDecision,
+  type OverruleDecision,
+} from '../../protocol/vocabulary';
 
 type Ready = Extract<EngineEvent, { type: 'candidate/ready' }>;
 type Verdict = Extract<EngineEvent, { type: 'gate/verdict' }>;
@@ -29,7 +35,7 @@ export class LiveRun {
   accounting: AccountingTotals | undefined;
   ended: 'finished' | 'stopped' | 'failed' | undefined;
   /** Overrules the engine applied (gate verdicts with origin `human`). */
-  readonly overrules = new Map<number, 'accept' | 'reject'>();
+  readonly overrules = new Map<number, CandidateDecision>();
   /** Review answers the engine confirmed with `review/decided`. */
   readonly reviews = new Map<number, { decision: string; rejectedEdits: string[] }>();
   /** The step whose review the engine is waiting for. */
@@ -51,7 +57,7 @@ export class LiveRun {
       case 'gate/verdict':
         if (event.origin === 'final') return false;
         if (event.origin === 'human') {
-          this.overrules.set(event.step, event.action === 'human_accept' ? 'accept' : 'reject');
+          this.overrules.set(event.step, isAccepted(event.action) ? 'accept' : 'reject');
           return true;
         }
         this.verdicts.set(stepKey(event.step, event.origin), event);
@@ -105,17 +111,15 @@ export interface HistoryInput {
   stepHasCandidate(step: number): boolean;
   epochEnds(): EpochEndInfo[];
   /** Overrules recorded in the run folder (`human_decisions.json`). */
-  overrules(): Array<{ step: number; decision: 'accept' | 'revert'; reason?: string }>;
+  overrules(): Array<{ step: number; decision: OverruleDecision; reason?: string }>;
 }
-
-const isAccept = (action: string): boolean => action.startsWith('accept') || action === 'force_accept';
 
 /** Everything known about the person's part in one step, from every source. */
 interface HumanView {
   decision?: StepDecision;
   review?: StepRecord['review'];
   liveReview?: { decision: string; rejectedEdits: string[] };
-  overrule?: 'accept' | 'reject';
+  overrule?: CandidateDecision;
 }
 
 function humanOf(h: HumanView): GateStepRow['human'] {
@@ -160,9 +164,9 @@ function fateOf(edit: CandidateEdit, action: string, h: HumanView): { fate: Edit
   if (h.review?.decision === 'human_accept' || h.review?.decision === 'human_kept_all')
     return { fate: 'accepted-by-you' };
   if (h.review?.decision === 'human_pruned')
-    return { fate: isAccept(action) ? 'accepted-by-you' : 'rejected-by-gate' };
+    return { fate: isAccepted(action) ? 'accepted-by-you' : 'rejected-by-gate' };
   if (action === 'pending' || action === 'waiting') return { fate: 'pending' };
-  return { fate: isAccept(action) ? 'kept' : 'rejected-by-gate' };
+  return { fate: isAccepted(action) ? 'kept' : 'rejected-by-gate' };
 }
 
 function editRows(edits: readonly CandidateEdit[], action: string, h: HumanView): GateEditRow[] {
@@ -190,7 +194,7 @@ export function buildGateHistory(input: HistoryInput): GateHistoryData {
   for (const r of run?.history ?? []) records.set(r.step, r);
   for (const [step, r] of live?.records ?? []) records.set(step, r);
   const gateMetric = typeof run?.config.gate_metric === 'string' ? run.config.gate_metric : undefined;
-  const overrules = new Map<number, 'accept' | 'reject'>();
+  const overrules = new Map<number, CandidateDecision>();
   for (const o of input.overrules()) overrules.set(o.step, o.decision === 'accept' ? 'accept' : 'reject');
   for (const [step, o] of live?.overrules ?? []) overrules.set(step, o);
   const humanAt = (step: number, origin: CandidateOrigin, record?: StepRecord): HumanView => {
@@ -213,7 +217,7 @@ export function buildGateHistory(input: HistoryInput): GateHistoryData {
     const key = stepKey(r.step, 'step');
     const h = humanAt(r.step, 'step', r);
     const liveEdits = live?.candidates.get(key)?.edits;
-    const edits = r.action.startsWith('skip') ? [] : (liveEdits ?? input.stepEdits(r.step));
+    const edits = isSkipped(r.action) ? [] : (liveEdits ?? input.stepEdits(r.step));
     const row: GateStepRow = {
       step: r.step,
       epoch: r.epoch,

@@ -9,6 +9,13 @@ import {
   type GateHistoryData,
   type GateStepRow,
 } from '../../protocol/webview';
+import {
+  isAccepted,
+  isSkipped,
+  verdictKind as kindOfVerdict,
+  type VerdictAction,
+  type VerdictKind as ActionKind,
+} from '../../protocol/vocabulary';
 
 export interface Point {
   x: number;
@@ -87,39 +94,29 @@ export function rowKey(row: Pick<GateStepRow, 'step' | 'origin'>): string {
   return `${row.step}:${row.origin}`;
 }
 
-export function isAcceptAction(action: string): boolean {
-  return action.startsWith('accept') || action === 'force_accept' || action === 'promote';
-}
+/** Rows whose candidate the gate has not decided yet: the gate runs, or the person is asked first. */
+const undecided = { pending: 'gate running…', waiting: 'waiting for your review' } as const;
+
+const kinds: Record<ActionKind, VerdictKind> = { accepted: 'accept', rejected: 'reject', skipped: 'skip' };
 
 export function verdictKind(action: string): VerdictKind {
-  if (action === 'pending' || action === 'waiting') return 'pending';
-  if (action.startsWith('skip') || action === 'no_content' || action === 'keep') return 'skip';
-  return isAcceptAction(action) ? 'accept' : 'reject';
+  return Object.hasOwn(undecided, action) ? 'pending' : kinds[kindOfVerdict(action)];
 }
 
+const actionLabels: Partial<Record<VerdictAction, string>> = {
+  accept_new_best: 'accepted, new best',
+  accept: 'accepted',
+  force_accept: 'accepted without gate',
+  reject: 'rejected',
+  skip_no_patches: 'skipped: no edits proposed',
+  skip_no_rewrite: 'skipped: no rewrite',
+  keep: 'kept current',
+};
+const labels: Record<string, string | undefined> = { ...actionLabels, ...undecided };
+
+/** How a row's action reads; other actions (e.g. `no_content`) read as their words. */
 export function verdictLabel(action: string): string {
-  switch (action) {
-    case 'accept_new_best':
-      return 'accepted, new best';
-    case 'accept':
-      return 'accepted';
-    case 'force_accept':
-      return 'accepted without gate';
-    case 'reject':
-      return 'rejected';
-    case 'skip_no_patches':
-      return 'skipped: no edits proposed';
-    case 'skip_no_rewrite':
-      return 'skipped: no rewrite';
-    case 'pending':
-      return 'gate running…';
-    case 'waiting':
-      return 'waiting for your review';
-    case 'keep':
-      return 'kept current';
-    default:
-      return action.replace(/_/g, ' ');
-  }
+  return (Object.hasOwn(labels, action) ? labels[action] : undefined) ?? action.replace(/_/g, ' ');
 }
 
 const fateLabels: Record<EditFate, string> = {
@@ -193,7 +190,7 @@ export function scoreChart(data: GateHistoryData): ScoreChartModel {
     }
     const marker: Marker = { x, y: row.candidateScore, key: rowKey(row), label: markerLabel(row) };
     if (row.origin !== 'step') model.epochEnd.push(marker);
-    else if (isAcceptAction(row.action)) model.accepted.push(marker);
+    else if (isAccepted(row.action)) model.accepted.push(marker);
     else model.rejected.push(marker);
     if (row.human) model.human.push({ ...marker, label: `${marker.label}; ${humanLabel(row.human)}` });
   }
@@ -261,7 +258,7 @@ function fateText(e: GateStepRow['edits'][number]): string {
 function editsSummary(row: GateStepRow): string {
   if (row.origin === 'slow_update') return 'rewrites the protected block';
   if (row.origin === 'meta_reflect' && row.edits.length === 0) return 'edits from the whole epoch';
-  if (row.edits.length === 0) return row.action.startsWith('skip') ? '' : 'no edits';
+  if (row.edits.length === 0) return isSkipped(row.action) ? '' : 'no edits';
   const counts = new Map<string, number>();
   for (const e of row.edits) counts.set(fateLabels[e.fate], (counts.get(fateLabels[e.fate]) ?? 0) + 1);
   const parts = [...counts].map(([label, n]) => `${n} ${label}`);
@@ -303,7 +300,7 @@ export function tableRows(data: GateHistoryData): TableRow[] {
 export function summaryLine(data: GateHistoryData): string {
   const rows = data.steps.filter((r) => r.origin === 'step');
   const done = rows.filter((r) => verdictKind(r.action) !== 'pending').length;
-  const accepted = rows.filter((r) => isAcceptAction(r.action)).length;
+  const accepted = rows.filter((r) => isAccepted(r.action)).length;
   const best = rows.reduce<number | undefined>(
     (m, r) => (r.bestScore !== undefined ? r.bestScore : m),
     data.baselineScore,

@@ -3,16 +3,20 @@ import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const root = join(__dirname, '..', '..', '..');
 const example = join(root, 'examples', 'house-style');
 
+/** The version the bundles get from esbuild, set for a CLI started from source (test/support/version.ts). */
+const withVersion = ['--import', pathToFileURL(join(root, 'test', 'support', 'version.ts')).href];
+
 function cli(args: string[], cwd = root): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'src', 'cli', 'main.ts'), ...args], {
-    cwd,
-    encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1' },
-  });
+  const r = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', ...withVersion, join(root, 'src', 'cli', 'main.ts'), ...args],
+    { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } },
+  );
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -47,6 +51,13 @@ describe('skillopt CLI', function () {
     const bad = cli(['frobnicate']);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /unknown command "frobnicate"/);
+  });
+
+  it('prints the version of package.json', () => {
+    const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
+    const r = cli(['--version']);
+    assert.equal(r.code, 0);
+    assert.equal(r.stdout, `skillopt ${version}\n`);
   });
 
   it('validates the example without running or spending anything', () => {

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { SkillOptError } from '../../../src/engine/errors';
 import {
-  becomesBest,
   decideGate,
   projectScore,
   semanticDensity,
   type GateMetric,
 } from '../../../src/engine/optimizer/gate';
+import { becomesBest } from '../../../src/protocol/vocabulary';
 
 const S = '<!-- SLOW_UPDATE_START -->';
 const E = '<!-- SLOW_UPDATE_END -->';

@@ -5,12 +5,8 @@ import type { CandidateEdit } from '../../../src/protocol/events';
 import { applyEdits, assignEditIds } from '../../../src/engine/skill/applyEdits';
 import { injectEmptySlowUpdate } from '../../../src/engine/skill/document';
 import { lineHunks } from '../../../src/engine/skill/hunks';
-import {
-  applyLineOps,
-  ReviewSession,
-  type ReviewMode,
-  type Transition,
-} from '../../../src/extension/review/session';
+import { applyLineOps, ReviewSession, type Transition } from '../../../src/extension/review/session';
+import type { ReviewMode } from '../../../src/protocol/vocabulary';
 import type { TextChange } from '../../../src/extension/review/tracking';
 
 const previous = injectEmptySlowUpdate(

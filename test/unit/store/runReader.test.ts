@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -8,6 +8,9 @@ import {
   readRunFolder,
   stepArtifacts,
 } from '../../../src/engine/store/runReader';
+import type { ModelClient } from '../../../src/engine/llm/types';
+import type { Scorer } from '../../../src/engine/scoring/scorers';
+import { rollout } from '../../../src/engine/train/rollout';
 
 const fixture = join(__dirname, '..', '..', 'fixtures', 'skillopt-python-run');
 
@@ -73,6 +76,51 @@ describe('run folder reader', () => {
       assert.equal(readRunFolder(found[1]).status, 'interrupted');
     } finally {
       rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('links the conversation the rollout wrote, for long task ids and ids with unsafe characters', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'skillopt-reader-'));
+    try {
+      cpSync(fixture, dir, { recursive: true });
+      const ids = [`suite/${'long-id-'.repeat(20)}end`, 'a b:c?d', 'x'.repeat(121), 'ümlaut/ø'];
+      const client: ModelClient = {
+        role: 'target',
+        backend: 'fake',
+        model: 'fake',
+        chat: () =>
+          Promise.resolve({
+            text: '<answer>no</answer>',
+            usage: { promptTokens: 1, completionTokens: 1 },
+            backend: 'fake',
+            model: 'fake',
+            seconds: 0,
+            attempts: 1,
+            cached: false,
+          }),
+      };
+      const scorer: Scorer = {
+        name: 'never',
+        score: () => Promise.resolve({ hard: 0, soft: 0, reason: 'wrong' }),
+      };
+      await rollout({
+        items: ids.map((id) => ({ id, input: `task ${id}`, answers: ['yes'], fields: {} })),
+        skill: '# skill',
+        dir: join(dir, 'steps', 'step_0001', 'rollout'),
+        client,
+        scorer,
+        stage: 'rollout',
+        answerTag: 'answer',
+        signal: new AbortController().signal,
+      });
+      const failed = stepArtifacts(dir, 1).failedTrajectories;
+      assert.deepEqual(
+        failed.map((t) => t.id),
+        ids,
+      );
+      for (const t of failed) assert.ok(existsSync(t.path), `no conversation at ${t.path}`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

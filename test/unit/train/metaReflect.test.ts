@@ -6,10 +6,9 @@ import { silentLogger } from '../../../src/engine/log';
 import { prepareRun, type PreparedRun } from '../../../src/engine/run';
 import { skillHash } from '../../../src/engine/skill/document';
 import { writeJsonAtomic } from '../../../src/engine/store/atomic';
+import { STEP_FILE } from '../../../src/engine/store/layout';
 import type { RunContext } from '../../../src/engine/train/context';
 import {
-  META_REFLECT_CANDIDATE_FILE,
-  META_REFLECT_RESULT_FILE,
   metaReflect,
   renderEpochHistory,
   type MetaReflectArgs,
@@ -189,7 +188,7 @@ function contextFor(
 }
 
 function readResult(dir: string): MetaReflectFile {
-  return JSON.parse(readFileSync(join(dir, META_REFLECT_RESULT_FILE), 'utf8')) as MetaReflectFile;
+  return JSON.parse(readFileSync(join(dir, STEP_FILE.metaReflectResult), 'utf8')) as MetaReflectFile;
 }
 
 describe('meta reflect', () => {
@@ -284,12 +283,12 @@ describe('meta reflect', () => {
     assert.equal(saved.skill_hash, skillHash(skill));
     assert.deepEqual(saved.summary, { total: 5, applied: 5, skipped: 0, errors: 0 });
     assert.deepEqual(saved.edits, out.edits);
-    assert.equal(readFileSync(join(args.dir, META_REFLECT_CANDIDATE_FILE), 'utf8'), out.candidate);
+    assert.equal(readFileSync(join(args.dir, STEP_FILE.candidate), 'utf8'), out.candidate);
 
     // Resume: the result file is reused without a model call, with or without the candidate file.
     const again = contextFor(prepared, outDir);
     assert.deepEqual(await metaReflect(again.ctx, args), out);
-    rmSync(join(args.dir, META_REFLECT_CANDIDATE_FILE));
+    rmSync(join(args.dir, STEP_FILE.candidate));
     assert.deepEqual(await metaReflect(again.ctx, args), out);
     assert.equal(again.rec.requests.length, 0);
   });
@@ -319,7 +318,7 @@ describe('meta reflect', () => {
     const saved = readResult(args.dir);
     assert.equal(saved.action, 'no_change');
     assert.equal(saved.candidate_hash, null);
-    assert.equal(existsSync(join(args.dir, META_REFLECT_CANDIDATE_FILE)), false);
+    assert.equal(existsSync(join(args.dir, STEP_FILE.candidate)), false);
   });
 
   it('records a fallback when the reply stays unusable, and does not ask again on resume', async () => {
