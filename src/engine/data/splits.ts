@@ -3,7 +3,8 @@ import { join, resolve } from 'node:path';
 import { SkillOptError } from '../errors';
 import { writeJsonAtomic } from '../store/atomic';
 import { PyRandom } from './pyRandom';
-import { readTaskRecords, toTaskItems } from './tasks';
+import { readTaskRecords } from './taskFiles';
+import { toTaskItems } from './tasks';
 import type { TaskItem } from './tasks';
 
 export type SplitName = 'train' | 'val' | 'test';

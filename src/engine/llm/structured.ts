@@ -10,7 +10,7 @@
  */
 import type { z } from 'zod';
 import type { Logger } from '../log';
-import type { Contract } from './contracts';
+import type { Contract } from './contracts/contract';
 import { extractJson } from './json';
 import type { ChatMessage, ChatRequest, ChatResult, ModelClient } from './types';
 

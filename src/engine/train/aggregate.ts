@@ -1,4 +1,4 @@
-import { mergeContract } from '../llm/contracts';
+import { mergeContract } from '../llm/contracts/update';
 import { payloadKey, type UpdateMode } from '../prompts/modes';
 import { blocks, metaSkillBlock } from '../prompts/shared';
 import { mergeSystemPrompt } from '../prompts/system';

@@ -1,12 +1,12 @@
 import { join } from 'node:path';
 import { PyRandom } from '../data/pyRandom';
+import type { Contract } from '../llm/contracts/contract';
 import {
   analystContract,
   deepReflectContract,
-  type Contract,
   type Hypothesis,
   type HypothesesReply,
-} from '../llm/contracts';
+} from '../llm/contracts/reflect';
 import { structuredCall } from '../llm/structured';
 import type { ChatMessage } from '../llm/types';
 import { payloadKey } from '../prompts/modes';

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { existsSync, readFileSync } from 'node:fs';
 import type { TaskItem } from '../data/tasks';
 import { buildTrainBatch } from '../data/plan';
-import { metaSkillContract, slowUpdateContract } from '../llm/contracts';
+import { metaSkillContract, slowUpdateContract } from '../llm/contracts/epochEnd';
 import { blocks } from '../prompts/shared';
 import { metaSkillSystemPrompt, slowUpdateSystemPrompt } from '../prompts/system';
 import { writeJsonAtomic } from '../store/atomic';

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { metaReflectContract, type PatchBody } from '../llm/contracts';
+import type { PatchBody } from '../llm/contracts/payload';
+import { metaReflectContract } from '../llm/contracts/reflect';
 import { metaReflectSystemPrompt, metaReflectUserMessage } from '../prompts/deep';
 import {
   applyEdits,

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { analystContract } from '../llm/contracts';
+import { analystContract } from '../llm/contracts/reflect';
 import { Semaphore } from '../llm/limiter';
 import { payloadKey, type UpdateMode } from '../prompts/modes';
 import { analystSystemPrompt } from '../prompts/system';

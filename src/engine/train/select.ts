@@ -1,4 +1,4 @@
-import { lrAutonomousContract, rankingContract } from '../llm/contracts';
+import { lrAutonomousContract, rankingContract } from '../llm/contracts/update';
 import { payloadKey, type UpdateMode } from '../prompts/modes';
 import { blocks, metaSkillBlock, payloadLabel } from '../prompts/shared';
 import { lrAutonomousSystemPrompt, rankingSystemPrompt } from '../prompts/system';

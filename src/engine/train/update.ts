@@ -1,4 +1,4 @@
-import { rewriteContract } from '../llm/contracts';
+import { rewriteContract } from '../llm/contracts/update';
 import { applyEdits, assignEditIds, summarizeReport, type Edit } from '../skill/applyEdits';
 import {
   extractAppendixNotes,

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadTasks, readTaskRecords } from '../../../src/engine/data/tasks';
+import { readTaskRecords } from '../../../src/engine/data/taskFiles';
+import { loadTasks } from '../../../src/engine/data/tasks';
 import { SkillOptError } from '../../../src/engine/errors';
 
 const fixtures = join(__dirname, '..', '..', 'fixtures', 'data');

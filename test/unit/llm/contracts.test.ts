@@ -1,17 +1,19 @@
 import assert from 'node:assert/strict';
+import type { Contract } from '../../../src/engine/llm/contracts/contract';
 import {
-  analystContract,
   appendixConsolidateContract,
+  metaSkillContract,
+  slowUpdateContract,
+} from '../../../src/engine/llm/contracts/epochEnd';
+import { analystContract } from '../../../src/engine/llm/contracts/reflect';
+import {
   lrAutonomousContract,
   mergeContract,
-  metaSkillContract,
   parseLearningRate,
-  payloadKey,
   rankingContract,
   rewriteContract,
-  slowUpdateContract,
-  type Contract,
-} from '../../../src/engine/llm/contracts';
+} from '../../../src/engine/llm/contracts/update';
+import { payloadKey } from '../../../src/engine/prompts/modes';
 import { parseReply } from '../../../src/engine/llm/structured';
 
 function valid<T>(contract: Contract<T>, value: unknown): T {

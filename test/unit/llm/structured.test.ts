@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { cancelledError, SkillOptError } from '../../../src/engine/errors';
 import type { Logger } from '../../../src/engine/log';
 import type { LogLevel } from '../../../src/protocol/vocabulary';
-import { analystContract, rankingContract } from '../../../src/engine/llm/contracts';
+import { analystContract } from '../../../src/engine/llm/contracts/reflect';
+import { rankingContract } from '../../../src/engine/llm/contracts/update';
 import { reaskMessage, structuredCall } from '../../../src/engine/llm/structured';
 import type { ChatRequest, ChatResult, ModelClient } from '../../../src/engine/llm/types';
 

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import type { TaskItem } from '../../../src/engine/data/tasks';
 import { SkillOptError } from '../../../src/engine/errors';
-import { createScorer, deepEqual, parseNumber, scorerTypes } from '../../../src/engine/scoring/scorers';
+import { createScorer, scorerTypes } from '../../../src/engine/scoring/scorers';
 import type { ScorerSpec, ScoreResult } from '../../../src/engine/scoring/scorers';
+import { deepEqual, parseNumber } from '../../../src/engine/scoring/valueScorers';
 
 const ctx = { baseDir: __dirname };
 const item = (answers: string[], extra: Partial<TaskItem> = {}): TaskItem => ({

@@ -1,0 +1,267 @@
+/**
+ * Task files as written on disk: JSONL, a JSON array (or `{items|data: [...]}`, or a dict of records),
+ * CSV/TSV with a header row. Records are read without interpreting them, each with the line or key it
+ * came from so errors can point at it; tasks.ts turns them into tasks.
+ */
+import { readFileSync } from 'node:fs';
+import { extname } from 'node:path';
+import { parse as parseCsv } from 'csv-parse/sync';
+import { SkillOptError } from '../errors';
+
+export type TaskFileFormat = 'json' | 'jsonl' | 'csv';
+
+/** A record read from a task file, with where it came from so errors can point at it. */
+export interface RawTaskRecord {
+  record: Record<string, unknown>;
+  /** 1-based line (JSONL, CSV, top-level JSON arrays). */
+  line?: number;
+  /** JSON path when no line is known, e.g. `items[3]`. */
+  key?: string;
+}
+
+export interface TaskFile {
+  path: string;
+  format: TaskFileFormat;
+  records: RawTaskRecord[];
+}
+
+/**
+ * Accepted field names, first present wins. They cover the reference benchmarks (SearchQA `question`/
+ * `answers`, DocVQA `questionId`, OfficeQA `uid`/`category`, SpreadsheetBench `instruction`/
+ * `instruction_type`) and the common dataset conventions, so most files load without a mapping step.
+ */
+export const taskFieldNames = {
+  id: ['id', 'key', 'uid', 'task_id', 'questionId'],
+  input: ['question', 'input', 'prompt', 'query', 'task_description', 'instruction'],
+  answers: [
+    'answers',
+    'answer',
+    'expected',
+    'gold',
+    'gold_answers',
+    'label',
+    'target',
+    'output',
+    'ground_truth',
+  ],
+  taskType: ['task_type', 'type', 'category', 'instruction_type', 'topic'],
+  context: ['context', 'passage', 'document'],
+  choices: ['choices', 'options'],
+} as const;
+
+/** Read the raw records of a task file without interpreting them (ratio splits write these back out). */
+export function readTaskRecords(path: string): TaskFile {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'does not exist' : code === 'EISDIR' ? 'is a folder' : 'cannot be read';
+    throw new SkillOptError(
+      'tasks',
+      `Task file ${why}`,
+      { file: path, fix: 'point the tasks setting at a readable .jsonl, .json or .csv file' },
+      { cause: err },
+    );
+  }
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  if (!text.trim()) {
+    throw new SkillOptError('tasks', 'Task file is empty', { file: path, fix: 'add at least one task' });
+  }
+  const ext = extname(path).toLowerCase();
+  if (ext === '.csv' || ext === '.tsv') {
+    return { path, format: 'csv', records: readCsv(path, text, ext === '.tsv' ? '\t' : ',') };
+  }
+  const first = text.trimStart()[0];
+  if (ext !== '.json' && ext !== '.jsonl' && ext !== '.ndjson' && first !== '[' && first !== '{') {
+    throw new SkillOptError('tasks', `Unsupported task file type "${ext || '(none)'}"`, {
+      file: path,
+      fix: 'use .jsonl (one JSON object per line), .json (an array of objects) or .csv (with a header row)',
+    });
+  }
+  return readJson(path, text, ext === '.jsonl' || ext === '.ndjson');
+}
+
+function readJson(path: string, text: string, lineMode: boolean): TaskFile {
+  let whole: unknown;
+  let wholeError: Error | undefined;
+  try {
+    whole = JSON.parse(text);
+  } catch (err) {
+    wholeError = err as Error;
+  }
+  if (wholeError === undefined) {
+    if (Array.isArray(whole)) {
+      const lines = arrayElementLines(text);
+      const useLines = lines.length === whole.length;
+      return {
+        path,
+        format: 'json',
+        records: whole.map((value, i) =>
+          asRecord(value, path, useLines ? { line: lines[i] } : { key: `[${i}]` }),
+        ),
+      };
+    }
+    if (isRecord(whole) && lineMode) return { path, format: 'jsonl', records: [{ record: whole, line: 1 }] };
+    if (isRecord(whole)) {
+      for (const name of ['items', 'data']) {
+        const nested = whole[name];
+        if (Array.isArray(nested)) {
+          return {
+            path,
+            format: 'json',
+            records: nested.map((value, i) => asRecord(value, path, { key: `${name}[${i}]` })),
+          };
+        }
+      }
+      const values = Object.values(whole);
+      // The reference reads a dict of records as its values; a lone task object is just one task.
+      if (values.length > 0 && values.every(isRecord)) {
+        return {
+          path,
+          format: 'json',
+          records: Object.entries(whole).map(([k, value]) => asRecord(value, path, { key: k })),
+        };
+      }
+      return { path, format: 'json', records: [{ record: whole, line: 1 }] };
+    }
+  }
+  const firstLine = text.split(/\r?\n/).find((l) => l.trim() !== '') ?? '';
+  const looksLikeLines = lineMode || (text.trimStart().startsWith('{') && parses(firstLine));
+  if (wholeError !== undefined && !looksLikeLines) {
+    const pos = /position (\d+)/.exec(wholeError.message);
+    throw new SkillOptError('tasks', `Task file is not valid JSON: ${wholeError.message}`, {
+      file: path,
+      ...(pos ? { line: lineAt(text, Number(pos[1])) } : {}),
+      fix: 'fix the JSON syntax there (a JSON array of objects, or one object per line for .jsonl)',
+    });
+  }
+  const records: RawTaskRecord[] = [];
+  const lines = text.split(/\r?\n/);
+  lines.forEach((content, index) => {
+    if (content.trim() === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(content);
+    } catch (err) {
+      throw new SkillOptError(
+        'tasks',
+        `Line is not valid JSON: ${(err as Error).message}`,
+        { file: path, line: index + 1, fix: 'write exactly one complete JSON object on each line' },
+        { cause: err },
+      );
+    }
+    records.push(asRecord(value, path, { line: index + 1 }));
+  });
+  return { path, format: 'jsonl', records };
+}
+
+function readCsv(path: string, text: string, delimiter: string): RawTaskRecord[] {
+  let rows: unknown[];
+  try {
+    rows = parseCsv<unknown>(text, {
+      columns: true,
+      delimiter,
+      info: true,
+      skip_empty_lines: true,
+      bom: true,
+    });
+  } catch (err) {
+    const line = (err as { lines?: unknown }).lines;
+    throw new SkillOptError(
+      'tasks',
+      `CSV could not be parsed: ${(err as Error).message}`,
+      {
+        file: path,
+        ...(typeof line === 'number' ? { line } : {}),
+        fix: 'give every row as many cells as the header and close every quoted cell',
+      },
+      { cause: err },
+    );
+  }
+  return rows.map((row) => {
+    const { record, info } = row as { record: Record<string, unknown>; info: { lines: number } };
+    // A cell holding a JSON array is a list (several gold answers, the options of a multiple-choice task).
+    for (const name of [...taskFieldNames.answers, ...taskFieldNames.choices]) {
+      const cell = record[name];
+      if (typeof cell === 'string') {
+        const list = jsonArrayCell(cell);
+        if (list) record[name] = list;
+      }
+    }
+    return { record, line: info.lines };
+  });
+}
+
+function jsonArrayCell(cell: string): unknown[] | undefined {
+  const t = cell.trim();
+  if (!t.startsWith('[') || !t.endsWith(']')) return undefined;
+  try {
+    const v: unknown = JSON.parse(t);
+    return Array.isArray(v) ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** 1-based start line of each element of a top-level JSON array, found by a string-aware scan. */
+function arrayElementLines(text: string): number[] {
+  const lines: number[] = [];
+  let line = 1;
+  let depth = 0;
+  let inString = false;
+  let escaped = false;
+  let expectElement = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (ch === '\n') line++;
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (ch === '\\') escaped = true;
+      else if (ch === '"') inString = false;
+      continue;
+    }
+    if (expectElement && ch !== ' ' && ch !== '\t' && ch !== '\n' && ch !== '\r') {
+      if (ch !== ']') lines.push(line);
+      expectElement = false;
+    }
+    if (ch === '"') inString = true;
+    else if (ch === '[' || ch === '{') {
+      depth++;
+      if (depth === 1 && ch === '[') expectElement = true;
+    } else if (ch === ']' || ch === '}') depth--;
+    else if (ch === ',' && depth === 1) expectElement = true;
+  }
+  return lines;
+}
+
+function asRecord(value: unknown, path: string, where: { line?: number; key?: string }): RawTaskRecord {
+  if (!isRecord(value)) {
+    const got = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+    throw new SkillOptError('tasks', `Task must be a JSON object, got ${got}`, {
+      file: path,
+      ...where,
+      fix: 'write each task as an object such as {"id": "1", "question": "...", "answer": "..."}',
+    });
+  }
+  return { record: value, ...where };
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function parses(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function lineAt(text: string, offset: number): number {
+  let line = 1;
+  for (let i = 0; i < offset && i < text.length; i++) if (text[i] === '\n') line++;
+  return line;
+}
