@@ -84,6 +84,13 @@ export class PrettyPrinter {
               `  train ${r.rollout_hard.toFixed(3)}, ${r.n_patches} patches → ${r.n_edits_merged ?? 0} merged → ${r.n_edits_ranked ?? 0} applied (budget ${r.edit_budget ?? '-'}), ${r.wall_time_s}s`,
             ),
           );
+        if (r.rollout_errored || r.selection_errored)
+          this.line(
+            this.paint(
+              33,
+              `  target could not answer: ${r.rollout_errored ?? 0} train, ${r.selection_errored ?? 0} selection item(s) (kept out of the scores; see results.jsonl)`,
+            ),
+          );
         break;
       }
       case 'epoch/finished':

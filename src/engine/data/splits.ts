@@ -6,6 +6,7 @@ import { PyRandom } from './pyRandom';
 import { readTaskRecords } from './taskFiles';
 import { toTaskItems } from './tasks';
 import type { TaskItem } from './tasks';
+import { RUN_DIR, RUN_FILE } from '../store/layout';
 
 export type SplitName = 'train' | 'val' | 'test';
 export const splitNames: readonly SplitName[] = ['train', 'val', 'test'];
@@ -171,7 +172,7 @@ export function materializeRatioSplit(opts: RatioSplitOptions): LoadedSplits {
     );
     loaded[name] = parts[name].map((i) => items[i]);
   }
-  writeJsonAtomic(join(opts.outputDir, 'split_manifest.json'), manifest);
+  writeJsonAtomic(join(opts.outputDir, RUN_FILE.splitManifest), manifest);
   return finish(opts.outputDir, files, loaded, manifest, opts, {
     file: source,
     ratio: ratioText,
@@ -181,7 +182,7 @@ export function materializeRatioSplit(opts: RatioSplitOptions): LoadedSplits {
 
 /** The reference's default folder for a generated split: `<outRoot>/_generated_splits/<name>_2-1-7_seed42`. */
 export function defaultSplitOutputDir(outRoot: string, name: string, ratio = '2:1:7', seed = 42): string {
-  return join(outRoot, '_generated_splits', `${name}_${ratio.replace(/:/g, '-')}_seed${seed}`);
+  return join(outRoot, RUN_DIR.generatedSplits, `${name}_${ratio.replace(/:/g, '-')}_seed${seed}`);
 }
 
 /** Parse `train:val:test` into three positive integers. */
@@ -345,7 +346,7 @@ function resolveDataFile(dataPath: string): string {
 }
 
 function readManifest(dir: string): SplitManifest | null {
-  const path = join(dir, 'split_manifest.json');
+  const path = join(dir, RUN_FILE.splitManifest);
   if (!existsSync(path)) return null;
   let value: unknown;
   try {

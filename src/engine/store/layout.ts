@@ -35,6 +35,8 @@ export const STEP_FILE = {
   applyReport: 'edit_apply_report.json',
   digest: 'trajectory_digest.json',
   deepReflect: 'deep_reflect.json',
+  rewriteResult: 'rewrite_result.json',
+  fullRewriteResult: 'full_rewrite_result.json',
   gateResult: 'gate_result.json',
   slowResult: 'slow_result.json',
   slowGuidance: 'slow_guidance.json',

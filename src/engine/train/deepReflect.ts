@@ -20,12 +20,12 @@ import { writeJsonAtomic } from '../store/atomic';
 import type { RunContext } from './context';
 import type { RawPatch } from './reflect';
 import { isErrored, isFailure } from './rollout';
+import { STEP_FILE } from '../store/layout';
 import { artifactSchemas, readArtifact } from '../store/runSchemas';
 import { failurePatterns } from './stepBuffer';
 import { renderTrajectories } from './trajectories';
 import type { RolloutResult } from '../../protocol/records';
 
-export const DEEP_REFLECT_FILE = 'deep_reflect.json';
 export const DEEP_REFLECT_MINIBATCH = 'deep_reflect';
 
 export interface DeepReflectDecision {
@@ -136,7 +136,7 @@ function fingerprint(list: readonly Hypothesis[]): string {
  * holds an outcome, a resumed run reuses it without calling the model.
  */
 export async function deepReflect(ctx: RunContext, args: DeepReflectArgs): Promise<RawPatch | null> {
-  const file = join(args.dir, DEEP_REFLECT_FILE);
+  const file = join(args.dir, STEP_FILE.deepReflect);
   const saved = readArtifact<DeepReflectTranscript>(file, artifactSchemas.deepReflect);
   if (saved?.outcome) return saved.outcome.patch;
 

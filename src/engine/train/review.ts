@@ -1,18 +1,11 @@
 import type { CandidateEdit } from '../../protocol/events';
+import type { ReviewPhase } from '../../protocol/vocabulary';
 
-/**
- * The person in the loop. `review.mode` decides when the trainer asks:
- * - `auto`: never; the gate decides, and the person may overrule a finished step afterwards
- *   (collected with `takeOverrules` at the next step boundary).
- * - `gate-then-human`: after the gate accepts a candidate, before it becomes current.
- * - `human-first`: before the gate; only the edits the person keeps are evaluated.
- */
-export type ReviewMode = 'auto' | 'gate-then-human' | 'human-first';
-
+/** One question to the person in the loop; `review.mode` (REVIEW_MODES) decides when it is asked. */
 export interface ReviewRequest {
   step: number;
   epoch: number;
-  phase: 'before_gate' | 'after_gate';
+  phase: ReviewPhase;
   candidatePath: string;
   candidateHash: string;
   edits: CandidateEdit[];

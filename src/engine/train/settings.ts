@@ -1,3 +1,4 @@
+import type { ReviewMode } from '../../protocol/vocabulary';
 import type { UpdateMode } from '../prompts/modes';
 
 /**
@@ -51,7 +52,7 @@ export interface TrainSettings {
   /** limits.max_errored_share: a batch with more errored target items than this stops the run. */
   maxErroredShare: number;
 
-  reviewMode: 'auto' | 'gate-then-human' | 'human-first';
+  reviewMode: ReviewMode;
 
   answerTag: string;
   targetSystemTemplate?: string;

@@ -9,6 +9,7 @@ import {
 } from '../skill/document';
 import { blocks } from '../prompts/shared';
 import { rewriteSystemPrompt } from '../prompts/system';
+import { STEP_FILE } from '../store/layout';
 import { askOptimizer } from './ask';
 import { itemsOf, type MergedPatch } from './aggregate';
 import type { RunContext } from './context';
@@ -70,7 +71,7 @@ export async function updateSkill(
       edits: [],
       changeSummary: Array.isArray(chosen.change_summary) ? chosen.change_summary.map(String) : [],
       artifact: {
-        file: 'full_rewrite_result.json',
+        file: STEP_FILE.fullRewriteResult,
         value: { selected_candidate: chosen, merged_patch: ranked },
       },
       protectedRestored: kept.restored,
@@ -96,7 +97,7 @@ export async function updateSkill(
     candidate: kept.text,
     edits: [],
     changeSummary: reply.value.change_summary,
-    artifact: { file: 'rewrite_result.json', value: reply.value },
+    artifact: { file: STEP_FILE.rewriteResult, value: reply.value },
     protectedRestored: kept.restored,
   };
 }

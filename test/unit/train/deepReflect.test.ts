@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { STEP_FILE } from '../../../src/engine/store/layout';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChatRequest, ChatResult, ModelClient } from '../../../src/engine/llm/types';
@@ -6,7 +7,6 @@ import { silentLogger } from '../../../src/engine/log';
 import { prepareRun, type PreparedRun } from '../../../src/engine/run';
 import type { RunContext } from '../../../src/engine/train/context';
 import {
-  DEEP_REFLECT_FILE,
   deepReflect,
   pickDeepTrajectories,
   shouldDeepReflect,
@@ -124,7 +124,7 @@ function args(dir: string, over: Partial<DeepReflectArgs> = {}): DeepReflectArgs
 }
 
 function transcript(dir: string): DeepReflectTranscript {
-  return JSON.parse(readFileSync(join(dir, DEEP_REFLECT_FILE), 'utf8')) as DeepReflectTranscript;
+  return JSON.parse(readFileSync(join(dir, STEP_FILE.deepReflect), 'utf8')) as DeepReflectTranscript;
 }
 
 describe('deep reflection', () => {
@@ -466,7 +466,7 @@ describe('deep reflection', () => {
         { op: 'append', content: MONEY_RULE },
       ]);
       assert.match(String(patch?.patch.reasoning), /^\[scripted optimizer\]/);
-      assert.ok(existsSync(join(dir, DEEP_REFLECT_FILE)));
+      assert.ok(existsSync(join(dir, STEP_FILE.deepReflect)));
     });
   });
 });
