@@ -5,7 +5,13 @@ import { EVAL_FILE, RUN_DIR, RUN_FILE } from '../store/layout';
 import { lineOrigins, type ProvenanceRecord } from './provenance';
 import { isErrored } from './rollout';
 import type { RolloutResult, StepRecord } from '../../protocol/records';
-import { isAccepted, isRejected, isSkipped } from '../../protocol/vocabulary';
+import {
+  isAccepted,
+  isRejected,
+  isSkipped,
+  TARGET_ERROR_LABELS,
+  type TargetErrorKind,
+} from '../../protocol/vocabulary';
 
 export interface PersistentFailure {
   id: string;
@@ -26,6 +32,8 @@ export interface RunReport {
   skill_length: Array<{ step: number; chars: number; tokens: number }>;
   edit_budget: Array<{ step: number; budget: number | null }>;
   persistent_failures: PersistentFailure[];
+  /** What went wrong outside the skill: target items that could not be answered, reply fallbacks. */
+  reliability: { errored_items: number; errored_by_kind: Record<string, number>; fallbacks: number };
   spend_by_role: Record<
     string,
     {
@@ -155,6 +163,7 @@ export function buildReport(args: {
     })),
     edit_budget: h.map((r) => ({ step: r.step, budget: r.edit_budget ?? null })),
     persistent_failures: persistentFailures(args.outDir),
+    reliability: reliability(args.outDir, h),
     spend_by_role: roles,
     kept_lines: lineOrigins(args.bestSkill, args.provenance).map((o) => ({
       line: o.line + 1,
@@ -166,6 +175,21 @@ export function buildReport(args: {
       trajectories: o.origin.trajectory_ids.length,
     })),
   };
+}
+
+/** Errored target rows anywhere in the run folder, by cause, and the steps' structured-reply fallbacks. */
+function reliability(outDir: string, history: readonly StepRecord[]): RunReport['reliability'] {
+  const byKind: Record<string, number> = {};
+  let errored = 0;
+  for (const rows of allResults(outDir).values()) {
+    for (const r of rows.filter(isErrored)) {
+      errored++;
+      const kind = r.error_kind ?? 'other';
+      byKind[kind] = (byKind[kind] ?? 0) + 1;
+    }
+  }
+  const fallbacks = history.reduce((n, r) => n + (r.fallbacks?.length ?? 0), 0);
+  return { errored_items: errored, errored_by_kind: byKind, fallbacks };
 }
 
 const f = (n: number | null | undefined, digits = 4): string =>
@@ -220,6 +244,20 @@ export function renderReport(r: RunReport, outDir: string, simulated: boolean): 
         `| \`${cell(p.id)}\` ${cell(p.task.slice(0, 80))} | ${p.evaluations} | ${cell(p.last_reason.slice(0, 160))} |`,
       );
   }
+  const rel = r.reliability;
+  const kinds = Object.entries(rel.errored_by_kind)
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, n]) => `${TARGET_ERROR_LABELS[k as TargetErrorKind] ?? k} ×${n}`)
+    .join(', ');
+  lines.push(
+    '',
+    '## Reliability',
+    '',
+    rel.errored_items
+      ? `The target could not answer ${rel.errored_items} evaluation(s) (${kinds}); they were kept out of every score, gate and reflection (\`outcome: errored\` in results.jsonl).`
+      : 'The target answered every evaluation.',
+    `Structured-reply fallbacks in steps: ${rel.fallbacks}.`,
+  );
   lines.push(
     '',
     '## Spend by role',
