@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EngineEvent } from '../src/protocol/events';
-import { evalPrepared, type EvalSplit } from '../src/engine/run';
+import { evalPrepared, type EvalSplit } from '../src/engine/evalRun';
 import { prepareBenchRun, recordTraining, type ChildServer } from './harness';
 import type { ServedRequest } from './server';
 

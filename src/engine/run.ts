@@ -5,7 +5,6 @@ import { toFlatConfig, redactSecrets } from './config/flat';
 import { loadConfig, type LoadedConfig } from './config/load';
 import { formatConfigWarning } from './config/schema';
 import type { SkillOptConfig } from './config/schema';
-import type { TaskItem } from './data/tasks';
 import { stepsPerEpoch } from './data/plan';
 import { defaultSplitOutputDir, loadSplitDir, materializeRatioSplit, type LoadedSplits } from './data/splits';
 import { SkillOptError } from './errors';
@@ -16,14 +15,12 @@ import { checkSkillMarkers } from './skill/markers';
 import { buildModels, type ModelSetup, type ModelEnvironment } from './models';
 import { settingsFromConfig } from './train/fromConfig';
 import type { RunContext } from './train/context';
-import { evaluateItems, type TestSummary } from './train/evaluate';
 import { Trainer, type TrainOutcome } from './train/trainer';
 import type { Reviewer } from './train/review';
 import { BudgetGuard } from './llm/budget';
 import { stageTokens, tokenSummary } from './llm/accounting';
-import { writeJsonAtomic, writeFileAtomic } from './store/atomic';
+import { writeFileAtomic } from './store/atomic';
 import { runLockPath } from './store/runReader';
-import { EVAL_FILE, RunLayout } from './store/layout';
 import { mkdirSync } from 'node:fs';
 import { setMaxListeners } from 'node:events';
 import type { TrainSettings } from './train/settings';
@@ -238,7 +235,8 @@ export interface RunHooks {
   logger?: Logger;
 }
 
-function makeContext(
+/** The context every stage receives, for a training run or eval-only. */
+export function makeContext(
   prepared: PreparedRun,
   hooks: RunHooks,
   outDir: string,
@@ -344,65 +342,4 @@ export async function trainPrepared(
     emitTotals();
     rmSync(lock, { force: true });
   }
-}
-
-export type EvalSplit = 'train' | 'val' | 'test' | 'all' | 'valid_seen' | 'valid_unseen' | 'selection';
-
-export interface EvalSummary {
-  skill: string;
-  split: string;
-  n_items: number;
-  hard: number;
-  soft: number;
-  by_type: TestSummary['byType'];
-  failing: string[];
-  out_dir: string;
-  model_calls: number;
-  cache_hits: number;
-}
-
-/** Eval-only (reference scripts/eval_only.py): the target on one split or all; no optimizer call. */
-export async function evalPrepared(
-  prepared: PreparedRun,
-  opts: RunHooks & { skill: string; skillPath: string; split: EvalSplit },
-): Promise<EvalSummary> {
-  setMaxListeners(0, opts.signal);
-  const canonical =
-    opts.split === 'valid_seen' || opts.split === 'selection'
-      ? 'val'
-      : opts.split === 'valid_unseen'
-        ? 'test'
-        : opts.split;
-  const { splits } = prepared;
-  const test = (): readonly TaskItem[] => splits.test.unsealForEvaluation();
-  const items =
-    canonical === 'train'
-      ? splits.train
-      : canonical === 'val'
-        ? splits.val
-        : canonical === 'test'
-          ? test()
-          : [...splits.train, ...splits.val, ...test()];
-  const limit = prepared.settings.testEnvNum;
-  const chosen = canonical !== 'all' && limit > 0 ? items.slice(0, limit) : items;
-  const outDir = prepared.outDir;
-  const ctx = makeContext(prepared, opts, outDir, () => undefined);
-  const before = prepared.models.accounting.totals();
-  const run = new RunLayout(outDir);
-  const { summary } = await evaluateItems(ctx, chosen, opts.skill, run.evalOnlyDir(canonical), 'eval');
-  const after = prepared.models.accounting.totals();
-  const result: EvalSummary = {
-    skill: opts.skillPath,
-    split: canonical,
-    n_items: chosen.length,
-    hard: summary.overall.hard,
-    soft: summary.overall.soft,
-    by_type: summary.byType,
-    failing: summary.failing,
-    out_dir: outDir,
-    model_calls: after.calls - before.calls,
-    cache_hits: after.cacheHits - before.cacheHits,
-  };
-  writeJsonAtomic(run.file(EVAL_FILE.summary), result);
-  return result;
 }

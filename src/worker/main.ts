@@ -7,7 +7,8 @@ import { SkillOptError } from '../engine/errors';
 import type { EngineEvent } from '../protocol/events';
 import { levelAtLeast, type Logger } from '../engine/log';
 import { VERSION, type LogLevel } from '../protocol/vocabulary';
-import { evalPrepared, prepareRun, trainPrepared, type PreparedRun } from '../engine/run';
+import { evalPrepared } from '../engine/evalRun';
+import { prepareRun, trainPrepared, type PreparedRun } from '../engine/run';
 import {
   EngineNotifications,
   EngineRequests,

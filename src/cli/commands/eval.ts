@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { EngineEvent } from '../../protocol/events';
-import { evalPrepared, prepareRun } from '../../engine/run';
+import { evalPrepared } from '../../engine/evalRun';
+import { prepareRun } from '../../engine/run';
 import { checkSkillMarkers } from '../../engine/skill/markers';
 import { ExitCode, UsageError } from '../exit';
 import { PrettyPrinter } from '../render';
@@ -51,7 +52,7 @@ export async function runEval(args: readonly string[]): Promise<number> {
       process.stdout.write(JSON.stringify(summary) + '\n');
     } else {
       process.stdout.write(
-        `\n${summary.split}: hard ${summary.hard.toFixed(4)}, soft ${summary.soft.toFixed(4)} over ${summary.n_items} items (target only; no optimizer calls)\n`,
+        `\n${summary.split}: hard ${summary.hard.toFixed(4)}, soft ${summary.soft.toFixed(4)} over ${summary.n_items - (summary.errored?.length ?? 0)} answered items (target only; no optimizer calls)\n`,
       );
       for (const [type, s] of Object.entries(summary.by_type)) {
         process.stdout.write(`  ${type.padEnd(16)} ${s.hard.toFixed(3)} (${s.total})\n`);
@@ -59,6 +60,10 @@ export async function runEval(args: readonly string[]): Promise<number> {
       if (summary.failing.length)
         process.stdout.write(
           `Failing: ${summary.failing.slice(0, 20).join(', ')}${summary.failing.length > 20 ? ', …' : ''}\n`,
+        );
+      if (summary.errored?.length)
+        process.stdout.write(
+          `Not answered by the target (not scored): ${summary.errored.length} item(s), e.g. ${summary.errored.slice(0, 5).join(', ')}; see results.jsonl\n`,
         );
       process.stdout.write(`Written: ${summary.out_dir}/eval_summary.json\n`);
     }
