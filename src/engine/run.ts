@@ -19,8 +19,7 @@ import { Trainer, type TrainOutcome } from './train/trainer';
 import type { Reviewer } from './train/review';
 import { BudgetGuard } from './llm/budget';
 import { stageTokens, tokenSummary } from './llm/accounting';
-import { writeFileAtomic } from './store/atomic';
-import { runLockPath } from './store/runReader';
+import { acquireRunLock } from './store/runLock';
 import { mkdirSync } from 'node:fs';
 import { setMaxListeners } from 'node:events';
 import type { TrainSettings } from './train/settings';
@@ -268,7 +267,7 @@ export function makeContext(
 /** Run (or resume) training in `prepared.outDir`. Events stream through `hooks.emit`. */
 export async function trainPrepared(
   prepared: PreparedRun,
-  hooks: RunHooks & { resumeCommand: string; reviewer?: Reviewer },
+  hooks: RunHooks & { resumeCommand: string; reviewer?: Reviewer; requireResume?: boolean },
 ): Promise<TrainOutcome> {
   const { models } = prepared;
   // Every in-flight model call listens on the run's signal; hundreds at once are expected.
@@ -321,12 +320,13 @@ export async function trainPrepared(
     }),
     accountingSnapshot: () => models.accounting.snapshot(),
     resumeCommand: hooks.resumeCommand,
+    ...(hooks.requireResume ? { requireResume: true } : {}),
     ...(hooks.reviewer ? { reviewer: hooks.reviewer } : {}),
   });
   mkdirSync(prepared.outDir, { recursive: true });
-  const lock = runLockPath(prepared.outDir);
-  writeFileAtomic(lock, JSON.stringify({ pid: process.pid, started: new Date().toISOString() }));
+  let release: (() => void) | undefined;
   try {
+    release = acquireRunLock(prepared.outDir);
     holder.trainer = trainer;
     return await trainer.run();
   } catch (err) {
@@ -340,6 +340,6 @@ export async function trainPrepared(
     unsubscribe();
     if (pendingTimer) clearTimeout(pendingTimer);
     emitTotals();
-    rmSync(lock, { force: true });
+    release?.();
   }
 }

@@ -171,6 +171,7 @@ export function serve(transport: Transport): RpcConnection {
       logger,
       resumeCommand: `SkillOpt: Resume Run (${runId})`,
       reviewer,
+      ...(p.resume ? { requireResume: true } : {}),
     })
       .catch((err: unknown) => {
         logger.log('error', 'run', err instanceof Error ? (err.stack ?? err.message) : String(err));

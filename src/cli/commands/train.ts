@@ -65,7 +65,13 @@ export async function runTrain(args: readonly string[]): Promise<number> {
       : []),
   ].join(' ');
   try {
-    const outcome = await trainPrepared(prepared, { emit, signal: controller.signal, resumeCommand, logger });
+    const outcome = await trainPrepared(prepared, {
+      emit,
+      signal: controller.signal,
+      resumeCommand,
+      logger,
+      ...(a.values.resume ? { requireResume: true } : {}),
+    });
     if (outcome.status === 'stopped') {
       return controller.signal.aborted ? ExitCode.Interrupted : ExitCode.Budget;
     }

@@ -1,3 +1,4 @@
+import { runLockHeld } from './runLock';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { EngineEvent } from '../../protocol/events';
@@ -67,22 +68,6 @@ export function isRunFolder(dir: string): boolean {
   return [RUN_FILE.state, RUN_FILE.history, RUN_FILE.config].some((f) => existsSync(run.file(f)));
 }
 
-/** Lock file written by a live engine process (pid inside); stale locks (dead pid) are ignored. */
-export function runLockPath(dir: string): string {
-  return new RunLayout(dir).file(RUN_FILE.lock);
-}
-
-function lockAlive(dir: string): boolean {
-  const lock = readJson<{ pid: number }>(runLockPath(dir));
-  if (!lock?.pid) return false;
-  try {
-    process.kill(lock.pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 export function readRunFolder(dir: string): RunFolder {
   const layout = new RunLayout(dir);
   const config = readJson<Record<string, unknown>>(layout.file(RUN_FILE.config)) ?? {};
@@ -91,7 +76,7 @@ export function readRunFolder(dir: string): RunFolder {
   const summary = readJson<Record<string, unknown>>(layout.file(RUN_FILE.summary));
   const engine = (state as { engine?: string } | undefined)?.engine;
   const writer = engine === ENGINE_ID ? ENGINE_ID : state || history.length ? 'skillopt-python' : 'unknown';
-  const status: RunFolder['status'] = lockAlive(dir)
+  const status: RunFolder['status'] = runLockHeld(dir)
     ? 'running'
     : summary
       ? 'finished'

@@ -89,6 +89,7 @@ export const artifactSchemas = {
   metaSkillResult: z.looseObject({ action: z.string(), meta_skill_content: z.string().optional() }),
   gateResult: z.looseObject({ action: z.string(), score: num }),
   records: z.array(z.record(z.string(), z.unknown())),
+  config: z.record(z.string(), z.unknown()),
   applyReport: z.array(z.looseObject({ index: int, status: z.string() })),
   deepReflect: z.looseObject({
     outcome: z.looseObject({ status: z.string(), patch: z.unknown() }).optional(),

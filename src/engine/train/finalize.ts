@@ -49,7 +49,8 @@ export async function finalize(loop: LoopContext, stoppedEarly?: string): Promis
       const sameAsBest = skillHash(state.current) === skillHash(state.best);
       const bestRun = run(state.best, RUN_DIR.testBest);
       const [baseline, best, final] = await Promise.all([
-        run(loop.input.initialSkill, RUN_DIR.testBaseline),
+        // The run's own copy: the user's file may have changed since the run started.
+        run(files.readSkill(0), RUN_DIR.testBaseline),
         bestRun,
         sameAsBest
           ? bestRun.then((b) => {

@@ -33,6 +33,8 @@ export interface TrainInput {
   /** Accounting rows (per stage, role and model) for the report's spend by role. */
   accountingSnapshot: () => AccountingSnapshot;
   resumeCommand: string;
+  /** `--resume`: refuse to start a new run when the folder holds none. */
+  requireResume?: boolean;
   /** The person in the loop; without one every review mode behaves like `auto`. */
   reviewer?: Reviewer;
 }

@@ -8,7 +8,9 @@ import { runEpochEnd } from './epochStages';
 import { finalize } from './finalize';
 import { applyOverrules } from './humanReview';
 import { LoopContext, type TrainInput } from './loopContext';
+import { checkSameConfig } from './sameRun';
 import { runStep } from './step/runStep';
+import { artifactSchemas, readArtifact } from '../store/runSchemas';
 import { patienceReason, stopReason, STOPPED_BY_REQUEST } from './stopConditions';
 
 export type { TrainInput };
@@ -44,9 +46,27 @@ export class Trainer {
     const { loop } = this;
     const { state, s, ctx, input } = loop;
     mkdirSync(ctx.outDir, { recursive: true });
-    writeJsonAtomic(loop.layout.file(RUN_FILE.config), input.flatConfig);
-    loop.files.writeSkill(0, input.initialSkill);
     const resumed = state.restore();
+    if (resumed) {
+      const saved = readArtifact<Record<string, unknown>>(
+        loop.layout.file(RUN_FILE.config),
+        artifactSchemas.config,
+      );
+      if (saved) checkSameConfig(ctx.outDir, saved, input.flatConfig);
+    } else if (input.requireResume) {
+      throw new SkillOptError('config', 'there is no run to resume in this folder', {
+        file: ctx.outDir,
+        fix: 'check the --out folder (it holds runtime_state.json once a run has started), or leave out --resume to start one',
+      });
+    }
+    writeJsonAtomic(loop.layout.file(RUN_FILE.config), input.flatConfig);
+    if (!resumed) loop.files.writeSkill(0, input.initialSkill);
+    else if (loop.files.readSkill(0) !== input.initialSkill) {
+      ctx.emit({
+        type: 'warning',
+        message: `the skill file changed since this run started; the run goes on from its own copy (${loop.layout.skillVersion(0)})`,
+      });
+    }
     ctx.emit({
       type: 'run/started',
       runId: ctx.outDir,

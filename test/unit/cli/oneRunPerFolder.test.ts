@@ -1,0 +1,164 @@
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { RUN_FILE } from '../../../src/engine/store/layout';
+
+const root = join(__dirname, '..', '..', '..');
+const example = join(root, 'examples', 'house-style');
+const entry = [
+  '--import',
+  'tsx',
+  '--import',
+  pathToFileURL(join(root, 'test', 'support', 'version.ts')).href,
+  join(root, 'src', 'cli', 'main.ts'),
+];
+
+function cli(args: string[], env: NodeJS.ProcessEnv = {}): { code: number | null; out: string } {
+  const r = spawnSync(process.execPath, [...entry, ...args], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1', ...env },
+  });
+  return { code: r.status, out: r.stdout + r.stderr };
+}
+
+/** One live process per run folder, and a run folder belongs to the config it was started with. */
+describe('one run per folder (CLI processes)', function () {
+  this.timeout(90_000);
+  let dir: string;
+  let out: string;
+  let config: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'skillopt-onerun-'));
+    cpSync(example, dir, { recursive: true });
+    out = join(dir, 'run');
+    config = join(dir, 'skillopt.yaml');
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('refuses a second process on a folder a live run holds, naming the holder', async () => {
+    // A slow simulated run holds the folder while the second one starts.
+    const first = spawn(
+      process.execPath,
+      [...entry, 'train', config, '--out', out, '--cfg-options', 'cache.enabled=false'],
+      {
+        cwd: root,
+        env: { ...process.env, NO_COLOR: '1', SKILLOPT_SIM_LATENCY_MS: '200' },
+      },
+    );
+    const closed = new Promise<number | null>((resolve) => first.on('close', resolve));
+    try {
+      const lock = join(out, RUN_FILE.lock);
+      for (let i = 0; i < 200 && !existsSync(lock); i++) await new Promise((r) => setTimeout(r, 100));
+      assert.ok(existsSync(lock), 'the first run never took the lock');
+      const second = cli(['train', config, '--out', out, '--cfg-options', 'cache.enabled=false']);
+      assert.equal(second.code, 1, second.out);
+      assert.match(second.out, new RegExp(`in use by another SkillOpt process \\(pid ${first.pid}`));
+      assert.doesNotMatch(second.out, /\n\s+at /, 'a stack trace was printed');
+    } finally {
+      first.kill('SIGKILL');
+      await closed;
+    }
+    // The killed run left its lock behind: it is stale, and a resume takes it over.
+    assert.ok(existsSync(join(out, RUN_FILE.lock)));
+    const resumed = cli(['train', config, '--out', out, '--resume', '--cfg-options', 'cache.enabled=false']);
+    assert.equal(resumed.code, 0, resumed.out);
+    assert.ok(!existsSync(join(out, RUN_FILE.lock)), 'the lock outlived its run');
+  });
+
+  it('refuses to resume a folder under a different config, and --fresh starts it over', () => {
+    const first = cli([
+      'train',
+      config,
+      '--out',
+      out,
+      '--cfg-options',
+      'train.num_epochs=1',
+      'cache.enabled=false',
+    ]);
+    assert.equal(first.code, 0, first.out);
+    const history = readFileSync(join(out, RUN_FILE.history), 'utf8');
+    const other = cli([
+      'train',
+      config,
+      '--out',
+      out,
+      '--cfg-options',
+      'train.num_epochs=1',
+      'train.seed=7',
+      'cache.enabled=false',
+    ]);
+    assert.equal(other.code, 1, other.out);
+    assert.match(other.out, /started with a different config \(seed: 42 → 7\)/);
+    assert.match(other.out, /--fresh/);
+    assert.equal(
+      readFileSync(join(out, RUN_FILE.history), 'utf8'),
+      history,
+      'the refused run changed the folder',
+    );
+    assert.equal(JSON.parse(readFileSync(join(out, RUN_FILE.config), 'utf8')).seed, 42);
+    // Caps and concurrency may change between sessions.
+    const capped = cli([
+      'train',
+      config,
+      '--out',
+      out,
+      '--cfg-options',
+      'train.num_epochs=1',
+      'limits.max_dollars=5',
+      'cache.enabled=false',
+    ]);
+    assert.equal(capped.code, 0, capped.out);
+    const fresh = cli([
+      'train',
+      config,
+      '--out',
+      out,
+      '--fresh',
+      '--cfg-options',
+      'train.num_epochs=1',
+      'train.seed=7',
+      'cache.enabled=false',
+    ]);
+    assert.equal(fresh.code, 0, fresh.out);
+    assert.equal(JSON.parse(readFileSync(join(out, RUN_FILE.config), 'utf8')).seed, 7);
+  });
+
+  it('says so when --resume names a folder without a run, and starts nothing', () => {
+    const r = cli(['train', config, '--out', out, '--resume']);
+    assert.equal(r.code, 1, r.out);
+    assert.match(r.out, /no run to resume/);
+    assert.ok(!existsSync(join(out, RUN_FILE.history)));
+  });
+
+  it('goes on from its own copy when the skill file changed since the run started, and says so', () => {
+    const first = cli([
+      'train',
+      config,
+      '--out',
+      out,
+      '--cfg-options',
+      'train.num_epochs=1',
+      'cache.enabled=false',
+    ]);
+    assert.equal(first.code, 0, first.out);
+    const initial = readFileSync(join(out, 'skills', 'skill_v0000.md'), 'utf8');
+    writeFileSync(join(dir, 'SKILL.md'), initial + '\n- A line written after the run started.\n');
+    const again = cli([
+      'train',
+      config,
+      '--out',
+      out,
+      '--resume',
+      '--cfg-options',
+      'train.num_epochs=1',
+      'cache.enabled=false',
+    ]);
+    assert.equal(again.code, 0, again.out);
+    assert.match(again.out, /the skill file changed since this run started/);
+    assert.equal(readFileSync(join(out, 'skills', 'skill_v0000.md'), 'utf8'), initial);
+  });
+});
