@@ -1,21 +1,10 @@
-// Layer boundaries are enforced here: the engine, CLI and worker never see `vscode`,
-// the webview never sees `vscode` or Node built-ins, the protocol sees neither.
+// Layer boundaries are enforced here: the engine, CLI and worker never see `vscode`; src/protocol
+// imports only itself; the webview only itself, src/protocol and chart.js (eslint-layers.mjs).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
+import { layers } from './eslint-layers.mjs';
 
-const nodeBuiltins = [
-  'fs',
-  'path',
-  'child_process',
-  'os',
-  'crypto',
-  'http',
-  'net',
-  'stream',
-  'util',
-  'events',
-];
 const noVscode = {
   name: 'vscode',
   message: 'src/engine, src/cli and src/worker must stay editor-agnostic; put editor code in src/extension.',
@@ -73,30 +62,31 @@ export default tseslint.config(
     },
   },
   {
+    // Shared by the engine process, the extension host and the browser: nothing but itself.
     files: ['src/protocol/**'],
+    plugins: { layers },
     rules: {
-      'no-restricted-imports': [
+      'layers/only-from': [
         'error',
         {
-          paths: [
-            noVscode,
-            ...nodeBuiltins.map((name) => ({ name, message: 'Protocol types are shared with the browser.' })),
-          ],
+          layer: 'src/protocol',
+          folders: ['src/protocol'],
+          why: 'Protocol types are shared by Node and the browser.',
         },
       ],
     },
   },
   {
     files: ['src/webview/**'],
+    plugins: { layers },
     rules: {
-      'no-restricted-imports': [
+      'layers/only-from': [
         'error',
         {
-          paths: [
-            noVscode,
-            ...nodeBuiltins.map((name) => ({ name, message: 'Webview code runs in a browser.' })),
-          ],
-          patterns: [{ group: ['node:*'], message: 'Webview code runs in a browser.' }],
+          layer: 'src/webview',
+          folders: ['src/webview', 'src/protocol'],
+          packages: ['chart.js'],
+          why: 'Webview code runs in a browser and talks to the extension only through messages.',
         },
       ],
     },

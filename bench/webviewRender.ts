@@ -92,6 +92,13 @@ const page = (script: string, css: string): string => `<!doctype html>
 </script>
 <script src="${script}"></script></body></html>`;
 
+/** The page's globals these callbacks use: bench/ compiles without the DOM library. */
+interface PageGlobals {
+  __posted: Array<{ type: string }>;
+  dispatchEvent(event: Event): boolean;
+  requestAnimationFrame(callback: () => void): number;
+}
+
 /** Milliseconds per render, one fresh page each, with `distDir` holding webview/main.js. */
 export async function measureWebviewRender(
   distDir: string,
@@ -120,12 +127,13 @@ export async function measureWebviewRender(
       await p.goto(pathToFileURL(html).href);
       // The page says `ready` once Chart.js is loaded; only then is the data worth timing.
       await p.waitForFunction(() =>
-        (window as unknown as { __posted: Array<{ type: string }> }).__posted.some((m) => m.type === 'ready'),
+        (globalThis as unknown as PageGlobals).__posted.some((m) => m.type === 'ready'),
       );
       const ms = await p.evaluate(async (msg) => {
+        const g = globalThis as unknown as PageGlobals;
         const t0 = performance.now();
-        window.dispatchEvent(new MessageEvent('message', { data: msg }));
-        await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+        g.dispatchEvent(new MessageEvent('message', { data: msg }));
+        await new Promise<void>((r) => g.requestAnimationFrame(() => g.requestAnimationFrame(() => r())));
         return performance.now() - t0;
       }, message);
       const rows = await p.locator('tbody tr').count();

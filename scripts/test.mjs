@@ -1,61 +1,40 @@
 // The one test command (`npm test`, run by .ci/run): static checks, build, unit tests and the
-// VS Code suites, then one closing `N passed, N failed` line over everything that ran.
+// VS Code suites, then one closing `N passed, N failed` line that counts every test where it ran
+// (scripts/testCounts.mjs says how).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { RESULTS_ENV, Tally } from './testCounts.mjs';
+import { runVsCodeStages } from './test-vscode.mjs';
 
 const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
-let passed = 0;
-let failed = 0;
-const failures = [];
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const tally = new Tally();
 
 function step(name, cmd, args, env = {}) {
   process.stdout.write(`\n── ${name} ──\n`);
   const res = spawnSync(cmd, args, { stdio: 'inherit', env: { ...process.env, ...env } });
-  return res.status === 0;
+  return res.status ?? 1;
 }
 
-function check(name, cmd, args) {
-  if (step(name, cmd, args)) passed += 1;
-  else {
-    failed += 1;
-    failures.push(name);
-  }
-}
-
-function mochaSuite(name, args, env = {}) {
+/** A stage that counts its own tests: it writes them to the results file (mocha via the summary reporter). */
+function counted(name, cmd, args) {
   const dir = mkdtempSync(join(tmpdir(), 'skillopt-test-'));
-  const counts = join(dir, 'counts.json');
-  const ok = step(name, npx, ['mocha', '--reporter', './test/support/summaryReporter.cjs', ...args], {
-    SKILLOPT_TEST_COUNTS: counts,
-    ...env,
-  });
-  if (existsSync(counts)) {
-    const c = JSON.parse(readFileSync(counts, 'utf8'));
-    passed += c.passes;
-    failed += c.failures;
-    if (c.failures > 0) failures.push(`${name}: ${c.failures} test(s)`);
-    if (!ok && c.failures === 0) {
-      failed += 1;
-      failures.push(`${name}: mocha exited non-zero`);
-    }
-  } else {
-    failed += 1;
-    failures.push(`${name}: did not run to the end`);
-  }
+  const file = join(dir, 'results.json');
+  const code = step(name, cmd, args, { [RESULTS_ENV]: file });
+  tally.stage(name, code, existsSync(file) ? readFileSync(file, 'utf8') : undefined);
   rmSync(dir, { recursive: true, force: true });
 }
 
-check('typecheck (tsc --noEmit)', npx, ['tsc', '-p', '.', '--noEmit']);
-check('lint (eslint)', npx, ['eslint', 'src', 'test']);
-check('format (prettier --check)', npx, ['prettier', '--check', 'src', 'test']);
-check('build (esbuild)', process.execPath, ['esbuild.mjs']);
-mochaSuite('unit and engine tests', []);
-for (const extra of ['scripts/test-vscode.mjs']) {
-  if (existsSync(extra)) check(`VS Code suites (${extra})`, process.execPath, [extra]);
-}
+// Every TypeScript project: Node code without DOM types, and the browser code's projects with them.
+tally.check('typecheck', step('typecheck (npm run typecheck)', npm, ['run', '--silent', 'typecheck']));
+tally.check('lint', step('lint (eslint)', npx, ['eslint', 'src', 'test']));
+tally.check('format', step('format (prettier --check)', npx, ['prettier', '--check', 'src', 'test']));
+tally.infra('build', step('build (esbuild)', process.execPath, ['esbuild.mjs']));
+counted('unit and engine tests', npx, ['mocha', '--reporter', './test/support/summaryReporter.cjs']);
+process.stdout.write('\n── VS Code suites (scripts/test-vscode.mjs) ──\n');
+await runVsCodeStages(tally);
 
-if (failures.length) process.stdout.write(`\nFailed: ${failures.join('; ')}\n`);
-process.stdout.write(`${passed} passed, ${failed} failed\n`);
-process.exit(failed === 0 ? 0 : 1);
+process.stdout.write(`\n${tally.lines().join('\n')}\n`);
+process.exit(tally.failed === 0 ? 0 : 1);

@@ -2,13 +2,15 @@
  * A new user's first run, in Chromium against a clean code-server with the packaged .vsix
  * installed: open the Runs view, open a SKILL.md that has no config, run Optimize This Skill, walk
  * the guided setup, confirm the estimate, watch the tree and the status bar fill, open a step's
- * diff. Screenshots go to .cache/e2e-screenshots/ (or SKILLOPT_SHOTS); look at them.
+ * diff. Each of these is a named check, counted by `npm test`; after a failed step the rest fail
+ * without running. Screenshots go to .cache/e2e-screenshots/ (or SKILLOPT_SHOTS); look at them.
  *
  *   node --import tsx test/e2e/newUser.ts path/to/skillopt.vsix
  */
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
+import { Checks, report } from '../integration/harness/checks';
 import {
   elapsed,
   installVsCode,
@@ -20,6 +22,7 @@ import {
   repoRoot,
   startCodeServer,
   palette,
+  type Server,
 } from '../integration/harness/host';
 
 const { version } = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string };
@@ -45,108 +48,128 @@ async function pick(page: Page, title: string, label: string | RegExp): Promise<
   await page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first().click();
 }
 
-async function main(): Promise<void> {
+async function main(): Promise<number> {
   rmSync(shots, { recursive: true, force: true });
   mkdirSync(shots, { recursive: true });
-  const install = installVsCode();
   const sandbox = makeSandbox('skillopt-e2e-');
-  const ws = makeWorkspace(sandbox, undefined);
-  console.log(installVsix(install, sandbox, vsix));
-  // Slow the simulated models down (the engine process inherits this), so the run is still going
-  // when the tree and the status bar are checked mid-run.
-  process.env.SKILLOPT_SIM_LATENCY_MS = '120';
-  const server = await startCodeServer(install, sandbox);
-  console.log(`code-server on ${server.url} (${elapsed()})`);
-  const browser = await launchBrowser(sandbox);
-  const page = browser.pages()[0] ?? (await browser.newPage());
+  let server: Server | undefined;
+  let browser: BrowserContext | undefined;
+  let page: Page | undefined;
+  const checks = new Checks(async () => {
+    await page?.screenshot({ path: join(shots, '99-failure.png') });
+  });
+  // Let fade-in animations (quick input, dialogs) finish before a screenshot.
   const shot = async (name: string): Promise<void> => {
-    // Let fade-in animations (quick input, dialogs) finish first.
-    await page.waitForTimeout(300);
-    await page.screenshot({ path: join(shots, name) });
-    console.log(`screenshot ${join(shots, name)} (${elapsed()})`);
+    await page?.waitForTimeout(300);
+    await checks.screenshot(page, join(shots, name), name);
   };
-  let ok = false;
   try {
-    await page.goto(`${server.url}/?folder=${encodeURIComponent(ws)}`);
-    await page
-      .locator('.explorer-folders-view .monaco-list-row', { hasText: 'new-skill' })
-      .waitFor({ timeout: 90_000 });
-    console.log(`workbench ready (${elapsed()})`);
+    await checks.step('the packaged .vsix installs into a clean code-server', async () => {
+      const install = installVsCode();
+      const ws = makeWorkspace(sandbox, undefined);
+      console.log(installVsix(install, sandbox, vsix));
+      // Slow the simulated models down (the engine process inherits this), so the run is still going
+      // when the tree and the status bar are checked mid-run.
+      process.env.SKILLOPT_SIM_LATENCY_MS = '120';
+      server = await startCodeServer(install, sandbox);
+      console.log(`code-server on ${server.url} (${elapsed()})`);
+      browser = await launchBrowser(sandbox);
+      page = browser.pages()[0] ?? (await browser.newPage());
+      await page.goto(`${server.url}/?folder=${encodeURIComponent(ws)}`);
+    });
+    const p = (): Page => page!;
 
-    // The SkillOpt activity bar container lists runs already in the workspace.
-    await page.locator('.activitybar .action-item a[aria-label^="SkillOpt"]').first().click();
-    await row(page, 'searchqa_mini').waitFor({ timeout: 60_000 });
+    await checks.step('the workbench opens the folder', async () => {
+      await p()
+        .locator('.explorer-folders-view .monaco-list-row', { hasText: 'new-skill' })
+        .waitFor({ timeout: 90_000 });
+    });
+    await checks.step('the SkillOpt view lists the runs already in the workspace', async () => {
+      await p().locator('.activitybar .action-item a[aria-label^="SkillOpt"]').first().click();
+      await row(p(), 'searchqa_mini').waitFor({ timeout: 60_000 });
+    });
     await shot('01-runs-view.png');
 
-    // Open the new skill (it has no skillopt.yaml) and run the command.
-    await page.keyboard.press('Control+P');
-    await page.locator('.quick-input-widget input').fill('new-skill/SKILL.md');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'SKILL.md' }).first().waitFor();
-    await page.keyboard.press('Enter');
-    await page.locator('.tabs-container .tab', { hasText: 'SKILL.md' }).waitFor();
-    await palette(page, 'SkillOpt: Optimize This Skill');
-
-    // Guided setup: task file, scorer, target, optimizer, epochs.
-    await page
-      .locator('.quick-input-widget .quick-input-title', { hasText: 'SkillOpt setup (1/5)' })
-      .waitFor({ timeout: 30_000 });
+    await checks.step(
+      'Optimize This Skill on a SKILL.md without a config starts the guided setup',
+      async () => {
+        await p().keyboard.press('Control+P');
+        await p().locator('.quick-input-widget input').fill('new-skill/SKILL.md');
+        await p().locator('.quick-input-list .monaco-list-row', { hasText: 'SKILL.md' }).first().waitFor();
+        await p().keyboard.press('Enter');
+        await p().locator('.tabs-container .tab', { hasText: 'SKILL.md' }).waitFor();
+        await palette(p(), 'SkillOpt: Optimize This Skill');
+        await p()
+          .locator('.quick-input-widget .quick-input-title', { hasText: 'SkillOpt setup (1/5)' })
+          .waitFor({ timeout: 30_000 });
+      },
+    );
     await shot('02-setup-tasks.png');
-    await pick(page, '(1/5)', 'tasks.jsonl');
-    await pick(page, '(2/5)', /^exact/);
-    await pick(page, '(3/5)', 'Simulated models');
-    await pick(page, '(4/5)', 'Same as the target');
-    await page.locator('.quick-input-widget .quick-input-title', { hasText: '(5/5)' }).waitFor();
-    await page.locator('.quick-input-widget input').fill('1');
-    await page.keyboard.press('Enter');
 
-    // The config is written and shown; validation ends in the estimate to confirm.
-    await page.locator('.tabs-container .tab', { hasText: 'skillopt.yaml' }).waitFor({ timeout: 30_000 });
-    const dialog = page.locator('.monaco-dialog-box', { hasText: 'model calls' });
-    await dialog.waitFor({ timeout: 60_000 });
+    await checks.step('the guided setup writes skillopt.yaml and asks to confirm the estimate', async () => {
+      await pick(p(), '(1/5)', 'tasks.jsonl');
+      await pick(p(), '(2/5)', /^exact/);
+      await pick(p(), '(3/5)', 'Simulated models');
+      await pick(p(), '(4/5)', 'Same as the target');
+      await p().locator('.quick-input-widget .quick-input-title', { hasText: '(5/5)' }).waitFor();
+      await p().locator('.quick-input-widget input').fill('1');
+      await p().keyboard.press('Enter');
+      await p().locator('.tabs-container .tab', { hasText: 'skillopt.yaml' }).waitFor({ timeout: 30_000 });
+      await p().locator('.monaco-dialog-box', { hasText: 'model calls' }).waitFor({ timeout: 60_000 });
+    });
     await shot('03-confirm-estimate.png');
-    await dialog.locator('.monaco-button', { hasText: 'Start Training' }).click();
 
-    // The run appears in the tree and the status bar reports it.
-    await row(page, /new-skill_\d{8}_\d{6}/).waitFor({ timeout: 60_000 });
+    await checks.step('Start Training puts the new run in the Runs tree', async () => {
+      const dialog = p().locator('.monaco-dialog-box', { hasText: 'model calls' });
+      await dialog.locator('.monaco-button', { hasText: 'Start Training' }).click();
+      await row(p(), /new-skill_\d{8}_\d{6}/).waitFor({ timeout: 60_000 });
+    });
     // Mid-run: the status bar counts steps with a spinner, and the run's row says it is running.
-    await page
-      .locator('.statusbar-item', { hasText: /SkillOpt step \d+\/\d+ · best/ })
-      .first()
-      .waitFor({ timeout: 30_000 });
-    await row(page, /new-skill_\d{8}_\d{6}.*running/).waitFor({ timeout: 30_000 });
-    await labelled(page, 'Epoch 1').waitFor({ timeout: 30_000 });
+    await checks.check('mid-run, the status bar counts steps and shows the best score', async () => {
+      await p()
+        .locator('.statusbar-item', { hasText: /SkillOpt step \d+\/\d+ · best/ })
+        .first()
+        .waitFor({ timeout: 30_000 });
+    });
+    await checks.check("mid-run, the run's row says running", async () => {
+      await row(p(), /new-skill_\d{8}_\d{6}.*running/).waitFor({ timeout: 30_000 });
+    });
+    await checks.check('mid-run, the tree shows Epoch 1', async () => {
+      await labelled(p(), 'Epoch 1').waitFor({ timeout: 30_000 });
+    });
     await shot('04-training.png');
-    const run = row(page, /new-skill_\d{8}_\d{6}.*finished/);
-    await run.waitFor({ timeout: 120_000 });
-    await page
-      .locator('.statusbar-item', { hasText: 'SkillOpt finished' })
-      .first()
-      .waitFor({ timeout: 30_000 });
+
+    const run = (): ReturnType<Page['locator']> => row(p(), /new-skill_\d{8}_\d{6}.*finished/);
+    await checks.step('the run finishes and its row says so', async () => {
+      await run().waitFor({ timeout: 120_000 });
+    });
+    await checks.check('the status bar says SkillOpt finished', async () => {
+      await p()
+        .locator('.statusbar-item', { hasText: 'SkillOpt finished' })
+        .first()
+        .waitFor({ timeout: 30_000 });
+    });
     await shot('05-finished.png');
 
-    // Drill down to a step and open its candidate diff (a live run's rows start expanded).
-    const epoch = labelled(page, 'Epoch 1');
-    const step = labelled(page, 'Step 1');
-    if (!(await epoch.isVisible())) await run.click();
-    if (!(await step.isVisible())) await epoch.click();
-    await step.click();
-    await row(page, 'Candidate diff').click();
-    await page.locator('.monaco-diff-editor').first().waitFor({ timeout: 30_000 });
-    await page.locator('.tabs-container .tab', { hasText: 'Step 1' }).waitFor();
+    await checks.step("a step's Candidate diff opens in the diff editor", async () => {
+      // Drill down to a step (a live run's rows start expanded).
+      const epoch = labelled(p(), 'Epoch 1');
+      const step = labelled(p(), 'Step 1');
+      if (!(await epoch.isVisible())) await run().click();
+      if (!(await step.isVisible())) await epoch.click();
+      await step.click();
+      await row(p(), 'Candidate diff').click();
+      await p().locator('.monaco-diff-editor').first().waitFor({ timeout: 30_000 });
+      await p().locator('.tabs-container .tab', { hasText: 'Step 1' }).waitFor();
+    });
     await shot('06-step-diff.png');
-    ok = true;
-    console.log('1 passed, 0 failed');
-  } catch (err) {
-    await shot('99-failure.png').catch(() => undefined);
-    console.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
-    console.error(`--- code-server log ---\n${server.log()}`);
-    console.log('0 passed, 1 failed');
   } finally {
-    await browser.close().catch(() => undefined);
-    server.stop();
+    if (checks.results().failed && server) console.error(`--- code-server log ---\n${server.log()}`);
+    await browser?.close().catch(() => undefined);
+    server?.stop();
     removeDir(sandbox);
   }
-  process.exit(ok ? 0 : 1);
+  return report(checks.results());
 }
 
-void main();
+void main().then((code) => process.exit(code));

@@ -1,11 +1,12 @@
 /**
  * The `run()` behind each suite's extensionTestsPath: VS Code's extension host `require()`s the
- * bundled index and awaits it; a rejection ends the session with exit code 1. Prints the
- * `N passed, N failed` line the harness counts.
+ * bundled index and awaits it; a rejection ends the session with exit code 1. The reporter prints a
+ * `FAIL <test>` line per failure and the `N passed, N failed` line the harness counts.
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Mocha from 'mocha';
+import SummaryReporter from '../../support/summaryReporter.cjs';
 
 export function runMochaIn(dir: string): Promise<void> {
   // SKILLOPT_IT_GREP (passed through the server's environment) runs only matching tests.
@@ -14,7 +15,7 @@ export function runMochaIn(dir: string): Promise<void> {
     ui: 'bdd',
     timeout: 60_000,
     color: false,
-    reporter: 'spec',
+    reporter: SummaryReporter,
     ...(grep ? { grep } : {}),
   });
   for (const f of readdirSync(dir)
@@ -23,10 +24,8 @@ export function runMochaIn(dir: string): Promise<void> {
     mocha.addFile(join(dir, f));
   }
   return new Promise((resolve, reject) => {
-    const runner = mocha.run((failures) => {
-      const line = `${runner.stats?.passes ?? 0} passed, ${failures} failed`;
-      console.log(line);
-      if (failures) reject(new Error(line));
+    mocha.run((failures) => {
+      if (failures) reject(new Error(`${failures} failure(s)`));
       else resolve();
     });
   });

@@ -7,12 +7,15 @@
  *   node --import tsx test/integration/harness/runSuites.ts [trusted|untrusted]...
  *
  * Suites: `trusted` = test/integration/suite/*.test.ts, `untrusted` = test/integration/untrusted/*.test.ts
- * (the folder opens in Restricted Mode). Prints one `N passed, N failed` line at the end.
+ * (the folder opens in Restricted Mode). Counts each mocha test of each suite, from the `FAIL <test>`
+ * and `N passed, N failed` lines the suite's reporter logs in the host (test/support/summaryReporter.cjs),
+ * and prints one `N passed, N failed` line at the end.
  */
 import { cpSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { format } from 'node:util';
 import * as esbuild from 'esbuild';
+import { combine, report, type Results } from './checks';
 import {
   elapsed,
   installVsCode,
@@ -61,12 +64,7 @@ async function bundle(name: SuiteName): Promise<string> {
   return join(out, 'index.js');
 }
 
-interface SuiteResult {
-  passed: number;
-  failed: number;
-}
-
-async function runSuite(install: VsCodeInstall, name: SuiteName, cliRun: string): Promise<SuiteResult> {
+async function runSuite(install: VsCodeInstall, name: SuiteName, cliRun: string): Promise<Results> {
   const testsIndex = await bundle(name);
   const sandbox = makeSandbox(`skillopt-it-${name}-`, { trusted: suites[name].trusted });
   const ws = makeWorkspace(sandbox, cliRun);
@@ -79,16 +77,20 @@ async function runSuite(install: VsCodeInstall, name: SuiteName, cliRun: string)
   const server = await startServer(install, sandbox, { trusted: suites[name].trusted });
   console.log(`[${name}] VS Code server on ${server.url} (${elapsed()})`);
   const browser = await launchBrowser(sandbox);
-  let counts: SuiteResult | undefined;
+  let counts: { passed: number; failed: number } | undefined;
+  const failures: string[] = [];
   try {
     const page = browser.pages()[0] ?? (await browser.newPage());
     let exit: (code: number | 'timeout') => void = () => undefined;
     const exited = new Promise<number | 'timeout'>((r) => (exit = r));
     await page.exposeFunction('codeAutomationLog', (type: string, args: unknown[]) => {
       const line = format(...args);
+      for (const f of line.matchAll(/^FAIL (.+)$/gm)) failures.push(`[${name}] ${f[1]}`);
       const m = /^(\d+) passed, (\d+) failed$/m.exec(line);
       if (m) counts = { passed: Number(m[1]), failed: Number(m[2]) };
-      if (!noise.test(line)) (type === 'error' ? console.error : console.log)(line);
+      // The suite's count is not the stage's: say whose it is.
+      if (m) console.log(`[${name}] ${m[0]}`);
+      else if (!noise.test(line)) (type === 'error' ? console.error : console.log)(line);
     });
     await page.exposeFunction('codeAutomationExit', (code: number) => exit(code));
     const remote = (p: string): string => `vscode-remote://127.0.0.1:${server.port}${p}`;
@@ -110,9 +112,15 @@ async function runSuite(install: VsCodeInstall, name: SuiteName, cliRun: string)
         `[${name}] screenshot of the workbench: ${shot}\n--- VS Code server log ---\n${server.log()}`,
       );
     }
-    if (!counts) return { passed: 0, failed: 1 };
-    if (code !== 0 && counts.failed === 0) return { passed: counts.passed, failed: 1 };
-    return counts;
+    if (!counts) {
+      failures.push(`[${name}] the extension host ended without reporting its tests (${code})`);
+      return { passed: 0, failed: failures.length, failures };
+    }
+    if (code !== 0 && counts.failed === 0) {
+      failures.push(`[${name}] the extension host exited with ${code} although no test failed`);
+      return { passed: counts.passed, failed: 1, failures };
+    }
+    return { ...counts, failures };
   } finally {
     await browser.close().catch(() => undefined);
     server.stop();
@@ -120,32 +128,35 @@ async function runSuite(install: VsCodeInstall, name: SuiteName, cliRun: string)
   }
 }
 
-async function main(): Promise<void> {
+async function main(): Promise<number> {
   const wanted = (process.argv.slice(2).filter((a) => a in suites) as SuiteName[]).filter(Boolean);
   const names: SuiteName[] = wanted.length ? wanted : ['trusted', 'untrusted'];
-  const install = installVsCode();
   const scratch = makeSandbox('skillopt-it-cli-');
-  let passed = 0;
-  let failed = 0;
+  const results: Results[] = [];
   try {
+    const install = installVsCode();
     const cliRun = trainWithCli(scratch);
     for (const name of names) {
       try {
-        const r = await runSuite(install, name, cliRun);
-        passed += r.passed;
-        failed += r.failed;
+        results.push(await runSuite(install, name, cliRun));
       } catch (err) {
-        console.error(
-          `[${name}] harness error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
-        );
-        failed += 1;
+        const message = err instanceof Error ? (err.stack ?? err.message) : String(err);
+        console.error(`[${name}] harness error: ${message}`);
+        results.push({
+          passed: 0,
+          failed: 1,
+          failures: [`[${name}] harness error: ${message.split('\n')[0]}`],
+        });
       }
     }
+  } catch (err) {
+    const message = err instanceof Error ? (err.stack ?? err.message) : String(err);
+    console.error(`setup failed: ${message}`);
+    results.push({ passed: 0, failed: 1, failures: [`setup failed: ${message.split('\n')[0]}`] });
   } finally {
     removeDir(scratch);
   }
-  console.log(`${passed} passed, ${failed} failed`);
-  process.exit(failed === 0 ? 0 : 1);
+  return report(combine(...results));
 }
 
-void main();
+void main().then((code) => process.exit(code));

@@ -1,0 +1,68 @@
+/** Workbench moves for the review screenshots, on top of test/integration/harness/host.ts. */
+import type { Frame, FrameLocator, Page } from 'playwright-core';
+import { palette } from '../harness/host';
+
+export async function pick(page: Page, label: string | RegExp): Promise<void> {
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first();
+  await row.waitFor({ timeout: 30_000 });
+  await row.click();
+}
+
+export async function quickOpen(page: Page, path: string): Promise<void> {
+  await page.keyboard.press('Control+P');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor();
+  await input.fill(path);
+  // Rows show the file name with its folder as the description: pick the row of this folder.
+  const [folder = '', name = path] = path.split('/');
+  const row = page
+    .locator('.quick-input-list .monaco-list-row', { hasText: name })
+    .filter({ hasText: folder })
+    .first();
+  await row.waitFor();
+  await row.click();
+}
+
+/** Reverts and closes editor after editor (a review leaves its document dirty on purpose). */
+export async function closeEditors(page: Page): Promise<void> {
+  for (let i = 0; i < 6 && (await page.locator('.tabs-container .tab').count()) > 0; i++) {
+    await palette(page, 'View: Revert and Close Editor');
+    await page.waitForTimeout(400);
+  }
+}
+
+/**
+ * Hovers the editor text until the hover with `expected` shows. Monaco opens a hover on mouse
+ * movement after a delay, and a pointer that is already there (or a busy machine) can miss it.
+ */
+export async function hoverUntil(page: Page, text: string, expected: string): Promise<void> {
+  const target = page.locator('.view-lines span', { hasText: text }).last();
+  const hover = page.locator('.monaco-hover', { hasText: expected }).first();
+  for (let attempt = 1; ; attempt++) {
+    await page.mouse.move(5, 5);
+    await target.hover();
+    try {
+      await hover.waitFor({ timeout: 5_000 });
+      return;
+    } catch (err) {
+      if (attempt === 3) throw err;
+    }
+  }
+}
+
+export function webview(page: Page): FrameLocator {
+  return page.frameLocator('iframe.webview.ready').last().frameLocator('#active-frame');
+}
+
+export async function activeWebviewFrame(page: Page): Promise<Frame | undefined> {
+  for (const f of page.frames()) {
+    if (
+      await f
+        .locator('#app table.steps')
+        .count()
+        .catch(() => 0)
+    )
+      return f;
+  }
+  return undefined;
+}

@@ -1,0 +1,96 @@
+/**
+ * The review screenshots' workspace: the house-style example trained once by the CLI (meta reflection
+ * on), a copy of the run whose step-1 edit is hostile text, and a skill with a protected block.
+ */
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { repoRoot } from '../harness/host';
+
+export const themes = { light: 'Default Light Modern', dark: 'Default Dark Modern' } as const;
+export type Theme = keyof typeof themes;
+
+/** Text an optimizer could write; the webview must show it, not run it. */
+const hostile =
+  '- Quote names <b>exactly</b>.<script>window.__skilloptPwned = 1</script><img src=x onerror="window.__skilloptPwned = 2">';
+
+function train(ws: string): string {
+  const dir = join(ws, 'house-style');
+  const runDir = join(dir, '.skillopt', 'runs', 'house-style_demo');
+  // Meta reflection on: its candidate deletes and moves rules, so the review shows struck-through lines.
+  const r = spawnSync(
+    process.execPath,
+    [
+      join(repoRoot, 'dist', 'cli.js'),
+      'train',
+      join(dir, 'skillopt.yaml'),
+      '--out',
+      runDir,
+      '--cfg-options',
+      'optimizer.use_meta_reflect=true',
+    ],
+    { encoding: 'utf8' },
+  );
+  if (r.status !== 0) throw new Error(`skillopt train failed:\n${r.stdout}${r.stderr}`);
+  return runDir;
+}
+
+/** The workspace: the example trained once, a copy whose step-1 edit is hostile, a skill with a protected block. */
+export function workspace(sandbox: string, theme: Theme): { ws: string; runDir: string } {
+  const ws = join(sandbox, 'workspace');
+  const example = join(repoRoot, 'examples', 'house-style');
+  for (const f of ['SKILL.md', 'tasks.jsonl', 'skillopt.yaml'])
+    cpSync(join(example, f), join(ws, 'house-style', f));
+  const runDir = train(ws);
+  const hostileRun = join(ws, 'house-style', '.skillopt', 'runs', 'house-style_hostile');
+  cpSync(runDir, hostileRun, { recursive: true });
+  const ranked = join(hostileRun, 'steps', 'step_0001', 'ranked_edits.json');
+  const data = JSON.parse(readFileSync(ranked, 'utf8')) as { edits: Array<{ content?: string }> };
+  data.edits[0]!.content = hostile;
+  writeFileSync(ranked, JSON.stringify(data, null, 2));
+  // A skill whose protected block has content: the slow update's candidate of the last epoch.
+  const locked = join(ws, 'locked');
+  mkdirSync(locked, { recursive: true });
+  const slow = join(runDir, 'slow_update');
+  const epochs = spawnSync('ls', [slow], { encoding: 'utf8' }).stdout.trim().split('\n');
+  const withBlock = epochs
+    .map((e) => join(slow, e, 'candidate_skill.md'))
+    .map((p) => {
+      try {
+        return readFileSync(p, 'utf8');
+      } catch {
+        return '';
+      }
+    })
+    .find((t) => /SLOW_UPDATE_START -->\n[^<]/.test(t));
+  if (!withBlock) throw new Error('the sim run wrote no slow update with content');
+  writeFileSync(join(locked, 'SKILL.md'), withBlock);
+  cpSync(join(example, 'skillopt.yaml'), join(locked, 'skillopt.yaml'));
+  mkdirSync(join(ws, '.vscode'), { recursive: true });
+  writeFileSync(
+    join(ws, '.vscode', 'settings.json'),
+    JSON.stringify(
+      {
+        'workbench.colorTheme': themes[theme],
+        'editor.minimap.enabled': false,
+      },
+      null,
+      1,
+    ),
+  );
+  return { ws, runDir };
+}
+
+/** The skill the epoch's meta reflection started from (its snapshot in the run folder). */
+export function skillBeforeMetaReflection(runDir: string): string {
+  const meta = JSON.parse(
+    readFileSync(join(runDir, 'meta_reflect', 'epoch_01', 'meta_reflect_result.json'), 'utf8'),
+  ) as { skill_hash: string };
+  const snapshots = join(runDir, 'skills');
+  const before = readdirSync(snapshots)
+    .map((f) => readFileSync(join(snapshots, f), 'utf8'))
+    .find((t) => createHash('sha256').update(t, 'utf8').digest('hex').slice(0, 16) === meta.skill_hash);
+  if (!before) throw new Error('no skill snapshot matches the meta reflection');
+  return before;
+}
