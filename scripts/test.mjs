@@ -51,6 +51,8 @@ check('typecheck (tsc --noEmit)', npx, ['tsc', '-p', '.', '--noEmit']);
 check('lint (eslint)', npx, ['eslint', 'src', 'test']);
 check('format (prettier --check)', npx, ['prettier', '--check', 'src', 'test']);
 check('build (esbuild)', process.execPath, ['esbuild.mjs']);
+// The agent CLI tests (test/unit/agents) drive the real Claude Code, Codex and Copilot CLIs from here.
+check('agent CLIs (scripts/install-agent-clis.mjs)', process.execPath, ['scripts/install-agent-clis.mjs']);
 mochaSuite('unit and engine tests', []);
 for (const extra of ['scripts/test-vscode.mjs']) {
   if (existsSync(extra)) check(`VS Code suites (${extra})`, process.execPath, [extra]);
