@@ -75,7 +75,7 @@ export function listedDescription(text: string, name: string): string | undefine
   if (xml) return xml[1];
   // Claude Code and Codex: "- x: description" (Codex appends "(file: r1/x/SKILL.md)").
   const line = new RegExp(`^- ${n}: (.*)$`, 'm').exec(text);
-  return line?.[1];
+  return line?.[1].replace(/ \(file: [^)]*\)$/, '');
 }
 
 /** Codex lists skills by a short path under a numbered root: `(file: r1/x/SKILL.md)` and "- `r1` = `/abs`". */
