@@ -336,9 +336,14 @@ describe('llm/agents presets', () => {
 });
 
 describe('models: agent target wiring', () => {
-  const build = (model: Record<string, unknown>, env: NodeJS.ProcessEnv = { PATH: '/nonexistent' }) => {
+  const build = (
+    model: Record<string, unknown>,
+    env: NodeJS.ProcessEnv = { PATH: '/nonexistent' },
+    retries = 5,
+  ) => {
     const cfg = defaultConfig();
     Object.assign(cfg.model, { optimizer_backend: 'sim', ...model });
+    cfg.limits.max_retries = retries;
     return buildModels(cfg, { tasks: [], testItems: [], logger: silentLogger, trustedWorkspace: true, env });
   };
 
@@ -352,6 +357,34 @@ describe('models: agent target wiring', () => {
         e.place.key === 'model.codex_exec_path' &&
         /Codex \(codex\) was not found on PATH/.test(e.message),
     );
+  });
+
+  it('retries a transient agent error and hands the caller the AgentRunError with its kind', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'skillopt-retry-'));
+    try {
+      const counter = join(dir, 'runs.txt');
+      const agent = join(__dirname, '..', '..', 'fixtures', 'fakecli', 'fakeAgent.cjs');
+      const setup = build(
+        {
+          target_backend: 'command',
+          target_command: `${JSON.stringify(process.execPath)} ${JSON.stringify(agent)} count-exit ${JSON.stringify(counter)} 1 "API error: 503 Service Unavailable"`,
+          target_workspace_root: join(dir, 'agents'),
+        },
+        { PATH: process.env.PATH ?? '' },
+        2,
+      );
+      const task = { taskId: 't', skill: 's', skillName: 'x', prompt: 'q' };
+      const chat = setup.target.chat({ role: 'target', stage: 'rollout', messages: [], task });
+      await assert.rejects(
+        chat,
+        (e: unknown) => e instanceof AgentRunError && e.kind === 'api' && e.transient,
+      );
+      // limits.max_retries (2) + 1 attempts, each a fresh run.
+      assert.equal(readFileSync(counter, 'utf8'), 'run\n'.repeat(3));
+      assert.equal(setup.accounting.totals().failures, 1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('maps the reference names onto presets and refuses what cannot hold', () => {
