@@ -22,16 +22,7 @@
  * Agent CLIs act on files and run tools, so the backend refuses to exist unless the caller states
  * that the workspace is trusted.
  */
-import {
-  copyFileSync,
-  cpSync,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-} from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import { stringify as yamlStringify } from 'yaml';
@@ -42,12 +33,14 @@ import { splitCommand } from './agents/argv';
 import { AgentRunError, classifyRun, fixFor } from './agents/errors';
 import {
   allowedEnv,
+  copySkillFolder,
   defaultAgentsRoot,
   ensurePrivateDir,
   homeEnv,
   instructionFilesAbove,
   makeTaskDirs,
   removeTaskDirs,
+  sweepStaleTaskDirs,
   type TaskDirs,
 } from './agents/isolation';
 import { isAgentName, PRESETS, type AgentName, type AgentPreset, type AgentSettings } from './agents/presets';
@@ -149,6 +142,7 @@ export class CommandBackend implements ChatBackend {
   private readonly agentsRoot: string;
   private readonly errors = new WeakMap<TaskContext, AgentRunError>();
   private warnedAbove = false;
+  private sweptStale = false;
   /** Copilot unpacks its package into the shared cache on first start: that first run goes alone. */
   private firstRun: Promise<unknown> | undefined;
 
@@ -267,7 +261,10 @@ export class CommandBackend implements ChatBackend {
   }
 
   private async runTask(task: TaskContext, signal: AbortSignal): Promise<BackendReply> {
-    this.sweepStale();
+    if (!this.sweptStale) {
+      this.sweptStale = true;
+      sweepStaleTaskDirs(this.agentsRoot, STALE_MS);
+    }
     const dirs = makeTaskDirs(this.agentsRoot);
     this.warnAboutInstructionFiles(dirs);
     const keep = this.options.keepWorkspaces === true;
@@ -437,40 +434,5 @@ export class CommandBackend implements ChatBackend {
         `instruction files above the agent workspaces (${this.agentsRoot}) may reach the agent: ${found.join(', ')}. Move them, or set a different workspace folder`,
       );
     }
-  }
-
-  private sweptStale = false;
-
-  /** Removes task folders a crashed run left behind (older than a day). */
-  private sweepStale(): void {
-    if (this.sweptStale) return;
-    this.sweptStale = true;
-    let names: string[];
-    try {
-      names = readdirSync(this.agentsRoot);
-    } catch {
-      return;
-    }
-    const now = Date.now();
-    for (const n of names) {
-      if (!n.startsWith('task-')) continue;
-      const p = join(this.agentsRoot, n);
-      try {
-        if (now - statSync(p).mtimeMs > STALE_MS) rmSync(p, { recursive: true, force: true });
-      } catch {
-        // Another process's folder, or already gone.
-      }
-    }
-  }
-}
-
-/** Copies a skill folder's files (not SKILL.md itself) into the workspace's skill directory. */
-function copySkillFolder(from: string, to: string): void {
-  mkdirSync(to, { recursive: true });
-  for (const entry of readdirSync(from, { withFileTypes: true })) {
-    if (entry.name === 'SKILL.md' || entry.name.startsWith('.')) continue;
-    const src = join(from, entry.name);
-    if (entry.isDirectory()) cpSync(src, join(to, entry.name), { recursive: true });
-    else if (entry.isFile()) copyFileSync(src, join(to, entry.name));
   }
 }

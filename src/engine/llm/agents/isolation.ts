@@ -5,7 +5,18 @@
  * Nothing of the user's own setup reaches the agent unless a preset copies it on purpose (the
  * CLI's credentials file) or the user names a variable to pass through.
  */
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, parse } from 'node:path';
 
@@ -136,4 +147,35 @@ export function allowedEnv(parent: NodeJS.ProcessEnv, extra: readonly string[]):
     if (typeof v === 'string') out[name] = v;
   }
   return out;
+}
+
+/** Removes task folders older than `maxAgeMs` that a crashed run left behind in `agentsRoot`. */
+export function sweepStaleTaskDirs(agentsRoot: string, maxAgeMs: number): void {
+  let names: string[];
+  try {
+    names = readdirSync(agentsRoot);
+  } catch {
+    return;
+  }
+  const now = Date.now();
+  for (const n of names) {
+    if (!n.startsWith('task-')) continue;
+    const p = join(agentsRoot, n);
+    try {
+      if (now - statSync(p).mtimeMs > maxAgeMs) rmSync(p, { recursive: true, force: true });
+    } catch {
+      // Another process's folder, or already gone.
+    }
+  }
+}
+
+/** Copies a skill folder's files (not SKILL.md itself) into the workspace's skill directory. */
+export function copySkillFolder(from: string, to: string): void {
+  mkdirSync(to, { recursive: true });
+  for (const entry of readdirSync(from, { withFileTypes: true })) {
+    if (entry.name === 'SKILL.md' || entry.name.startsWith('.')) continue;
+    const src = join(from, entry.name);
+    if (entry.isDirectory()) cpSync(src, join(to, entry.name), { recursive: true });
+    else if (entry.isFile()) copyFileSync(src, join(to, entry.name));
+  }
 }
