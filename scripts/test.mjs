@@ -32,6 +32,11 @@ tally.check('typecheck', step('typecheck (npm run typecheck)', npm, ['run', '--s
 tally.check('lint', step('lint (eslint)', npx, ['eslint', 'src', 'test']));
 tally.check('format', step('format (prettier --check)', npx, ['prettier', '--check', 'src', 'test']));
 tally.infra('build', step('build (esbuild)', process.execPath, ['esbuild.mjs']));
+// The agent CLI tests (test/unit/agents) drive the real Claude Code, Codex and Copilot CLIs installed here.
+tally.infra(
+  'agent CLIs',
+  step('agent CLIs (scripts/install-agent-clis.mjs)', process.execPath, ['scripts/install-agent-clis.mjs']),
+);
 counted('unit and engine tests', npx, ['mocha', '--reporter', './test/support/summaryReporter.cjs']);
 process.stdout.write('\n── VS Code suites (scripts/test-vscode.mjs) ──\n');
 await runVsCodeStages(tally);

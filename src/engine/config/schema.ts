@@ -227,6 +227,16 @@ const modelFields = {
   thinking_budget: int(0, 0),
   target_command: text(''),
   target_skill_name: nonEmpty('skill'),
+  // Agent targets (claude_code_exec, codex_exec, copilot_exec, command): see the README's "Agent targets".
+  // native: the skill sits where the CLI discovers skills and the prompt carries only the task;
+  // pointer: the prompt also names the SKILL.md file.
+  target_delivery: oneOf(['native', 'pointer'] as const, 'native'),
+  // Parent environment variables passed to the agent beyond its preset's own credentials.
+  target_env_passthrough: z.array(z.string().trim().min(1)).default([]).describe('a list of variable names'),
+  // Folder for the per-task workspaces and homes; blank = <os temp>/skillopt-agents.
+  target_workspace_root: text(''),
+  // Keep each task's workspace after the run (for debugging an agent target).
+  target_keep_workspaces: flag(false),
 };
 
 const trainFields = {
@@ -320,6 +330,8 @@ const envFields = {
 const limitsFields = {
   optimizer_concurrency: int(16, 1),
   target_concurrency: int(32, 1),
+  // Agent processes at once for an agent target (~300 MB each); 0 = from cores and memory.
+  agent_concurrency: int(0, 0),
   provider_concurrency: z
     .record(z.string(), z.number().int().min(1))
     .default({})

@@ -1,339 +1,100 @@
 /**
- * The `command` target backend: runs an agent CLI (Claude Code, Codex, Copilot, or any program)
- * once per task in a fresh temporary workspace, like the reference's exec targets (§9.4).
+ * The `command` target backend: runs an agent CLI once per task in a fresh, isolated workspace,
+ * like the reference's exec targets (§9.4), but with the skill where the agent really looks.
  *
- * Workspace layout:
- *   .agents/skills/<skillName>/SKILL.md   YAML front matter (name, description), then the skill
- *   task.md                               the task text
+ * Known agents (`agent: 'claude' | 'codex' | 'copilot'`, see agents/presets.ts) get:
+ *  - native delivery: the skill folder goes where that CLI discovers project skills
+ *    (`.claude/skills/<name>/`, `.agents/skills/<name>/`, `.github/skills/<name>/`) and the prompt
+ *    carries only the task, so the skill's `description` decides whether it is used;
+ *    `delivery: 'pointer'` adds one line naming the file, as before;
+ *  - machine-readable output (Claude stream-json, Codex --json, Copilot JSON) read into a
+ *    transcript: the answer, whether the skill was loaded, tool calls, turns, tokens and cost;
+ *  - isolation: a fresh HOME, config folders and XDG folders per task, an allow-listed
+ *    environment, the workspace under a folder SkillOpt owns, all removed afterwards.
  *
- * The command is an argv template: an array, or a string split shell-style (quotes and
- * backslashes only). No shell is involved, so pipes, redirections and `$(...)` are refused rather
- * than passed on as literal text. Placeholders are substituted inside each argument:
- *   {task_file}  absolute path of task.md
- *   {skill_file} absolute path of SKILL.md
- *   {workspace}  absolute path of the workspace (also the working directory)
- *   {prompt}     the task text, preceded by one line that points at the skill and task.md
+ * A custom command (`command`: an argv template, or a string split shell-style, no shell) gets the
+ * same workspace and isolation, with the skill under `.agents/skills/<name>/` and its stdout as the
+ * answer. Placeholders: {task_file}, {skill_file}, {workspace}, {prompt}.
  *
- * The reply text is the program's stdout; the trace carries exit code, signal, stderr, duration
- * and whether output was cut. A non-zero exit or a timeout is a reply (the task is scored from what
- * the agent printed, normally as a failure), not an exception. Only a program that cannot be
- * started is an error. On a timeout or cancellation the whole process group is terminated
- * (SIGTERM, then SIGKILL after a grace period); stragglers left in the group after a normal exit
- * are killed too. A process that moves itself into another session (setsid) escapes this.
+ * Every run ends answered (a BackendReply) or errored (an AgentRunError with `kind`
+ * not_installed | auth | api | crash | timeout): an errored run is never returned as an answer.
  *
  * Agent CLIs act on files and run tools, so the backend refuses to exist unless the caller states
  * that the workspace is trusted.
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { basename, join, relative } from 'node:path';
 import { stringify as yamlStringify } from 'yaml';
-import { cancelledError, SkillOptError } from '../errors';
+import { SkillOptError } from '../errors';
 import type { Logger } from '../log';
 import { writeFileAtomic } from '../store/atomic';
+import { splitCommand } from './agents/argv';
+import { AgentRunError, classifyRun, fixFor } from './agents/errors';
+import {
+  allowedEnv,
+  copySkillFolder,
+  defaultAgentsRoot,
+  ensurePrivateDir,
+  homeEnv,
+  instructionFilesAbove,
+  makeTaskDirs,
+  removeTaskDirs,
+  sweepStaleTaskDirs,
+  type TaskDirs,
+} from './agents/isolation';
+import { isAgentName, PRESETS, type AgentName, type AgentPreset, type AgentSettings } from './agents/presets';
+import { runProcess, SpawnError, type ProcessResult } from './agents/process';
+import { parseCopilotOtel, parseTranscript } from './agents/transcript';
 import type { BackendReply, ChatBackend, ChatRequest, TaskContext } from './types';
 
-export type CommandPresetName = 'claude' | 'codex' | 'copilot';
+export { splitCommand } from './agents/argv';
+export { AgentRunError, classifyRun } from './agents/errors';
+export type { AgentErrorKind } from './agents/errors';
+export { PRESETS as AGENT_PRESETS, type AgentName, type AgentSettings } from './agents/presets';
+export { runProcess, type ProcessResult, type RunProcessOptions } from './agents/process';
 
-const PRESETS: Record<CommandPresetName, readonly string[]> = {
-  claude: ['claude', '-p', '{prompt}', '--output-format', 'text'],
-  codex: ['codex', 'exec', '{prompt}'],
-  copilot: ['copilot', '-p', '{prompt}'],
-};
-
-/** The argv template of a known agent CLI. */
-export function commandPreset(name: string): string[] {
-  if (!Object.hasOwn(PRESETS, name)) {
-    throw new SkillOptError('config', `Unknown command preset "${name}"`, {
-      key: 'model.target_command',
-      fix: `use one of ${Object.keys(PRESETS).join(', ')}, or write the command out`,
-    });
-  }
-  return [...PRESETS[name as CommandPresetName]];
-}
-
-const SHELL_ONLY = new Set(['|', '&', ';', '<', '>', '`']);
-/** Characters a backslash escapes outside quotes; elsewhere it stays literal (Windows paths). */
-const ESCAPABLE = new Set(['\\', "'", '"', ' ', '\t', '\n', '$', '|', '&', ';', '<', '>', '`', '(', ')']);
-
-/** Splits a command string into argv the way a POSIX shell would quote it, without expansions. */
-export function splitCommand(command: string): string[] {
-  const bad = (problem: string): SkillOptError =>
-    new SkillOptError('config', problem, {
-      key: 'model.target_command',
-      fix: 'the command runs without a shell: write one program and its arguments, and use {task_file}, {skill_file}, {workspace} or {prompt} instead of shell tricks',
-    });
-  const args: string[] = [];
-  let word = '';
-  let inWord = false;
-  let i = 0;
-  while (i < command.length) {
-    const ch = command[i];
-    if (ch === ' ' || ch === '\t' || ch === '\n' || ch === '\r') {
-      if (inWord) args.push(word);
-      word = '';
-      inWord = false;
-      i++;
-    } else if (ch === "'") {
-      const end = command.indexOf("'", i + 1);
-      if (end < 0) throw bad(`Unterminated single quote in target command: ${command}`);
-      word += command.slice(i + 1, end);
-      inWord = true;
-      i = end + 1;
-    } else if (ch === '"') {
-      inWord = true;
-      i++;
-      for (;;) {
-        if (i >= command.length) throw bad(`Unterminated double quote in target command: ${command}`);
-        const c = command[i];
-        if (c === '"') break;
-        if (c === '$' && command[i + 1] === '(') throw bad('Command substitution "$(...)" is not supported');
-        if (c === '`') throw bad('Command substitution with backquotes is not supported');
-        if (c === '\\' && i + 1 < command.length && '"\\$`'.includes(command[i + 1])) {
-          word += command[i + 1];
-          i += 2;
-          continue;
-        }
-        word += c;
-        i++;
-      }
-      i++;
-    } else if (ch === '\\' && i + 1 < command.length && ESCAPABLE.has(command[i + 1])) {
-      word += command[i + 1];
-      inWord = true;
-      i += 2;
-    } else if (SHELL_ONLY.has(ch) || (ch === '$' && command[i + 1] === '(')) {
-      throw bad(`"${ch === '$' ? '$(' : ch}" in the target command needs a shell, which is not used`);
-    } else {
-      word += ch;
-      inWord = true;
-      i++;
-    }
-  }
-  if (inWord) args.push(word);
-  if (args.length === 0 || args[0] === '') throw bad('The target command is empty');
-  return args;
-}
-
-/** Keeps the first and last `max/2` bytes of a stream and counts the rest. */
-class HeadTail {
-  private readonly head: Buffer[] = [];
-  private headLen = 0;
-  private tail: Buffer[] = [];
-  private tailLen = 0;
-  total = 0;
-  private readonly headMax: number;
-  private readonly tailMax: number;
-
-  constructor(max: number) {
-    this.headMax = Math.floor(max / 2);
-    this.tailMax = max - this.headMax;
-  }
-
-  push(chunk: Buffer): void {
-    this.total += chunk.length;
-    if (this.headLen < this.headMax) {
-      const take = Math.min(this.headMax - this.headLen, chunk.length);
-      this.head.push(chunk.subarray(0, take));
-      this.headLen += take;
-      chunk = chunk.subarray(take);
-    }
-    if (chunk.length === 0) return;
-    this.tail.push(chunk);
-    this.tailLen += chunk.length;
-    while (this.tail.length > 1 && this.tailLen - this.tail[0].length >= this.tailMax) {
-      this.tailLen -= this.tail.shift()!.length;
-    }
-  }
-
-  read(): { text: string; truncated: boolean } {
-    let tail = Buffer.concat(this.tail);
-    if (tail.length > this.tailMax) tail = tail.subarray(tail.length - this.tailMax);
-    const head = Buffer.concat(this.head);
-    const cut = this.total - head.length - tail.length;
-    if (cut <= 0) return { text: Buffer.concat([head, tail]).toString('utf8'), truncated: false };
-    const marker = `\n[... ${cut} of ${this.total} bytes cut here by SkillOpt ...]\n`;
-    return { text: head.toString('utf8') + marker + tail.toString('utf8'), truncated: true };
-  }
-}
-
-export interface ProcessResult {
-  stdout: string;
-  stderr: string;
-  exitCode: number | null;
-  signal: string | null;
-  timedOut: boolean;
-  durationMs: number;
-  truncated: boolean;
-  stdoutBytes: number;
-  stderrBytes: number;
-}
-
-export interface RunProcessOptions {
-  cwd: string;
-  env: NodeJS.ProcessEnv;
-  timeoutMs: number;
-  killGraceMs: number;
-  maxOutputBytes: number;
-  signal?: AbortSignal;
-}
-
-const isWindows = process.platform === 'win32';
-
-function killTree(pid: number, signal: NodeJS.Signals): void {
-  if (isWindows) {
-    spawn('taskkill', ['/pid', String(pid), '/T', '/F'], { stdio: 'ignore', windowsHide: true }).on(
-      'error',
-      () => {
-        // Nothing more can be done; the process may already be gone.
-      },
-    );
-    return;
-  }
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // ESRCH: the group is already empty.
-  }
-}
-
-/**
- * Runs one program in its own process group and collects bounded output. Resolves for any exit
- * (including timeout); rejects with SkillOptError('config') if the program cannot be started and
- * with SkillOptError('cancelled') if the signal fires.
- */
-export function runProcess(argv: readonly string[], opts: RunProcessOptions): Promise<ProcessResult> {
-  if (opts.signal?.aborted) return Promise.reject(cancelledError('The target command'));
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const out = new HeadTail(opts.maxOutputBytes);
-    const err = new HeadTail(opts.maxOutputBytes);
-    const child = spawn(argv[0], argv.slice(1), {
-      cwd: opts.cwd,
-      env: opts.env,
-      detached: !isWindows,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      windowsHide: true,
-    });
-    let timedOut = false;
-    let aborted = false;
-    let exitCode: number | null = null;
-    let exitSignal: string | null = null;
-    let settled = false;
-    const timers: NodeJS.Timeout[] = [];
-
-    const cleanup = (): void => {
-      for (const t of timers) clearTimeout(t);
-      opts.signal?.removeEventListener('abort', onAbort);
-    };
-    const finish = (): void => {
-      if (settled) return;
-      settled = true;
-      cleanup();
-      if (aborted) {
-        reject(cancelledError('The target command'));
-        return;
-      }
-      const o = out.read();
-      const e = err.read();
-      resolve({
-        stdout: o.text,
-        stderr: e.text,
-        exitCode,
-        signal: exitSignal,
-        timedOut,
-        durationMs: Math.round(performance.now() - started),
-        truncated: o.truncated || e.truncated,
-        stdoutBytes: out.total,
-        stderrBytes: err.total,
-      });
-    };
-    const terminate = (): void => {
-      if (child.pid === undefined) return;
-      const pid = child.pid;
-      killTree(pid, 'SIGTERM');
-      const hard = setTimeout(() => killTree(pid, 'SIGKILL'), opts.killGraceMs);
-      hard.unref();
-      timers.push(hard);
-    };
-    function onAbort(): void {
-      aborted = true;
-      terminate();
-    }
-
-    child.stdout.on('data', (c: Buffer) => out.push(c));
-    child.stderr.on('data', (c: Buffer) => err.push(c));
-    child.on('error', (e: NodeJS.ErrnoException) => {
-      if (child.pid !== undefined || settled) return;
-      settled = true;
-      cleanup();
-      const missing = e.code === 'ENOENT';
-      reject(
-        new SkillOptError(
-          'config',
-          missing
-            ? `The target command "${argv[0]}" was not found`
-            : `The target command "${argv[0]}" could not be started (${e.code ?? e.message})`,
-          {
-            key: 'model.target_command',
-            fix: missing
-              ? 'install the agent CLI or give the full path of the program in model.target_command'
-              : 'check that the program is executable by you',
-          },
-          { cause: e },
-        ),
-      );
-    });
-    child.on('exit', (code, sig) => {
-      exitCode = code;
-      exitSignal = sig;
-      // Helpers the agent left behind in its group would keep running (and keep our pipes open).
-      if (child.pid !== undefined) killTree(child.pid, 'SIGKILL');
-      // A straggler outside the group may still hold the pipes; do not wait for it forever.
-      const drain = setTimeout(() => {
-        child.stdout.destroy();
-        child.stderr.destroy();
-        finish();
-      }, opts.killGraceMs);
-      drain.unref();
-      timers.push(drain);
-    });
-    child.on('close', finish);
-
-    opts.signal?.addEventListener('abort', onAbort, { once: true });
-    const timeout = setTimeout(() => {
-      timedOut = true;
-      terminate();
-    }, opts.timeoutMs);
-    timeout.unref();
-    timers.push(timeout);
-  });
-}
+export type Delivery = 'native' | 'pointer';
 
 export interface CommandBackendOptions {
-  /** argv template, or a command string split shell-style. */
-  command: string | readonly string[];
+  /** A known agent CLI; its preset decides argv, skill folder, output format and isolation. */
+  agent?: AgentName;
+  /** The agent's program (a name on PATH or a full path); default the preset's. */
+  program?: string;
+  /** A custom command instead of a preset: argv template, or a command string split shell-style. */
+  command?: string | readonly string[];
   /** Must be true: agent CLIs run tools and edit files. */
   trusted: boolean;
-  /** Label for accounting and run records; defaults to the program name. */
+  /** Label for accounting and run records; defaults to the model the settings name, else the program. */
   model?: string;
+  /** What the config says about the agent (model, base URL, effort, sandbox, ...). */
+  settings?: AgentSettings;
+  /** `native` (default): the prompt carries only the task. `pointer`: one line names SKILL.md too. */
+  delivery?: Delivery;
   /** Wall-clock limit per task (default 600 s). */
   timeoutMs?: number;
   /** Wait between SIGTERM and SIGKILL (default 5 s). */
   killGraceMs?: number;
-  /** Bytes of stdout (and of stderr) kept for the trajectory; head and tail survive (default 64 KiB). */
+  /** Bytes of stdout (and of stderr) kept; head and tail survive (default 1 MiB for presets, 64 KiB otherwise). */
   maxOutputBytes?: number;
-  /** Leave each workspace on disk and report its path in the trace. */
+  /** Leave each task folder on disk and report its path in the trace. */
   keepWorkspaces?: boolean;
-  /** Parent of the per-task workspaces (default: the OS temp directory). */
+  /** The folder SkillOpt owns for task folders (default `<os temp>/skillopt-agents`). */
   workspaceRoot?: string;
-  /** Skill directory name under `.agents/skills/`; overrides the request's `task.skillName`. */
+  /** Skill directory name; overrides the request's `task.skillName`. */
   skillName?: string;
-  /** `description` in the SKILL.md front matter. */
+  /** `description` in the SKILL.md front matter, for a skill that has none. */
   skillDescription?: string;
-  /** Extra environment variables for the agent. */
+  /** A skill folder whose other files (references/, scripts/, assets/) go beside SKILL.md. */
+  skillFolder?: string;
+  /** Extra variables for the agent, set as given. */
   env?: Record<string, string>;
+  /** Names of variables passed through from the parent environment, beyond the preset's own. */
+  passEnv?: readonly string[];
+  /** The environment the allow-list reads from (default process.env). */
+  parentEnv?: NodeJS.ProcessEnv;
+  /** The user's home, read only for credential files to copy (default os.homedir()). */
+  userHome?: string;
   logger?: Logger;
 }
 
@@ -342,6 +103,12 @@ const DEFAULT_DESCRIPTION =
 
 const SKILL_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
+/** Where a custom command finds the skill: the cross-agent convention. */
+const CUSTOM_SKILL_ROOT = '.agents/skills';
+
+/** Task folders older than this are a crashed run's leftovers and are removed at start. */
+const STALE_MS = 24 * 3600 * 1000;
+
 export function renderSkillFile(task: TaskContext, description: string): string {
   // A skill that already brings its own front matter is written unchanged.
   if (/^---\r?\n/.test(task.skill)) return task.skill;
@@ -349,8 +116,14 @@ export function renderSkillFile(task: TaskContext, description: string): string 
   return `---\n${front}---\n\n${task.skill.trimEnd()}\n`;
 }
 
-export function renderPrompt(task: TaskContext): string {
-  return `Use the skill in .agents/skills/${task.skillName}/SKILL.md. The task is also saved in task.md.\n\n${task.prompt}`;
+/** The prompt: the task alone (native), or a pointer line to the skill and task.md first. */
+export function renderPrompt(
+  task: TaskContext,
+  delivery: Delivery = 'pointer',
+  skillRoot = CUSTOM_SKILL_ROOT,
+): string {
+  if (delivery === 'native') return task.prompt;
+  return `Use the skill in ${skillRoot}/${task.skillName}/SKILL.md. The task is also saved in task.md.\n\n${task.prompt}`;
 }
 
 function estimateTokens(text: string): number {
@@ -361,7 +134,17 @@ export class CommandBackend implements ChatBackend {
   readonly provider = 'command';
   readonly model: string;
   readonly cacheParams: Record<string, unknown>;
-  private readonly argv: readonly string[];
+  /** The preset in use; undefined for a custom command. */
+  readonly preset: AgentPreset | undefined;
+  private readonly template: readonly string[] | undefined;
+  private readonly program: string;
+  private readonly delivery: Delivery;
+  private readonly agentsRoot: string;
+  private readonly errors = new WeakMap<TaskContext, AgentRunError>();
+  private warnedAbove = false;
+  private sweptStale = false;
+  /** Copilot unpacks its package into the shared cache on first start: that first run goes alone. */
+  private firstRun: Promise<unknown> | undefined;
 
   constructor(private readonly options: CommandBackendOptions) {
     if (options.trusted !== true) {
@@ -374,15 +157,66 @@ export class CommandBackend implements ChatBackend {
         },
       );
     }
-    this.argv = typeof options.command === 'string' ? splitCommand(options.command) : [...options.command];
-    if (this.argv.length === 0 || !this.argv[0]) {
-      throw new SkillOptError('config', 'The target command is empty', {
-        key: 'model.target_command',
-        fix: 'give the agent program and its arguments, for example ["claude", "-p", "{prompt}"]',
+    if (options.agent !== undefined && !isAgentName(options.agent)) {
+      throw new SkillOptError('config', `Unknown agent "${String(options.agent)}"`, {
+        key: 'model.target_backend',
+        fix: 'use claude_code_exec, codex_exec or copilot_exec, or write the command out in model.target_command',
       });
     }
-    this.model = options.model ?? basename(this.argv[0]);
-    this.cacheParams = { command: [...this.argv] };
+    this.preset = options.agent ? PRESETS[options.agent] : undefined;
+    if (this.preset) {
+      this.template = undefined;
+      this.program = options.program || this.preset.program;
+    } else {
+      if (options.command === undefined) {
+        throw new SkillOptError('config', 'The command backend needs an agent or a command to run', {
+          key: 'model.target_command',
+          fix: 'set model.target_backend to claude_code_exec, codex_exec or copilot_exec, or give model.target_command',
+        });
+      }
+      this.template =
+        typeof options.command === 'string' ? splitCommand(options.command) : [...options.command];
+      if (this.template.length === 0 || !this.template[0]) {
+        throw new SkillOptError('config', 'The target command is empty', {
+          key: 'model.target_command',
+          fix: 'give the agent program and its arguments, for example ["my-agent", "--task", "{task_file}"]',
+        });
+      }
+      this.program = this.template[0];
+    }
+    this.delivery = options.delivery ?? 'native';
+    this.agentsRoot = options.workspaceRoot ?? defaultAgentsRoot();
+    const settings = options.settings ?? {};
+    this.model = options.model ?? settings.model ?? basename(this.program);
+    this.cacheParams = {
+      ...(this.preset ? { agent: this.preset.name } : { command: [...this.template!] }),
+      delivery: this.delivery,
+      ...(Object.keys(settings).length ? { settings: { ...settings } } : {}),
+    };
+  }
+
+  /** The program run for a task (a name on PATH or a path). */
+  get programName(): string {
+    return this.program;
+  }
+
+  /** A short name for messages: `Claude Code (claude)` or the program. */
+  get label(): string {
+    return this.preset ? `${this.preset.label} (${this.program})` : `The target command "${this.program}"`;
+  }
+
+  /** Where the skill goes, relative to the workspace. */
+  get skillRoot(): string {
+    return this.preset?.skillRoot ?? CUSTOM_SKILL_ROOT;
+  }
+
+  /**
+   * The AgentRunError this backend threw for a task on its last attempt. The model client rebuilds
+   * errors as plain SkillOptErrors (after redacting them); the agent target's client wrapper
+   * (models.ts) uses this to hand the training loop the error with its kind.
+   */
+  lastError(task: TaskContext): AgentRunError | undefined {
+    return this.errors.get(task);
   }
 
   async call(req: ChatRequest, signal: AbortSignal): Promise<BackendReply> {
@@ -398,6 +232,7 @@ export class CommandBackend implements ChatBackend {
         `A ${req.stage} call reached the command backend without a task context`,
       );
     }
+    this.errors.delete(req.task);
     const task: TaskContext = { ...req.task, skillName: this.options.skillName ?? req.task.skillName };
     if (!SKILL_NAME.test(task.skillName) || task.skillName === '..') {
       throw new SkillOptError('config', `"${task.skillName}" cannot be used as a skill directory name`, {
@@ -405,68 +240,199 @@ export class CommandBackend implements ChatBackend {
         fix: 'use letters, digits, ".", "_" and "-" only',
       });
     }
-    const root = this.options.workspaceRoot ?? tmpdir();
-    const workspace = realpathSync(mkdtempSync(join(root, 'skillopt-task-')));
+    if (this.preset?.name === 'copilot') {
+      if (this.firstRun) await this.firstRun.catch(() => undefined);
+      else {
+        const first = this.runTask(task, signal);
+        this.firstRun = first;
+        return this.remember(req.task, first);
+      }
+    }
+    return this.remember(req.task, this.runTask(task, signal));
+  }
+
+  private async remember(key: TaskContext, work: Promise<BackendReply>): Promise<BackendReply> {
+    try {
+      return await work;
+    } catch (err) {
+      if (err instanceof AgentRunError) this.errors.set(key, err);
+      throw err;
+    }
+  }
+
+  private async runTask(task: TaskContext, signal: AbortSignal): Promise<BackendReply> {
+    if (!this.sweptStale) {
+      this.sweptStale = true;
+      sweepStaleTaskDirs(this.agentsRoot, STALE_MS);
+    }
+    const dirs = makeTaskDirs(this.agentsRoot);
+    this.warnAboutInstructionFiles(dirs);
     const keep = this.options.keepWorkspaces === true;
     try {
-      const skillFile = join(workspace, '.agents', 'skills', task.skillName, 'SKILL.md');
-      const taskFile = join(workspace, 'task.md');
-      writeFileAtomic(skillFile, renderSkillFile(task, this.options.skillDescription ?? DEFAULT_DESCRIPTION));
-      writeFileAtomic(taskFile, task.prompt.endsWith('\n') ? task.prompt : `${task.prompt}\n`);
+      return await this.runIn(dirs, task, signal);
+    } finally {
+      if (!keep) removeTaskDirs(dirs);
+    }
+  }
+
+  private async runIn(dirs: TaskDirs, task: TaskContext, signal: AbortSignal): Promise<BackendReply> {
+    const opts = this.options;
+    const skillDir = join(dirs.work, ...this.skillRoot.split('/'), task.skillName);
+    const skillFile = join(skillDir, 'SKILL.md');
+    const taskFile = join(dirs.work, 'task.md');
+    if (opts.skillFolder) copySkillFolder(opts.skillFolder, skillDir);
+    writeFileAtomic(skillFile, renderSkillFile(task, opts.skillDescription ?? DEFAULT_DESCRIPTION));
+    writeFileAtomic(taskFile, task.prompt.endsWith('\n') ? task.prompt : `${task.prompt}\n`);
+    const prompt = renderPrompt(task, this.delivery, this.skillRoot);
+    const parentEnv = opts.parentEnv ?? process.env;
+    let argv: string[];
+    let presetEnv: Record<string, string> = {};
+    let seeded: string[] = [];
+    if (this.preset) {
+      const built = this.preset.build({
+        dirs,
+        prompt,
+        program: this.program,
+        settings: opts.settings ?? {},
+        userHome: opts.userHome ?? homedir(),
+        parentEnv,
+        sharedCache: join(ensurePrivateDir(this.agentsRoot), 'shared-cache'),
+      });
+      argv = built.argv;
+      presetEnv = built.env;
+      seeded = built.seeded;
+    } else {
       const values: Record<string, string> = {
         task_file: taskFile,
         skill_file: skillFile,
-        workspace,
-        prompt: renderPrompt(task),
+        workspace: dirs.work,
+        prompt,
       };
-      const argv = this.argv.map((arg) =>
+      argv = this.template!.map((arg) =>
         arg.replace(/\{(task_file|skill_file|workspace|prompt)\}/g, (_, name: string) => values[name]),
       );
-      this.options.logger?.log(
-        'debug',
-        'command',
-        `task ${task.taskId}: ${this.argv.join(' ')} in ${workspace}`,
-      );
-      const run = await runProcess(argv, {
-        cwd: workspace,
-        env: {
-          ...process.env,
-          ...this.options.env,
-          SKILLOPT_TASK_ID: task.taskId,
-          SKILLOPT_WORKSPACE: workspace,
-        },
-        timeoutMs: this.options.timeoutMs ?? 600_000,
-        killGraceMs: this.options.killGraceMs ?? 5_000,
-        maxOutputBytes: this.options.maxOutputBytes ?? 64 * 1024,
+    }
+    const env: Record<string, string> = {
+      ...allowedEnv(parentEnv, [...(this.preset?.passEnv ?? []), ...(opts.passEnv ?? [])]),
+      ...homeEnv(dirs),
+      NO_COLOR: '1',
+      TERM: 'dumb',
+      ...presetEnv,
+      ...opts.env,
+      SKILLOPT_TASK_ID: task.taskId,
+      SKILLOPT_WORKSPACE: dirs.work,
+    };
+    opts.logger?.log('debug', 'command', `task ${task.taskId}: ${this.program} in ${dirs.work}`);
+    let run: ProcessResult;
+    try {
+      run = await runProcess(argv, {
+        cwd: dirs.work,
+        env,
+        timeoutMs: opts.timeoutMs ?? 600_000,
+        killGraceMs: opts.killGraceMs ?? 5_000,
+        maxOutputBytes: opts.maxOutputBytes ?? (this.preset ? 1024 * 1024 : 64 * 1024),
         signal,
       });
-      if (run.timedOut || run.exitCode !== 0) {
-        const how = run.timedOut ? 'timed out' : `exited with ${run.exitCode ?? run.signal}`;
-        this.options.logger?.log('warn', 'command', `task ${task.taskId}: ${this.argv[0]} ${how}`);
-      }
-      return {
-        text: run.stdout,
-        usage: {
-          promptTokens: estimateTokens(task.skill) + estimateTokens(task.prompt),
-          completionTokens: estimateTokens(run.stdout),
-        },
-        model: this.model,
-        trace: {
-          exitCode: run.exitCode,
-          signal: run.signal,
-          timedOut: run.timedOut,
-          stderr: run.stderr,
-          durationMs: run.durationMs,
-          truncated: run.truncated,
-          stdoutBytes: run.stdoutBytes,
-          stderrBytes: run.stderrBytes,
-          // CLIs report no token counts; these are length-based estimates.
-          usageEstimated: true,
-          ...(keep ? { workspace } : {}),
-        },
-      };
-    } finally {
-      if (!keep) rmSync(workspace, { recursive: true, force: true });
+    } catch (err) {
+      if (err instanceof SpawnError) throw this.notInstalled(err);
+      throw err;
+    }
+    const format = this.preset?.format ?? 'text';
+    const transcript = parseTranscript(format, run.stdout, task.skillName);
+    if (format === 'text' && (run.timedOut || run.exitCode !== 0)) delete transcript.answer;
+    if (format === 'copilot') {
+      const otel = join(dirs.tmp, 'copilot-otel.jsonl');
+      if (existsSync(otel))
+        transcript.usage = parseCopilotOtel(readFileSync(otel, 'utf8')) ?? transcript.usage;
+    }
+    const usageEstimated = transcript.usage === undefined;
+    const trace: Record<string, unknown> = {
+      agent: this.preset?.name ?? 'custom',
+      exitCode: run.exitCode,
+      signal: run.signal,
+      timedOut: run.timedOut,
+      stderr: run.stderr,
+      durationMs: run.durationMs,
+      truncated: run.truncated,
+      stdoutBytes: run.stdoutBytes,
+      stderrBytes: run.stderrBytes,
+      delivery: this.delivery,
+      skillPath: relative(dirs.work, skillFile).replace(/\\/g, '/'),
+      skillLoaded: transcript.skillLoaded,
+      ...(transcript.skillsAvailable ? { skillsAvailable: transcript.skillsAvailable } : {}),
+      toolCalls: transcript.toolCalls,
+      turns: transcript.turns,
+      ...(transcript.usage ? { tokens: transcript.usage } : {}),
+      ...(transcript.costUsd !== undefined ? { costUsd: transcript.costUsd } : {}),
+      ...(transcript.model ? { agentModel: transcript.model } : {}),
+      ...(seeded.length ? { seededFrom: seeded } : {}),
+      // Text outputs report no token counts: these are length-based estimates.
+      usageEstimated,
+      ...(opts.keepWorkspaces ? { workspace: dirs.work } : {}),
+    };
+    const verdict = classifyRun(run, transcript, this.label);
+    if (verdict) {
+      opts.logger?.log(
+        'warn',
+        'command',
+        `task ${task.taskId}: errored (${verdict.kind}): ${verdict.message}`,
+      );
+      throw new AgentRunError(verdict.kind, verdict.message, {
+        transient: verdict.transient,
+        fix: fixFor(
+          verdict.kind,
+          this.preset?.label ?? this.program,
+          this.preset?.authHint ?? 'check the credentials the command needs',
+        ),
+        key: 'model.target_backend',
+        trace: { ...trace, outcome: 'errored', errorKind: verdict.kind, error: verdict.message },
+      });
+    }
+    const answer = transcript.answer ?? '';
+    return {
+      text: answer,
+      usage: transcript.usage
+        ? { promptTokens: transcript.usage.inputTokens, completionTokens: transcript.usage.outputTokens }
+        : {
+            promptTokens: estimateTokens(task.skill) + estimateTokens(prompt),
+            completionTokens: estimateTokens(answer),
+          },
+      model: transcript.model ?? this.model,
+      trace: { ...trace, outcome: 'answered' },
+    };
+  }
+
+  private notInstalled(err: SpawnError): AgentRunError {
+    const missing = err.code === 'ENOENT';
+    const problem = missing
+      ? `${this.label} was not found on PATH`
+      : `${this.label} could not be started (${err.code})`;
+    return new AgentRunError('not_installed', problem, {
+      fix: missing
+        ? fixFor(
+            'not_installed',
+            this.preset ? `${this.preset.label} (npm install -g ${this.preset.npmPackage})` : 'the agent CLI',
+            '',
+          )
+        : 'check that the program is executable by you',
+      key: this.preset
+        ? `model.${this.preset.name === 'claude' ? 'claude_code' : this.preset.name}_exec_path`
+        : 'model.target_command',
+      cause: err,
+    });
+  }
+
+  /** Warns once when an instruction file sits above the workspaces (a CLI could read it). */
+  private warnAboutInstructionFiles(dirs: TaskDirs): void {
+    if (this.warnedAbove) return;
+    this.warnedAbove = true;
+    const found = instructionFilesAbove(dirs.work).filter((p) => !p.startsWith(dirs.root));
+    if (found.length) {
+      this.options.logger?.log(
+        'warn',
+        'command',
+        `instruction files above the agent workspaces (${this.agentsRoot}) may reach the agent: ${found.join(', ')}. Move them, or set a different workspace folder`,
+      );
     }
   }
 }

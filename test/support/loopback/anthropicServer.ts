@@ -1,5 +1,13 @@
-import type { LoopbackOptions, LoopbackServer, RecordedRequest, Reply, Script, WireFormat } from './core';
-import { contentText, estimateTokens, startLoopback } from './core';
+import type {
+  LoopbackOptions,
+  LoopbackServer,
+  RecordedRequest,
+  Reply,
+  Script,
+  SseEvent,
+  WireFormat,
+} from './core';
+import { contentText, estimateTokens, startLoopback, toolCallId } from './core';
 
 export type { Handler, LoopbackOptions, LoopbackServer, RecordedRequest, Reply, Script } from './core';
 export { hang, reply, status } from './core';
@@ -37,28 +45,120 @@ const ERROR_TYPES: Record<number, string> = {
 
 let counter = 0;
 
+type ReplyAction = Extract<Reply, { kind: 'reply' }>;
+
+/** Everything the model was sent, as text: system, messages, tool results. */
+export function anthropicPromptText(req: RecordedRequest): string {
+  const body = req.body as { system?: unknown } | undefined;
+  const blockText = (content: unknown): string =>
+    Array.isArray(content)
+      ? (content as unknown[])
+          .map((b) => {
+            const block = b as { type?: string; text?: unknown; content?: unknown };
+            if (block?.type === 'tool_result') return blockText(block.content);
+            return typeof block?.text === 'string' ? block.text : '';
+          })
+          .join('\n')
+      : contentText(content);
+  return [blockText(body?.system), ...anthropicMessages(req).map((m) => blockText(m.content))].join('\n');
+}
+
+function contentBlocks(r: ReplyAction): unknown[] {
+  if (r.blocks) return r.blocks;
+  const blocks: unknown[] = [];
+  if (r.text !== undefined || !r.toolCalls?.length) blocks.push({ type: 'text', text: r.text ?? 'ok' });
+  for (const call of r.toolCalls ?? []) {
+    blocks.push({ type: 'tool_use', id: toolCallId('toolu_', call), name: call.name, input: call.input });
+  }
+  return blocks;
+}
+
+function usageOf(r: ReplyAction, req: RecordedRequest, blocks: unknown[]): { input: number; output: number } {
+  return {
+    input: r.usage?.promptTokens ?? estimateTokens(anthropicPromptText(req)),
+    output: r.usage?.completionTokens ?? estimateTokens(JSON.stringify(blocks)),
+  };
+}
+
 const anthropicWire: WireFormat = {
   basePath: '',
   isEndpoint: (path) => path === '/v1/messages',
-  okBody(r: Extract<Reply, { kind: 'reply' }>, req) {
-    const text = r.text ?? 'ok';
-    const body = req.body as { model?: string; system?: unknown } | undefined;
-    const prompt = [
-      contentText(body?.system),
-      ...anthropicMessages(req).map((m) => contentText(m.content)),
-    ].join('\n');
-    const promptTokens = r.usage?.promptTokens ?? estimateTokens(prompt);
-    const completionTokens = r.usage?.completionTokens ?? estimateTokens(text);
+  okBody(r: ReplyAction, req) {
+    const body = req.body as { model?: string } | undefined;
+    const blocks = contentBlocks(r);
+    const usage = usageOf(r, req, blocks);
     return {
       id: `msg_loopback_${++counter}`,
       type: 'message',
       role: 'assistant',
       model: r.model ?? body?.model ?? 'loopback-model',
-      content: r.blocks ?? [{ type: 'text', text }],
-      stop_reason: r.finishReason ?? 'end_turn',
+      content: blocks,
+      stop_reason: r.finishReason ?? (r.toolCalls?.length ? 'tool_use' : 'end_turn'),
       stop_sequence: null,
-      ...(r.usage === null ? {} : { usage: { input_tokens: promptTokens, output_tokens: completionTokens } }),
+      ...(r.usage === null ? {} : { usage: { input_tokens: usage.input, output_tokens: usage.output } }),
     };
+  },
+  // The Messages streaming format: message_start, a start/delta/stop triple per content block,
+  // message_delta with the stop reason and output tokens, message_stop.
+  streamEvents(r: ReplyAction, req) {
+    const body = req.body as { model?: string } | undefined;
+    const blocks = contentBlocks(r) as Array<{
+      type: string;
+      text?: string;
+      id?: string;
+      name?: string;
+      input?: unknown;
+    }>;
+    const usage = usageOf(r, req, blocks);
+    const ev = (type: string, data: Record<string, unknown>): SseEvent => ({
+      event: type,
+      data: { type, ...data },
+    });
+    const events: SseEvent[] = [
+      ev('message_start', {
+        message: {
+          id: `msg_loopback_${++counter}`,
+          type: 'message',
+          role: 'assistant',
+          model: r.model ?? body?.model ?? 'loopback-model',
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: r.usage === null ? 0 : usage.input, output_tokens: 1 },
+        },
+      }),
+    ];
+    blocks.forEach((block, index) => {
+      if (block.type === 'tool_use') {
+        events.push(
+          ev('content_block_start', {
+            index,
+            content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} },
+          }),
+          ev('content_block_delta', {
+            index,
+            delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input ?? {}) },
+          }),
+        );
+      } else {
+        events.push(
+          ev('content_block_start', { index, content_block: { type: 'text', text: '' } }),
+          ev('content_block_delta', { index, delta: { type: 'text_delta', text: block.text ?? '' } }),
+        );
+      }
+      events.push(ev('content_block_stop', { index }));
+    });
+    events.push(
+      ev('message_delta', {
+        delta: {
+          stop_reason: r.finishReason ?? (r.toolCalls?.length ? 'tool_use' : 'end_turn'),
+          stop_sequence: null,
+        },
+        usage: { output_tokens: r.usage === null ? 0 : usage.output },
+      }),
+      ev('message_stop', {}),
+    );
+    return events;
   },
   errorBody: (code, message) => ({
     type: 'error',
@@ -66,7 +166,10 @@ const anthropicWire: WireFormat = {
   }),
 };
 
-/** An Anthropic Messages server on 127.0.0.1 (`POST /v1/messages`). Pass `url` as the SDK's baseURL. */
+/**
+ * An Anthropic Messages server on 127.0.0.1 (`POST /v1/messages`), streaming when the request asks
+ * (`"stream": true`, as Claude Code always does). Pass `url` as the SDK's baseURL or ANTHROPIC_BASE_URL.
+ */
 export function startAnthropicServer(script: Script, opts?: LoopbackOptions): Promise<LoopbackServer> {
   return startLoopback(anthropicWire, script, opts);
 }

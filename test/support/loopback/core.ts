@@ -39,6 +39,8 @@ export type Reply =
       finishReason?: string;
       /** Anthropic only: the raw content blocks instead of one text block. */
       blocks?: unknown[];
+      /** Tool calls the model makes (after `text`, when both are given), in the wire's own shape. */
+      toolCalls?: ToolCall[];
       headers?: Record<string, string>;
       delayMs?: number;
     }
@@ -60,6 +62,13 @@ export type Reply =
   | { kind: 'truncated'; cut?: 'body' | 'connection'; delayMs?: number }
   /** Drop the connection without a response. */
   | { kind: 'destroy'; delayMs?: number };
+
+/** One tool call in a scripted reply; `id` defaults to a generated one. */
+export interface ToolCall {
+  name: string;
+  input: Record<string, unknown>;
+  id?: string;
+}
 
 export type Handler = (req: RecordedRequest) => Reply | Promise<Reply>;
 /** A handler, or a queue of replies served in order (an exhausted queue answers 400). */
@@ -94,11 +103,52 @@ export interface WireFormat {
   basePath: string;
   okBody(reply: Extract<Reply, { kind: 'reply' }>, req: RecordedRequest): Record<string, unknown>;
   errorBody(status: number, message: string): Record<string, unknown>;
+  /**
+   * Server-sent events for a request that asked to stream (`"stream": true`), as the wire's
+   * streaming format spells them; absent = the wire never streams.
+   */
+  streamEvents?(reply: Extract<Reply, { kind: 'reply' }>, req: RecordedRequest): SseEvent[];
+}
+
+/** One server-sent event: `event:` line when `event` is set, then `data:` (JSON unless a string). */
+export interface SseEvent {
+  event?: string;
+  data: unknown;
+}
+
+function writeSse(
+  res: ServerResponse,
+  events: readonly SseEvent[],
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    ...headers,
+  });
+  for (const e of events) {
+    const data = typeof e.data === 'string' ? e.data : JSON.stringify(e.data);
+    res.write(`${e.event ? `event: ${e.event}\n` : ''}data: ${data}\n\n`);
+  }
+  res.end();
+}
+
+/** Whether a recorded request asked for a streamed reply. */
+export function wantsStream(req: RecordedRequest): boolean {
+  return (req.body as { stream?: unknown } | undefined)?.stream === true;
 }
 
 /** Rough token count (4 characters per token), used when a reply does not script its usage. */
 export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
+}
+
+let toolCallCounter = 0;
+
+/** A fresh tool-call id with the wire's prefix (`toolu_`, `call_`, ...). */
+export function toolCallId(prefix: string, call: ToolCall): string {
+  return call.id ?? `${prefix}loopback_${++toolCallCounter}`;
 }
 
 export const reply = (text: string, usage?: Usage | null): Reply => ({ kind: 'reply', text, usage });
@@ -196,7 +246,11 @@ export async function startLoopback(
 
     switch (action.kind) {
       case 'reply':
-        send(res, 200, format.okBody(action, recorded), action.headers);
+        if (format.streamEvents && wantsStream(recorded)) {
+          writeSse(res, format.streamEvents(action, recorded), action.headers);
+        } else {
+          send(res, 200, format.okBody(action, recorded), action.headers);
+        }
         return;
       case 'status': {
         const payload =

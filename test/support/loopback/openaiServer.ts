@@ -1,5 +1,13 @@
-import type { LoopbackOptions, LoopbackServer, RecordedRequest, Reply, Script, WireFormat } from './core';
-import { contentText, estimateTokens, startLoopback } from './core';
+import type {
+  LoopbackOptions,
+  LoopbackServer,
+  RecordedRequest,
+  Reply,
+  Script,
+  SseEvent,
+  WireFormat,
+} from './core';
+import { contentText, estimateTokens, startLoopback, toolCallId } from './core';
 
 export type { Handler, LoopbackOptions, LoopbackServer, RecordedRequest, Reply, Script } from './core';
 export { hang, reply, status } from './core';
@@ -24,18 +32,34 @@ export function lastUserText(req: RecordedRequest): string {
   );
 }
 
+/** Everything the model was sent, as text: every message, tool results included. */
+export function openAiPromptText(req: RecordedRequest): string {
+  return openAiMessages(req)
+    .map((m) => contentText(m.content))
+    .join('\n');
+}
+
 let counter = 0;
+
+type ReplyAction = Extract<Reply, { kind: 'reply' }>;
+
+function chatToolCalls(r: ReplyAction): Array<Record<string, unknown>> {
+  return (r.toolCalls ?? []).map((call) => ({
+    id: toolCallId('call_', call),
+    type: 'function',
+    function: { name: call.name, arguments: JSON.stringify(call.input) },
+  }));
+}
 
 const openAiWire: WireFormat = {
   basePath: '/v1',
   // `/v1/chat/completions` for OpenAI and compatible servers; Azure puts `/openai/deployments/<name>` in front.
   isEndpoint: (path) => path.endsWith('/chat/completions'),
   okBody(r: Extract<Reply, { kind: 'reply' }>, req) {
-    const text = r.text ?? 'ok';
+    const calls = chatToolCalls(r);
+    const text = r.text ?? (calls.length ? null : 'ok');
     const body = req.body as { model?: string } | undefined;
-    const prompt = openAiMessages(req)
-      .map((m) => contentText(m.content))
-      .join('\n');
+    const prompt = openAiPromptText(req);
     const out: Record<string, unknown> = {
       id: `chatcmpl-loopback-${++counter}`,
       object: 'chat.completion',
@@ -44,15 +68,20 @@ const openAiWire: WireFormat = {
       choices: [
         {
           index: 0,
-          message: { role: 'assistant', content: text, refusal: null },
-          finish_reason: r.finishReason ?? 'stop',
+          message: {
+            role: 'assistant',
+            content: text,
+            refusal: null,
+            ...(calls.length ? { tool_calls: calls } : {}),
+          },
+          finish_reason: r.finishReason ?? (calls.length ? 'tool_calls' : 'stop'),
           logprobs: null,
         },
       ],
     };
     if (r.usage !== null) {
       const promptTokens = r.usage?.promptTokens ?? estimateTokens(prompt);
-      const completionTokens = r.usage?.completionTokens ?? estimateTokens(text);
+      const completionTokens = r.usage?.completionTokens ?? estimateTokens(text ?? JSON.stringify(calls));
       out.usage = {
         prompt_tokens: promptTokens,
         completion_tokens: completionTokens,
@@ -60,6 +89,54 @@ const openAiWire: WireFormat = {
       };
     }
     return out;
+  },
+  // Chat Completions streaming: `data:` chunks with deltas, a usage chunk when
+  // `stream_options.include_usage` asks for it, then `data: [DONE]`.
+  streamEvents(r: ReplyAction, req) {
+    const body = req.body as { model?: string; stream_options?: { include_usage?: boolean } } | undefined;
+    const id = `chatcmpl-loopback-${++counter}`;
+    const model = r.model ?? body?.model ?? 'loopback-model';
+    const calls = chatToolCalls(r);
+    const chunk = (choices: unknown[], extra: Record<string, unknown> = {}): SseEvent => ({
+      data: {
+        id,
+        object: 'chat.completion.chunk',
+        created: Math.floor(Date.now() / 1000),
+        model,
+        choices,
+        ...extra,
+      },
+    });
+    const events: SseEvent[] = [
+      chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }]),
+    ];
+    if (r.text !== undefined || !calls.length) {
+      events.push(chunk([{ index: 0, delta: { content: r.text ?? 'ok' }, finish_reason: null }]));
+    }
+    calls.forEach((call, index) => {
+      events.push(chunk([{ index: 0, delta: { tool_calls: [{ index, ...call }] }, finish_reason: null }]));
+    });
+    events.push(
+      chunk([
+        { index: 0, delta: {}, finish_reason: r.finishReason ?? (calls.length ? 'tool_calls' : 'stop') },
+      ]),
+    );
+    if (r.usage !== null && body?.stream_options?.include_usage) {
+      const promptTokens = r.usage?.promptTokens ?? estimateTokens(openAiPromptText(req));
+      const completionTokens =
+        r.usage?.completionTokens ?? estimateTokens((r.text ?? '') + JSON.stringify(calls));
+      events.push(
+        chunk([], {
+          usage: {
+            prompt_tokens: promptTokens,
+            completion_tokens: completionTokens,
+            total_tokens: promptTokens + completionTokens,
+          },
+        }),
+      );
+    }
+    events.push({ data: '[DONE]' });
+    return events;
   },
   errorBody: (code, message) => ({
     error: {

@@ -121,14 +121,19 @@ describe('config/schema', () => {
           c.model.thinking_budget,
           c.model.target_command,
           c.model.target_skill_name,
+          c.model.target_delivery,
+          c.model.target_env_passthrough,
+          c.model.target_workspace_root,
+          c.model.target_keep_workspaces,
         ],
-        ['', '', 0, null, 0, '', 'skill'],
+        ['', '', 0, null, 0, '', 'skill', 'native', [], '', false],
       );
       assert.deepEqual(
         { ...c.limits },
         {
           optimizer_concurrency: 16,
           target_concurrency: 32,
+          agent_concurrency: 0,
           provider_concurrency: {},
           request_timeout_s: 300,
           max_retries: 5,

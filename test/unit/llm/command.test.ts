@@ -1,11 +1,20 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { SkillOptError } from '../../../src/engine/errors';
 import {
+  AgentRunError,
   CommandBackend,
-  commandPreset,
+  renderPrompt,
   renderSkillFile,
   splitCommand,
   type CommandBackendOptions,
@@ -87,13 +96,12 @@ describe('llm/command splitCommand and presets', () => {
     assert.equal(reasons('   '), 'The target command is empty');
   });
 
-  it('has argv presets for claude, codex and copilot', () => {
-    assert.deepEqual(commandPreset('claude'), ['claude', '-p', '{prompt}', '--output-format', 'text']);
-    assert.deepEqual(commandPreset('codex'), ['codex', 'exec', '{prompt}']);
-    assert.deepEqual(commandPreset('copilot'), ['copilot', '-p', '{prompt}']);
-    assert.throws(
-      () => commandPreset('cursor'),
-      (e: unknown) => SkillOptError.is(e, 'config'),
+  it('renders the prompt natively (task only) or with a pointer line', () => {
+    const task = { taskId: 't', skill: 's', skillName: 'caps', prompt: 'What?' };
+    assert.equal(renderPrompt(task, 'native', '.claude/skills'), 'What?');
+    assert.equal(
+      renderPrompt(task, 'pointer', '.claude/skills'),
+      'Use the skill in .claude/skills/caps/SKILL.md. The task is also saved in task.md.\n\nWhat?',
     );
   });
 
@@ -145,6 +153,8 @@ describe('llm/command CommandBackend', function () {
     );
     const lines = reply.text.trim().split('\n');
     const cwd = lines[0].slice('cwd='.length);
+    assert.equal(reply.trace?.outcome, 'answered');
+    assert.equal(reply.trace?.skillPath, '.agents/skills/capitals/SKILL.md');
     assert.deepEqual(lines.slice(1), [
       'task_file_ok=true',
       'skill_file_ok=true',
@@ -156,6 +166,7 @@ describe('llm/command CommandBackend', function () {
       '<answer>WHAT IS THE CAPITAL OF FRANCE?</answer>',
     ]);
     assert.ok(cwd.startsWith(root));
+    assert.match(cwd, /\/task-[^/]+\/work$/);
     assert.equal(existsSync(cwd), false, 'workspace removed');
     assert.deepEqual(readdirSync(root), []);
     assert.equal(reply.model, 'node');
@@ -190,22 +201,46 @@ describe('llm/command CommandBackend', function () {
     assert.equal(reply.model, 'fake-agent');
   });
 
-  it('returns a non-zero exit as a reply, not an exception', async () => {
-    const reply = await backend('fail').call(request('q', 's'), signal);
-    assert.equal(reply.text, 'partial work\n');
-    assert.equal(reply.trace?.exitCode, 3);
-    assert.equal(reply.trace?.stderr, 'boom: tool crashed\n');
-    assert.equal(reply.trace?.timedOut, false);
+  it('reports a non-zero exit as an errored run (crash), never as an answer', async () => {
+    await assert.rejects(backend('fail').call(request('q', 's'), signal), (e: unknown) => {
+      assert.ok(e instanceof AgentRunError);
+      assert.equal(e.kind, 'crash');
+      assert.equal(e.reason, 'llm');
+      assert.equal(e.transient, false);
+      assert.match(e.problem, /exited with 3: boom: tool crashed/);
+      assert.equal(e.trace?.exitCode, 3);
+      assert.equal(e.trace?.outcome, 'errored');
+      assert.equal(e.trace?.errorKind, 'crash');
+      return true;
+    });
+    assert.deepEqual(readdirSync(root), []);
+  });
+
+  it('calls a rejected login on stderr an auth error, and a 503 a transient API error', async () => {
+    await assert.rejects(
+      backend('stderr-exit', ['1', 'Error: Not logged in. Please run /login']).call(
+        request('q', 's'),
+        signal,
+      ),
+      (e: unknown) => e instanceof AgentRunError && e.kind === 'auth' && !e.transient,
+    );
+    await assert.rejects(
+      backend('stderr-exit', ['1', 'API error: 503 Service Unavailable']).call(request('q', 's'), signal),
+      (e: unknown) => e instanceof AgentRunError && e.kind === 'api' && e.transient,
+    );
   });
 
   it('kills the whole process tree on timeout, escalating to SIGKILL', async () => {
     const pidFile = join(root, 'grandchild.pid');
     const b = backend('hang', [pidFile], { timeoutMs: 2_000, killGraceMs: 300 });
-    const reply = await b.call(request('q', 's'), signal);
-    assert.equal(reply.trace?.timedOut, true);
-    assert.equal(reply.trace?.exitCode, null);
-    assert.equal(reply.trace?.signal, 'SIGKILL');
-    assert.equal(reply.text, 'started\n');
+    await assert.rejects(b.call(request('q', 's'), signal), (e: unknown) => {
+      assert.ok(e instanceof AgentRunError);
+      assert.equal(e.kind, 'timeout');
+      assert.equal(e.trace?.timedOut, true);
+      assert.equal(e.trace?.exitCode, null);
+      assert.equal(e.trace?.signal, 'SIGKILL');
+      return true;
+    });
     const grandchild = Number(readFileSync(pidFile, 'utf8'));
     assert.ok(grandchild > 0);
     assert.equal(await waitUntilDead(grandchild), true, `grandchild ${grandchild} still running`);
@@ -246,12 +281,12 @@ describe('llm/command CommandBackend', function () {
     const grandchild = Number(readFileSync(pidFile, 'utf8'));
     assert.equal(await waitUntilDead(grandchild), true);
     assert.deepEqual(
-      readdirSync(root).filter((f) => f.startsWith('skillopt-task-')),
+      readdirSync(root).filter((f) => f.startsWith('task-')),
       [],
     );
   });
 
-  it('names a missing executable in a config error', async () => {
+  it('names a missing executable in a not-installed error (reason config)', async () => {
     const b = new CommandBackend({
       command: ['skillopt-no-such-agent-xyz', '{prompt}'],
       trusted: true,
@@ -260,11 +295,55 @@ describe('llm/command CommandBackend', function () {
     await assert.rejects(
       b.call(request('q', 's'), signal),
       (e: unknown) =>
+        e instanceof AgentRunError &&
+        e.kind === 'not_installed' &&
         SkillOptError.is(e, 'config') &&
-        e.problem === 'The target command "skillopt-no-such-agent-xyz" was not found' &&
+        e.problem === 'The target command "skillopt-no-such-agent-xyz" was not found on PATH' &&
         e.place.key === 'model.target_command',
     );
     assert.deepEqual(readdirSync(root), []);
+  });
+
+  it('isolates the agent: fresh home and temp, allow-listed environment, nothing left behind', async () => {
+    const parentEnv = {
+      PATH: process.env.PATH ?? '',
+      HOME: '/home/someone',
+      OPENAI_API_KEY: 'sk-optimizer-key-must-not-pass',
+      ANTHROPIC_API_KEY: 'sk-ant-not-for-a-custom-command',
+      MY_AGENT_TOKEN: 'token-the-user-passes',
+      LANG: 'C.UTF-8',
+    };
+    const b = backend('env', [], { parentEnv, passEnv: ['MY_AGENT_TOKEN'], env: { EXTRA: '1' } });
+    const reply = await b.call(request('q', 's'), signal);
+    const seen = JSON.parse(reply.text) as { env: Record<string, string>; cwd: string; files: string[] };
+    const taskDir = seen.cwd.slice(0, -'/work'.length);
+    assert.equal(seen.env.HOME, join(taskDir, 'home'));
+    assert.equal(seen.env.TMPDIR, join(taskDir, 'tmp'));
+    assert.equal(seen.env.XDG_CONFIG_HOME, join(taskDir, 'home', '.config'));
+    assert.equal(seen.env.OPENAI_API_KEY, undefined);
+    assert.equal(seen.env.ANTHROPIC_API_KEY, undefined);
+    assert.equal(seen.env.MY_AGENT_TOKEN, 'token-the-user-passes');
+    assert.equal(seen.env.LANG, 'C.UTF-8');
+    assert.equal(seen.env.EXTRA, '1');
+    assert.deepEqual(seen.files.sort(), ['.agents/skills/capitals/SKILL.md', 'task.md']);
+    assert.equal(existsSync(taskDir), false);
+  });
+
+  it('copies the rest of a skill folder beside SKILL.md', async () => {
+    const folder = join(root, 'src-skill');
+    mkdirSync(join(folder, 'references'), { recursive: true });
+    writeFileSync(join(folder, 'SKILL.md'), 'old');
+    writeFileSync(join(folder, 'references', 'table.md'), 'capitals table');
+    const reply = await backend('env', [], { skillFolder: folder, workspaceRoot: join(root, 'ws') }).call(
+      request('q', 's'),
+      signal,
+    );
+    const seen = JSON.parse(reply.text) as { files: string[] };
+    assert.deepEqual(seen.files.sort(), [
+      '.agents/skills/capitals/SKILL.md',
+      '.agents/skills/capitals/references/table.md',
+      'task.md',
+    ]);
   });
 
   it('serves the target role only and checks the skill name', async () => {

@@ -153,6 +153,9 @@ describe('errored target items (loopback wires)', function () {
       'an errored item reached the optimizer as a trajectory',
     );
     const report = readFileSync(join(dir.path, 'report.md'), 'utf8');
-    assert.match(report, /## Reliability\n\nThe target could not answer \d+ evaluation\(s\) \(provider error \(5xx\) ×\d+\)/);
+    assert.match(
+      report,
+      /## Reliability\n\nThe target could not answer \d+ evaluation\(s\) \(provider error \(5xx\) ×\d+\)/,
+    );
   });
 });

@@ -1,0 +1,181 @@
+/**
+ * Per-task isolation for agent CLIs: a folder the product owns holds one directory per task with
+ * the workspace (`work/`), a fresh home (`home/`) and a private temp folder (`tmp/`); the agent gets
+ * an allow-listed environment whose HOME, XDG folders and CLI config folders all point inside it.
+ * Nothing of the user's own setup reaches the agent unless a preset copies it on purpose (the
+ * CLI's credentials file) or the user names a variable to pass through.
+ */
+import {
+  chmodSync,
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, parse } from 'node:path';
+
+/** Variables every agent may see: where programs are, locale, time zone, proxies and CA bundles. */
+export const BASE_ENV_ALLOW = [
+  'PATH',
+  'LANG',
+  'LANGUAGE',
+  'LC_ALL',
+  'LC_CTYPE',
+  'LC_MESSAGES',
+  'TZ',
+  'USER',
+  'LOGNAME',
+  'SHELL',
+  'HTTP_PROXY',
+  'HTTPS_PROXY',
+  'NO_PROXY',
+  'http_proxy',
+  'https_proxy',
+  'no_proxy',
+  'NODE_EXTRA_CA_CERTS',
+  'SSL_CERT_FILE',
+  'SSL_CERT_DIR',
+  // Windows needs these to start programs at all.
+  'SYSTEMROOT',
+  'SystemRoot',
+  'COMSPEC',
+  'PATHEXT',
+  'WINDIR',
+] as const;
+
+/** Instruction files agent CLIs pick up from the folders above the workspace. */
+export const INSTRUCTION_FILES = [
+  'CLAUDE.md',
+  'CLAUDE.local.md',
+  '.claude/CLAUDE.md',
+  'AGENTS.md',
+  'AGENTS.override.md',
+  'GEMINI.md',
+  '.github/copilot-instructions.md',
+] as const;
+
+export interface TaskDirs {
+  /** The task's own folder; removing it removes everything below. */
+  root: string;
+  work: string;
+  home: string;
+  tmp: string;
+}
+
+/** The folder the product owns for agent workspaces: `<os temp>/skillopt-agents`. */
+export function defaultAgentsRoot(): string {
+  return join(tmpdir(), 'skillopt-agents');
+}
+
+export function ensurePrivateDir(dir: string): string {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  try {
+    chmodSync(dir, 0o700);
+  } catch {
+    // Not ours to change (a shared parent); the per-task folders below are still private.
+  }
+  return realpathSync(dir);
+}
+
+export function makeTaskDirs(agentsRoot: string): TaskDirs {
+  const parent = ensurePrivateDir(agentsRoot);
+  const root = realpathSync(mkdtempSync(join(parent, 'task-')));
+  const dirs = { root, work: join(root, 'work'), home: join(root, 'home'), tmp: join(root, 'tmp') };
+  for (const d of [dirs.work, dirs.home, dirs.tmp]) mkdirSync(d, { mode: 0o700 });
+  return dirs;
+}
+
+export function removeTaskDirs(dirs: TaskDirs): void {
+  rmSync(dirs.root, { recursive: true, force: true, maxRetries: 3 });
+}
+
+/** Every folder from `dir`'s parent up to the file-system root. */
+export function ancestors(dir: string): string[] {
+  const out: string[] = [];
+  let cur = dirname(dir);
+  const { root } = parse(dir);
+  for (;;) {
+    out.push(cur);
+    if (cur === root) break;
+    const up = dirname(cur);
+    if (up === cur) break;
+    cur = up;
+  }
+  return out;
+}
+
+/** Instruction files in the folders above `dir` (which an agent could read into its context). */
+export function instructionFilesAbove(dir: string): string[] {
+  const found: string[] = [];
+  for (const a of ancestors(dir)) {
+    for (const f of INSTRUCTION_FILES) {
+      const p = join(a, f);
+      if (existsSync(p)) found.push(p);
+    }
+  }
+  return found;
+}
+
+/** The XDG and home variables of an isolated home. */
+export function homeEnv(dirs: TaskDirs): Record<string, string> {
+  return {
+    HOME: dirs.home,
+    USERPROFILE: dirs.home,
+    XDG_CONFIG_HOME: join(dirs.home, '.config'),
+    XDG_CACHE_HOME: join(dirs.home, '.cache'),
+    XDG_DATA_HOME: join(dirs.home, '.local', 'share'),
+    XDG_STATE_HOME: join(dirs.home, '.local', 'state'),
+    APPDATA: join(dirs.home, 'AppData', 'Roaming'),
+    LOCALAPPDATA: join(dirs.home, 'AppData', 'Local'),
+    TMPDIR: dirs.tmp,
+    TMP: dirs.tmp,
+    TEMP: dirs.tmp,
+  };
+}
+
+/** The allow-listed part of `parent`: the base names plus `extra` (exact names). */
+export function allowedEnv(parent: NodeJS.ProcessEnv, extra: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of [...BASE_ENV_ALLOW, ...extra]) {
+    const v = parent[name];
+    if (typeof v === 'string') out[name] = v;
+  }
+  return out;
+}
+
+/** Removes task folders older than `maxAgeMs` that a crashed run left behind in `agentsRoot`. */
+export function sweepStaleTaskDirs(agentsRoot: string, maxAgeMs: number): void {
+  let names: string[];
+  try {
+    names = readdirSync(agentsRoot);
+  } catch {
+    return;
+  }
+  const now = Date.now();
+  for (const n of names) {
+    if (!n.startsWith('task-')) continue;
+    const p = join(agentsRoot, n);
+    try {
+      if (now - statSync(p).mtimeMs > maxAgeMs) rmSync(p, { recursive: true, force: true });
+    } catch {
+      // Another process's folder, or already gone.
+    }
+  }
+}
+
+/** Copies a skill folder's files (not SKILL.md itself) into the workspace's skill directory. */
+export function copySkillFolder(from: string, to: string): void {
+  mkdirSync(to, { recursive: true });
+  for (const entry of readdirSync(from, { withFileTypes: true })) {
+    if (entry.name === 'SKILL.md' || entry.name.startsWith('.')) continue;
+    const src = join(from, entry.name);
+    if (entry.isDirectory()) cpSync(src, join(to, entry.name), { recursive: true });
+    else if (entry.isFile()) copyFileSync(src, join(to, entry.name));
+  }
+}

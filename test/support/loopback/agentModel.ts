@@ -1,0 +1,119 @@
+import { anthropicMessages, anthropicPromptText } from './anthropicServer';
+import type { Handler, RecordedRequest, Reply, ToolCall } from './core';
+import { openAiMessages, openAiPromptText } from './openaiServer';
+import { responsesInput, responsesPromptText } from './responsesServer';
+
+/** The wire an agent CLI speaks: Claude Code, Codex and Copilot CLI (BYOK) respectively. */
+export type AgentWire = 'anthropic' | 'responses' | 'chat';
+
+/**
+ * A scripted model for agent CLIs, deciding from the request alone as a real model would from its
+ * context. It answers `What is the capital of <country>?`:
+ *  - when the skill's rule text is anywhere in what it was sent (system prompt, messages, tool
+ *    results), it answers the way the rule says (`<answer>PARIS</answer>`);
+ *  - otherwise, when the CLI lists a skill named `skillName` whose description matches `trigger`
+ *    and no tool has run yet, it loads the skill the way that CLI offers (Claude Code's `Skill`
+ *    tool, Copilot's `skill` tool, a `cat` of the SKILL.md for Codex);
+ *  - otherwise it answers without the rule (`<answer>Paris</answer>`).
+ * So a score rises only when the rule reaches the model, and a skill whose description does not
+ * match is never read.
+ */
+export interface AgentModelOptions {
+  wire: AgentWire;
+  skillName: string;
+  /** Text of the trained rule; its presence in the context changes the answer. */
+  rule: string;
+  /** What a description must say for the model to load the skill. */
+  trigger: RegExp;
+  /** Replaces the reply for a request (errors, hangs); undefined = normal behaviour. */
+  override?: (req: RecordedRequest) => Reply | undefined;
+}
+
+const CAPITALS: Record<string, string> = {
+  France: 'Paris',
+  Japan: 'Tokyo',
+  Italy: 'Rome',
+  Peru: 'Lima',
+  Kenya: 'Nairobi',
+  Norway: 'Oslo',
+};
+
+export function promptText(wire: AgentWire, req: RecordedRequest): string {
+  switch (wire) {
+    case 'anthropic':
+      return anthropicPromptText(req);
+    case 'responses':
+      return responsesPromptText(req);
+    case 'chat':
+      return openAiPromptText(req);
+  }
+}
+
+/** Whether a tool already ran in this conversation (a tool result is in the request). */
+function toolRan(wire: AgentWire, req: RecordedRequest): boolean {
+  switch (wire) {
+    case 'anthropic':
+      return anthropicMessages(req).some(
+        (m) =>
+          Array.isArray(m.content) &&
+          (m.content as Array<{ type?: string }>).some((b) => b?.type === 'tool_result'),
+      );
+    case 'responses':
+      return responsesInput(req).some((i) => i.type === 'function_call_output');
+    case 'chat':
+      return openAiMessages(req).some((m) => m.role === 'tool');
+  }
+}
+
+const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** The description the CLI lists for `name`, in each CLI's listing format. */
+export function listedDescription(text: string, name: string): string | undefined {
+  const n = escape(name);
+  // Copilot: <name>x</name>\n<description>…</description>
+  const xml = new RegExp(`<name>${n}</name>\\s*<description>([^<]*)</description>`).exec(text);
+  if (xml) return xml[1];
+  // Claude Code and Codex: "- x: description" (Codex appends "(file: r1/x/SKILL.md)").
+  const line = new RegExp(`^- ${n}: (.*)$`, 'm').exec(text);
+  return line?.[1].replace(/ \(file: [^)]*\)$/, '');
+}
+
+/** Codex lists skills by a short path under a numbered root: `(file: r1/x/SKILL.md)` and "- `r1` = `/abs`". */
+function codexSkillPath(text: string, name: string): string | undefined {
+  const file = new RegExp(`^- ${escape(name)}: .*\\(file: (r\\d+)/([^)]+)\\)`, 'm').exec(text);
+  if (!file) return undefined;
+  const root = new RegExp(`^- \`${file[1]}\` = \`([^\`]+)\``, 'm').exec(text);
+  return root ? `${root[1]}/${file[2]}` : undefined;
+}
+
+function loadCall(wire: AgentWire, text: string, name: string): ToolCall | undefined {
+  switch (wire) {
+    case 'anthropic':
+      return { name: 'Skill', input: { skill: name } };
+    case 'chat':
+      return { name: 'skill', input: { skill: name } };
+    case 'responses': {
+      const path = codexSkillPath(text, name);
+      return path ? { name: 'exec_command', input: { cmd: `cat '${path}'` } } : undefined;
+    }
+  }
+}
+
+export function agentModel(opts: AgentModelOptions): Handler {
+  return (req) => {
+    const forced = opts.override?.(req);
+    if (forced) return forced;
+    const text = promptText(opts.wire, req);
+    const country = /capital of ([A-Z][a-z]+)/.exec(text)?.[1];
+    const capital = (country && CAPITALS[country]) || 'unknown';
+    if (text.includes(opts.rule)) {
+      return { kind: 'reply', text: `The rule applies.\n<answer>${capital.toUpperCase()}</answer>` };
+    }
+    const description = listedDescription(text, opts.skillName);
+    if (description !== undefined && opts.trigger.test(description) && !toolRan(opts.wire, req)) {
+      const call = loadCall(opts.wire, text, opts.skillName);
+      if (call) return { kind: 'reply', toolCalls: [call] };
+    }
+    return { kind: 'reply', text: `<answer>${capital}</answer>` };
+  };
+}

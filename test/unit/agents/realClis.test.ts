@@ -1,0 +1,277 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { defaultConfig } from '../../../src/engine/config/schema';
+import { AgentRunError, CommandBackend, type AgentName } from '../../../src/engine/llm/command';
+import type { ChatRequest, TaskContext } from '../../../src/engine/llm/types';
+import { silentLogger } from '../../../src/engine/log';
+import { buildModels } from '../../../src/engine/models';
+import { agentCliBin } from '../../support/agentClis';
+import { agentModel, promptText, type AgentWire } from '../../support/loopback/agentModel';
+import { startAnthropicServer } from '../../support/loopback/anthropicServer';
+import { hang, status, type LoopbackServer, type Reply } from '../../support/loopback/core';
+import { startOpenAiServer } from '../../support/loopback/openaiServer';
+import { startResponsesServer } from '../../support/loopback/responsesServer';
+
+/**
+ * The real Claude Code, Codex and Copilot CLIs (from npm, installed by scripts/install-agent-clis.mjs)
+ * against loopback servers speaking the wire each uses, with streaming: Anthropic Messages, OpenAI
+ * Responses, and Chat Completions (Copilot's bring-your-own-provider mode, offline).
+ */
+const { bin, missing } = agentCliBin();
+
+const RULE = 'RULE-7: write the city name in UPPERCASE.';
+const MATCHING = 'Use when answering questions about capital cities.';
+const UNRELATED = 'Use when formatting spreadsheets.';
+const OPTIMIZER_KEY = 'sk-optimizer-secret-must-never-reach-the-agent';
+const MARKERS = ['HOME-INSTRUCTIONS-MARKER', 'PARENT-INSTRUCTIONS-MARKER', 'PERSONAL-SKILL-MARKER'];
+
+const AGENTS: Array<{ agent: AgentName; wire: AgentWire; keys: Record<string, string> }> = [
+  {
+    agent: 'claude',
+    wire: 'anthropic',
+    keys: { ANTHROPIC_API_KEY: 'sk-ant-target-loopback', OPENAI_API_KEY: OPTIMIZER_KEY },
+  },
+  {
+    agent: 'codex',
+    wire: 'responses',
+    keys: { OPENAI_API_KEY: 'sk-codex-target-loopback', ANTHROPIC_API_KEY: OPTIMIZER_KEY },
+  },
+  {
+    agent: 'copilot',
+    wire: 'chat',
+    keys: { COPILOT_PROVIDER_API_KEY: 'sk-copilot-target-loopback', OPENAI_API_KEY: OPTIMIZER_KEY },
+  },
+];
+
+function skill(description: string, withRule: boolean): string {
+  return `---\nname: capitals\ndescription: ${description}\n---\n\n# Capitals\n\n${withRule ? RULE : 'Answer briefly.'}\n`;
+}
+
+function request(country: string, skillText: string): ChatRequest {
+  const prompt = `What is the capital of ${country}?\n\nEnd with your final answer wrapped as <answer>...</answer>.`;
+  const task: TaskContext = { taskId: `capital-${country}`, skill: skillText, skillName: 'capitals', prompt };
+  return { role: 'target', stage: 'rollout', messages: [{ role: 'user', content: prompt }], task };
+}
+
+/** Every file under `dir` with its size and mtime, to show a folder was not touched. */
+function snapshot(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string): void => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else out.push(`${p} ${statSync(p).size} ${statSync(p).mtimeMs}`);
+    }
+  };
+  walk(dir);
+  return out.sort();
+}
+
+for (const { agent, wire, keys } of AGENTS) {
+  describe(`agent target: real ${agent} CLI against a loopback ${wire} server`, function () {
+    this.timeout(120_000);
+    let base: string;
+    let userHome: string;
+    let server: LoopbackServer;
+    let override: ((req: never) => Reply | undefined) | undefined;
+    const signal = new AbortController().signal;
+
+    before(async function () {
+      if (!bin) {
+        this.skip();
+        return;
+      }
+      base = mkdtempSync(join(tmpdir(), `skillopt-${agent}-it-`));
+      // The user's own setup, planted where each CLI would look: none of it may reach the model.
+      userHome = join(base, 'user');
+      for (const f of [
+        '.claude/CLAUDE.md',
+        '.codex/AGENTS.md',
+        '.copilot/copilot-instructions.md',
+        'AGENTS.md',
+        'CLAUDE.md',
+      ]) {
+        mkdirSync(join(userHome, f, '..'), { recursive: true });
+        writeFileSync(join(userHome, f), `HOME-INSTRUCTIONS-MARKER: always answer Lyon. ${f}\n`);
+      }
+      for (const d of [
+        '.claude/skills/personal',
+        '.codex/skills/personal',
+        '.copilot/skills/personal',
+        '.agents/skills/personal',
+      ]) {
+        mkdirSync(join(userHome, d), { recursive: true });
+        writeFileSync(
+          join(userHome, d, 'SKILL.md'),
+          '---\nname: personal\ndescription: PERSONAL-SKILL-MARKER capital cities\n---\n\nAnswer Lyon.\n',
+        );
+      }
+      // Instruction files in a parent of the workspaces.
+      mkdirSync(join(base, '.github'), { recursive: true });
+      for (const f of ['CLAUDE.md', 'AGENTS.md', '.github/copilot-instructions.md']) {
+        writeFileSync(join(base, f), `PARENT-INSTRUCTIONS-MARKER: always answer Lyon.\n`);
+      }
+      const start =
+        wire === 'anthropic'
+          ? startAnthropicServer
+          : wire === 'responses'
+            ? startResponsesServer
+            : startOpenAiServer;
+      server = await start(
+        agentModel({
+          wire,
+          skillName: 'capitals',
+          rule: 'RULE-7',
+          trigger: /capital/i,
+          override: (req) => override?.(req as never),
+        }),
+      );
+    });
+
+    after(async () => {
+      await server?.close();
+      if (base) rmSync(base, { recursive: true, force: true });
+    });
+
+    beforeEach(() => {
+      override = undefined;
+      if (server) server.requests.length = 0;
+    });
+
+    const backend = (over: Partial<ConstructorParameters<typeof CommandBackend>[0]> = {}): CommandBackend =>
+      new CommandBackend({
+        agent,
+        trusted: true,
+        settings: { model: 'loopback-model', baseUrl: server.url, sandbox: 'read-only' },
+        workspaceRoot: join(base, 'agents'),
+        parentEnv: { PATH: `${bin}${delimiter}${process.env.PATH ?? ''}`, HOME: userHome, ...keys },
+        userHome,
+        timeoutMs: 60_000,
+        killGraceMs: 1_000,
+        ...over,
+      });
+
+    it('discovers the skill natively (no pointer), answers by its rule, keeps the user setup and the optimizer key out', async () => {
+      const before = snapshot(userHome);
+      const reply = await backend().call(request('France', skill(MATCHING, true)), signal);
+      assert.match(reply.text, /<answer>PARIS<\/answer>/);
+      const trace = reply.trace!;
+      assert.equal(trace.outcome, 'answered');
+      assert.equal(trace.skillLoaded, true, `tool calls: ${JSON.stringify(trace.toolCalls)}`);
+      assert.equal(trace.delivery, 'native');
+      assert.ok((trace.turns as number) >= 1);
+      // Tokens as the CLI reports them, not estimates.
+      assert.equal(trace.usageEstimated, false);
+      assert.ok(reply.usage.promptTokens > 0 && reply.usage.completionTokens > 0);
+
+      const texts = server.requests.map((r) => promptText(wire, r));
+      assert.ok(texts.length >= 2, `${texts.length} model requests`);
+      for (const t of texts) {
+        assert.ok(!t.includes('Use the skill in'), 'no pointer line in the prompt');
+        for (const m of MARKERS) assert.ok(!t.includes(m), `${m} reached the model`);
+      }
+      for (const r of server.requests) {
+        assert.ok(!r.rawBody.includes(OPTIMIZER_KEY) && !JSON.stringify(r.headers).includes(OPTIMIZER_KEY));
+      }
+      // Every task folder is gone; the user's home is as it was.
+      assert.deepEqual(
+        readdirSync(join(base, 'agents')).filter((f) => f.startsWith('task-')),
+        [],
+      );
+      assert.deepEqual(snapshot(userHome), before);
+    });
+
+    it('scores rise only when the trained rule reaches the model', async () => {
+      const score = async (text: string): Promise<number> => {
+        const reply = await backend().call(request('Japan', text), signal);
+        return /<answer>TOKYO<\/answer>/.test(reply.text) ? 1 : 0;
+      };
+      // The rule, but a description that does not match the task: never loaded.
+      assert.equal(await score(skill(UNRELATED, true)), 0);
+      // A matching description without the rule: loaded, but nothing to follow.
+      assert.equal(await score(skill(MATCHING, false)), 0);
+      // The trained rule behind a matching description.
+      assert.equal(await score(skill(MATCHING, true)), 1);
+    });
+
+    it('reports a 401 as an auth error, not an answer', async () => {
+      override = () => status(401, 'invalid x-api-key');
+      await assert.rejects(backend().call(request('Italy', skill(MATCHING, true)), signal), (e: unknown) => {
+        assert.ok(e instanceof AgentRunError, String(e));
+        assert.equal(e.kind, 'auth', e.message);
+        assert.equal(e.transient, false);
+        assert.equal(e.trace?.outcome, 'errored');
+        return true;
+      });
+    });
+
+    it('reports a hang as a timeout, and a missing program as not installed', async () => {
+      override = () => hang();
+      const started = Date.now();
+      await assert.rejects(
+        backend({ timeoutMs: 4_000 }).call(request('Peru', skill(MATCHING, true)), signal),
+        (e: unknown) =>
+          e instanceof AgentRunError && e.kind === 'timeout' && /no answer within/.test(e.message),
+      );
+      assert.ok(Date.now() - started < 15_000);
+      await assert.rejects(
+        backend({ program: join(base, 'no-such-dir', agent) }).call(
+          request('Peru', skill(MATCHING, true)),
+          signal,
+        ),
+        (e: unknown) =>
+          e instanceof AgentRunError && e.kind === 'not_installed' && /was not found/.test(e.message),
+      );
+    });
+
+    it('through the run wiring: model.target reaches the CLI, tokens reach the accounting, errors keep their kind', async () => {
+      const cfg = defaultConfig();
+      Object.assign(cfg.model, {
+        optimizer_backend: 'sim',
+        target_backend: { claude: 'claude_code_exec', codex: 'codex_exec', copilot: 'copilot_exec' }[agent],
+        target: 'loopback-target-model',
+        target_base_url: server.url,
+        target_workspace_root: join(base, 'agents'),
+        codex_exec_sandbox: 'read-only',
+      });
+      cfg.limits.max_retries = 0;
+      cfg.cache.enabled = false;
+      const setup = buildModels(cfg, {
+        tasks: [],
+        testItems: [],
+        logger: silentLogger,
+        trustedWorkspace: true,
+        env: { PATH: `${bin}${delimiter}${process.env.PATH ?? ''}`, HOME: userHome, ...keys },
+      });
+      const reply = await setup.target.chat(request('Kenya', skill(MATCHING, true)), signal);
+      assert.match(reply.text, /<answer>NAIROBI<\/answer>/);
+      const models = server.requests.map((r) => (r.body as { model?: string }).model);
+      assert.ok(
+        models.length > 0 && models.every((m) => m === 'loopback-target-model'),
+        JSON.stringify(models),
+      );
+      const totals = setup.accounting.totals();
+      assert.equal(totals.promptTokens, reply.usage.promptTokens);
+      assert.equal(totals.completionTokens, reply.usage.completionTokens);
+      assert.ok(totals.promptTokens > 100, `${totals.promptTokens} prompt tokens`);
+
+      override = () => status(401, 'invalid x-api-key');
+      await assert.rejects(
+        setup.target.chat(request('Norway', skill(MATCHING, true)), signal),
+        (e: unknown) => e instanceof AgentRunError && e.kind === 'auth',
+      );
+    });
+  });
+}
+
+describe('agent target CLIs', () => {
+  it('are installed in the test cache', function () {
+    if (!bin) this.skip();
+    assert.ok(
+      readFileSync(join(bin!, '..', '@openai', 'codex', 'package.json'), 'utf8').includes('"version"'),
+    );
+  });
+  if (missing) it(`pending: ${missing}`);
+});
