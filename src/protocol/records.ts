@@ -35,6 +35,11 @@ export interface AgentRun {
   duration_ms: number;
   /** Head and tail of stderr, bounded like every trajectory text. */
   stderr: string;
+  /** From the CLI's machine-readable events: whether the agent opened the skill (absent for plain text). */
+  skill_loaded?: boolean;
+  /** Tool calls in order (name and a short detail), and model turns. */
+  tool_calls?: Array<{ name: string; detail?: string }>;
+  turns?: number;
 }
 
 export interface ConversationRecord {

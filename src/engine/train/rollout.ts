@@ -178,6 +178,26 @@ function agentRunOf(trace: Record<string, unknown> | undefined): AgentRun | unde
     timed_out: trace.timedOut === true,
     duration_ms: trace.durationMs,
     stderr: excerpt(typeof trace.stderr === 'string' ? trace.stderr : '', 2000),
+    // A custom command prints plain text: what it did is unknown, not "nothing".
+    ...(trace.agent !== 'custom' ? agentActivity(trace) : {}),
+  };
+}
+
+/** What a known agent CLI reported doing (from its JSON events). */
+function agentActivity(trace: Record<string, unknown>): Partial<AgentRun> {
+  return {
+    ...(typeof trace.skillLoaded === 'boolean' ? { skill_loaded: trace.skillLoaded } : {}),
+    ...(Array.isArray(trace.toolCalls)
+      ? {
+          tool_calls: (trace.toolCalls as Array<{ name?: unknown; detail?: unknown }>)
+            .slice(0, 50)
+            .map((c) => ({
+              name: String(c.name),
+              ...(typeof c.detail === 'string' ? { detail: c.detail } : {}),
+            })),
+        }
+      : {}),
+    ...(typeof trace.turns === 'number' ? { turns: trace.turns } : {}),
   };
 }
 

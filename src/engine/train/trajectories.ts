@@ -39,6 +39,20 @@ export function describeAgentRun(run: AgentRun): string {
     : run.exit_code !== null
       ? `exit ${run.exit_code}`
       : `killed by ${run.signal ?? 'a signal'}`;
-  const head = `${how} after ${(run.duration_ms / 1000).toFixed(1)} s${run.timed_out && run.signal ? ` (${run.signal})` : ''}`;
+  const did = [
+    run.skill_loaded === undefined
+      ? ''
+      : run.skill_loaded
+        ? 'the skill was loaded'
+        : 'the skill was NOT loaded',
+    run.turns !== undefined ? `${run.turns} turn(s)` : '',
+    run.tool_calls?.length
+      ? `tools: ${run.tool_calls
+          .slice(0, 8)
+          .map((c) => (c.detail ? `${c.name}(${c.detail})` : c.name))
+          .join(', ')}${run.tool_calls.length > 8 ? ', …' : ''}`
+      : '',
+  ].filter(Boolean);
+  const head = `${how} after ${(run.duration_ms / 1000).toFixed(1)} s${run.timed_out && run.signal ? ` (${run.signal})` : ''}${did.length ? `; ${did.join('; ')}` : ''}`;
   return run.stderr.trim() ? `${head}; stderr:\n${run.stderr.trim()}` : head;
 }
