@@ -68,8 +68,6 @@ const problemMatcher = {
   },
 };
 
-// The version is package.json's, put into every bundle (src/protocol/vocabulary.ts VERSION).
-const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
 mkdirSync('dist/meta', { recursive: true });
 const contexts = await Promise.all(
   entries.map(({ options }) =>
