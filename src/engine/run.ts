@@ -18,8 +18,10 @@ import type { RunContext } from './train/context';
 import { Trainer, type TrainOutcome } from './train/trainer';
 import type { Reviewer } from './train/review';
 import { BudgetGuard } from './llm/budget';
-import { stageTokens, tokenSummary } from './llm/accounting';
+import { tokenSummary } from './llm/accounting';
 import { acquireRunLock } from './store/runLock';
+import { RUN_FILE, RunLayout } from './store/layout';
+import { RunLedger } from './llm/ledger';
 import { mkdirSync } from 'node:fs';
 import { setMaxListeners } from 'node:events';
 import type { TrainSettings } from './train/settings';
@@ -273,12 +275,6 @@ export async function trainPrepared(
   // Every in-flight model call listens on the run's signal; hundreds at once are expected.
   setMaxListeners(0, hooks.signal);
   const limits = prepared.config.limits;
-  const budget = new BudgetGuard(
-    { maxTokens: limits.max_tokens, maxDollars: limits.max_dollars, maxWallSeconds: limits.max_wall_time_s },
-    models.accounting,
-    Date.now,
-    { onWarning: (message) => hooks.emit({ type: 'warning', message }) },
-  );
   const holder: { trainer?: Trainer } = {};
   const ctx = makeContext(prepared, hooks, prepared.outDir, (stage, reason) =>
     holder.trainer?.noteFallback(stage, reason),
@@ -307,26 +303,43 @@ export async function trainPrepared(
     const wait = Math.max(0, 250 - (Date.now() - lastEmit));
     pendingTimer = setTimeout(emitTotals, wait);
   });
-  const trainer = new Trainer({
-    ctx,
-    splits: prepared.splits,
-    initialSkill: prepared.initialSkill,
-    flatConfig: prepared.flatConfig,
-    budgetCheck: () => budget.check(),
-    tokenSnapshot: () => stageTokens(models.accounting.snapshot()),
-    totalTokens: () => ({
-      ...tokenSummary(models.accounting.snapshot()),
-      _accounting: models.accounting.totals(),
-    }),
-    accountingSnapshot: () => models.accounting.snapshot(),
-    resumeCommand: hooks.resumeCommand,
-    ...(hooks.requireResume ? { requireResume: true } : {}),
-    ...(hooks.reviewer ? { reviewer: hooks.reviewer } : {}),
-  });
   mkdirSync(prepared.outDir, { recursive: true });
   let release: (() => void) | undefined;
+  let detach: (() => void) | undefined;
   try {
     release = acquireRunLock(prepared.outDir);
+    // Caps are per run: what earlier processes of this run paid counts (the ledger holds it).
+    const ledger = new RunLedger(new RunLayout(prepared.outDir).file(RUN_FILE.ledger));
+    detach = ledger.attach(models.accounting);
+    const budget = new BudgetGuard(
+      {
+        maxTokens: limits.max_tokens,
+        maxDollars: limits.max_dollars,
+        maxWallSeconds: limits.max_wall_time_s,
+      },
+      models.accounting,
+      Date.now,
+      {
+        onWarning: (message) => hooks.emit({ type: 'warning', message }),
+        priorSeconds: ledger.priorSeconds(),
+      },
+    );
+    const trainer = new Trainer({
+      ctx,
+      splits: prepared.splits,
+      initialSkill: prepared.initialSkill,
+      flatConfig: prepared.flatConfig,
+      budgetCheck: () => budget.check(),
+      ledger,
+      totalTokens: () => ({
+        ...tokenSummary(models.accounting.snapshot()),
+        _accounting: models.accounting.totals(),
+      }),
+      accountingSnapshot: () => models.accounting.snapshot(),
+      resumeCommand: hooks.resumeCommand,
+      ...(hooks.requireResume ? { requireResume: true } : {}),
+      ...(hooks.reviewer ? { reviewer: hooks.reviewer } : {}),
+    });
     holder.trainer = trainer;
     return await trainer.run();
   } catch (err) {
@@ -340,6 +353,7 @@ export async function trainPrepared(
     unsubscribe();
     if (pendingTimer) clearTimeout(pendingTimer);
     emitTotals();
+    detach?.();
     release?.();
   }
 }

@@ -57,7 +57,7 @@ export interface CallUsage {
   attempts: number;
 }
 
-type Counters = Omit<UsageEntry, keyof UsageKey | 'dollars'>;
+export type Counters = Omit<UsageEntry, keyof UsageKey | 'dollars'>;
 
 const ZERO: Counters = {
   calls: 0,
@@ -72,6 +72,11 @@ const COUNTER_NAMES = Object.keys(ZERO) as Array<keyof Counters>;
 
 /** Only the most recent fallback reasons are kept; the counts are exact. */
 const FALLBACK_LOG_LIMIT = 200;
+
+/** One fresh record as it is made (a paid call, a cache hit, a failure, a fallback), for the run ledger. */
+export type AccountingRecord =
+  | { kind: 'usage'; key: UsageKey; add: Partial<Counters>; dollars: number | null }
+  | { kind: 'fallback'; stage: string };
 
 export interface AccountingOptions {
   /** A price table, or the config's `prices:` map to extend the built-in one. */
@@ -89,6 +94,7 @@ export class Accounting {
   private readonly fallbackCounts = new Map<string, number>();
   private readonly fallbackLog: FallbackRecord[] = [];
   private readonly listeners = new Set<(totals: AccountingSummary) => void>();
+  private readonly recordListeners = new Set<(record: AccountingRecord) => void>();
   readonly prices: PriceTable;
   private readonly logger?: Logger;
 
@@ -118,6 +124,7 @@ export class Accounting {
   /** A stage fell back to its reference default because a reply could not be used. */
   recordFallback(stage: string, reason: string): void {
     this.fallbackCounts.set(stage, (this.fallbackCounts.get(stage) ?? 0) + 1);
+    for (const fn of this.recordListeners) fn({ kind: 'fallback', stage });
     this.fallbackLog.push({ stage, reason });
     if (this.fallbackLog.length > FALLBACK_LOG_LIMIT) this.fallbackLog.shift();
     this.notify();
@@ -167,7 +174,7 @@ export class Accounting {
   }
 
   /** Add usage recorded earlier (a resumed run continues its totals and budgets). */
-  merge(snapshot: AccountingSnapshot): void {
+  merge(snapshot: Pick<AccountingSnapshot, 'entries' | 'fallbacks'>): void {
     for (const e of snapshot.entries) {
       const add: Partial<Counters> = {};
       for (const name of COUNTER_NAMES) add[name] = e[name];
@@ -177,6 +184,12 @@ export class Accounting {
       this.fallbackCounts.set(stage, (this.fallbackCounts.get(stage) ?? 0) + n);
     }
     this.notify();
+  }
+
+  /** Listen for each fresh record (not merged ones) as it is made; the run ledger appends them. */
+  onRecord(listener: (record: AccountingRecord) => void): () => void {
+    this.recordListeners.add(listener);
+    return () => this.recordListeners.delete(listener);
   }
 
   /** Listen for new totals after every recorded call, hit, failure or fallback. Returns an unsubscribe. */
@@ -193,6 +206,15 @@ export class Accounting {
       this.rows.set(k, row);
     }
     for (const name of COUNTER_NAMES) row[name] += add[name] ?? 0;
+    if (notify && this.recordListeners.size) {
+      const dollars = this.prices.cost(
+        key.model,
+        key.provider,
+        add.promptTokens ?? 0,
+        add.completionTokens ?? 0,
+      );
+      for (const fn of this.recordListeners) fn({ kind: 'usage', key, add, dollars });
+    }
     if (notify) this.notify();
   }
 

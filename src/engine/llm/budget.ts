@@ -11,6 +11,8 @@ export interface BudgetLimits {
 export interface BudgetGuardOptions {
   /** Called once when the dollar cap cannot be checked because some model has no price. */
   onWarning?: (message: string) => void;
+  /** Wall time earlier processes of the same run already used (the time cap is per run). */
+  priorSeconds?: number;
 }
 
 /**
@@ -30,7 +32,7 @@ export class BudgetGuard {
     private readonly clock: () => number = Date.now,
     private readonly opts: BudgetGuardOptions = {},
   ) {
-    this.startMs = clock();
+    this.startMs = clock() - (opts.priorSeconds ?? 0) * 1000;
   }
 
   /** null while within every cap; otherwise why the run must stop. */

@@ -18,6 +18,8 @@ export const RUN_FILE = {
   provenance: 'provenance.json',
   humanDecisions: 'human_decisions.json',
   lrHistory: 'lr_history.jsonl',
+  /** Every paid call of every process of the run (src/engine/llm/ledger.ts). */
+  ledger: 'ledger.jsonl',
   splitManifest: 'split_manifest.json',
   /** Written by a live engine process (its pid inside) and removed when it ends. */
   lock: '.skillopt-run.lock',

@@ -8,37 +8,23 @@ import type { Edit } from '../skill/applyEdits';
 import { writeJsonAtomic } from '../store/atomic';
 import { RUN_FILE, STEP_FILE } from '../store/layout';
 import { artifactSchemas, readArtifact } from '../store/runSchemas';
-import type { Fallback, LoopContext, StageTokens } from './loopContext';
+import type { Fallback, LoopContext } from './loopContext';
 import { recoverProvenance, type ProvenanceRecord } from './provenance';
 import type { StepWork } from './step/work';
 import { recordOf } from './step/work';
 import { buildBufferEntry, compactRejected } from './stepBuffer';
 
-function tokenDelta(after: StageTokens, before: StageTokens): StageTokens {
-  const out: StageTokens = {};
-  for (const [stage, a] of Object.entries(after)) {
-    const b = before[stage] ?? { calls: 0, prompt_tokens: 0, completion_tokens: 0 };
-    const d = {
-      calls: a.calls - b.calls,
-      prompt_tokens: a.prompt_tokens - b.prompt_tokens,
-      completion_tokens: a.completion_tokens - b.completion_tokens,
-    };
-    if (d.calls > 0) out[stage] = d;
-  }
-  return out;
-}
-
 export function commitStep(
   loop: LoopContext,
   work: StepWork,
-  t: { started: number; tokens: StageTokens; fallbacks: readonly Fallback[] },
+  t: { started: number; fallbacks: readonly Fallback[] },
 ): StepRecord {
   const { state } = loop;
   const gate = work.gate;
   if (gate && isAccepted(gate.action) && work.update?.report) recordProvenance(loop, work);
   const record = recordOf(work).finish({
     state,
-    tokens: tokenDelta(loop.input.tokenSnapshot(), t.tokens),
+    tokens: loop.input.ledger.stepTokens(work.step),
     withOrigins: gate !== undefined,
     fallbacks: t.fallbacks,
     seconds: (Date.now() - t.started) / 1000,

@@ -30,6 +30,7 @@ export async function finalize(loop: LoopContext, stoppedEarly?: string): Promis
   applyOverrules(loop);
   let finalSel: Score | undefined;
   const lastStep = state.lastCompletedStep;
+  loop.input.ledger.track(lastStep, 'final');
   if (s.evalTest) {
     if (skillHash(state.current) !== skillHash(state.best)) {
       const check = await finalCheck(loop, lastStep, layout.file(RUN_DIR.finalSelection));

@@ -3,6 +3,7 @@ import type { SealedSplit } from '../data/splits';
 import type { TaskItem } from '../data/tasks';
 import { stepsPerEpoch } from '../data/plan';
 import type { AccountingSnapshot } from '../llm/accounting';
+import type { RunLedger } from '../llm/ledger';
 import { EditBudgetScheduler } from '../optimizer/schedule';
 import type { RunLayout } from '../store/layout';
 import type { RunContext } from './context';
@@ -27,8 +28,8 @@ export interface TrainInput {
   flatConfig: Record<string, unknown>;
   /** Checked at every step boundary; returns a reason to stop, or null. */
   budgetCheck?: () => string | null;
-  /** Per-stage token counters for history records: snapshot now, diff later. */
-  tokenSnapshot: () => StageTokens;
+  /** The run's ledger: attributes calls to steps and gives each step's tokens over every process. */
+  ledger: Pick<RunLedger, 'track' | 'stepTokens'>;
   totalTokens: () => Record<string, unknown>;
   /** Accounting rows (per stage, role and model) for the report's spend by role. */
   accountingSnapshot: () => AccountingSnapshot;

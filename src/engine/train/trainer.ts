@@ -86,6 +86,9 @@ export class Trainer {
     });
 
     try {
+      // A resumed run over one of its caps stops before it spends anything more.
+      const over = stopReason(loop);
+      if (over) return this.stopped(over);
       if (state.currentScore < 0) await this.baseline();
       for (let epoch = 1; epoch <= s.numEpochs; epoch++) {
         if (state.bufferEpoch !== epoch) {

@@ -14,6 +14,7 @@ import {
 } from '../../protocol/engine';
 import { reviewModeOverride } from '../config';
 import { Commands, configFileName } from '../constants';
+import type { RunOrigin } from '../runs/runsModel';
 import type { Ctx } from '../ctx';
 import { ensureLmAccess } from '../lm/lmBridge';
 import { effectiveStatus, isActive, type RunView } from '../runs/liveState';
@@ -87,9 +88,14 @@ async function validate(ctx: Ctx, params: StartParams): Promise<ValidateResult> 
 async function start(ctx: Ctx, params: StartParams, skillPath: string | undefined): Promise<StartResult> {
   const engine = await ctx.engine();
   const result = await engine.request(EngineRequests.startRun, params);
+  // Overrides that carry a credential are not stored; the engine does not compare credentials.
+  const overrides = (params.overrides ?? []).filter(
+    (o) => !/(key|token|secret|password)/i.test(o.split('=')[0] ?? ''),
+  );
   await ctx.runs.rememberOrigin(result.runId, {
     configPath: params.configPath,
     ...(skillPath ? { skillPath } : {}),
+    ...(overrides.length ? { overrides } : {}),
   });
   ctx.log.info(`[run] ${params.resume ? 'resumed' : 'started'} ${result.outDir}`);
   void vscode.commands.executeCommand(Commands.revealRun, result.runId);
@@ -179,7 +185,7 @@ export async function optimizeSkill(
 }
 
 /** The config a run was started from, when this workspace remembers or can guess it. */
-function configFor(ctx: Ctx, run: RunView): { configPath: string; skillPath?: string } | undefined {
+function configFor(ctx: Ctx, run: RunView): RunOrigin | undefined {
   const origin = ctx.runs.origin(run.dir);
   if (origin && existsSync(origin.configPath)) return origin;
   // Default run folders sit at <config dir>/.skillopt/runs/<name>.
@@ -222,7 +228,11 @@ export async function resumeRun(ctx: Ctx, arg?: unknown): Promise<StartResult | 
   const review = reviewModeOverride();
   const params: StartParams = {
     configPath: origin.configPath,
-    ...(origin.skillPath ? { overrides: [`env.skill_init=${origin.skillPath}`] } : {}),
+    ...(origin.overrides?.length
+      ? { overrides: origin.overrides }
+      : origin.skillPath
+        ? { overrides: [`env.skill_init=${origin.skillPath}`] }
+        : {}),
     keys: await collectKeys(ctx),
     outDir: run.dir,
     resume: true,

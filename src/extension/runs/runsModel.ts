@@ -26,6 +26,11 @@ export interface RunEventMessage {
 export interface RunOrigin {
   configPath: string;
   skillPath?: string;
+  /**
+   * The `--cfg-options` the run was started with (secrets left out), so Resume trains under the
+   * same config: the engine refuses a resume whose config differs.
+   */
+  overrides?: string[];
 }
 
 /** Redraws of one run at most this often; events can arrive hundreds per second. */

@@ -26,6 +26,27 @@ import {
   type CallRecord,
 } from './helpers';
 
+interface Spend {
+  total: unknown;
+  steps: unknown[];
+  ledgerCalls: number;
+}
+
+/** What a run paid, from summary.json, history.json and the ledger. */
+function spend(dir: string): Spend {
+  const summary = readJson<{ token_summary: { _total: unknown } }>(dir, 'summary.json');
+  const history = readJson<Array<{ step: number; tokens: unknown }>>(dir, 'history.json');
+  const ledger = read(dir, 'ledger.jsonl')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { calls?: number });
+  return {
+    total: summary.token_summary._total,
+    steps: history.map((r) => [r.step, r.tokens]),
+    ledgerCalls: ledger.reduce((n, r) => n + (r.calls ?? 0), 0),
+  };
+}
+
 type Crash = { name: string; when: (e: EngineEvent, all: EngineEvent[]) => boolean };
 
 const progressIn = (step: number, stage: string, n: number) => (e: EngineEvent, all: EngineEvent[]) =>
@@ -52,6 +73,7 @@ describe('kill and resume', function () {
   this.timeout(120_000);
   let reference: ReturnType<typeof comparableHistory>;
   let referenceBest: string;
+  let referenceSpend: Spend;
   let refDir: ReturnType<typeof tempDir>;
 
   before(async () => {
@@ -59,6 +81,7 @@ describe('kill and resume', function () {
     await runSim(prepareSim(refDir.path));
     reference = comparableHistory(refDir.path);
     referenceBest = read(refDir.path, 'best_skill.md');
+    referenceSpend = spend(refDir.path);
   });
   after(() => refDir.cleanup());
 
@@ -79,6 +102,8 @@ describe('kill and resume', function () {
         );
         assert.deepEqual(comparableHistory(dir.path), reference);
         assert.equal(read(dir.path, 'best_skill.md'), referenceBest);
+        // Money is exact: both processes together paid what one uninterrupted run pays, per step too.
+        assert.deepEqual(spend(dir.path), referenceSpend);
         // Finished work is not paid for twice: the resumed run re-runs no completed step's rollout.
         const resumedRollouts = second.events.filter(
           (e) => e.type === 'stage/started' && e.stage === 'rollout',

@@ -44,6 +44,7 @@ export const EPOCH_END_STAGES: readonly EpochEndStage[] = [metaReflectStage, slo
 export async function runEpochEnd(loop: LoopContext, epoch: number): Promise<void> {
   const { state, s } = loop;
   const lastStep = epoch * loop.stepsPerEpoch;
+  loop.input.ledger.track(lastStep, 'epoch_end');
   const ep: EpochWork = {
     epoch,
     lastStep,

@@ -14,7 +14,7 @@ export async function runStep(
   at: { step: number; epoch: number; stepInEpoch: number; batches: readonly TrainBatch[] },
 ): Promise<void> {
   const started = Date.now();
-  const tokens = loop.input.tokenSnapshot();
+  loop.input.ledger.track(at.step, 'step');
   const fallbacks: Fallback[] = [];
   const unsubscribe = loop.onFallback((f) => fallbacks.push(f));
   try {
@@ -39,7 +39,7 @@ export async function runStep(
     };
     const skipped = await runStages(loop, work);
     if (skipped) recordOf(work).skipped(skipped);
-    commitStep(loop, work, { started, tokens, fallbacks });
+    commitStep(loop, work, { started, fallbacks });
   } finally {
     unsubscribe();
   }

@@ -1,0 +1,166 @@
+/**
+ * The run's ledger (`ledger.jsonl`): every paid call, cache hit, failure and fallback appended as
+ * it happens, with the step and phase it belongs to and its price. A resumed run reads it back
+ * into its accounting, so totals, caps, history.json, summary.json and report.md count every
+ * process of the run exactly once, whatever stopped the earlier ones.
+ */
+import { randomUUID } from 'node:crypto';
+import { appendJsonl, readJsonlTolerant } from '../store/jsonl';
+import type { Accounting, AccountingRecord, AccountingSnapshot, Counters, UsageEntry } from './accounting';
+import type { ModelRole } from './types';
+
+/** What the loop was doing when a call was paid. */
+export type LedgerPhase = 'baseline' | 'step' | 'epoch_end' | 'final';
+
+export interface LedgerRow {
+  /** One id per process that worked on the run. */
+  session: string;
+  /** Epoch milliseconds. */
+  t: number;
+  step: number;
+  phase: LedgerPhase;
+  kind: 'usage' | 'fallback';
+  stage: string;
+  role?: ModelRole;
+  provider?: string;
+  model?: string;
+  calls?: number;
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  seconds?: number;
+  cache_hits?: number;
+  retries?: number;
+  failures?: number;
+  /** At the price known when it was paid; null when the model's price is unknown. */
+  dollars?: number | null;
+}
+
+export interface StageTokens {
+  calls: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+}
+
+const FIELDS: Array<[keyof Counters, keyof LedgerRow]> = [
+  ['calls', 'calls'],
+  ['promptTokens', 'prompt_tokens'],
+  ['completionTokens', 'completion_tokens'],
+  ['seconds', 'seconds'],
+  ['cacheHits', 'cache_hits'],
+  ['retries', 'retries'],
+  ['failures', 'failures'],
+];
+
+export class RunLedger {
+  private readonly session = randomUUID();
+  private readonly rows: LedgerRow[];
+  private readonly priorCount: number;
+  private at: { step: number; phase: LedgerPhase } = { step: 0, phase: 'baseline' };
+
+  constructor(private readonly path: string) {
+    this.rows = readJsonlTolerant<LedgerRow>(path);
+    this.priorCount = this.rows.length;
+  }
+
+  /** Attribute the calls that follow to this step and phase. */
+  track(step: number, phase: LedgerPhase): void {
+    this.at = { step, phase };
+  }
+
+  /**
+   * Adds what earlier processes of this run paid to `accounting`, then appends every fresh record
+   * to the ledger. Returns the detach function.
+   */
+  attach(accounting: Accounting): () => void {
+    accounting.merge(this.priorSnapshot());
+    return accounting.onRecord((r) => this.append(r));
+  }
+
+  /** Wall time earlier processes of the run spent (first to last record of each). */
+  priorSeconds(): number {
+    const spans = new Map<string, [number, number]>();
+    for (const r of this.rows.slice(0, this.priorCount)) {
+      const s = spans.get(r.session);
+      spans.set(r.session, s ? [Math.min(s[0], r.t), Math.max(s[1], r.t)] : [r.t, r.t]);
+    }
+    let total = 0;
+    for (const [a, b] of spans.values()) total += (b - a) / 1000;
+    return total;
+  }
+
+  /** history.json's `tokens` of a step: its paid calls per stage, over every process of the run. */
+  stepTokens(step: number): Record<string, StageTokens> {
+    // Stages in the order the run first used them, as the accounting lists them.
+    const out: Record<string, StageTokens> = {};
+    for (const r of this.rows)
+      if (r.kind === 'usage' && r.calls && !(r.stage in out))
+        out[r.stage] = { calls: 0, prompt_tokens: 0, completion_tokens: 0 };
+    for (const r of this.rows) {
+      if (r.kind !== 'usage' || r.phase !== 'step' || r.step !== step || !r.calls) continue;
+      const s = (out[r.stage] ??= { calls: 0, prompt_tokens: 0, completion_tokens: 0 });
+      s.calls += r.calls;
+      s.prompt_tokens += r.prompt_tokens ?? 0;
+      s.completion_tokens += r.completion_tokens ?? 0;
+    }
+    for (const [stage, s] of Object.entries(out)) if (!s.calls) delete out[stage];
+    return out;
+  }
+
+  private append(r: AccountingRecord): void {
+    const base = { session: this.session, t: Date.now(), step: this.at.step, phase: this.at.phase };
+    let row: LedgerRow;
+    if (r.kind === 'fallback') {
+      row = { ...base, kind: 'fallback', stage: r.stage };
+    } else {
+      row = {
+        ...base,
+        kind: 'usage',
+        stage: r.key.stage,
+        role: r.key.role,
+        provider: r.key.provider,
+        model: r.key.model,
+      };
+      for (const [from, to] of FIELDS) {
+        const v = r.add[from];
+        if (v) (row as unknown as Record<string, number>)[to] = v;
+      }
+      if (r.add.calls) row.dollars = r.dollars;
+    }
+    this.rows.push(row);
+    appendJsonl(this.path, row);
+  }
+
+  /** The earlier processes' records as one accounting snapshot, to merge. */
+  private priorSnapshot(): Pick<AccountingSnapshot, 'entries' | 'fallbacks'> {
+    const entries = new Map<string, UsageEntry>();
+    const fallbacks: Record<string, number> = {};
+    for (const r of this.rows.slice(0, this.priorCount)) {
+      if (r.kind === 'fallback') {
+        fallbacks[r.stage] = (fallbacks[r.stage] ?? 0) + 1;
+        continue;
+      }
+      const key = JSON.stringify([r.stage, r.role, r.provider, r.model]);
+      let e = entries.get(key);
+      if (!e) {
+        e = {
+          stage: r.stage,
+          role: r.role ?? 'target',
+          provider: r.provider ?? '',
+          model: r.model ?? '',
+          calls: 0,
+          promptTokens: 0,
+          completionTokens: 0,
+          seconds: 0,
+          cacheHits: 0,
+          retries: 0,
+          failures: 0,
+          dollars: null,
+        };
+        entries.set(key, e);
+      }
+      for (const [from, to] of FIELDS) e[from] += (r[to] as number | undefined) ?? 0;
+    }
+    // merge() prices the counters with today's table (the rows keep what was known when paid).
+    return { entries: [...entries.values()], fallbacks };
+  }
+}
