@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { toFlatConfig, redactSecrets } from './config/flat';
 import { loadConfig, type LoadedConfig } from './config/load';
-import { formatConfigWarning } from './config/schema';
+import { formatConfigWarning } from './config/schema/problems';
 import type { SkillOptConfig } from './config/schema';
 import { stepsPerEpoch } from './data/plan';
 import { defaultSplitOutputDir, loadSplitDir, materializeRatioSplit, type LoadedSplits } from './data/splits';

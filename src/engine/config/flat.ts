@@ -1,5 +1,6 @@
-import { SECTION_FIELDS, isPlainObject } from './schema';
+import { SECTION_FIELDS } from './schema';
 import type { FieldSection, SkillOptConfig } from './schema';
+import { isPlainObject } from './schema/validate';
 
 /**
  * The flat key names of the reference's config.json (and of legacy flat YAML configs and CLI

@@ -7,15 +7,11 @@ import { SkillOptError } from '../errors';
 import { CODEX_ALIASES, DERIVED_FLAT_KEYS, FLAT_TO_DOTTED, FLAT_TO_PATH } from './flat';
 import { applyCfgOptions, applyLegacyArgs, deleteAt, getAt, moveValue, Origins } from './overrides';
 import type { ConfigPath, Layer } from './overrides';
-import {
-  isPlainObject,
-  isSectionName,
-  problemsToError,
-  SECTION_NAMES,
-  suggestKey,
-  validateConfigObject,
-} from './schema';
-import type { ConfigOrigin, ConfigProblem, ConfigWarning, SkillOptConfig } from './schema';
+import { isSectionName, SECTION_NAMES } from './schema';
+import type { SkillOptConfig } from './schema';
+import { problemsToError, suggestKey } from './schema/problems';
+import type { ConfigOrigin, ConfigProblem, ConfigWarning } from './schema/problems';
+import { isPlainObject, validateConfigObject } from './schema/validate';
 
 /**
  * Load a SkillOpt YAML config: `_base_` inheritance, Codex aliases, legacy flat layouts,

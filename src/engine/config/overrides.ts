@@ -1,8 +1,10 @@
 import { parse as parseYaml } from 'yaml';
 import { SkillOptError } from '../errors';
 import { canonicalCodexKey, FLAT_TO_DOTTED, LEGACY_TO_PATH } from './flat';
-import { closest, fieldSchema, isPlainObject, SECTION_FIELDS } from './schema';
-import type { ConfigOrigin, ConfigWarning } from './schema';
+import { fieldSchema, SECTION_FIELDS } from './schema';
+import { closest } from './schema/problems';
+import type { ConfigOrigin, ConfigWarning } from './schema/problems';
+import { isPlainObject } from './schema/validate';
 
 /**
  * Command-line changes to a loaded config: `--cfg-options section.key=value` and the

@@ -22,15 +22,20 @@
  * Agent CLIs act on files and run tools, so the backend refuses to exist unless the caller states
  * that the workspace is trusted.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, join, relative } from 'node:path';
-import { stringify as yamlStringify } from 'yaml';
+import { basename, join } from 'node:path';
 import { SkillOptError } from '../errors';
 import type { Logger } from '../log';
 import { writeFileAtomic } from '../store/atomic';
 import { splitCommand } from './agents/argv';
-import { AgentRunError, classifyRun, fixFor } from './agents/errors';
+import {
+  CUSTOM_SKILL_ROOT,
+  DEFAULT_DESCRIPTION,
+  renderPrompt,
+  renderSkillFile,
+  type Delivery,
+} from './agents/delivery';
+import { AgentRunError } from './agents/errors';
 import {
   allowedEnv,
   copySkillFolder,
@@ -43,18 +48,17 @@ import {
   sweepStaleTaskDirs,
   type TaskDirs,
 } from './agents/isolation';
+import { notInstalledError, readFinishedRun } from './agents/outcome';
 import { isAgentName, PRESETS, type AgentName, type AgentPreset, type AgentSettings } from './agents/presets';
 import { runProcess, SpawnError, type ProcessResult } from './agents/process';
-import { parseCopilotOtel, parseTranscript } from './agents/transcript';
 import type { BackendReply, ChatBackend, ChatRequest, TaskContext } from './types';
 
 export { splitCommand } from './agents/argv';
+export { renderPrompt, renderSkillFile, type Delivery } from './agents/delivery';
 export { AgentRunError, classifyRun } from './agents/errors';
 export type { AgentErrorKind } from './agents/errors';
 export { PRESETS as AGENT_PRESETS, type AgentName, type AgentSettings } from './agents/presets';
 export { runProcess, type ProcessResult, type RunProcessOptions } from './agents/process';
-
-export type Delivery = 'native' | 'pointer';
 
 export interface CommandBackendOptions {
   /** A known agent CLI; its preset decides argv, skill folder, output format and isolation. */
@@ -98,37 +102,10 @@ export interface CommandBackendOptions {
   logger?: Logger;
 }
 
-const DEFAULT_DESCRIPTION =
-  'Guidance for the task in this workspace, learned from earlier attempts. Read it before you start and follow it.';
-
 const SKILL_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-
-/** Where a custom command finds the skill: the cross-agent convention. */
-const CUSTOM_SKILL_ROOT = '.agents/skills';
 
 /** Task folders older than this are a crashed run's leftovers and are removed at start. */
 const STALE_MS = 24 * 3600 * 1000;
-
-export function renderSkillFile(task: TaskContext, description: string): string {
-  // A skill that already brings its own front matter is written unchanged.
-  if (/^---\r?\n/.test(task.skill)) return task.skill;
-  const front = yamlStringify({ name: task.skillName, description }, { lineWidth: 0 });
-  return `---\n${front}---\n\n${task.skill.trimEnd()}\n`;
-}
-
-/** The prompt: the task alone (native), or a pointer line to the skill and task.md first. */
-export function renderPrompt(
-  task: TaskContext,
-  delivery: Delivery = 'pointer',
-  skillRoot = CUSTOM_SKILL_ROOT,
-): string {
-  if (delivery === 'native') return task.prompt;
-  return `Use the skill in ${skillRoot}/${task.skillName}/SKILL.md. The task is also saved in task.md.\n\n${task.prompt}`;
-}
-
-function estimateTokens(text: string): number {
-  return Math.ceil(text.length / 4);
-}
 
 export class CommandBackend implements ChatBackend {
   readonly provider = 'command';
@@ -334,91 +311,23 @@ export class CommandBackend implements ChatBackend {
         signal,
       });
     } catch (err) {
-      if (err instanceof SpawnError) throw this.notInstalled(err);
+      if (err instanceof SpawnError) throw notInstalledError(err, this.label, this.preset);
       throw err;
     }
-    const format = this.preset?.format ?? 'text';
-    const transcript = parseTranscript(format, run.stdout, task.skillName);
-    if (format === 'text' && (run.timedOut || run.exitCode !== 0)) delete transcript.answer;
-    if (format === 'copilot') {
-      const otel = join(dirs.tmp, 'copilot-otel.jsonl');
-      if (existsSync(otel))
-        transcript.usage = parseCopilotOtel(readFileSync(otel, 'utf8')) ?? transcript.usage;
-    }
-    const usageEstimated = transcript.usage === undefined;
-    const trace: Record<string, unknown> = {
-      agent: this.preset?.name ?? 'custom',
-      exitCode: run.exitCode,
-      signal: run.signal,
-      timedOut: run.timedOut,
-      stderr: run.stderr,
-      durationMs: run.durationMs,
-      truncated: run.truncated,
-      stdoutBytes: run.stdoutBytes,
-      stderrBytes: run.stderrBytes,
+    return readFinishedRun({
+      run,
+      task,
+      prompt,
+      dirs,
+      skillFile,
+      seeded,
+      preset: this.preset,
+      program: this.program,
+      label: this.label,
+      model: this.model,
       delivery: this.delivery,
-      skillPath: relative(dirs.work, skillFile).replace(/\\/g, '/'),
-      skillLoaded: transcript.skillLoaded,
-      ...(transcript.skillsAvailable ? { skillsAvailable: transcript.skillsAvailable } : {}),
-      toolCalls: transcript.toolCalls,
-      turns: transcript.turns,
-      ...(transcript.usage ? { tokens: transcript.usage } : {}),
-      ...(transcript.costUsd !== undefined ? { costUsd: transcript.costUsd } : {}),
-      ...(transcript.model ? { agentModel: transcript.model } : {}),
-      ...(seeded.length ? { seededFrom: seeded } : {}),
-      // Text outputs report no token counts: these are length-based estimates.
-      usageEstimated,
-      ...(opts.keepWorkspaces ? { workspace: dirs.work } : {}),
-    };
-    const verdict = classifyRun(run, transcript, this.label);
-    if (verdict) {
-      opts.logger?.log(
-        'warn',
-        'command',
-        `task ${task.taskId}: errored (${verdict.kind}): ${verdict.message}`,
-      );
-      throw new AgentRunError(verdict.kind, verdict.message, {
-        transient: verdict.transient,
-        fix: fixFor(
-          verdict.kind,
-          this.preset?.label ?? this.program,
-          this.preset?.authHint ?? 'check the credentials the command needs',
-        ),
-        key: 'model.target_backend',
-        trace: { ...trace, outcome: 'errored', errorKind: verdict.kind, error: verdict.message },
-      });
-    }
-    const answer = transcript.answer ?? '';
-    return {
-      text: answer,
-      usage: transcript.usage
-        ? { promptTokens: transcript.usage.inputTokens, completionTokens: transcript.usage.outputTokens }
-        : {
-            promptTokens: estimateTokens(task.skill) + estimateTokens(prompt),
-            completionTokens: estimateTokens(answer),
-          },
-      model: transcript.model ?? this.model,
-      trace: { ...trace, outcome: 'answered' },
-    };
-  }
-
-  private notInstalled(err: SpawnError): AgentRunError {
-    const missing = err.code === 'ENOENT';
-    const problem = missing
-      ? `${this.label} was not found on PATH`
-      : `${this.label} could not be started (${err.code})`;
-    return new AgentRunError('not_installed', problem, {
-      fix: missing
-        ? fixFor(
-            'not_installed',
-            this.preset ? `${this.preset.label} (npm install -g ${this.preset.npmPackage})` : 'the agent CLI',
-            '',
-          )
-        : 'check that the program is executable by you',
-      key: this.preset
-        ? `model.${this.preset.name === 'claude' ? 'claude_code' : this.preset.name}_exec_path`
-        : 'model.target_command',
-      cause: err,
+      keepWorkspaces: opts.keepWorkspaces,
+      logger: opts.logger,
     });
   }
 

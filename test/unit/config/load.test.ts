@@ -3,7 +3,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { loadConfig } from '../../../src/engine/config/load';
 import { parse as parseYaml } from 'yaml';
-import { formatConfigWarning, validateConfigObject } from '../../../src/engine/config/schema';
+import { formatConfigWarning } from '../../../src/engine/config/schema/problems';
+import { validateConfigObject } from '../../../src/engine/config/schema/validate';
 import { expectConfigError, FIXTURES, lineOf, tempDir, write } from './helpers';
 
 describe('config/load', () => {

@@ -1,12 +1,9 @@
 import * as assert from 'node:assert/strict';
 import { loadConfig } from '../../../src/engine/config/load';
-import {
-  configSchema,
-  defaultConfig,
-  problemsToError,
-  validateConfigObject,
-} from '../../../src/engine/config/schema';
+import { configSchema, defaultConfig } from '../../../src/engine/config/schema';
 import type { SkillOptConfig } from '../../../src/engine/config/schema';
+import { problemsToError } from '../../../src/engine/config/schema/problems';
+import { validateConfigObject } from '../../../src/engine/config/schema/validate';
 import type { TrainSettings } from '../../../src/engine/train/settings';
 import { expectConfigError, lineOf, tempDir, write } from './helpers';
 

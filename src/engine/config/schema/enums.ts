@@ -1,0 +1,66 @@
+/**
+ * The config's enumerated values and the other spellings the reference accepts for some of them;
+ * aliases are normalised before validation (validate.ts).
+ */
+
+export const UPDATE_MODES = ['patch', 'rewrite_from_suggestions', 'full_rewrite_minibatch'] as const;
+export const LR_CONTROL_MODES = ['fixed', 'autonomous', 'none'] as const;
+export const PAIR_POLICIES = ['mixed', 'changed', 'unchanged'] as const;
+export const LR_SCHEDULERS = ['constant', 'linear', 'cosine', 'autonomous'] as const;
+export const GATE_METRICS = ['hard', 'soft', 'mixed'] as const;
+export const SPLIT_MODES = ['ratio', 'split_dir'] as const;
+export const ANCHOR_MODES = ['strict', 'reference'] as const;
+
+const UPDATE_MODE_ALIASES: Record<string, (typeof UPDATE_MODES)[number]> = {
+  patch: 'patch',
+  edits: 'patch',
+  rewrite: 'rewrite_from_suggestions',
+  rewrite_from_suggestions: 'rewrite_from_suggestions',
+  suggestions: 'rewrite_from_suggestions',
+  rewrite_suggestions: 'rewrite_from_suggestions',
+  full_rewrite: 'full_rewrite_minibatch',
+  full_rewrite_minibatch: 'full_rewrite_minibatch',
+  minibatch_full_rewrite: 'full_rewrite_minibatch',
+  skill_rewrite_minibatch: 'full_rewrite_minibatch',
+};
+const LR_CONTROL_ALIASES: Record<string, (typeof LR_CONTROL_MODES)[number]> = {
+  fixed: 'fixed',
+  manual: 'fixed',
+  scheduler: 'fixed',
+  scheduled: 'fixed',
+  autonomous: 'autonomous',
+  auto: 'autonomous',
+  optimizer: 'autonomous',
+  none: 'none',
+  off: 'none',
+  no_lr: 'none',
+};
+const PAIR_POLICY_ALIASES: Record<string, (typeof PAIR_POLICIES)[number]> = {
+  mixed: 'mixed',
+  default: 'mixed',
+  random: 'mixed',
+  all: 'mixed',
+  changed: 'changed',
+  change: 'changed',
+  delta: 'changed',
+  '10_01': 'changed',
+  '01_10': 'changed',
+  unchanged: 'unchanged',
+  stable: 'unchanged',
+  same: 'unchanged',
+  '00_11': 'unchanged',
+};
+
+/** Alias tables, keyed by `section.key`, applied before validation. */
+export const ALIASED_KEYS: Record<string, Record<string, string>> = {
+  'optimizer.skill_update_mode': UPDATE_MODE_ALIASES,
+  'optimizer.lr_control_mode': LR_CONTROL_ALIASES,
+  'optimizer.longitudinal_pair_policy': PAIR_POLICY_ALIASES,
+};
+
+/** Canonical value for an alias, or undefined when the value is not a known spelling. */
+export function normalizeAlias(key: string, value: string): string | undefined {
+  const table = ALIASED_KEYS[key];
+  if (!table) return value;
+  return table[value.trim().toLowerCase()];
+}

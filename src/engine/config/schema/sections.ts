@@ -1,0 +1,305 @@
+import { z } from 'zod';
+import { REVIEW_MODES } from '../../../protocol/vocabulary';
+import {
+  ANCHOR_MODES,
+  GATE_METRICS,
+  LR_CONTROL_MODES,
+  LR_SCHEDULERS,
+  PAIR_POLICIES,
+  SPLIT_MODES,
+  UPDATE_MODES,
+} from './enums';
+
+/**
+ * The fields of each config section: type, default and description. Field order matters: flat.ts
+ * derives the flat config.json key order from it, and the reference keys come first in the
+ * reference's order.
+ */
+
+// ── field builders (each carries a human description used in error messages) ──────────────────
+
+function text(def: string): z.ZodDefault<z.ZodString> {
+  return z.string().default(def).describe('a string');
+}
+function nonEmpty(def: string): z.ZodDefault<z.ZodString> {
+  return z.string().trim().min(1).default(def).describe('a non-empty string');
+}
+function int(def: number, min: number): z.ZodDefault<z.ZodNumber> {
+  return z.number().int().min(min).default(def).describe(`an integer ≥ ${min}`);
+}
+function num(def: number, min: number): z.ZodDefault<z.ZodNumber> {
+  return z.number().min(min).default(def).describe(`a number ≥ ${min}`);
+}
+function positive(def: number): z.ZodDefault<z.ZodNumber> {
+  return z.number().positive().default(def).describe('a number > 0');
+}
+function flag(def: boolean): z.ZodDefault<z.ZodBoolean> {
+  return z.boolean().default(def).describe('true or false');
+}
+function oneOf<const T extends readonly [string, ...string[]]>(values: T, def: T[number]) {
+  return z
+    .enum(values)
+    .default(def)
+    .describe(`one of: ${values.join(', ')}`);
+}
+/** Reference keys whose YAML value may be a string, a number, a boolean or null (env-var style). */
+const looseValue = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+function loose(def: string | number | boolean | null) {
+  return looseValue.default(def).describe('a string, number, true/false or null');
+}
+function optionalLoose() {
+  return looseValue.optional().describe('a string, number, true/false or null');
+}
+function optionalText() {
+  return z.string().optional().describe('a string');
+}
+function nullableFlag() {
+  return z.boolean().nullable().default(null).describe('true, false or null');
+}
+
+// ── sections ─────────────────────────────────────────────────────────────────────────────────
+
+const AZURE_DEFAULTS = {
+  endpoint: '',
+  api_version: '2024-12-01-preview',
+  api_key: '',
+  auth_mode: '',
+  ad_scope: 'https://cognitiveservices.azure.com/.default',
+  managed_identity_client_id: '',
+} as const;
+
+function azureFields<P extends string>(prefix: P) {
+  return {
+    [`${prefix}azure_openai_endpoint`]: text(AZURE_DEFAULTS.endpoint),
+    [`${prefix}azure_openai_api_version`]: text(AZURE_DEFAULTS.api_version),
+    [`${prefix}azure_openai_api_key`]: text(AZURE_DEFAULTS.api_key),
+    [`${prefix}azure_openai_auth_mode`]: text(AZURE_DEFAULTS.auth_mode),
+    [`${prefix}azure_openai_ad_scope`]: text(AZURE_DEFAULTS.ad_scope),
+    [`${prefix}azure_openai_managed_identity_client_id`]: text(AZURE_DEFAULTS.managed_identity_client_id),
+  } as Record<`${P}azure_openai_${keyof typeof AZURE_DEFAULTS}`, z.ZodDefault<z.ZodString>>;
+}
+
+function optionalRoleFields<P extends string, S extends string>(prefix: P, suffixes: readonly S[]) {
+  const out: Record<string, ReturnType<typeof optionalLoose>> = {};
+  for (const s of suffixes) out[`${prefix}${s}`] = optionalLoose();
+  return out as Record<`${P}${S}`, ReturnType<typeof optionalLoose>>;
+}
+
+const QWEN_OPTIONAL = [
+  'qwen_chat_base_url',
+  'qwen_chat_api_key',
+  'qwen_chat_temperature',
+  'qwen_chat_timeout_seconds',
+  'qwen_chat_max_tokens',
+  'qwen_chat_enable_thinking',
+] as const;
+const OPENAI_COMPATIBLE_OPTIONAL = [
+  'openai_compatible_base_url',
+  'openai_compatible_api_key',
+  'openai_compatible_model',
+  'openai_compatible_temperature',
+  'openai_compatible_timeout_seconds',
+  'openai_compatible_max_tokens',
+] as const;
+
+export const modelFields = {
+  backend: text('azure_openai'),
+  optimizer: text('gpt-5.5'),
+  target: text('gpt-5.5'),
+  // Backend names are mapped by the model layer; here they only have to be present.
+  optimizer_backend: nonEmpty('openai_chat'),
+  target_backend: nonEmpty('openai_chat'),
+  reasoning_effort: text('medium'),
+  rewrite_reasoning_effort: text(''),
+  rewrite_max_completion_tokens: int(64000, 1),
+  codex_exec_path: text(''),
+  codex_exec_sandbox: text(''),
+  codex_exec_profile: text(''),
+  codex_exec_full_auto: optionalLoose(),
+  codex_exec_reasoning_effort: text(''),
+  codex_exec_use_sdk: loose(null),
+  codex_exec_network_access: nullableFlag(),
+  codex_exec_web_search: nullableFlag(),
+  codex_exec_approval_policy: text(''),
+  claude_code_exec_path: text('claude'),
+  claude_code_exec_profile: text(''),
+  claude_code_exec_use_sdk: loose('auto'),
+  claude_code_exec_effort: text('medium'),
+  claude_code_exec_max_thinking_tokens: int(16384, 0),
+  cursor_exec_path: text(''),
+  cursor_exec_sandbox: text(''),
+  copilot_exec_path: text(''),
+  copilot_exec_home: text(''),
+  copilot_exec_allow_all_tools: nullableFlag(),
+  copilot_chat_optimizer_model: text(''),
+  copilot_chat_target_model: text(''),
+  copilot_chat_timeout: z.number().positive().nullable().default(null).describe('a number > 0 or null'),
+  codex_trace_to_optimizer: flag(true),
+  claude_trace_to_optimizer: z.boolean().optional().describe('true or false'),
+  azure_endpoint: optionalText(),
+  azure_api_version: optionalText(),
+  azure_api_key: optionalText(),
+  ...azureFields(''),
+  ...azureFields('optimizer_'),
+  ...azureFields('target_'),
+  ...optionalRoleFields('', QWEN_OPTIONAL),
+  qwen_chat_thinking_mode: text(''),
+  ...optionalRoleFields('optimizer_', QWEN_OPTIONAL),
+  optimizer_qwen_chat_thinking_mode: text(''),
+  ...optionalRoleFields('target_', QWEN_OPTIONAL),
+  target_qwen_chat_thinking_mode: text(''),
+  minimax_region: text(''),
+  minimax_base_url: text(''),
+  minimax_api_key: text(''),
+  minimax_model: text('MiniMax-M3'),
+  minimax_temperature: loose('0.7'),
+  minimax_max_tokens: loose('8000'),
+  minimax_enable_thinking: loose('false'),
+  ...optionalRoleFields('', OPENAI_COMPATIBLE_OPTIONAL),
+  ...optionalRoleFields('optimizer_', OPENAI_COMPATIBLE_OPTIONAL),
+  ...optionalRoleFields('target_', OPENAI_COMPATIBLE_OPTIONAL),
+  // In the reference's default.yaml but never read there; kept so they survive into config.json.
+  optimizer_minimax_base_url: text(''),
+  target_minimax_base_url: text(''),
+  optimizer_minimax_api_key: text(''),
+  target_minimax_api_key: text(''),
+  // Ours.
+  optimizer_base_url: text(''),
+  target_base_url: text(''),
+  optimizer_temperature: z.number().min(0).nullable().default(null).describe('a number ≥ 0 or null'),
+  target_temperature: num(0, 0),
+  thinking_budget: int(0, 0),
+  target_command: text(''),
+  target_skill_name: nonEmpty('skill'),
+  // Agent targets (claude_code_exec, codex_exec, copilot_exec, command): see the README's "Agent targets".
+  // native: the skill sits where the CLI discovers skills and the prompt carries only the task;
+  // pointer: the prompt also names the SKILL.md file.
+  target_delivery: oneOf(['native', 'pointer'] as const, 'native'),
+  // Parent environment variables passed to the agent beyond its preset's own credentials.
+  target_env_passthrough: z.array(z.string().trim().min(1)).default([]).describe('a list of variable names'),
+  // Folder for the per-task workspaces and homes; blank = <os temp>/skillopt-agents.
+  target_workspace_root: text(''),
+  // Keep each task's workspace after the run (for debugging an agent target).
+  target_keep_workspaces: flag(false),
+};
+
+export const trainFields = {
+  num_epochs: int(4, 1),
+  train_size: int(0, 0),
+  batch_size: int(40, 1),
+  accumulation: int(1, 1),
+  seed: z.number().int().default(42).describe('an integer'),
+};
+
+export const gradientFields = {
+  minibatch_size: int(8, 1),
+  merge_batch_size: int(8, 2),
+  analyst_workers: int(16, 1),
+  failure_only: flag(false),
+  use_deep_reflect: flag(false),
+  deep_reflect_failures: int(4, 0),
+  deep_reflect_successes: int(2, 0),
+  // Deep reflection runs when the most common failure pattern reaches this share of the batch.
+  deep_reflect_threshold: z.number().min(0).max(1).default(0.25).describe('a number between 0 and 1'),
+  deep_reflect_rounds: z.number().int().min(1).max(3).default(3).describe('an integer from 1 to 3'),
+  deep_reflect_every_step: flag(false),
+};
+
+export const optimizerFields = {
+  learning_rate: int(4, 1),
+  min_learning_rate: int(2, 1),
+  lr_scheduler: oneOf(LR_SCHEDULERS, 'cosine'),
+  lr_control_mode: oneOf(LR_CONTROL_MODES, 'fixed'),
+  skill_update_mode: oneOf(UPDATE_MODES, 'patch'),
+  meta_learning_rate: z.number().int().min(0).optional().describe('an integer ≥ 0'),
+  use_slow_update: flag(true),
+  slow_update_samples: int(20, 1),
+  // The paper's setting (and issue #4): gate the slow update like any candidate. The reference defaults to false.
+  slow_update_gate_with_selection: flag(true),
+  longitudinal_pair_policy: oneOf(PAIR_POLICIES, 'mixed'),
+  use_meta_skill: flag(true),
+  use_skill_aware_reflection: flag(false),
+  skill_aware_appendix_source: oneOf(['both', 'failure_only'] as const, 'both'),
+  skill_aware_consolidate_threshold: int(0, 0),
+  anchor_mode: oneOf(ANCHOR_MODES, 'strict'),
+  decay_on_reject: flag(false),
+  use_meta_reflect: flag(false),
+};
+
+export const evaluationFields = {
+  use_gate: flag(true),
+  gate_metric: oneOf(GATE_METRICS, 'hard'),
+  gate_mixed_weight: z.number().min(0).max(1).default(0.5).describe('a number between 0 and 1'),
+  use_semantic_density: flag(false),
+  semantic_density_weight: num(0.05, 0),
+  // Absent = the gate's built-in list.
+  leading_words: z.array(z.string()).optional().describe('a list of strings'),
+  sel_env_num: int(0, 0),
+  test_env_num: int(0, 0),
+  eval_test: flag(true),
+  patience: int(0, 0),
+};
+
+const SPLIT_RATIO = /^[1-9]\d*:[1-9]\d*:[1-9]\d*$/;
+
+export const envFields = {
+  name: text(''),
+  skill_init: text(''),
+  out_root: text(''),
+  split_mode: oneOf(SPLIT_MODES, 'ratio'),
+  split_ratio: z
+    .string()
+    .trim()
+    .regex(SPLIT_RATIO)
+    .default('2:1:7')
+    .describe('three positive integers "train:val:test", e.g. "2:1:7"'),
+  split_seed: z.number().int().default(42).describe('an integer'),
+  split_dir: text(''),
+  data_path: text(''),
+  split_output_dir: text(''),
+  exec_timeout: positive(120),
+  limit: int(0, 0),
+  // Absent = limits.target_concurrency decides.
+  workers: z.number().int().min(1).optional().describe('an integer ≥ 1'),
+  max_turns: int(1, 1),
+  max_completion_tokens: int(16384, 1),
+  scorer: z
+    .union([z.string().trim().min(1), z.looseObject({ type: z.string().trim().min(1) })])
+    .default('normalized_exact')
+    .describe('a scorer name such as normalized_exact, or a mapping {type: <name>, ...options}'),
+  answer_tag: text('answer'),
+  target_system_prompt: text(''),
+};
+
+export const limitsFields = {
+  optimizer_concurrency: int(16, 1),
+  target_concurrency: int(32, 1),
+  // Agent processes at once for an agent target (~300 MB each); 0 = from cores and memory.
+  agent_concurrency: int(0, 0),
+  provider_concurrency: z
+    .record(z.string(), z.number().int().min(1))
+    .default({})
+    .describe('a mapping of provider name to an integer ≥ 1'),
+  request_timeout_s: positive(300),
+  max_retries: int(5, 0),
+  max_tokens: int(0, 0),
+  max_dollars: num(0, 0),
+  max_wall_time_s: num(0, 0),
+  /** Errored target items (auth, unreachable, crash…) above this share of a batch stop the run. */
+  max_errored_share: z.number().min(0).max(1).default(0.5).describe('a share between 0 and 1'),
+};
+
+export const cacheFields = {
+  enabled: flag(true),
+  dir: text(''),
+  all_roles: flag(false),
+};
+
+export const reviewFields = {
+  mode: oneOf(REVIEW_MODES, 'auto'),
+};
+
+export const priceSchema = z.strictObject({
+  input_per_mtok: z.number().min(0).describe('a number ≥ 0 (dollars per million input tokens)'),
+  output_per_mtok: z.number().min(0).describe('a number ≥ 0 (dollars per million output tokens)'),
+});

@@ -1,0 +1,128 @@
+/**
+ * How an agent run ends: answered (a BackendReply with the answer, usage and a trace of what the
+ * agent did) or errored (an AgentRunError with its kind), read from the finished process and its
+ * transcript, or from a program that could not be started.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import type { Logger } from '../../log';
+import type { BackendReply, TaskContext } from '../types';
+import type { Delivery } from './delivery';
+import { AgentRunError, classifyRun, fixFor } from './errors';
+import type { TaskDirs } from './isolation';
+import type { AgentPreset } from './presets';
+import type { ProcessResult, SpawnError } from './process';
+import { parseCopilotOtel, parseTranscript } from './transcript';
+
+/** A finished agent run and what it is read against: who ran, for which task, where. */
+export interface FinishedRun {
+  run: ProcessResult;
+  task: TaskContext;
+  /** The prompt the agent was given. */
+  prompt: string;
+  dirs: TaskDirs;
+  skillFile: string;
+  /** Credential files the preset copied into the task's home. */
+  seeded: string[];
+  /** The preset in use; undefined for a custom command. */
+  preset: AgentPreset | undefined;
+  program: string;
+  /** A short name for messages (CommandBackend.label). */
+  label: string;
+  /** The model named in accounting when the transcript names none. */
+  model: string;
+  delivery: Delivery;
+  keepWorkspaces?: boolean;
+  logger?: Logger;
+}
+
+function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+/** The reply of a finished run; throws its AgentRunError when classifyRun finds it errored. */
+export function readFinishedRun(finished: FinishedRun): BackendReply {
+  const { run, task, prompt, dirs, skillFile, seeded, preset, program, label, model, delivery } = finished;
+  const { keepWorkspaces, logger } = finished;
+  const format = preset?.format ?? 'text';
+  const transcript = parseTranscript(format, run.stdout, task.skillName);
+  if (format === 'text' && (run.timedOut || run.exitCode !== 0)) delete transcript.answer;
+  if (format === 'copilot') {
+    const otel = join(dirs.tmp, 'copilot-otel.jsonl');
+    if (existsSync(otel)) transcript.usage = parseCopilotOtel(readFileSync(otel, 'utf8')) ?? transcript.usage;
+  }
+  const usageEstimated = transcript.usage === undefined;
+  const trace: Record<string, unknown> = {
+    agent: preset?.name ?? 'custom',
+    exitCode: run.exitCode,
+    signal: run.signal,
+    timedOut: run.timedOut,
+    stderr: run.stderr,
+    durationMs: run.durationMs,
+    truncated: run.truncated,
+    stdoutBytes: run.stdoutBytes,
+    stderrBytes: run.stderrBytes,
+    delivery,
+    skillPath: relative(dirs.work, skillFile).replace(/\\/g, '/'),
+    skillLoaded: transcript.skillLoaded,
+    ...(transcript.skillsAvailable ? { skillsAvailable: transcript.skillsAvailable } : {}),
+    toolCalls: transcript.toolCalls,
+    turns: transcript.turns,
+    ...(transcript.usage ? { tokens: transcript.usage } : {}),
+    ...(transcript.costUsd !== undefined ? { costUsd: transcript.costUsd } : {}),
+    ...(transcript.model ? { agentModel: transcript.model } : {}),
+    ...(seeded.length ? { seededFrom: seeded } : {}),
+    // Text outputs report no token counts: these are length-based estimates.
+    usageEstimated,
+    ...(keepWorkspaces ? { workspace: dirs.work } : {}),
+  };
+  const verdict = classifyRun(run, transcript, label);
+  if (verdict) {
+    logger?.log('warn', 'command', `task ${task.taskId}: errored (${verdict.kind}): ${verdict.message}`);
+    throw new AgentRunError(verdict.kind, verdict.message, {
+      transient: verdict.transient,
+      fix: fixFor(
+        verdict.kind,
+        preset?.label ?? program,
+        preset?.authHint ?? 'check the credentials the command needs',
+      ),
+      key: 'model.target_backend',
+      trace: { ...trace, outcome: 'errored', errorKind: verdict.kind, error: verdict.message },
+    });
+  }
+  const answer = transcript.answer ?? '';
+  return {
+    text: answer,
+    usage: transcript.usage
+      ? { promptTokens: transcript.usage.inputTokens, completionTokens: transcript.usage.outputTokens }
+      : {
+          promptTokens: estimateTokens(task.skill) + estimateTokens(prompt),
+          completionTokens: estimateTokens(answer),
+        },
+    model: transcript.model ?? model,
+    trace: { ...trace, outcome: 'answered' },
+  };
+}
+
+/** The not_installed error for a program that could not be started. */
+export function notInstalledError(
+  err: SpawnError,
+  label: string,
+  preset: AgentPreset | undefined,
+): AgentRunError {
+  const missing = err.code === 'ENOENT';
+  const problem = missing ? `${label} was not found on PATH` : `${label} could not be started (${err.code})`;
+  return new AgentRunError('not_installed', problem, {
+    fix: missing
+      ? fixFor(
+          'not_installed',
+          preset ? `${preset.label} (npm install -g ${preset.npmPackage})` : 'the agent CLI',
+          '',
+        )
+      : 'check that the program is executable by you',
+    key: preset
+      ? `model.${preset.name === 'claude' ? 'claude_code' : preset.name}_exec_path`
+      : 'model.target_command',
+    cause: err,
+  });
+}
