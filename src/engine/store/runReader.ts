@@ -1,4 +1,5 @@
 import { runLockHeld } from './runLock';
+import { readHistory, readRuntimeState } from './runSchemas';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { EngineEvent } from '../../protocol/events';
@@ -33,6 +34,8 @@ export interface RunFolder {
   baselineScore?: number;
   bestScore?: number;
   bestStep?: number;
+  /** Why runtime_state.json or history.json could not be read (damaged, or a newer version's). */
+  problem?: string;
 }
 
 export interface EpochView {
@@ -71,8 +74,16 @@ export function isRunFolder(dir: string): boolean {
 export function readRunFolder(dir: string): RunFolder {
   const layout = new RunLayout(dir);
   const config = readJson<Record<string, unknown>>(layout.file(RUN_FILE.config)) ?? {};
-  const history = readJson<StepRecord[]>(layout.file(RUN_FILE.history)) ?? [];
-  const state = readJson<RuntimeState>(layout.file(RUN_FILE.state));
+  // The engine's own schemas: a damaged or newer file is named, not cast and trusted.
+  let history: StepRecord[] = [];
+  let state: RuntimeState | undefined;
+  let problem: string | undefined;
+  try {
+    history = readHistory(layout.file(RUN_FILE.history));
+    state = readRuntimeState(layout.file(RUN_FILE.state));
+  } catch (err) {
+    problem = err instanceof Error ? err.message : String(err);
+  }
   const summary = readJson<Record<string, unknown>>(layout.file(RUN_FILE.summary));
   const engine = (state as { engine?: string } | undefined)?.engine;
   const writer = engine === ENGINE_ID ? ENGINE_ID : state || history.length ? 'skillopt-python' : 'unknown';
@@ -113,10 +124,9 @@ export function readRunFolder(dir: string): RunFolder {
       }
       return view;
     });
-  const baseline =
-    (summary?.baseline_selection_hard as number | undefined) ??
-    (state as { baseline_score?: number } | undefined)?.baseline_score;
+  const baseline = (summary?.baseline_selection_hard as number | undefined) ?? state?.baseline_score;
   const run: RunFolder = { dir, name: basename(dir), status, writer, config, history, epochs };
+  if (problem) run.problem = problem;
   if (state) run.state = state;
   if (summary) run.summary = summary;
   if (baseline !== undefined && baseline !== null) run.baselineScore = baseline;

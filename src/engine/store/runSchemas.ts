@@ -91,6 +91,15 @@ export const artifactSchemas = {
   records: z.array(z.record(z.string(), z.unknown())),
   config: z.record(z.string(), z.unknown()),
   applyReport: z.array(z.looseObject({ index: int, status: z.string() })),
+  rawPatch: z.looseObject({ source_type: z.enum(['failure', 'success']), patch: z.looseObject({}) }),
+  pairs: z.array(
+    z.looseObject({
+      id: z.string(),
+      category: z.string(),
+      prev: z.looseObject({ hard: num }),
+      curr: z.looseObject({ hard: num }),
+    }),
+  ),
   deepReflect: z.looseObject({
     outcome: z.looseObject({ status: z.string(), patch: z.unknown() }).optional(),
   }),

@@ -1,5 +1,5 @@
+import { artifactSchemas, readArtifact } from '../store/runSchemas';
 import { join } from 'node:path';
-import { existsSync, readFileSync } from 'node:fs';
 import type { TaskItem } from '../data/tasks';
 import { buildTrainBatch } from '../data/plan';
 import { metaSkillContract, slowUpdateContract } from '../llm/contracts/epochEnd';
@@ -153,7 +153,7 @@ export function savePairs(dir: string, kept: ComparisonPair[], all: ComparisonPa
 
 export function loadPairs(dir: string): ComparisonPair[] | undefined {
   const p = join(dir, 'comparison_pairs.json');
-  return existsSync(p) ? (JSON.parse(readFileSync(p, 'utf8')) as ComparisonPair[]) : undefined;
+  return readArtifact<ComparisonPair[]>(p, artifactSchemas.pairs);
 }
 
 export async function writeSlowGuidance(

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { artifactSchemas, readArtifact } from '../store/runSchemas';
 import { join } from 'node:path';
 import { analystContract } from '../llm/contracts/reflect';
 import { Semaphore } from '../llm/limiter';
@@ -137,7 +137,8 @@ async function runAnalyst(
   members: RolloutResult[],
 ): Promise<RawPatch | null> {
   const file = join(params.patchesDir, patchFileName(kind, index));
-  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as RawPatch;
+  const saved = readArtifact<RawPatch>(file, artifactSchemas.rawPatch);
+  if (saved) return saved;
   const mode = ctx.settings.updateMode;
   const budget = ctx.settings.learningRate;
   const user = analystUserMessage(
