@@ -9,7 +9,7 @@ import { ExitCode, UsageError } from './exit';
 const help = `skillopt: train agent skill documents against scored tasks (SkillOpt, arXiv 2605.23904)
 
 Usage:
-  skillopt validate <config> [--cfg-options k=v ...]       check config, tasks and skill; spends nothing
+  skillopt validate <config> [--smoke] [--json] [--cfg-options k=v ...]   check config, tasks and skill
   skillopt train <config> [--out DIR] [--resume] [--fresh] [--json] [--cfg-options k=v ...] [legacy flags]
   skillopt eval <config> --skill FILE [--split train|val|test|all] [--out DIR] [--json]
   skillopt apply-edits --skill FILE --edits EDITS.json [--json] [--anchor-mode strict|reference]
@@ -21,6 +21,8 @@ Options:
   --resume                continue the run in --out (also the default when --out holds a run)
   --fresh                 start over in --out, deleting the previous run there
   --json                  one JSON event per line on stdout (for machines)
+  --smoke                 validate only: then run ONE train task through the target with the skill
+                          (never the optimizer; nothing kept); exit 1 if the target errors
 
 Exit codes: 0 done, 1 failed, 2 bad command line, 3 stopped by a budget cap, 130 stopped by Ctrl-C.`;
 

@@ -1,22 +1,89 @@
-import { prepareRun } from '../../engine/run';
+import { SkillOptError } from '../../engine/errors';
+import type { Logger } from '../../engine/log';
+import { prepareRun, type PreparedRun } from '../../engine/run';
+import { prepareSmoke, smokePrepared, type SmokeResult } from '../../engine/smoke';
 import { ExitCode } from '../exit';
 import { cliModels, parseCommon, stderrLogger } from './common';
+import { renderSmoke, smokeErrorLine } from './smoke';
 
-/** `skillopt validate`: load and check everything a run needs; call no model, write nothing. */
+/**
+ * `skillopt validate`: load and check everything a run needs; call no model, write nothing.
+ * `--smoke` then runs one train task through the target (never the optimizer): exit 1 when the
+ * target errors, 0 when it answers, right or wrong.
+ */
 export async function runValidate(args: readonly string[]): Promise<number> {
-  const a = parseCommon(args, { out: { type: 'string' } });
-  const prepared = prepareRun({
+  const a = parseCommon(args, { out: { type: 'string' }, smoke: { type: 'boolean' } });
+  const smoke = a.values.smoke === true;
+  const options = {
     configPath: a.config,
     overrides: a.overrides,
     legacyArgs: a.legacyArgs,
     models: cliModels,
     ...(typeof a.values.out === 'string' ? { outDir: a.values.out } : {}),
-    dryRun: true,
-    logger: stderrLogger('warn'),
-  });
-  await prepared.models.close();
-  const s = prepared.settings;
-  const report = {
+    logger: quietCallFailures(stderrLogger(a.values.verbose ? 'debug' : 'warn'), smoke),
+  };
+  const prepared = smoke ? prepareSmoke(options) : prepareRun({ ...options, dryRun: true });
+  try {
+    const report = validateReport(prepared);
+    if (!smoke) {
+      process.stdout.write(
+        a.json
+          ? JSON.stringify(report) + '\n'
+          : [...reportLines(prepared), 'Nothing was run and nothing was spent.'].join('\n') + '\n',
+      );
+      return ExitCode.Ok;
+    }
+    if (!a.json) process.stdout.write(reportLines(prepared).join('\n') + '\n');
+    const result = await runSmoke(prepared);
+    if (result === 'cancelled') return ExitCode.Interrupted;
+    process.stdout.write(
+      a.json ? JSON.stringify({ ...report, smoke: result }) + '\n' : renderSmoke(result).join('\n') + '\n',
+    );
+    if (result.outcome === 'errored') {
+      process.stderr.write(`skillopt: ${smokeErrorLine(result)}\n`);
+      return ExitCode.Failed;
+    }
+    return ExitCode.Ok;
+  } finally {
+    await prepared.models.close();
+  }
+}
+
+/**
+ * The smoke report states a failed target call with its kind and fix; the model client's and the
+ * agent backend's own log lines of that failure would say it again, without the fix.
+ */
+function quietCallFailures(logger: Logger, smoke: boolean): Logger {
+  if (!smoke) return logger;
+  return {
+    log(level, component, message) {
+      if (component === 'llm' && level === 'error') return;
+      if (component === 'command' && /^task .*: errored \(/.test(message)) return;
+      logger.log(level, component, message);
+    },
+  };
+}
+
+/** The smoke run, stopped cleanly by Ctrl-C (the throwaway folder is removed either way). */
+async function runSmoke(prepared: PreparedRun): Promise<SmokeResult | 'cancelled'> {
+  const controller = new AbortController();
+  const onSigint = (): void => controller.abort();
+  process.on('SIGINT', onSigint);
+  try {
+    return await smokePrepared(prepared, { signal: controller.signal });
+  } catch (err) {
+    if (SkillOptError.is(err, 'cancelled')) {
+      process.stderr.write('skillopt: smoke run stopped by Ctrl-C; nothing was written\n');
+      return 'cancelled';
+    }
+    throw err;
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+}
+
+function validateReport(prepared: PreparedRun): Record<string, unknown> {
+  return {
     config: prepared.loaded.files[0],
     skill: prepared.skillPath,
     skill_chars: prepared.initialSkill.length,
@@ -30,30 +97,27 @@ export async function runValidate(args: readonly string[]): Promise<number> {
     optimizer: prepared.models.describe.optimizer,
     target: prepared.models.describe.target,
     scorer: prepared.scorer.name,
-    update_mode: s.updateMode,
+    update_mode: prepared.settings.updateMode,
     estimated_model_calls: prepared.estimate,
     warnings: prepared.warnings,
   };
-  if (a.json) {
-    process.stdout.write(JSON.stringify(report) + '\n');
-    return ExitCode.Ok;
-  }
-  const lines = [
-    `Config ${report.config}: OK`,
-    `  skill     ${report.skill} (${report.skill_chars} chars)`,
-    `  tasks     train ${report.splits.train}, selection ${report.splits.val}, test ${report.splits.test}`,
+}
+
+function reportLines(prepared: PreparedRun): string[] {
+  const s = prepared.settings;
+  return [
+    `Config ${prepared.loaded.files[0]}: OK`,
+    `  skill     ${prepared.skillPath} (${prepared.initialSkill.length} chars)`,
+    `  tasks     train ${prepared.splits.train.length}, selection ${prepared.splits.val.length}, test ${prepared.splits.test.size}`,
     `  schedule  ${s.numEpochs} epoch(s) × ${prepared.stepsPerEpoch} step(s) = ${prepared.totalSteps} steps, batch ${s.batchSize}, minibatch ${s.minibatchSize}, ${s.updateMode} mode, edit budget ${s.lrScheduler} ${s.learningRate}→${s.minLearningRate}`,
-    `  optimizer ${report.optimizer}`,
-    `  target    ${report.target}`,
-    `  scorer    ${report.scorer}`,
+    `  optimizer ${prepared.models.describe.optimizer}`,
+    `  target    ${prepared.models.describe.target}`,
+    `  scorer    ${prepared.scorer.name}`,
     `  would run at most ~${prepared.estimate.total} model calls (per step: ${Object.entries(
       prepared.estimate.perStep,
     )
       .map(([k, v]) => `${k} ${v}`)
       .join(', ')})`,
     ...prepared.warnings.map((w) => `  warning: ${w}`),
-    'Nothing was run and nothing was spent.',
   ];
-  process.stdout.write(lines.join('\n') + '\n');
-  return ExitCode.Ok;
 }

@@ -11,11 +11,15 @@ const example = join(root, 'examples', 'house-style');
 /** The version the bundles get from esbuild, set for a CLI started from source (test/support/version.ts). */
 const withVersion = ['--import', pathToFileURL(join(root, 'test', 'support', 'version.ts')).href];
 
-function cli(args: string[], cwd = root): { code: number | null; stdout: string; stderr: string } {
+function cli(
+  args: string[],
+  cwd = root,
+  env: NodeJS.ProcessEnv = process.env,
+): { code: number | null; stdout: string; stderr: string } {
   const r = spawnSync(
     process.execPath,
     ['--import', 'tsx', ...withVersion, join(root, 'src', 'cli', 'main.ts'), ...args],
-    { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } },
+    { cwd, encoding: 'utf8', env: { ...env, NO_COLOR: '1' } },
   );
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
@@ -117,6 +121,32 @@ describe('skillopt CLI', function () {
     assert.match(r.stderr, /tasks\.jsonl:5/);
     assert.match(r.stderr, /answer/);
   });
+
+  for (const [backend, label, key] of [
+    ['claude_code_exec', 'Claude Code \\(claude\\)', 'claude_code_exec_path'],
+    ['codex_exec', 'Codex \\(codex\\)', 'codex_exec_path'],
+    ['copilot_exec', 'Copilot CLI \\(copilot\\)', 'copilot_exec_path'],
+  ]) {
+    it(`validate refuses ${backend} when its program is not on PATH, before anything runs`, () => {
+      // PATH holds no agent program, and no *_EXEC_PATH variable names one.
+      const env: NodeJS.ProcessEnv = { ...process.env, PATH: dir };
+      for (const v of ['CLAUDE_CODE_EXEC_PATH', 'CODEX_EXEC_PATH', 'COPILOT_EXEC_PATH']) delete env[v];
+      const r = cli(
+        ['validate', join(dir, 'skillopt.yaml'), '--cfg-options', `model.target_backend=${backend}`],
+        root,
+        env,
+      );
+      assert.equal(r.code, 1, r.stdout + r.stderr);
+      assert.equal(r.stdout, '');
+      assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+      assert.match(
+        r.stderr,
+        new RegExp(
+          `model\\.${key}: ${label} was not found on PATH\\. Fix: install it .* or give its full path`,
+        ),
+      );
+    });
+  }
 
   it('applies edits and prints {skill, report} with --json', () => {
     const edits = join(dir, 'edits.json');
