@@ -4,6 +4,7 @@
  * bound its own recorded calls imply.
  */
 import { join } from 'node:path';
+import { STAGE_NAMES } from '../src/protocol/vocabulary';
 import { recordTraining, type ChildServer } from './harness';
 import { boundRun, type CallRecord, type StageRow, type StepRow } from './phases';
 import { spread, type Spread } from './stats';
@@ -52,19 +53,11 @@ export interface SpeedResult {
   byStage: StageSummary[];
 }
 
-const STAGE_ORDER = [
-  'baseline',
-  'rollout',
-  'reflect',
-  'aggregate',
-  'select',
-  'update',
-  'evaluate',
-  'slow_update',
-  'meta_skill',
-  'final_selection',
-  'test',
-];
+// The stages the speed table reports, in the engine's order (review waits on a person; deep and meta
+// reflect are off in this workload).
+const STAGE_ORDER: readonly string[] = STAGE_NAMES.filter(
+  (s) => s !== 'deep_reflect' && s !== 'meta_reflect' && s !== 'review',
+);
 
 /** Duplicate requests per stage label: same messages, sent again although not from the cache. */
 export function duplicateCalls(

@@ -59,7 +59,7 @@ export interface CallUsage {
 
 export type Counters = Omit<UsageEntry, keyof UsageKey | 'dollars'>;
 
-const ZERO: Counters = {
+export const ZERO_COUNTERS: Counters = {
   calls: 0,
   promptTokens: 0,
   completionTokens: 0,
@@ -68,7 +68,7 @@ const ZERO: Counters = {
   retries: 0,
   failures: 0,
 };
-const COUNTER_NAMES = Object.keys(ZERO) as Array<keyof Counters>;
+const COUNTER_NAMES = Object.keys(ZERO_COUNTERS) as Array<keyof Counters>;
 
 /** Only the most recent fallback reasons are kept; the counts are exact. */
 const FALLBACK_LOG_LIMIT = 200;
@@ -156,7 +156,7 @@ export class Accounting {
         role: row.role,
         provider: row.provider,
         model: row.model,
-        ...ZERO,
+        ...ZERO_COUNTERS,
       };
       let changed = false;
       for (const name of COUNTER_NAMES) {
@@ -202,7 +202,7 @@ export class Accounting {
     const k = rowKey(key);
     let row = this.rows.get(k);
     if (!row) {
-      row = { stage: key.stage, role: key.role, provider: key.provider, model: key.model, ...ZERO };
+      row = { stage: key.stage, role: key.role, provider: key.provider, model: key.model, ...ZERO_COUNTERS };
       this.rows.set(k, row);
     }
     for (const name of COUNTER_NAMES) row[name] += add[name] ?? 0;

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { appendJsonl, readJsonlTolerant } from '../store/jsonl';
+import { ZERO_COUNTERS } from './accounting';
 import type { Accounting, AccountingRecord, AccountingSnapshot, Counters, UsageEntry } from './accounting';
 import type { ModelRole } from './types';
 
@@ -147,13 +148,7 @@ export class RunLedger {
           role: r.role ?? 'target',
           provider: r.provider ?? '',
           model: r.model ?? '',
-          calls: 0,
-          promptTokens: 0,
-          completionTokens: 0,
-          seconds: 0,
-          cacheHits: 0,
-          retries: 0,
-          failures: 0,
+          ...ZERO_COUNTERS,
           dollars: null,
         };
         entries.set(key, e);

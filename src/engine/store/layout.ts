@@ -89,6 +89,11 @@ export function stepDirName(step: number): string {
   return `step_${pad(step, 4)}`;
 }
 
+/** The person's saved answer for one review phase of a step (`review_before_gate.json`). */
+export function reviewFileName(phase: 'before_gate' | 'after_gate'): string {
+  return `review_${phase}.json`;
+}
+
 export function epochDirName(epoch: number): string {
   return `epoch_${pad(epoch, 2)}`;
 }

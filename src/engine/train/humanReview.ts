@@ -9,7 +9,7 @@ import { isAccepted } from '../../protocol/vocabulary';
 import { applyEdits } from '../skill/applyEdits';
 import { skillHash } from '../skill/document';
 import { writeFileAtomic, writeJsonAtomic } from '../store/atomic';
-import { RUN_FILE, STEP_FILE, stepDirName } from '../store/layout';
+import { reviewFileName, RUN_FILE, STEP_FILE, stepDirName } from '../store/layout';
 import { artifactSchemas, readArtifact } from '../store/runSchemas';
 import { announceVerdict } from './gateCandidate';
 import type { LoopContext } from './loopContext';
@@ -19,8 +19,23 @@ import { recordOf, type StageEnd, type StepStage, type StepWork } from './step/w
 import { keepProtectedBlock } from './update';
 
 /** Ask the person once per step and phase; the answer is saved so a resumed run does not ask again. */
-async function askReview(loop: LoopContext, request: ReviewRequest): Promise<ReviewDecision> {
-  const file = loop.layout.stepFile(request.step, `review_${request.phase satisfies ReviewPhase}.json`);
+async function askReview(
+  loop: LoopContext,
+  work: StepWork,
+  phase: ReviewPhase,
+  extra: Pick<ReviewRequest, 'candidateScore' | 'currentScore'> = {},
+): Promise<ReviewDecision> {
+  const request: ReviewRequest = {
+    step: work.step,
+    epoch: work.epoch,
+    phase,
+    candidatePath: work.candidatePath!,
+    // What the person is asked about: before the gate the whole candidate, after it the gated one.
+    candidateHash: skillHash(phase === 'before_gate' ? work.candidate! : work.gated!),
+    edits: work.candidateEdits,
+    ...extra,
+  };
+  const file = loop.layout.stepFile(request.step, reviewFileName(phase));
   const saved = readArtifact<ReviewDecision>(file, artifactSchemas.reviewDecision);
   if (saved) return saved;
   loop.ctx.emit({ type: 'review/requested', ...request });
@@ -38,14 +53,7 @@ async function humanFirst(loop: LoopContext, work: StepWork): Promise<StageEnd> 
   if (s.reviewMode !== 'human-first' || !loop.input.reviewer || s.updateMode !== 'patch') return 'next';
   if (!work.candidateEdits.length) return 'next';
   const record = recordOf(work);
-  const decision = await askReview(loop, {
-    step: work.step,
-    epoch: work.epoch,
-    phase: 'before_gate',
-    candidatePath: work.candidatePath!,
-    candidateHash: skillHash(work.candidate!),
-    edits: work.candidateEdits,
-  });
+  const decision = await askReview(loop, work, 'before_gate');
   const rejected = new Map((decision.edits ?? []).filter((d) => !d.accept).map((d) => [d.editId, d]));
   for (const [id, d] of rejected) work.humanRejected.push({ id, ...(d.reason ? { reason: d.reason } : {}) });
   if (rejected.size) {
@@ -84,13 +92,7 @@ export function afterGateReview(
   return async (action, sel) => {
     if (action === 'reject') return action;
     const record = recordOf(work);
-    const decision = await askReview(loop, {
-      step: work.step,
-      epoch: work.epoch,
-      phase: 'after_gate',
-      candidatePath: work.candidatePath!,
-      candidateHash: skillHash(work.gated!),
-      edits: work.candidateEdits,
+    const decision = await askReview(loop, work, 'after_gate', {
       candidateScore: sel.projected,
       currentScore: loop.state.currentScore,
     });
