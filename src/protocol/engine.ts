@@ -40,6 +40,10 @@ export interface ValidateResult {
   splits: { train: number; val: number; test: number };
   totalSteps: number;
   estimatedCalls: number;
+  /** Dollar range at list prices, null when a model's price is unknown (see `estimatedCost`). */
+  estimatedDollars: { low: number; high: number } | null;
+  /** The estimate as one line for people (range, tokens, unknown prices named). */
+  estimatedCost: string;
   optimizer: string;
   target: string;
   simulated: boolean;

@@ -7,6 +7,7 @@ import { SkillOptError } from '../engine/errors';
 import type { EngineEvent } from '../protocol/events';
 import { levelAtLeast, type Logger } from '../engine/log';
 import { VERSION, type LogLevel } from '../protocol/vocabulary';
+import { describeCost, estimateCost } from '../engine/costEstimate';
 import { evalPrepared } from '../engine/evalRun';
 import { prepareRun, trainPrepared, type PreparedRun } from '../engine/run';
 import {
@@ -146,6 +147,14 @@ export function serve(transport: Transport): RpcConnection {
       },
       totalSteps: prepared.totalSteps,
       estimatedCalls: prepared.estimate.total,
+      ...(() => {
+        const cost = estimateCost(prepared);
+        return {
+          estimatedDollars:
+            cost.low !== null && cost.high !== null ? { low: cost.low, high: cost.high } : null,
+          estimatedCost: describeCost(cost, prepared.models.simulated),
+        };
+      })(),
       optimizer: prepared.models.describe.optimizer,
       target: prepared.models.describe.target,
       simulated: prepared.models.simulated,

@@ -64,6 +64,7 @@ function confirmText(v: ValidateResult): { message: string; detail: string } {
     detail: [
       `Target: ${v.target}`,
       `Optimizer: ${v.optimizer}`,
+      v.estimatedCost,
       `${v.totalSteps} steps on ${v.splits.train} training tasks; gate on ${v.splits.val} selection tasks; ${v.splits.test} held out for the final test.`,
       ...v.warnings.map((w) => `Warning: ${w}`),
     ].join('\n'),
