@@ -122,6 +122,8 @@ export function runNode(run: RunView): NodeSpec {
   }
   if (best !== undefined) parts.push(`best ${formatScore(best)}`);
   if (run.writer === 'skillopt-python') parts.push('Python run');
+  // A damaged run file, or one a newer SkillOpt wrote: said, not guessed around.
+  if (run.problem) parts.push('unreadable run files');
   const baseline = live?.baselineScore ?? run.baselineScore;
   const tooltip = [
     run.dir,
@@ -131,6 +133,7 @@ export function runNode(run: RunView): NodeSpec {
     ...(live
       ? [`Model calls: ${live.spend.calls} · spend ${formatSpend(live.spend.dollars, live.simulated)}`]
       : []),
+    ...(run.problem ? [`Cannot read this run: ${run.problem}`] : []),
   ].join('\n');
   return {
     id: `run:${run.dir}`,

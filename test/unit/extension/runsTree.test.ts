@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EngineEvent } from '../../../src/protocol/events';
@@ -288,6 +288,21 @@ describe('extension runs: tree nodes', () => {
         traj.map((t) => [t.label, t.description, t.path]),
         [['q/2', 'wrong date format', join(rollout, 'predictions', 'q_2', 'conversation.json')]],
       );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('says when a run file is damaged or from a newer SkillOpt, instead of showing a guess', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'skillopt-tree-'));
+    try {
+      cpSync(pythonRun, dir, { recursive: true });
+      const statePath = join(dir, 'runtime_state.json');
+      const state = JSON.parse(readFileSync(statePath, 'utf8')) as Record<string, unknown>;
+      writeFileSync(statePath, JSON.stringify({ ...state, schema_version: 99 }));
+      const node = runNode(readRunFolder(dir));
+      assert.match(node.description ?? '', /unreadable run files/);
+      assert.match(node.tooltip ?? '', /newer SkillOpt \(state schema 99/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
