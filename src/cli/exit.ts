@@ -7,5 +7,12 @@ export const ExitCode = {
   Interrupted: 130,
 } as const;
 
-/** A command-line mistake: printed with a pointer to --help, exit code 2. */
-export class UsageError extends Error {}
+/** A command-line mistake: printed on one line with its fix, exit code 2. */
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly fix?: string,
+  ) {
+    super(message);
+  }
+}

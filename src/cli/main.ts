@@ -1,10 +1,21 @@
 import { SkillOptError } from '../engine/errors';
 import { VERSION } from '../protocol/vocabulary';
-import { runApplyEdits } from './commands/applyEdits';
-import { runEval } from './commands/eval';
-import { runTrain } from './commands/train';
-import { runValidate } from './commands/validate';
+import { type CommandSpec, renderHelp, wantsHelp, wantsJson } from './args';
+import { applyEditsSpec, runApplyEdits } from './commands/applyEdits';
+import { evalSpec, runEval } from './commands/eval';
+import { runTrain, trainSpec } from './commands/train';
+import { runValidate, validateSpec } from './commands/validate';
 import { ExitCode, UsageError } from './exit';
+
+const commands: Record<
+  string,
+  { spec: CommandSpec; run: (args: readonly string[]) => Promise<number> | number }
+> = {
+  validate: { spec: validateSpec, run: runValidate },
+  train: { spec: trainSpec, run: runTrain },
+  eval: { spec: evalSpec, run: runEval },
+  'apply-edits': { spec: applyEditsSpec, run: runApplyEdits },
+};
 
 const help = `skillopt: train agent skill documents against scored tasks (SkillOpt, arXiv 2605.23904)
 
@@ -12,23 +23,25 @@ Usage:
   skillopt validate <config> [--smoke] [--json] [--cfg-options k=v ...]   check config, tasks and skill
   skillopt train <config> [--out DIR] [--resume] [--fresh] [--json] [--cfg-options k=v ...] [legacy flags]
   skillopt eval <config> --skill FILE [--split train|val|test|all] [--out DIR] [--json]
-  skillopt apply-edits --skill FILE --edits EDITS.json [--json] [--anchor-mode strict|reference]
+  skillopt apply-edits --skill FILE --edits EDITS.json [--write] [--json] [--anchor-mode strict|reference]
+  skillopt <command> --help      every flag of a command, with an example
   skillopt --help | --version
 
 Options:
+  --config FILE           the config, as the reference spells it (same as <config>)
   --cfg-options k=v ...   override config keys, e.g. train.num_epochs=2 optimizer.learning_rate=3
-  --out DIR               run folder (default: env.out_root, else .skillopt/runs/<name>_<timestamp>)
-  --resume                continue the run in --out (also the default when --out holds a run)
-  --fresh                 start over in --out, deleting the previous run there
-  --json                  one JSON event per line on stdout (for machines)
-  --smoke                 validate only: then run ONE train task through the target with the skill
-                          (never the optimizer; nothing kept); exit 1 if the target errors
+  --json                  machine-readable stdout; an error is one {"error": {reason, message, fix}} object
+  --help, -h              help (top level, or for the command it follows)
+  --version               print the version
+
+Example:
+  skillopt validate skillopt.yaml && skillopt train skillopt.yaml --out runs/first
 
 Exit codes: 0 done, 1 failed, 2 bad command line, 3 stopped by a budget cap, 130 stopped by Ctrl-C.`;
 
 export async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
-  if (!command || command === '--help' || command === '-h' || command === 'help') {
+  if (!command || command === '--help' || command === '-h') {
     process.stdout.write(help + '\n');
     return command ? ExitCode.Ok : ExitCode.Usage;
   }
@@ -36,33 +49,58 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`skillopt ${VERSION}\n`);
     return ExitCode.Ok;
   }
+  const json = wantsJson(rest);
   try {
-    switch (command) {
-      case 'validate':
-        return await runValidate(rest);
-      case 'train':
-        return await runTrain(rest);
-      case 'eval':
-        return await runEval(rest);
-      case 'apply-edits':
-        return runApplyEdits(rest);
-      default:
-        throw new UsageError(`unknown command "${command}"`);
+    if (command === 'help') {
+      const topic = rest[0] === undefined ? undefined : commands[rest[0]];
+      if (rest[0] !== undefined && !topic) throw unknownCommand(rest[0]);
+      process.stdout.write((topic ? renderHelp(topic.spec) : help) + '\n');
+      return ExitCode.Ok;
     }
+    const cmd = commands[command];
+    if (!cmd) throw unknownCommand(command);
+    // Checked before anything is parsed or loaded, so asking for help never starts a run.
+    if (wantsHelp(rest)) {
+      process.stdout.write(renderHelp(cmd.spec) + '\n');
+      return ExitCode.Ok;
+    }
+    return await cmd.run(rest);
   } catch (err) {
-    if (err instanceof UsageError) {
-      process.stderr.write(`skillopt: ${err.message}\nRun "skillopt --help" for usage.\n`);
-      return ExitCode.Usage;
-    }
-    if (SkillOptError.is(err)) {
-      process.stderr.write(`skillopt: ${err.message}\n`);
-      return ExitCode.Failed;
-    }
-    process.stderr.write(
-      `skillopt: unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
-    );
-    return ExitCode.Failed;
+    return reportError(err, json);
   }
+}
+
+function unknownCommand(name: string): UsageError {
+  return new UsageError(
+    `unknown command "${name}"`,
+    `use one of ${Object.keys(commands).join(', ')} (see skillopt --help)`,
+  );
+}
+
+/** One message per error: a line on stderr, or with --json one object on stdout and nothing else. */
+function reportError(err: unknown, json: boolean): number {
+  const code = err instanceof UsageError ? ExitCode.Usage : ExitCode.Failed;
+  let reason: string;
+  let message: string;
+  let fix: string | undefined;
+  if (err instanceof UsageError) {
+    [reason, message, fix] = ['usage', err.message, err.fix];
+  } else if (SkillOptError.is(err)) {
+    fix = err.place.fix;
+    const suffix = fix ? `. Fix: ${fix}` : '';
+    reason = err.reason;
+    message = suffix && err.message.endsWith(suffix) ? err.message.slice(0, -suffix.length) : err.message;
+  } else {
+    // A bug, not a user error: the stack is what a bug report needs.
+    reason = 'internal';
+    message = `unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`;
+  }
+  if (json) {
+    process.stdout.write(JSON.stringify({ error: { reason, message, ...(fix ? { fix } : {}) } }) + '\n');
+  } else {
+    process.stderr.write(`skillopt: ${message}${fix ? `. Fix: ${fix}` : ''}\n`);
+  }
+  return code;
 }
 
 if (require.main === module) {

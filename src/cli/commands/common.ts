@@ -1,8 +1,11 @@
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { Logger } from '../../engine/log';
 import type { LogLevel } from '../../protocol/vocabulary';
 import { levelAtLeast } from '../../engine/log';
+import { SkillOptError } from '../../engine/errors';
 import { UsageError } from '../exit';
+import { type CommandSpec, type FlagSpec, helpFlag, isReferenceFlag, jsonFlag, unknownFlag } from '../args';
 
 export interface CommonArgs {
   config: string;
@@ -13,55 +16,26 @@ export interface CommonArgs {
 }
 
 /**
- * Parse `<config> [options] [--cfg-options k=v ...] [legacy --flags]`. Options we know are parsed
- * strictly; anything after `--cfg-options` up to the next `--flag` are overrides; other `--x v`
- * pairs are the reference's legacy flags, handed to the config loader.
+ * Parse `<config> [options] [--cfg-options k=v ...] [legacy --flags]` (`--config FILE` as the
+ * reference spells it stands for the positional). Our flags are parsed strictly; anything after
+ * `--cfg-options` up to the next `--flag` are overrides; the reference's own `--x v` flags go to
+ * the config loader; any other flag is refused (a typo would otherwise be silently ignored).
  */
-export function parseCommon(
-  args: readonly string[],
-  known: Record<string, { type: 'string' | 'boolean'; short?: string }>,
-): CommonArgs {
-  const mine: string[] = [];
-  const overrides: string[] = [];
-  const legacy: string[] = [];
-  const knownNames = new Set(Object.keys(known).concat(['json', 'help', 'verbose']));
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    if (a === '--cfg-options') {
-      while (i + 1 < args.length && !args[i + 1].startsWith('--')) overrides.push(args[++i]);
-      continue;
-    }
-    if (a.startsWith('--')) {
-      const name = a.slice(2).split('=')[0];
-      if (knownNames.has(name)) {
-        mine.push(a);
-        if (!a.includes('=') && known[name]?.type === 'string' && i + 1 < args.length) mine.push(args[++i]);
-        continue;
-      }
-      legacy.push(a);
-      if (!a.includes('=') && i + 1 < args.length && !args[i + 1].startsWith('--')) legacy.push(args[++i]);
-      continue;
-    }
-    mine.push(a);
-  }
-  let parsed: ReturnType<typeof parseArgs>;
-  try {
-    parsed = parseArgs({
-      args: mine,
-      options: {
-        ...known,
-        json: { type: 'boolean' },
-        help: { type: 'boolean' },
-        verbose: { type: 'boolean' },
-      },
-      allowPositionals: true,
-    });
-  } catch (err) {
-    throw new UsageError(err instanceof Error ? err.message : String(err));
-  }
-  const config = parsed.positionals[0];
-  if (!config) throw new UsageError('missing the config file (e.g. skillopt.yaml)');
-  if (parsed.positionals.length > 1) throw new UsageError(`unexpected argument "${parsed.positionals[1]}"`);
+export function parseCommon(args: readonly string[], spec: CommandSpec): CommonArgs {
+  const { mine, overrides, legacy, configFlag } = splitArgs(args, spec);
+  const parsed = strictParse(mine, spec);
+  if (configFlag !== undefined && parsed.positionals.length > 0)
+    throw new UsageError(
+      `the config is given twice ("${parsed.positionals[0]}" and --config ${configFlag})`,
+      'give it once, as the first argument or with --config',
+    );
+  const config = configFlag ?? parsed.positionals[0];
+  if (!config) throw new UsageError('missing the config file', `e.g. skillopt ${spec.name} skillopt.yaml`);
+  if (parsed.positionals.length > 1)
+    throw new UsageError(
+      `unexpected argument "${parsed.positionals[1]}"`,
+      `see skillopt ${spec.name} --help`,
+    );
   return {
     config,
     overrides,
@@ -69,6 +43,79 @@ export function parseCommon(
     json: parsed.values.json === true,
     values: parsed.values as CommonArgs['values'],
   };
+}
+
+/** Flags only, no config (apply-edits): every flag must be ours, and no bare argument is allowed. */
+export function parseFlags(args: readonly string[], spec: CommandSpec): CommonArgs['values'] {
+  const parsed = strictParse(splitArgs(args, spec).mine, spec);
+  if (parsed.positionals.length)
+    throw new UsageError(
+      `unexpected argument "${parsed.positionals[0]}"`,
+      `see skillopt ${spec.name} --help`,
+    );
+  return parsed.values as CommonArgs['values'];
+}
+
+/** Sort the words into ours, --cfg-options items, the reference's legacy flags and --config. */
+function splitArgs(
+  args: readonly string[],
+  spec: CommandSpec,
+): { mine: string[]; overrides: string[]; legacy: string[]; configFlag?: string } {
+  const known = knownFlags(spec);
+  const mine: string[] = [];
+  const overrides: string[] = [];
+  const legacy: string[] = [];
+  let configFlag: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (spec.legacy && a === '--cfg-options') {
+      while (i + 1 < args.length && !args[i + 1].startsWith('--')) overrides.push(args[++i]);
+      continue;
+    }
+    if (spec.legacy && (a === '--config' || a.startsWith('--config='))) {
+      const value = a.includes('=') ? a.slice(a.indexOf('=') + 1) : args[++i];
+      if (!value || value.startsWith('-'))
+        throw new UsageError('--config needs a file', `write --config skillopt.yaml`);
+      configFlag = value;
+      continue;
+    }
+    if (a.startsWith('--')) {
+      const name = a.slice(2).split('=')[0];
+      if (known.has(name)) {
+        mine.push(a);
+        if (!a.includes('=') && known.get(name)?.type === 'string' && i + 1 < args.length)
+          mine.push(args[++i]);
+        continue;
+      }
+      if (!spec.legacy || !isReferenceFlag(name)) throw unknownFlag(spec, a);
+      legacy.push(a);
+      if (!a.includes('=') && i + 1 < args.length && !args[i + 1].startsWith('--')) legacy.push(args[++i]);
+      continue;
+    }
+    if (a.length > 1 && a.startsWith('-')) throw unknownFlag(spec, a);
+    mine.push(a);
+  }
+  return { mine, overrides, legacy, ...(configFlag !== undefined ? { configFlag } : {}) };
+}
+
+function knownFlags(spec: CommandSpec): Map<string, FlagSpec> {
+  return new Map([...spec.flags, jsonFlag, helpFlag].map((f) => [f.name, f]));
+}
+
+/** node's parser for our own flags; its complaints (a missing value…) become usage errors. */
+function strictParse(mine: string[], spec: CommandSpec): ReturnType<typeof parseArgs> {
+  try {
+    return parseArgs({
+      args: mine,
+      options: Object.fromEntries([...knownFlags(spec)].map(([name, f]) => [name, { type: f.type }])),
+      allowPositionals: true,
+    });
+  } catch (err) {
+    throw new UsageError(
+      err instanceof Error ? err.message : String(err),
+      `see skillopt ${spec.name} --help`,
+    );
+  }
 }
 
 /** Engine logs to stderr, so stdout stays clean for `--json` and for piping the skill. */
@@ -85,3 +132,19 @@ export function stderrLogger(min: LogLevel): Logger {
  * agent command in it; there is no workspace-trust prompt to wait for, so the `command` target may run.
  */
 export const cliModels = { trustedWorkspace: true } as const;
+
+/** Read a file the user named on the command line; a missing one is one line naming it, exit 1. */
+export function readInputFile(path: string, what: string, flag: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const problem =
+      code === 'ENOENT'
+        ? `${what} not found`
+        : code === 'EISDIR'
+          ? `${what} is a folder, not a file`
+          : `cannot read the ${what} (${code ?? String(err)})`;
+    throw new SkillOptError('io', problem, { file: path, fix: `check the path given to ${flag}` });
+  }
+}

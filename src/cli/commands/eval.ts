@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { EngineEvent } from '../../protocol/events';
 import { evalPrepared } from '../../engine/evalRun';
@@ -6,23 +5,42 @@ import { prepareRun } from '../../engine/run';
 import { checkSkillMarkers } from '../../engine/skill/markers';
 import { ExitCode, UsageError } from '../exit';
 import { PrettyPrinter } from '../render';
-import { cliModels, parseCommon, stderrLogger } from './common';
+import { cfgOptionsFlag, type CommandSpec, configFlag, jsonFlag, verboseFlag } from '../args';
+import { cliModels, parseCommon, readInputFile, stderrLogger } from './common';
 
 const splits = ['train', 'val', 'test', 'all', 'valid_seen', 'valid_unseen', 'selection'] as const;
 
+export const evalSpec: CommandSpec = {
+  name: 'eval',
+  usage: 'skillopt eval <config> --skill FILE [options] [--cfg-options k=v ...] [legacy flags]',
+  summary: 'score a skill on one split with the target only (no optimizer calls); writes eval_summary.json',
+  flags: [
+    configFlag,
+    { name: 'skill', type: 'string', value: 'FILE', help: 'the skill document to score (required)' },
+    { name: 'split', type: 'string', value: 'NAME', help: `one of ${splits.join(', ')} (default test)` },
+    {
+      name: 'out',
+      type: 'string',
+      value: 'DIR',
+      help: 'where results go (default: a new folder under the run root)',
+    },
+    cfgOptionsFlag,
+    jsonFlag,
+    verboseFlag,
+  ],
+  legacy: true,
+  examples: ['skillopt eval skillopt.yaml --skill runs/hs/best_skill.md --split test'],
+};
+
 /** `skillopt eval`: score a skill on a split with the target only; writes eval_summary.json. */
 export async function runEval(args: readonly string[]): Promise<number> {
-  const a = parseCommon(args, {
-    skill: { type: 'string' },
-    split: { type: 'string' },
-    out: { type: 'string' },
-  });
+  const a = parseCommon(args, evalSpec);
   const skillPath = typeof a.values.skill === 'string' ? a.values.skill : undefined;
   if (!skillPath) throw new UsageError('eval needs --skill FILE');
   const split = typeof a.values.split === 'string' ? a.values.split : 'test';
   if (!(splits as readonly string[]).includes(split))
     throw new UsageError(`--split must be one of ${splits.join(', ')}`);
-  const skill = readFileSync(resolve(skillPath), 'utf8');
+  const skill = readInputFile(skillPath, 'skill file', '--skill');
   checkSkillMarkers(skill, skillPath);
   const logger = stderrLogger(a.values.verbose ? 'debug' : 'warn');
   const prepared = prepareRun({

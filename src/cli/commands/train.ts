@@ -8,18 +8,44 @@ import { RUN_FILE, RunLayout } from '../../engine/store/layout';
 import { readFileSync } from 'node:fs';
 import { ExitCode, UsageError } from '../exit';
 import { PrettyPrinter } from '../render';
+import { cfgOptionsFlag, type CommandSpec, configFlag, jsonFlag, verboseFlag } from '../args';
 import { cliModels, parseCommon, stderrLogger } from './common';
+
+export const trainSpec: CommandSpec = {
+  name: 'train',
+  usage: 'skillopt train <config> [options] [--cfg-options k=v ...] [legacy flags]',
+  summary: 'train the skill: reflect on failures, edit, keep what the selection split accepts',
+  flags: [
+    configFlag,
+    {
+      name: 'out',
+      type: 'string',
+      value: 'DIR',
+      help: 'run folder (default: env.out_root, else .skillopt/runs/<name>_<timestamp>)',
+    },
+    {
+      name: 'resume',
+      type: 'boolean',
+      help: 'continue the run in --out (also the default when --out holds a run)',
+    },
+    { name: 'fresh', type: 'boolean', help: 'start over in --out, deleting the previous run there' },
+    cfgOptionsFlag,
+    jsonFlag,
+    verboseFlag,
+  ],
+  legacy: true,
+  examples: [
+    'skillopt train skillopt.yaml --out runs/hs --cfg-options train.num_epochs=3',
+    'skillopt train skillopt.yaml --out runs/hs --resume',
+  ],
+};
 
 /**
  * `skillopt train`: the full loop, headless. Ctrl-C stops at the next safe point (the current
  * model calls are cancelled, nothing accepted is lost); a second Ctrl-C exits at once.
  */
 export async function runTrain(args: readonly string[]): Promise<number> {
-  const a = parseCommon(args, {
-    out: { type: 'string' },
-    resume: { type: 'boolean' },
-    fresh: { type: 'boolean' },
-  });
+  const a = parseCommon(args, trainSpec);
   if (a.values.resume && a.values.fresh) throw new UsageError('--resume and --fresh exclude each other');
   const outArg = typeof a.values.out === 'string' ? a.values.out : undefined;
   if (a.values.resume && !outArg)

@@ -3,8 +3,34 @@ import type { Logger } from '../../engine/log';
 import { prepareRun, type PreparedRun } from '../../engine/run';
 import { prepareSmoke, smokePrepared, type SmokeResult } from '../../engine/smoke';
 import { ExitCode } from '../exit';
+import { cfgOptionsFlag, type CommandSpec, configFlag, jsonFlag, verboseFlag } from '../args';
 import { cliModels, parseCommon, stderrLogger } from './common';
 import { renderSmoke, smokeErrorLine } from './smoke';
+
+export const validateSpec: CommandSpec = {
+  name: 'validate',
+  usage: 'skillopt validate <config> [options] [--cfg-options k=v ...] [legacy flags]',
+  summary: 'check config, tasks and skill; calls no model and writes nothing',
+  flags: [
+    configFlag,
+    {
+      name: 'smoke',
+      type: 'boolean',
+      help: 'then run ONE train task through the target (never the optimizer); exit 1 if it errors',
+    },
+    {
+      name: 'out',
+      type: 'string',
+      value: 'DIR',
+      help: 'the run folder a train would use (checked, not written)',
+    },
+    cfgOptionsFlag,
+    jsonFlag,
+    verboseFlag,
+  ],
+  legacy: true,
+  examples: ['skillopt validate skillopt.yaml', 'skillopt validate skillopt.yaml --smoke'],
+};
 
 /**
  * `skillopt validate`: load and check everything a run needs; call no model, write nothing.
@@ -12,7 +38,7 @@ import { renderSmoke, smokeErrorLine } from './smoke';
  * target errors, 0 when it answers, right or wrong.
  */
 export async function runValidate(args: readonly string[]): Promise<number> {
-  const a = parseCommon(args, { out: { type: 'string' }, smoke: { type: 'boolean' } });
+  const a = parseCommon(args, validateSpec);
   const smoke = a.values.smoke === true;
   const options = {
     configPath: a.config,

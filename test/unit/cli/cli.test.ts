@@ -156,7 +156,6 @@ describe('skillopt CLI', function () {
         edits: [
           { op: 'insert_after', target: '## Rules', content: '- Write dates as YYYY-MM-DD.' },
           { op: 'replace', target: 'no such text', content: 'x' },
-          { op: 'frobnicate' },
         ],
       }),
     );
@@ -173,7 +172,6 @@ describe('skillopt CLI', function () {
       [
         [1, 'insert_after', 'applied_insert_after'],
         [2, 'replace', 'skipped_replace_target_not_found'],
-        [3, 'frobnicate', 'skipped_unknown_op'],
       ],
     );
   });
