@@ -1,3 +1,4 @@
+import { describeCost, estimateCost } from '../../engine/costEstimate';
 import { SkillOptError } from '../../engine/errors';
 import type { Logger } from '../../engine/log';
 import { prepareRun, type PreparedRun } from '../../engine/run';
@@ -125,6 +126,7 @@ function validateReport(prepared: PreparedRun): Record<string, unknown> {
     scorer: prepared.scorer.name,
     update_mode: prepared.settings.updateMode,
     estimated_model_calls: prepared.estimate,
+    estimated_cost: estimateCost(prepared),
     warnings: prepared.warnings,
   };
 }
@@ -144,6 +146,7 @@ function reportLines(prepared: PreparedRun): string[] {
     )
       .map(([k, v]) => `${k} ${v}`)
       .join(', ')})`,
+    `  ${describeCost(estimateCost(prepared), prepared.models.simulated)}`,
     ...prepared.warnings.map((w) => `  warning: ${w}`),
   ];
 }

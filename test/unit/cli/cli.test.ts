@@ -71,6 +71,25 @@ describe('skillopt CLI', function () {
     assert.match(r.stdout, /SIMULATED/);
     assert.match(r.stdout, /model calls/);
     assert.match(r.stdout, /Nothing was run and nothing was spent/);
+    assert.match(r.stdout, /Estimated cost: none \(simulated models\)/);
+  });
+
+  it('gives a dollar range for priced models before anything is spent', () => {
+    const r = cli(
+      [
+        'validate',
+        join(dir, 'skillopt.yaml'),
+        '--cfg-options',
+        'model.optimizer_backend=openai',
+        'model.target_backend=openai',
+        'model.optimizer=gpt-4o',
+        'model.target=gpt-4o-mini',
+      ],
+      root,
+      { ...process.env, OPENAI_API_KEY: 'sk-test-not-a-real-key' },
+    );
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /Estimated cost: \$\d+\.\d\d – \$\d+\.\d\d at list prices/);
   });
 
   it('names the file, line, key and fix for a broken key', () => {
