@@ -11,6 +11,7 @@ import { createModelClient } from './llm/client';
 import { findOnPath } from './llm/agents/process';
 import { AgentRunError, CommandBackend, type AgentName, type AgentSettings } from './llm/command';
 import { LimitRegistry, limitsFromConfig } from './llm/limiter';
+import { urlSecrets } from './llm/secrets';
 import { SimOptimizerBackend } from './llm/sim/optimizer';
 import { SimTargetBackend } from './llm/sim/target';
 import type { ChatBackend, ModelClient, ModelRole } from './llm/types';
@@ -318,6 +319,9 @@ export function buildModels(
   const secrets = Object.values(env.keys ?? {}).filter((k): k is string => !!k);
   const vars = env.env ?? process.env;
   for (const v of Object.values(API_KEY_ENV_VARS)) if (vars[v]) secrets.push(vars[v]);
+  // Credentials inside any configured URL (agent targets get the URL as an environment variable).
+  for (const value of Object.values(cfg.model))
+    if (typeof value === 'string') secrets.push(...urlSecrets(value));
   const make = (role: ModelRole): ModelClient => {
     const name = role === 'optimizer' ? cfg.model.optimizer_backend : cfg.model.target_backend;
     const azureEndpoint = cfg.model.azure_openai_endpoint || vars.AZURE_OPENAI_ENDPOINT;

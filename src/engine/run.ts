@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { toFlatConfig, redactSecrets } from './config/flat';
@@ -12,6 +12,7 @@ import type { EngineEvent } from '../protocol/events';
 import { silentLogger, type Logger } from './log';
 import { createScorer, type Scorer } from './scoring/scorers';
 import { checkSkillMarkers } from './skill/markers';
+import { readSkillText } from './skill/skillFile';
 import { buildModels, type ModelSetup, type ModelEnvironment } from './models';
 import { settingsFromConfig } from './train/fromConfig';
 import type { RunContext } from './train/context';
@@ -88,7 +89,7 @@ function loadSkill(cfg: SkillOptConfig, loaded: LoadedConfig): { path: string; t
       fix: 'point env.skill_init at an existing Markdown file (relative paths are relative to the config file)',
     });
   }
-  const text = readFileSync(path, 'utf8');
+  const text = readSkillText(path, cfg.env.max_skill_bytes);
   checkSkillMarkers(text, path);
   return { path, text };
 }

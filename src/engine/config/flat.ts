@@ -1,3 +1,4 @@
+import { scrubUrl } from '../llm/secrets';
 import { SECTION_FIELDS } from './schema';
 import type { FieldSection, SkillOptConfig } from './schema';
 import { isPlainObject } from './schema/validate';
@@ -132,7 +133,7 @@ export function redactOverride(override: string): string {
   // Numbers are never secrets (max_completion_tokens), as in redactSecrets.
   const secret =
     SECRET_NAME.test(key.split('.').pop() ?? '') && value !== '' && !/^-?\d+(\.\d+)?$/.test(value);
-  return secret ? `${key}=${mask(value)}` : override;
+  return secret ? `${key}=${mask(value)}` : `${key}=${scrubUrl(value)}`;
 }
 
 function mask(value: string): string {
@@ -142,13 +143,15 @@ function mask(value: string): string {
 /**
  * Copy of `value` with every non-empty string stored under a key whose name contains "key",
  * "token" or "secret" masked (`abcd...wxyz`, `***` when 8 characters or fewer). Numbers such as
- * max_completion_tokens are left alone. Recurses through objects and arrays.
+ * max_completion_tokens are left alone. Every URL-valued string loses its userinfo and the values
+ * of credential-like query parameters (scrubUrl), whatever its key. Recurses through objects and arrays.
  */
 export function redactSecrets<T>(value: T): T {
   return redact(value) as T;
 }
 
 function redact(value: unknown): unknown {
+  if (typeof value === 'string') return scrubUrl(value);
   if (Array.isArray(value)) return value.map(redact);
   if (!isPlainObject(value)) return value;
   const out: Record<string, unknown> = {};

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { SkillOptError } from '../errors';
+import { decodeUtf8 } from './utf8';
 
 export type TaskFileFormat = 'json' | 'jsonl' | 'csv';
 
@@ -51,9 +52,9 @@ export const taskFieldNames = {
 
 /** Read the raw records of a task file without interpreting them (ratio splits write these back out). */
 export function readTaskRecords(path: string): TaskFile {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(path, 'utf8');
+    bytes = readFileSync(path);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     const why = code === 'ENOENT' ? 'does not exist' : code === 'EISDIR' ? 'is a folder' : 'cannot be read';
@@ -64,6 +65,15 @@ export function readTaskRecords(path: string): TaskFile {
       { cause: err },
     );
   }
+  const decoded = decodeUtf8(bytes);
+  if ('badLine' in decoded) {
+    throw new SkillOptError('tasks', 'Task file is not valid UTF-8 text', {
+      file: path,
+      line: decoded.badLine,
+      fix: 'save the file as UTF-8 (e.g. in VS Code: "Save with Encoding" → UTF-8), or fix the bytes on that line',
+    });
+  }
+  let text = decoded.text;
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   if (!text.trim()) {
     throw new SkillOptError('tasks', 'Task file is empty', { file: path, fix: 'add at least one task' });

@@ -5,8 +5,8 @@ import type {
   MessageParam,
 } from '@anthropic-ai/sdk/resources/messages';
 import { SkillOptError } from '../errors';
-import { notAnApiReply } from './wire';
-import { PLACEHOLDER_KEY, requireApiKey } from './secrets';
+import { notAnApiReply, splitBaseUrl } from './wire';
+import { PLACEHOLDER_KEY, requireApiKey, scrubUrl, urlSecrets } from './secrets';
 import type { BackendReply, ChatBackend, ChatRequest } from './types';
 import { API_KEY_ENV_VARS } from '../../protocol/vocabulary';
 
@@ -46,11 +46,15 @@ export class AnthropicBackend implements ChatBackend {
   // `#` fields stay out of JSON.stringify and inspection, so the key never leaks via the backend.
   readonly #sdk: Anthropic;
   readonly #key: string;
+  /** Credentials inside the base URL (query values, userinfo); `endpoint` is shown without them. */
+  readonly #urlSecrets: readonly string[];
   readonly #opts: AnthropicBackendOptions;
 
   constructor(opts: AnthropicBackendOptions) {
     this.model = opts.model;
-    this.endpoint = opts.baseUrl?.trim() || ANTHROPIC_DEFAULT_BASE_URL;
+    const url = opts.baseUrl?.trim() || ANTHROPIC_DEFAULT_BASE_URL;
+    this.endpoint = scrubUrl(url);
+    this.#urlSecrets = urlSecrets(url);
     this.keyEnvVar = opts.keyEnvVar ?? API_KEY_ENV_VARS.anthropic;
     this.#key = requireApiKey({
       apiKey: opts.apiKey,
@@ -70,7 +74,7 @@ export class AnthropicBackend implements ChatBackend {
     };
     this.#sdk = new Anthropic({
       apiKey: this.#key,
-      baseURL: this.endpoint,
+      ...splitBaseUrl(url),
       maxRetries: 0,
       timeout: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       logLevel: 'off',
@@ -78,7 +82,7 @@ export class AnthropicBackend implements ChatBackend {
   }
 
   secrets(): readonly string[] {
-    return this.#key === PLACEHOLDER_KEY ? [] : [this.#key];
+    return [...(this.#key === PLACEHOLDER_KEY ? [] : [this.#key]), ...this.#urlSecrets];
   }
 
   async call(req: ChatRequest, signal: AbortSignal): Promise<BackendReply> {

@@ -4,9 +4,9 @@ import type {
   ChatCompletionCreateParamsNonStreaming,
 } from 'openai/resources/chat/completions';
 import { SkillOptError } from '../errors';
-import { notAnApiReply } from './wire';
+import { notAnApiReply, splitBaseUrl } from './wire';
 import type { Logger } from '../log';
-import { PLACEHOLDER_KEY, requireApiKey } from './secrets';
+import { PLACEHOLDER_KEY, requireApiKey, scrubUrl, urlSecrets } from './secrets';
 import type { BackendReply, ChatBackend, ChatRequest, ReasoningEffort } from './types';
 import { API_KEY_ENV_VARS } from '../../protocol/vocabulary';
 
@@ -75,6 +75,8 @@ export class OpenAiBackend implements ChatBackend {
   // `#` fields stay out of JSON.stringify and inspection, so the key never leaks via the backend.
   readonly #sdk: OpenAI;
   readonly #key: string;
+  /** Credentials inside the base URL (query values, userinfo); `endpoint` is shown without them. */
+  readonly #urlSecrets: readonly string[];
   readonly #shape: RequestShape;
   readonly #timeoutMs: number;
   readonly #logger?: Logger;
@@ -83,7 +85,9 @@ export class OpenAiBackend implements ChatBackend {
     const custom = Boolean(opts.baseUrl && opts.baseUrl.replace(/\/+$/, '') !== OPENAI_DEFAULT_BASE_URL);
     this.model = opts.model;
     this.provider = opts.provider ?? (custom ? 'openai_compatible' : 'openai');
-    this.endpoint = custom ? opts.baseUrl! : OPENAI_DEFAULT_BASE_URL;
+    const url = custom ? opts.baseUrl! : OPENAI_DEFAULT_BASE_URL;
+    this.endpoint = scrubUrl(url);
+    this.#urlSecrets = urlSecrets(url);
     this.keyEnvVar = opts.keyEnvVar ?? API_KEY_ENV_VARS.openai;
     this.#key = requireApiKey({
       apiKey: opts.apiKey,
@@ -102,7 +106,7 @@ export class OpenAiBackend implements ChatBackend {
     };
     this.#sdk = new OpenAI({
       apiKey: this.#key,
-      baseURL: this.endpoint,
+      ...splitBaseUrl(url),
       organization: null,
       project: null,
       maxRetries: 0,
@@ -112,7 +116,7 @@ export class OpenAiBackend implements ChatBackend {
   }
 
   secrets(): readonly string[] {
-    return this.#key === PLACEHOLDER_KEY ? [] : [this.#key];
+    return [...(this.#key === PLACEHOLDER_KEY ? [] : [this.#key]), ...this.#urlSecrets];
   }
 
   async call(req: ChatRequest, signal: AbortSignal): Promise<BackendReply> {
@@ -144,6 +148,7 @@ export class AzureOpenAiBackend implements ChatBackend {
   readonly keyEnvVar: string;
   readonly #sdk: AzureOpenAI;
   readonly #key: string;
+  readonly #urlSecrets: readonly string[];
   readonly #shape: RequestShape;
   readonly #timeoutMs: number;
   readonly #logger?: Logger;
@@ -162,13 +167,15 @@ export class AzureOpenAiBackend implements ChatBackend {
       });
     }
     this.model = opts.deployment;
-    this.endpoint = opts.endpoint.trim();
+    const endpoint = opts.endpoint.trim();
+    this.endpoint = scrubUrl(endpoint);
+    this.#urlSecrets = urlSecrets(endpoint);
     this.#key = requireApiKey({
       apiKey: opts.apiKey,
       provider: this.provider,
       model: opts.deployment,
       keyEnvVar: this.keyEnvVar,
-      baseUrl: this.endpoint,
+      baseUrl: endpoint,
     });
     this.#timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#logger = opts.logger;
@@ -181,7 +188,7 @@ export class AzureOpenAiBackend implements ChatBackend {
       ...shapeParams(this.#shape),
     };
     this.#sdk = new AzureOpenAI({
-      endpoint: this.endpoint,
+      endpoint,
       // null keeps OPENAI_BASE_URL from the environment out: it would clash with `endpoint`.
       baseURL: null,
       deployment: opts.deployment,
@@ -196,7 +203,7 @@ export class AzureOpenAiBackend implements ChatBackend {
   }
 
   secrets(): readonly string[] {
-    return this.#key === PLACEHOLDER_KEY ? [] : [this.#key];
+    return [...(this.#key === PLACEHOLDER_KEY ? [] : [this.#key]), ...this.#urlSecrets];
   }
 
   async call(req: ChatRequest, signal: AbortSignal): Promise<BackendReply> {

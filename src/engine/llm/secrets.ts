@@ -71,6 +71,90 @@ function redactDeep(value: unknown, redact: (s: string) => string): unknown {
   return value;
 }
 
+/** What a credential inside a URL is replaced with in everything we store or print. */
+export const URL_MASK = '***';
+
+/** Query parameter name parts that carry credentials (api-key, access_token, sig, code, apiKey…). */
+const CREDENTIAL_PARTS = new Set([
+  'key',
+  'apikey',
+  'token',
+  'secret',
+  'password',
+  'passwd',
+  'pass',
+  'pwd',
+  'sig',
+  'signature',
+  'code',
+  'auth',
+  'authorization',
+  'credential',
+  'credentials',
+  'session',
+  'sessionid',
+]);
+
+function isCredentialName(name: string): boolean {
+  let decoded = name;
+  try {
+    decoded = decodeURIComponent(name.replace(/\+/g, ' '));
+  } catch {
+    // A malformed escape: judge the name as written.
+  }
+  const parts = decoded.toLowerCase().split(/[-_.\s]+/);
+  const whole = parts.join('');
+  return parts.some((p) => CREDENTIAL_PARTS.has(p)) || /(key|token|secret|password)$/.test(whole);
+}
+
+const URL_HEAD = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*@)?([^?#]*)(\?[^#]*)?(#.*)?$/is;
+
+/**
+ * `url` with userinfo and the values of credential-like query parameters replaced by `***`,
+ * otherwise exactly as written (no normalising), so config files stay recognisable. Anything
+ * that is not a `scheme://` URL comes back unchanged.
+ */
+export function scrubUrl(url: string): string {
+  const m = URL_HEAD.exec(url);
+  if (!m) return url;
+  const [, scheme, userinfo, rest, query, hash] = m;
+  const cleanQuery = query
+    ? '?' +
+      query
+        .slice(1)
+        .split('&')
+        .map((pair) => {
+          const eq = pair.indexOf('=');
+          return eq > 0 && isCredentialName(pair.slice(0, eq)) ? `${pair.slice(0, eq)}=${URL_MASK}` : pair;
+        })
+        .join('&')
+    : '';
+  return `${scheme}${userinfo ? `${URL_MASK}@` : ''}${rest}${cleanQuery}${hash ?? ''}`;
+}
+
+/** The credentials inside a URL (userinfo parts, credential query values), raw and decoded. */
+export function urlSecrets(url: string | undefined): string[] {
+  const m = url ? URL_HEAD.exec(url) : null;
+  if (!m) return [];
+  const raw: string[] = [];
+  if (m[2]) raw.push(...m[2].slice(0, -1).split(':'));
+  for (const pair of (m[4] ?? '').slice(1).split('&')) {
+    const eq = pair.indexOf('=');
+    if (eq > 0 && isCredentialName(pair.slice(0, eq))) raw.push(pair.slice(eq + 1));
+  }
+  const out = new Set<string>();
+  for (const r of raw) {
+    if (!r) continue;
+    out.add(r);
+    try {
+      out.add(decodeURIComponent(r.replace(/\+/g, ' ')));
+    } catch {
+      // Kept as written only.
+    }
+  }
+  return [...out];
+}
+
 /**
  * Hosts where a keyless server is normal (Ollama, vLLM, LM Studio, llama.cpp on this machine or
  * the local network). Anything else needs a key before the first call.

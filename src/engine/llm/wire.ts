@@ -17,3 +17,17 @@ export function notAnApiReply(body: unknown, label: string): SkillOptError | und
     { kind: 'not_an_api' },
   );
 }
+
+/**
+ * A base URL split for the SDKs: they append the API path to the base as a string, so a query
+ * string left in it (`…/v1?api-key=…`) would end up in front of the path. The query goes to
+ * `defaultQuery` instead, which they send with every request.
+ */
+export function splitBaseUrl(url: string): { baseURL: string; defaultQuery?: Record<string, string> } {
+  const q = url.indexOf('?');
+  if (q < 0) return { baseURL: url };
+  const hash = url.indexOf('#', q);
+  const search = url.slice(q + 1, hash < 0 ? undefined : hash);
+  const defaultQuery = Object.fromEntries(new URLSearchParams(search));
+  return { baseURL: url.slice(0, q), ...(Object.keys(defaultQuery).length ? { defaultQuery } : {}) };
+}

@@ -89,6 +89,7 @@ describe('config/schema', () => {
         {
           name: '',
           skill_init: '',
+          max_skill_bytes: 200_000,
           out_root: '',
           split_mode: 'ratio',
           split_ratio: '2:1:7',

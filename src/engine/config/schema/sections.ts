@@ -245,6 +245,13 @@ const SPLIT_RATIO = /^[1-9]\d*:[1-9]\d*:[1-9]\d*$/;
 export const envFields = {
   name: text(''),
   skill_init: text(''),
+  // A skill is a prompt: a file this large is almost surely the wrong file, and every call would pay for it.
+  max_skill_bytes: z
+    .number()
+    .int()
+    .min(1)
+    .default(200_000)
+    .describe('an integer ≥ 1 (the largest env.skill_init file accepted, in bytes)'),
   out_root: text(''),
   split_mode: oneOf(SPLIT_MODES, 'ratio'),
   split_ratio: z

@@ -1,0 +1,49 @@
+import { readFileSync, statSync } from 'node:fs';
+import { SkillOptError } from '../errors';
+import { decodeUtf8 } from '../data/utf8';
+
+/**
+ * The text of the skill to train, refused before anything is spent when it cannot be a Markdown
+ * prompt: a folder, a binary file, a file that is not UTF-8, or one larger than `maxBytes`.
+ */
+export function readSkillText(path: string, maxBytes: number): string {
+  const key = 'env.skill_init';
+  const stat = statSync(path);
+  if (stat.isDirectory()) {
+    throw new SkillOptError('skill', 'the skill is a folder, not a file', {
+      file: path,
+      key,
+      fix: 'point env.skill_init at the SKILL.md inside it',
+    });
+  }
+  if (stat.size > maxBytes) {
+    throw new SkillOptError(
+      'skill',
+      `the skill is ${stat.size} bytes, over env.max_skill_bytes (${maxBytes})`,
+      {
+        file: path,
+        key,
+        fix: 'check that env.skill_init names the right file, or raise env.max_skill_bytes',
+      },
+    );
+  }
+  const bytes = readFileSync(path);
+  if (bytes.includes(0)) {
+    throw new SkillOptError('skill', 'the skill is not a text file (it contains NUL bytes)', {
+      file: path,
+      key,
+      fix: 'point env.skill_init at a Markdown (.md) file',
+    });
+  }
+  const decoded = decodeUtf8(bytes);
+  if ('badLine' in decoded) {
+    throw new SkillOptError('skill', 'the skill is not UTF-8 text', {
+      file: path,
+      line: decoded.badLine,
+      key,
+      fix: 'save the file as UTF-8 (e.g. in VS Code: "Save with Encoding" → UTF-8)',
+    });
+  }
+  // Same as reading with 'utf8': a byte-order mark is kept as part of the text.
+  return decoded.text;
+}
