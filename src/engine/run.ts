@@ -21,6 +21,7 @@ import type { Reviewer } from './train/review';
 import { BudgetGuard } from './llm/budget';
 import { tokenSummary } from './llm/accounting';
 import { acquireRunLock } from './store/runLock';
+import { removeStaleTemps } from './store/atomic';
 import { RUN_FILE, RunLayout } from './store/layout';
 import { RunLedger } from './llm/ledger';
 import { mkdirSync } from 'node:fs';
@@ -309,6 +310,10 @@ export async function trainPrepared(
   let detach: (() => void) | undefined;
   try {
     release = acquireRunLock(prepared.outDir);
+    // A killed process may have left half-written temp files; only we may write here now.
+    const stale = removeStaleTemps(prepared.outDir);
+    if (stale)
+      hooks.logger?.log('info', 'run', `removed ${stale} temp file(s) a stopped process left behind`);
     // Caps are per run: what earlier processes of this run paid counts (the ledger holds it).
     const ledger = new RunLedger(new RunLayout(prepared.outDir).file(RUN_FILE.ledger));
     detach = ledger.attach(models.accounting);

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 
 /**
  * Write a file so that readers (and a resumed run after a crash) see either the old content or
@@ -15,6 +15,29 @@ export function writeFileAtomic(path: string, data: string): void {
     rmSync(tmp, { force: true });
     throw err;
   }
+}
+
+/** The temp names writeFileAtomic uses: `<file>.<pid>.<8 hex>.tmp`. */
+const TEMP_NAME = /\.\d+\.[0-9a-f]{8}\.tmp$/;
+
+/**
+ * Removes the temp files a killed process left in `root` (only our own temp names; symbolic links
+ * are neither followed nor removed). Returns how many were removed. Call it holding the run lock.
+ */
+export function removeStaleTemps(root: string): number {
+  let removed = 0;
+  const visit = (dir: string): void => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) visit(p);
+      else if (e.isFile() && TEMP_NAME.test(e.name)) {
+        rmSync(p, { force: true });
+        removed++;
+      }
+    }
+  };
+  if (existsSync(root)) visit(root);
+  return removed;
 }
 
 export function writeJsonAtomic(path: string, value: unknown): void {
