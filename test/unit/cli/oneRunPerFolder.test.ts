@@ -39,6 +39,20 @@ describe('one run per folder (CLI processes)', function () {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
+  /** `skillopt train` of the example into the run folder: one epoch, cache off, plus `extra` options. */
+  const train = (flags: string[] = [], extra: string[] = []): { code: number | null; out: string } =>
+    cli([
+      'train',
+      config,
+      '--out',
+      out,
+      ...flags,
+      '--cfg-options',
+      'train.num_epochs=1',
+      'cache.enabled=false',
+      ...extra,
+    ]);
+
   it('refuses a second process on a folder a live run holds, naming the holder', async () => {
     // A slow simulated run holds the folder while the second one starts.
     const first = spawn(
@@ -70,27 +84,10 @@ describe('one run per folder (CLI processes)', function () {
   });
 
   it('refuses to resume a folder under a different config, and --fresh starts it over', () => {
-    const first = cli([
-      'train',
-      config,
-      '--out',
-      out,
-      '--cfg-options',
-      'train.num_epochs=1',
-      'cache.enabled=false',
-    ]);
+    const first = train([]);
     assert.equal(first.code, 0, first.out);
     const history = readFileSync(join(out, RUN_FILE.history), 'utf8');
-    const other = cli([
-      'train',
-      config,
-      '--out',
-      out,
-      '--cfg-options',
-      'train.num_epochs=1',
-      'train.seed=7',
-      'cache.enabled=false',
-    ]);
+    const other = train([], ['train.seed=7']);
     assert.equal(other.code, 1, other.out);
     assert.match(other.out, /started with a different config \(seed: 42 → 7\)/);
     assert.match(other.out, /--fresh/);
@@ -101,28 +98,9 @@ describe('one run per folder (CLI processes)', function () {
     );
     assert.equal(JSON.parse(readFileSync(join(out, RUN_FILE.config), 'utf8')).seed, 42);
     // Caps and concurrency may change between sessions.
-    const capped = cli([
-      'train',
-      config,
-      '--out',
-      out,
-      '--cfg-options',
-      'train.num_epochs=1',
-      'limits.max_dollars=5',
-      'cache.enabled=false',
-    ]);
+    const capped = train([], ['limits.max_dollars=5']);
     assert.equal(capped.code, 0, capped.out);
-    const fresh = cli([
-      'train',
-      config,
-      '--out',
-      out,
-      '--fresh',
-      '--cfg-options',
-      'train.num_epochs=1',
-      'train.seed=7',
-      'cache.enabled=false',
-    ]);
+    const fresh = train(['--fresh'], ['train.seed=7']);
     assert.equal(fresh.code, 0, fresh.out);
     assert.equal(JSON.parse(readFileSync(join(out, RUN_FILE.config), 'utf8')).seed, 7);
   });
@@ -135,28 +113,11 @@ describe('one run per folder (CLI processes)', function () {
   });
 
   it('goes on from its own copy when the skill file changed since the run started, and says so', () => {
-    const first = cli([
-      'train',
-      config,
-      '--out',
-      out,
-      '--cfg-options',
-      'train.num_epochs=1',
-      'cache.enabled=false',
-    ]);
+    const first = train([]);
     assert.equal(first.code, 0, first.out);
     const initial = readFileSync(join(out, 'skills', 'skill_v0000.md'), 'utf8');
     writeFileSync(join(dir, 'SKILL.md'), initial + '\n- A line written after the run started.\n');
-    const again = cli([
-      'train',
-      config,
-      '--out',
-      out,
-      '--resume',
-      '--cfg-options',
-      'train.num_epochs=1',
-      'cache.enabled=false',
-    ]);
+    const again = train(['--resume']);
     assert.equal(again.code, 0, again.out);
     assert.match(again.out, /the skill file changed since this run started/);
     assert.equal(readFileSync(join(out, 'skills', 'skill_v0000.md'), 'utf8'), initial);
