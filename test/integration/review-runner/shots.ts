@@ -211,14 +211,18 @@ async function session(theme: Theme): Promise<Results> {
       const hv = webview(p());
       await hv.locator('#app h1', { hasText: 'house-style_hostile' }).waitFor({ timeout: 30_000 });
       await hv.locator('table.steps details summary').first().click();
-      const frame = await activeWebviewFrame(p());
-      if (!frame) throw new Error('no Gate History frame');
-      shown = await frame.evaluate(() => {
+      // Read through the panel's own frame locator, after the edits are drawn: the "active" frame
+      // can still be another webview for a moment (seen once in CI).
+      const list = hv.locator('.edit-list').first();
+      await list.locator('.edit-content').first().waitFor({ timeout: 10_000 });
+      shown = await list.evaluate((el) => {
         const w = window as unknown as { __skilloptPwned?: number };
-        const list = document.querySelector('.edit-list');
         return {
-          text: Array.from(document.querySelectorAll('.edit-content'), (e) => e.textContent ?? '').join('\n'),
-          elements: list ? list.querySelectorAll('script, img, b').length : -1,
+          text: Array.from(
+            el.ownerDocument.querySelectorAll('.edit-content'),
+            (e) => e.textContent ?? '',
+          ).join('\n'),
+          elements: el.querySelectorAll('script, img, b').length,
           pwned: w.__skilloptPwned ?? null,
         };
       });
