@@ -24,24 +24,24 @@ const { bin, missing } = agentCliBin();
 const RULE = 'RULE-7: write the city name in UPPERCASE.';
 const MATCHING = 'Use when answering questions about capital cities.';
 const UNRELATED = 'Use when formatting spreadsheets.';
-const OPTIMIZER_KEY = 'sk-optimizer-secret-must-never-reach-the-agent';
+const OPTIMIZER_KEY = 'fake-optimizer-secret-must-never-reach-the-agent';
 const MARKERS = ['HOME-INSTRUCTIONS-MARKER', 'PARENT-INSTRUCTIONS-MARKER', 'PERSONAL-SKILL-MARKER'];
 
 const AGENTS: Array<{ agent: AgentName; wire: AgentWire; keys: Record<string, string> }> = [
   {
     agent: 'claude',
     wire: 'anthropic',
-    keys: { ANTHROPIC_API_KEY: 'sk-ant-target-loopback', OPENAI_API_KEY: OPTIMIZER_KEY },
+    keys: { ANTHROPIC_API_KEY: 'fake-anthropic-target-key', OPENAI_API_KEY: OPTIMIZER_KEY },
   },
   {
     agent: 'codex',
     wire: 'responses',
-    keys: { OPENAI_API_KEY: 'sk-codex-target-loopback', ANTHROPIC_API_KEY: OPTIMIZER_KEY },
+    keys: { OPENAI_API_KEY: 'fake-codex-target-key', ANTHROPIC_API_KEY: OPTIMIZER_KEY },
   },
   {
     agent: 'copilot',
     wire: 'chat',
-    keys: { COPILOT_PROVIDER_API_KEY: 'sk-copilot-target-loopback', OPENAI_API_KEY: OPTIMIZER_KEY },
+    keys: { COPILOT_PROVIDER_API_KEY: 'fake-copilot-target-key', OPENAI_API_KEY: OPTIMIZER_KEY },
   },
 ];
 

@@ -30,7 +30,7 @@ describe('loopback streaming wires (real SDK stream parsers)', () => {
         { kind: 'reply', text: '<answer>PARIS</answer>', usage: { promptTokens: 60, completionTokens: 5 } },
       ]),
     );
-    const client = new Anthropic({ apiKey: 'sk-ant-test-not-a-key', baseURL: server.url, maxRetries: 0 });
+    const client = new Anthropic({ apiKey: 'test-not-a-real-key', baseURL: server.url, maxRetries: 0 });
     const first = await client.messages
       .stream({ model: 'm', max_tokens: 100, messages: [{ role: 'user', content: 'capital of France?' }] })
       .finalMessage();
@@ -57,7 +57,7 @@ describe('loopback streaming wires (real SDK stream parsers)', () => {
         { kind: 'reply', text: 'done', usage: { promptTokens: 11, completionTokens: 3 } },
       ]),
     );
-    const client = new OpenAI({ apiKey: 'sk-test-not-a-key', baseURL: server.url, maxRetries: 0 });
+    const client = new OpenAI({ apiKey: 'test-not-a-real-key', baseURL: server.url, maxRetries: 0 });
     const first = await client.responses.stream({ model: 'm', input: 'hi' }).finalResponse();
     const call = first.output.find((o) => o.type === 'function_call');
     assert.ok(call && call.type === 'function_call');
@@ -75,7 +75,7 @@ describe('loopback streaming wires (real SDK stream parsers)', () => {
         { kind: 'reply', text: 'Paris', usage: { promptTokens: 9, completionTokens: 2 } },
       ]),
     );
-    const client = new OpenAI({ apiKey: 'sk-test-not-a-key', baseURL: server.url, maxRetries: 0 });
+    const client = new OpenAI({ apiKey: 'test-not-a-real-key', baseURL: server.url, maxRetries: 0 });
     const first = await client.chat.completions
       .stream({ model: 'm', messages: [{ role: 'user', content: 'hi' }] })
       .finalChatCompletion();

@@ -111,7 +111,7 @@ describe('skillopt validate --smoke', function () {
         `model.target_base_url=${target.url}`,
         `cache.dir=${join(dir, 'cache')}`,
       ],
-      { OPENAI_API_KEY: 'sk-loopback', TMPDIR: tmp },
+      { OPENAI_API_KEY: 'fake-loopback-key', TMPDIR: tmp },
     );
 
   /** Nothing of a run was written, the response cache was not used, the throwaway folder is gone. */
@@ -261,8 +261,8 @@ describe('skillopt validate --smoke', function () {
       const r = await cli(['validate', join(cfg, 'skillopt.yaml'), '--smoke', '--json'], {
         PATH: `${bin}${delimiter}${process.env.PATH ?? ''}`,
         HOME: home,
-        ANTHROPIC_API_KEY: 'sk-ant-loopback',
-        OPENAI_API_KEY: 'sk-optimizer-loopback',
+        ANTHROPIC_API_KEY: 'fake-anthropic-loopback-key',
+        OPENAI_API_KEY: 'fake-optimizer-loopback-key',
         TMPDIR: tmp,
       });
       assert.equal(r.code, 0, r.stdout + r.stderr);

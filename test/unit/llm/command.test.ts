@@ -308,8 +308,8 @@ describe('llm/command CommandBackend', function () {
     const parentEnv = {
       PATH: process.env.PATH ?? '',
       HOME: '/home/someone',
-      OPENAI_API_KEY: 'sk-optimizer-key-must-not-pass',
-      ANTHROPIC_API_KEY: 'sk-ant-not-for-a-custom-command',
+      OPENAI_API_KEY: 'fake-optimizer-key-must-not-pass',
+      ANTHROPIC_API_KEY: 'fake-anthropic-key-not-for-a-custom-command',
       MY_AGENT_TOKEN: 'token-the-user-passes',
       LANG: 'C.UTF-8',
     };
