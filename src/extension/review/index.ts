@@ -7,7 +7,7 @@ import { DecisionStore } from './decisionStore';
 import { skillDocuments } from './languages';
 import { ReviewView } from './view';
 
-export { reviewModeSetting } from './controller';
+export { reviewModeSetting } from './reviewContext';
 
 /** Inline review of candidates on the skill document, the candidate diff view and their commands. */
 export function registerReview(ctx: Ctx): void {

@@ -1,0 +1,55 @@
+/** Reviews waiting for their skill document to open, replayed when it does. */
+import * as vscode from 'vscode';
+import type { EngineEvent } from '../../protocol/events';
+import type { RunHints } from './reviewContext';
+import type { CandidateReady } from './runFiles';
+
+interface Parked {
+  runId: string;
+  step: number;
+  events: EngineEvent[];
+  hints: RunHints;
+}
+
+/** The latest candidate (and what followed it) for each skill that is not open. */
+export class ParkedReviews {
+  private readonly bySkill = new Map<string, Parked>();
+
+  /** A newer candidate replaces whatever older one waited for the same skill. */
+  park(skillPath: string, runId: string, event: CandidateReady, hints: RunHints): void {
+    this.bySkill.set(vscode.Uri.file(skillPath).toString(), {
+      runId,
+      step: event.step,
+      events: [event],
+      hints,
+    });
+  }
+
+  /** A verdict or review request for a parked candidate joins its chain. */
+  followUp(runId: string, step: number, event: EngineEvent): boolean {
+    for (const p of this.bySkill.values()) {
+      if (p.runId === runId && p.step === step) {
+        p.events.push(event);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Removes and returns what waited for this document. */
+  take(uri: vscode.Uri): Parked | undefined {
+    const p = this.bySkill.get(uri.toString());
+    this.bySkill.delete(uri.toString());
+    return p;
+  }
+}
+
+/** Tells the person a live run waits on a skill that is not open. */
+export function offerOpen(skillPath: string, step: number): void {
+  const name = skillPath.split(/[\\/]/).pop() ?? skillPath;
+  void vscode.window
+    .showInformationMessage(`SkillOpt: step ${step} has a candidate for ${name} to review.`, 'Review')
+    .then(async (choice) => {
+      if (choice === 'Review') await vscode.window.showTextDocument(vscode.Uri.file(skillPath));
+    });
+}

@@ -1,0 +1,123 @@
+/** Where a reviewed run lives and how it reviews, and the event shapes the reviews share. */
+import { readFileSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import * as vscode from 'vscode';
+import type { EngineEvent } from '../../protocol/events';
+import { lineHunks } from '../../engine/skill/hunks';
+import { RUN_FILE, RunLayout } from '../../engine/store/layout';
+import { isAccepted, isReviewMode, type ReviewMode } from '../../protocol/vocabulary';
+import type { Ctx } from '../ctx';
+import { previousTextOf, runDirOfCandidate, type CandidateReady, type GateVerdictEvent } from './runFiles';
+import type { ReviewSession } from './session';
+
+/** Overrides for one run, given by whoever fed its events in (tests, the runs tree). */
+export interface RunHints {
+  runDir?: string;
+  mode?: ReviewMode;
+  live?: boolean;
+  skillPath?: string;
+}
+
+/** A run's review settings with the mode and liveness always known. */
+export type ReviewContext = Required<Pick<RunHints, 'mode' | 'live'>> & RunHints;
+
+export function reviewModeSetting(): ReviewMode | undefined {
+  const v = vscode.workspace.getConfiguration('skillopt').get<string>('reviewMode');
+  return isReviewMode(v) ? v : undefined;
+}
+
+function readJson(path: string): Record<string, unknown> | undefined {
+  try {
+    const v = JSON.parse(readFileSync(path, 'utf8')) as unknown;
+    return typeof v === 'object' && v !== null && !Array.isArray(v)
+      ? (v as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Where a run lives, how it reviews, and which skill file it trains. */
+export function reviewContextOf(
+  ctx: Ctx,
+  runId: string,
+  hints: RunHints,
+  sentEvents: boolean,
+  candidatePath?: string,
+): ReviewContext {
+  const run = ctx.runs.get(runId);
+  const runDir = hints.runDir ?? run?.dir ?? (candidatePath ? runDirOfCandidate(candidatePath) : undefined);
+  const config =
+    run?.config ?? (runDir ? readJson(new RunLayout(runDir).file(RUN_FILE.config)) : undefined) ?? {};
+  const configMode = config.review_mode;
+  const mode = hints.mode ?? (isReviewMode(configMode) ? configMode : (reviewModeSetting() ?? 'auto'));
+  const live = hints.live ?? (sentEvents || run?.status === 'running');
+  let skillPath = hints.skillPath;
+  const init = config.skill_init;
+  if (!skillPath && typeof init === 'string' && init) {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    skillPath = isAbsolute(init) ? init : folder ? resolve(folder, init) : undefined;
+  }
+  return { mode, live, ...(runDir ? { runDir } : {}), ...(skillPath ? { skillPath } : {}) };
+}
+
+/** The candidate event a session was made from, to park it again when its document closes. */
+export function readyEventOf(s: ReviewSession): CandidateReady {
+  const { init } = s;
+  return {
+    type: 'candidate/ready',
+    step: init.step,
+    epoch: init.epoch,
+    origin: init.origin,
+    previousHash: '',
+    candidateHash: '',
+    edits: init.edits,
+    hunks: init.hunks,
+    candidatePath: init.candidatePath ?? '',
+  };
+}
+
+export function verdictOf(v: GateVerdictEvent): {
+  accepted: boolean;
+  action: string;
+  candidateScore: number;
+  currentScore: number;
+  bestScore: number;
+} {
+  return {
+    accepted: isAccepted(v.action),
+    action: v.action,
+    candidateScore: v.candidateScore,
+    currentScore: v.currentScore,
+    bestScore: v.bestScore,
+  };
+}
+
+type ReviewRequested = Extract<EngineEvent, { type: 'review/requested' }>;
+
+/**
+ * The candidate event of a review the engine waits for, rebuilt from the run folder (the extension
+ * was reloaded while the engine waited). Undefined when the step's previous skill is missing.
+ */
+export function readyFromRequest(
+  runDir: string,
+  event: ReviewRequested,
+  candidate: string,
+): { event: CandidateReady; texts: { previous: string; candidate: string } } | undefined {
+  const previous = previousTextOf(runDir, event.step, 'step');
+  if (previous === undefined) return undefined;
+  return {
+    event: {
+      type: 'candidate/ready',
+      step: event.step,
+      epoch: event.epoch,
+      origin: 'step',
+      previousHash: '',
+      candidateHash: event.candidateHash,
+      edits: event.edits,
+      hunks: lineHunks(previous, candidate),
+      candidatePath: event.candidatePath,
+    },
+    texts: { previous, candidate },
+  };
+}
