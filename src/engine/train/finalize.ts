@@ -2,6 +2,7 @@
  * The end of a run: the person's last overrules, the final selection check, the test split scored
  * for the initial, best and final skills, and `summary.json` + `report.md`.
  */
+import { round1 } from './step/record';
 import { cpSync } from 'node:fs';
 import type { Score } from '../../protocol/records';
 import { ENGINE_ID, isAccepted, isSkipped, VERSION } from '../../protocol/vocabulary';
@@ -15,8 +16,6 @@ import { applyOverrules } from './humanReview';
 import type { LoopContext } from './loopContext';
 import type { ProvenanceRecord } from './provenance';
 import { buildReport, renderReport } from './report';
-
-const round1 = (n: number): number => Math.round(n * 10) / 10;
 
 export interface TestResults {
   baseline?: TestSummary;

@@ -2,6 +2,7 @@
  * The meta skill (reference §5.2): optimizer-side memory of what helped across epochs, written from
  * the comparison of the previous and current epoch's skills and read by the next epoch's prompts.
  */
+import { round1 } from '../step/record';
 import { join } from 'node:path';
 import { writeJsonAtomic } from '../../store/atomic';
 import { STEP_FILE } from '../../store/layout';
@@ -9,8 +10,6 @@ import { artifactSchemas, readArtifact } from '../../store/runSchemas';
 import { loadPairs, longitudinalPairs, savePairs, writeMetaSkill } from '../epochEnd';
 import type { LoopContext } from '../loopContext';
 import type { EpochEndStage, EpochWork } from './index';
-
-const round1 = (n: number): number => Math.round(n * 10) / 10;
 
 async function run(loop: LoopContext, ep: EpochWork): Promise<void> {
   const { state, layout, s } = loop;

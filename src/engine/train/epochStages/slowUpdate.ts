@@ -4,6 +4,7 @@
  * slow-update block: gated on selection (the paper's setting) or force-accepted. Epoch 1 only
  * injects the empty block.
  */
+import { round1 } from '../step/record';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { extractSlowUpdate, injectEmptySlowUpdate, replaceSlowUpdate, skillHash } from '../../skill/document';
@@ -15,7 +16,6 @@ import { announceCandidate, gateCandidate } from '../gateCandidate';
 import type { LoopContext } from '../loopContext';
 import type { EpochEndStage, EpochWork } from './index';
 
-const round1 = (n: number): number => Math.round(n * 10) / 10;
 type Guidance = Awaited<ReturnType<typeof writeSlowGuidance>>;
 
 /** The meta skill compares against the skill before the slow update; a resume must still see it. */

@@ -3,7 +3,7 @@ import type { GateAction, SkipAction } from '../../../protocol/vocabulary';
 import type { TrainState } from '../trainState';
 import type { StageTokens } from '../loopContext';
 
-const round1 = (n: number): number => Math.round(n * 10) / 10;
+export const round1 = (n: number): number => Math.round(n * 10) / 10;
 export const round6 = (n: number): number => Math.round(n * 1e6) / 1e6;
 
 /** Rough token count (4 chars/token) used for skill-length telemetry; documented as an estimate. */

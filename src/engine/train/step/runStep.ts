@@ -1,3 +1,4 @@
+import { round1 } from './record';
 import type { StageName } from '../../../protocol/vocabulary';
 import type { TrainBatch } from '../../data/plan';
 import { renderStepBuffer } from '../stepBuffer';
@@ -5,8 +6,6 @@ import { commitStep } from '../commitStep';
 import type { Fallback, LoopContext } from '../loopContext';
 import { runStages } from './pipeline';
 import { recordOf, type StepWork } from './work';
-
-const round1 = (n: number): number => Math.round(n * 10) / 10;
 
 /** One step: its stages in order, then the commit (also when a stage ended it with a skip). */
 export async function runStep(
