@@ -11,7 +11,7 @@ import type { Ctx } from '../ctx';
 import { openCandidateDiff, parseCandidateUri } from './candidateContent';
 import type { ReviewController, TrackedSession } from './controller';
 import type { RunHints } from './reviewContext';
-import { runIdOf } from './runArgs';
+import { runIdOf } from '../commands/shared';
 import { listCandidates, type Origin } from './runFiles';
 import type { EditArgs, ReviewView } from './view';
 

@@ -1,4 +1,5 @@
 import type { EngineEvent } from '../../protocol/events';
+import { STOPPED_BY_REQUEST } from '../../protocol/vocabulary';
 import { formatScore } from './treeNodes';
 
 export type EndEvent = Extract<EngineEvent, { type: 'run/finished' | 'run/stopped' | 'run/failed' }>;
@@ -17,13 +18,27 @@ export function runNotice(
   switch (event.type) {
     case 'run/finished': {
       const early = event.stoppedEarly ? ` Stopped early: ${plain(event.stoppedEarly)}.` : '';
+      const report = event.reportPath ? ['Open Report'] : [];
+      // Step 0 is the initial skill: there is nothing better to apply.
+      if (event.bestStep === 0)
+        return {
+          kind: 'info',
+          text: `SkillOpt: ${name} finished. No candidate beat the initial skill (${formatScore(event.baselineScore)}); your skill stays as it is.${early}`,
+          actions: report,
+        };
       return {
         kind: 'info',
         text: `SkillOpt: ${name} finished. Best selection score ${formatScore(event.bestScore)} (initial ${formatScore(event.baselineScore)}).${early}`,
-        actions: [...(event.reportPath ? ['Open Report'] : []), 'Apply Best Skill'],
+        actions: [...report, 'Apply Best Skill'],
       };
     }
     case 'run/stopped':
+      if (event.reason === STOPPED_BY_REQUEST)
+        return {
+          kind: 'info',
+          text: `SkillOpt: ${name} stopped as you asked. Nothing accepted is lost.`,
+          actions: ['Resume Run'],
+        };
       return {
         kind: 'warning',
         text: `SkillOpt: ${name} stopped: ${plain(event.reason)}. Nothing accepted is lost.`,

@@ -7,6 +7,7 @@ import { RUN_FILE, RunLayout, skillVersionName } from '../../engine/store/layout
 import type { StepArtifacts } from '../../engine/store/runReader';
 import type { StepRecord } from '../../protocol/records';
 import { isAccepted, isSkipped, type StepAction } from '../../protocol/vocabulary';
+import { actionLabel } from '../../protocol/words';
 import { Commands, TreeItemContext } from '../constants';
 import { effectiveStatus, statusText, type RunView } from './liveState';
 
@@ -63,23 +64,19 @@ interface Verdict {
   icon: NodeIcon;
 }
 
-const stepVerdicts: Record<StepAction, Verdict> = {
-  accept_new_best: { text: 'accepted, new best', icon: { id: 'star-full', color: 'testing.iconPassed' } },
-  accept: { text: 'accepted', icon: { id: 'check', color: 'testing.iconPassed' } },
-  force_accept: { text: 'accepted without the gate', icon: { id: 'check', color: 'list.warningForeground' } },
-  reject: { text: 'rejected by the gate', icon: { id: 'close', color: 'testing.iconFailed' } },
-  skip_no_patches: {
-    text: 'skipped: no edits proposed',
-    icon: { id: 'circle-slash', color: 'disabledForeground' },
-  },
-  skip_no_rewrite: { text: 'skipped: no rewrite', icon: { id: 'circle-slash', color: 'disabledForeground' } },
+const stepIcons: Record<StepAction, NodeIcon> = {
+  accept_new_best: { id: 'star-full', color: 'testing.iconPassed' },
+  accept: { id: 'check', color: 'testing.iconPassed' },
+  force_accept: { id: 'check', color: 'list.warningForeground' },
+  reject: { id: 'close', color: 'testing.iconFailed' },
+  skip_no_patches: { id: 'circle-slash', color: 'disabledForeground' },
+  skip_no_rewrite: { id: 'circle-slash', color: 'disabledForeground' },
 };
 
 /** How a step's gate action reads and looks (an action from another writer reads as itself). */
 export function verdictOf(action: string): Verdict {
-  return Object.hasOwn(stepVerdicts, action)
-    ? stepVerdicts[action as StepAction]
-    : { text: action, icon: { id: 'circle-outline' } };
+  const icon = Object.hasOwn(stepIcons, action) ? stepIcons[action as StepAction] : { id: 'circle-outline' };
+  return { text: actionLabel(action), icon };
 }
 
 function runIcon(run: RunView): NodeIcon {
@@ -307,7 +304,7 @@ export function stepNodes(run: RunView, epoch: number): NodeSpec[] {
       runId: run.dir,
       epoch,
       label: 'Slow update',
-      description: view.slowUpdate.action.replace(/_/g, ' '),
+      description: actionLabel(view.slowUpdate.action),
       ...(view.slowUpdate.content ? { tooltip: view.slowUpdate.content } : {}),
       icon: { id: 'history' },
       contextValue: TreeItemContext.message,
@@ -321,7 +318,7 @@ export function stepNodes(run: RunView, epoch: number): NodeSpec[] {
       runId: run.dir,
       epoch,
       label: 'Meta skill',
-      description: view.metaSkill.action.replace(/_/g, ' '),
+      description: actionLabel(view.metaSkill.action),
       ...(view.metaSkill.content ? { tooltip: view.metaSkill.content } : {}),
       icon: { id: 'lightbulb' },
       contextValue: TreeItemContext.message,
