@@ -2,6 +2,26 @@ import type { EngineEvent } from '../../protocol/events';
 import { STOPPED_BY_REQUEST } from '../../protocol/vocabulary';
 import { formatScore } from './treeNodes';
 
+export type ReviewRequest = Extract<EngineEvent, { type: 'review/requested' }>;
+
+/** The actions of the "waiting for you" notification, in the order shown. */
+export const REVIEW_ACTIONS = ['Review', 'Accept', 'Reject'] as const;
+
+/** The notification when the engine pauses for the person (pure, for tests). */
+export function reviewNotice(name: string, event: ReviewRequest): { text: string; actions: string[] } {
+  const scores =
+    event.phase === 'after_gate' && event.candidateScore !== undefined
+      ? ` It passed the gate: ${formatScore(event.candidateScore)} against ${formatScore(event.currentScore)} now.`
+      : event.phase === 'before_gate'
+        ? ' The gate scores what you keep.'
+        : '';
+  const edits = `${event.edits.length} edit${event.edits.length === 1 ? '' : 's'}`;
+  return {
+    text: `SkillOpt: ${plain(name)} is paused until you review step ${event.step} (${edits}).${scores}`,
+    actions: [...REVIEW_ACTIONS],
+  };
+}
+
 export type EndEvent = Extract<EngineEvent, { type: 'run/finished' | 'run/stopped' | 'run/failed' }>;
 
 /** Notifications turn `[text](target)` into a link; text from files and providers must not. */

@@ -8,7 +8,7 @@ import type { StepArtifacts } from '../../engine/store/runReader';
 import type { StepRecord } from '../../protocol/records';
 import { isAccepted, isSkipped, type StepAction } from '../../protocol/vocabulary';
 import { actionLabel } from '../../protocol/words';
-import { Commands, TreeItemContext } from '../constants';
+import { Commands, ReviewCommands, TreeItemContext } from '../constants';
 import { effectiveStatus, statusText, type RunView } from './liveState';
 
 export type NodeKind =
@@ -113,7 +113,9 @@ export function runNode(run: RunView): NodeSpec {
   const status = statusText(run);
   const best = bestScoreOf(run);
   const parts = [status];
-  if (live && status === 'running') {
+  if (live && status === 'running' && live.waiting) {
+    parts[0] = `waiting for your review of step ${live.waiting.step}`;
+  } else if (live && status === 'running') {
     if (live.totalSteps > 0) parts.push(`step ${Math.max(live.step, 1)}/${live.totalSteps}`);
     else if (live.stage === 'baseline') parts.push('baseline');
   }
@@ -283,7 +285,7 @@ export function stepNodes(run: RunView, epoch: number): NodeSpec[] {
     if (!onDisk) {
       const stage = live.stage ? live.stage.replace('_', ' ') : 'starting';
       const progress = live.progress ? ` ${live.progress.done}/${live.progress.total}` : '';
-      out.push({
+      const row: NodeSpec = {
         id: `step:${run.dir}:${live.step}`,
         kind: 'step',
         runId: run.dir,
@@ -294,7 +296,15 @@ export function stepNodes(run: RunView, epoch: number): NodeSpec[] {
         icon: { id: 'loading~spin' },
         contextValue: TreeItemContext.message,
         collapsible: 'none',
-      });
+      };
+      // The engine is paused on this step: the row says so and opens the review.
+      if (live.waiting?.step === live.step) {
+        row.description = 'waiting for your review';
+        row.tooltip = 'The run is paused until you accept or reject this candidate. Click to review it.';
+        row.icon = { id: 'bell', color: 'list.warningForeground' };
+        row.command = { command: ReviewCommands.openWaiting, title: 'Review', arguments: [run.dir] };
+      }
+      out.push(row);
     }
   }
   if (view?.slowUpdate) {
