@@ -8,6 +8,7 @@ import type { StepArtifacts } from '../../engine/store/runReader';
 import type { StepRecord } from '../../protocol/records';
 import { isAccepted, isSkipped, type StepAction } from '../../protocol/vocabulary';
 import { Commands, TreeItemContext } from '../constants';
+import { appendixArtifactNode, appendixEpochNode } from './appendixNodes';
 import { effectiveStatus, statusText, type RunView } from './liveState';
 
 export type NodeKind =
@@ -300,6 +301,8 @@ export function stepNodes(run: RunView, epoch: number): NodeSpec[] {
       });
     }
   }
+  const appendix = view && appendixEpochNode(run, view);
+  if (appendix) out.push(appendix);
   if (view?.slowUpdate) {
     out.push({
       id: `slow:${run.dir}:${epoch}`,
@@ -378,6 +381,7 @@ export function artifactNodes(run: RunView, step: number, a: StepArtifacts): Nod
       command: open(a.applyReport),
     });
   }
+  if (a.appendixNotes) out.push(appendixArtifactNode(run, step, a.appendixNotes));
   if (a.mergedPatch) {
     out.push({
       id: `${base}:patch`,
