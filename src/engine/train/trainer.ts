@@ -1,8 +1,8 @@
-import { injectEmptyAppendix } from '../skill/document';
 import { mkdirSync } from 'node:fs';
 import type { StepRecord } from '../../protocol/records';
 import { planTrainEpoch } from '../data/plan';
 import { SkillOptError } from '../errors';
+import { injectEmptyAppendix } from '../skill/document';
 import { writeJsonAtomic } from '../store/atomic';
 import { RUN_DIR, RUN_FILE } from '../store/layout';
 import { runEpochEnd } from './epochStages';
