@@ -93,6 +93,11 @@ export class PrettyPrinter {
           );
         break;
       }
+      case 'appendix/updated':
+        this.line(
+          `  appendix: +${e.added} execution note(s), ${e.total} in all${e.consolidated !== undefined ? ' (consolidated)' : ''}`,
+        );
+        break;
       case 'epoch/finished':
         this.line(
           `Epoch ${e.epoch} done${e.slowUpdate ? `; skill origin ${e.slowUpdate}` : ''}${e.metaSkill ? `; meta skill ${e.metaSkill}` : ''}`,

@@ -143,6 +143,10 @@ export function estimateCalls(settings: TrainSettings, splits: LoadedSplits, spe
     ...(settings.updateMode === 'rewrite_from_suggestions' ? { rewrite: 1 } : {}),
     // At most: hypotheses, every refinement round, and the final patch.
     ...(settings.deepReflect.enabled ? { deep_reflect: settings.deepReflect.rounds + 2 } : {}),
+    // At most one consolidation of the execution-notes appendix per step.
+    ...(settings.skillAware.enabled && settings.skillAware.consolidateThreshold > 0
+      ? { appendix_consolidate: 1 }
+      : {}),
     selection: sel,
   };
   const samples = Math.min(settings.slowUpdateSamples, splits.train.length);

@@ -191,6 +191,7 @@ export const STAGE_NAMES = [
   'evaluate',
   'slow_update',
   'meta_skill',
+  'appendix',
   'final_selection',
   'review',
   'test',

@@ -47,6 +47,8 @@ export const STEP_FILE = {
   metaReflectResult: 'meta_reflect_result.json',
   pairs: 'comparison_pairs.json',
   pairsAll: 'comparison_pairs_all.json',
+  /** Skill-aware reflection: the step's execution-lapse notes and the appendix after them. */
+  appendixNotes: 'appendix_notes.json',
 } as const;
 
 /** Folders of one evaluation (rollout, selection or test): results and per-task conversations. */

@@ -88,6 +88,12 @@ export const artifactSchemas = {
   }),
   metaSkillResult: z.looseObject({ action: z.string(), meta_skill_content: z.string().optional() }),
   gateResult: z.looseObject({ action: z.string(), score: num }),
+  appendixNotes: z.looseObject({
+    step_notes: z.array(z.string()),
+    appendix_after: z.array(z.string()),
+    n_added: int,
+    consolidated_from: int.optional(),
+  }),
   records: z.array(z.record(z.string(), z.unknown())),
   config: z.record(z.string(), z.unknown()),
   applyReport: z.array(z.looseObject({ index: int, status: z.string() })),

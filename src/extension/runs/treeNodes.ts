@@ -9,6 +9,7 @@ import type { StepRecord } from '../../protocol/records';
 import { isAccepted, isSkipped, type StepAction } from '../../protocol/vocabulary';
 import { actionLabel } from '../../protocol/words';
 import { Commands, ReviewCommands, TreeItemContext } from '../constants';
+import { appendixArtifactNode, appendixEpochNode } from './appendixNodes';
 import { effectiveStatus, statusText, type RunView } from './liveState';
 
 export type NodeKind =
@@ -307,6 +308,8 @@ export function stepNodes(run: RunView, epoch: number): NodeSpec[] {
       out.push(row);
     }
   }
+  const appendix = view && appendixEpochNode(run, view);
+  if (appendix) out.push(appendix);
   if (view?.slowUpdate) {
     out.push({
       id: `slow:${run.dir}:${epoch}`,
@@ -385,6 +388,7 @@ export function artifactNodes(run: RunView, step: number, a: StepArtifacts): Nod
       command: open(a.applyReport),
     });
   }
+  if (a.appendixNotes) out.push(appendixArtifactNode(run, step, a.appendixNotes));
   if (a.mergedPatch) {
     out.push({
       id: `${base}:patch`,
