@@ -1,8 +1,9 @@
 /** Eval-only: score one skill on a split with the target alone (reference scripts/eval_only.py). */
 import { setMaxListeners } from 'node:events';
+import { mkdirSync } from 'node:fs';
 import type { TaskItem } from './data/tasks';
 import { makeContext, type PreparedRun, type RunHooks } from './run';
-import { writeJsonAtomic } from './store/atomic';
+import { containWrites, writeJsonAtomic } from './store/atomic';
 import { EVAL_FILE, RunLayout } from './store/layout';
 import { evaluateItems, type TestSummary } from './train/evaluate';
 
@@ -51,7 +52,14 @@ export async function evalPrepared(
   const ctx = makeContext(prepared, opts, outDir, () => undefined);
   const before = prepared.models.accounting.totals();
   const run = new RunLayout(outDir);
-  const { summary } = await evaluateItems(ctx, chosen, opts.skill, run.evalOnlyDir(canonical), 'eval');
+  mkdirSync(outDir, { recursive: true });
+  const uncontain = containWrites(outDir);
+  let summary: TestSummary;
+  try {
+    ({ summary } = await evaluateItems(ctx, chosen, opts.skill, run.evalOnlyDir(canonical), 'eval'));
+  } finally {
+    uncontain();
+  }
   const after = prepared.models.accounting.totals();
   const result: EvalSummary = {
     skill: opts.skillPath,

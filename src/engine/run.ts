@@ -21,7 +21,7 @@ import type { Reviewer } from './train/review';
 import { BudgetGuard } from './llm/budget';
 import { tokenSummary } from './llm/accounting';
 import { acquireRunLock } from './store/runLock';
-import { removeStaleTemps } from './store/atomic';
+import { containWrites, removeStaleTemps } from './store/atomic';
 import { RUN_FILE, RunLayout } from './store/layout';
 import { RunLedger } from './llm/ledger';
 import { mkdirSync } from 'node:fs';
@@ -308,8 +308,10 @@ export async function trainPrepared(
   mkdirSync(prepared.outDir, { recursive: true });
   let release: (() => void) | undefined;
   let detach: (() => void) | undefined;
+  let uncontain: (() => void) | undefined;
   try {
     release = acquireRunLock(prepared.outDir);
+    uncontain = containWrites(prepared.outDir);
     // A killed process may have left half-written temp files; only we may write here now.
     const stale = removeStaleTemps(prepared.outDir);
     if (stale)
@@ -360,6 +362,7 @@ export async function trainPrepared(
     if (pendingTimer) clearTimeout(pendingTimer);
     emitTotals();
     detach?.();
+    uncontain?.();
     release?.();
   }
 }

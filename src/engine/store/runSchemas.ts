@@ -55,6 +55,15 @@ export const runtimeStateSchema = z.looseObject({
   engine: z.string().optional(),
 }) satisfies z.ZodType<RuntimeState>;
 
+/** `prediction_names.json` of an evaluation folder: task id → its prediction folder name. */
+export const predictionNamesSchema = z.record(
+  z.string(),
+  z
+    .string()
+    .regex(/^[A-Za-z0-9._~-]+$/)
+    .refine((n) => n !== '.' && n !== '..'),
+);
+
 /** The fields of a history record the engine relies on; the rest is kept as written. */
 export const historySchema = z.array(
   z.looseObject({
