@@ -45,6 +45,8 @@ export const STEP_FILE = {
   slowGuidance: 'slow_guidance.json',
   preSlowSkill: 'pre_slow_skill.md',
   metaSkillResult: 'meta_skill_result.json',
+  /** Each meta-skill reply as it arrived, so a stop before the result is written never pays it again. */
+  metaSkillReplies: 'meta_skill_replies.jsonl',
   metaReflectResult: 'meta_reflect_result.json',
   pairs: 'comparison_pairs.json',
   pairsAll: 'comparison_pairs_all.json',

@@ -64,6 +64,15 @@ export const predictionNamesSchema = z.record(
     .refine((n) => n !== '.' && n !== '..'),
 );
 
+/** One row of a reply journal (`meta_skill_replies.jsonl`): a paid reply, saved as it arrived. */
+export const journalRowSchema = z.looseObject({
+  key: z.string(),
+  text: z.string(),
+  usage: z.object({ promptTokens: num, completionTokens: num }),
+  model: z.string().optional(),
+  truncated: z.boolean().optional(),
+});
+
 /** The fields of a history record the engine relies on; the rest is kept as written. */
 export const historySchema = z.array(
   z.looseObject({

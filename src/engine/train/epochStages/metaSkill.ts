@@ -9,6 +9,7 @@ import { STEP_FILE } from '../../store/layout';
 import { artifactSchemas, readArtifact } from '../../store/runSchemas';
 import { loadPairs, longitudinalPairs, savePairs, writeMetaSkill } from '../epochEnd';
 import type { LoopContext } from '../loopContext';
+import { journaledClient } from '../replyJournal';
 import type { EpochEndStage, EpochWork } from './index';
 
 async function run(loop: LoopContext, ep: EpochWork): Promise<void> {
@@ -46,7 +47,14 @@ async function run(loop: LoopContext, ep: EpochWork): Promise<void> {
       savePairs(dir, kept, all, s.pairPolicy);
       pairs = kept;
     }
-    const memory = await writeMetaSkill(loop.ctx, ep.prevSkill, currSkill, state.metaSkill, pairs);
+    const optimizer = journaledClient(loop.ctx.optimizer, join(dir, STEP_FILE.metaSkillReplies));
+    const memory = await writeMetaSkill(
+      { ...loop.ctx, optimizer },
+      ep.prevSkill,
+      currSkill,
+      state.metaSkill,
+      pairs,
+    );
     result = memory
       ? { reasoning: memory.reasoning, meta_skill_content: memory.content, action: 'write_meta_skill' }
       : { action: 'no_content' };
