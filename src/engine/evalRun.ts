@@ -1,9 +1,8 @@
 /** Eval-only: score one skill on a split with the target alone (reference scripts/eval_only.py). */
 import { setMaxListeners } from 'node:events';
-import { mkdirSync } from 'node:fs';
 import type { TaskItem } from './data/tasks';
 import { makeContext, type PreparedRun, type RunHooks } from './run';
-import { containWrites, writeJsonAtomic } from './store/atomic';
+import { containWrites, makeDir, writeJsonAtomic } from './store/atomic';
 import { EVAL_FILE, RunLayout } from './store/layout';
 import { evaluateItems, type TestSummary } from './train/evaluate';
 
@@ -52,7 +51,7 @@ export async function evalPrepared(
   const ctx = makeContext(prepared, opts, outDir, () => undefined);
   const before = prepared.models.accounting.totals();
   const run = new RunLayout(outDir);
-  mkdirSync(outDir, { recursive: true });
+  makeDir(outDir);
   const uncontain = containWrites(outDir);
   let summary: TestSummary;
   try {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
 import { SkillOptError } from '../errors';
+import { writeError } from './ioErrors';
 
 /**
  * Write a file so that readers (and a resumed run after a crash) see either the old content or
@@ -14,8 +15,13 @@ export function writeFileAtomic(path: string, data: string): void {
     withParentDir(path, () => writeFileSync(tmp, data, { encoding: 'utf8', flag: 'wx' }));
     renameSync(tmp, path);
   } catch (err) {
-    rmSync(tmp, { force: true });
-    throw err;
+    // A path through a file (ENOTDIR) cannot hold the temp file either: nothing to remove then.
+    try {
+      rmSync(tmp, { force: true });
+    } catch {
+      // The write's own error is the one to report.
+    }
+    throw writeError(err, path);
   }
 }
 
@@ -44,6 +50,15 @@ export function removeStaleTemps(root: string): number {
 
 export function writeJsonAtomic(path: string, value: unknown): void {
   writeFileAtomic(path, JSON.stringify(value, null, 2) + '\n');
+}
+
+/** Makes a folder (and its parents), with a file-system refusal as a user error naming it. */
+export function makeDir(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (err) {
+    throw writeError(err, dir);
+  }
 }
 
 /** Folders this process has made or seen made; bounded, since the engine process lives long. */

@@ -1,6 +1,7 @@
 import { closeSync, constants, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { SkillOptError } from '../errors';
 import { withParentDir, writeFileAtomic } from './atomic';
+import { writeError } from './ioErrors';
 
 /**
  * Read a JSONL file written line by line. A crash can leave a torn last line; it is dropped (and
@@ -39,7 +40,7 @@ export function appendJsonl(path: string, row: unknown): void {
       }
     });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ELOOP') throw err;
+    if ((err as NodeJS.ErrnoException).code !== 'ELOOP') throw writeError(err, path);
     throw new SkillOptError('io', 'is a symbolic link; SkillOpt does not append through links', {
       file: path,
       fix: 'delete the link (the run writes the file itself), or train into another --out folder',

@@ -254,13 +254,17 @@ export function checkErrored(results: readonly RolloutResult[], what: string, ma
     .sort((a, b) => b[1] - a[1])
     .map(([k, n]) => `${TARGET_ERROR_LABELS[k as TargetErrorKind] ?? k} ×${n}`)
     .join(', ');
-  const first = errored[0].error ?? '';
+  // The first error's own fix (the stored message is `<problem>. Fix: <fix>`) leads the run's fix.
+  const text = errored[0].error ?? '';
+  const cut = text.indexOf('. Fix: ');
+  const first = cut < 0 ? text : text.slice(0, cut);
+  const cause = cut < 0 ? 'fix the cause above' : text.slice(cut + '. Fix: '.length);
   throw new SkillOptError(
     'target',
     `the target could not answer ${errored.length} of ${results.length} items in ${what} (${causes}). First error: ${first}`,
     {
       key: 'limits.max_errored_share',
-      fix: 'fix the cause above and resume the run (nothing answered so far is paid again); the skill was not judged on these items',
+      fix: `${cause}; then resume the run (nothing answered so far is paid again); the skill was not judged on these items`,
     },
   );
 }
