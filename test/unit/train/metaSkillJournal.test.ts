@@ -53,6 +53,9 @@ describe('kill and resume: the meta-skill reply is saved as it arrives', functio
       const second = new CallLog(p2);
       assert.equal((await runSim(p2, undefined, second)).outcome.status, 'finished');
       assert.equal(second.paid({ stage: 'meta_skill' }).length, 1);
+      // Once the result is written it is the one copy of what the replies said.
+      assert.ok(existsSync(join(epochDir, 'meta_skill_result.json')));
+      assert.ok(!existsSync(join(epochDir, 'meta_skill_replies.jsonl')));
       assert.deepEqual(comparableHistory(dir.path), comparableHistory(refDir.path));
     } finally {
       refDir.cleanup();

@@ -3,6 +3,7 @@
  * the comparison of the previous and current epoch's skills and read by the next epoch's prompts.
  */
 import { round1 } from '../step/record';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeJsonAtomic } from '../../store/atomic';
 import { STEP_FILE } from '../../store/layout';
@@ -62,6 +63,8 @@ async function run(loop: LoopContext, ep: EpochWork): Promise<void> {
     if (memory) state.metaSkill = memory.content;
   }
   writeJsonAtomic(resultPath, result);
+  // The result now holds what the replies said: keep it once (the journal only bridged the gap).
+  rmSync(join(dir, STEP_FILE.metaSkillReplies), { force: true });
   ep.metaAction = String(result.action);
 }
 
