@@ -347,16 +347,19 @@ describe('bad input: one message with the place and the fix, no stack trace', fu
   this.timeout(60_000);
   let tmp: ReturnType<typeof tempDir>;
   let d: string;
-  const saved = { ...process.env };
+  const keys = ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY'] as const;
+  const saved = keys.map((k) => process.env[k]);
   beforeEach(() => {
     tmp = tempDir('skillopt-bad-');
     d = join(tmp.path, 'cfg');
     cpSync(example, d, { recursive: true });
-    process.env.OPENAI_API_KEY = 'test-key-not-real';
-    process.env.ANTHROPIC_API_KEY = 'test-key-not-real';
+    for (const k of keys) process.env[k] = 'test-key-not-real';
   });
   afterEach(() => {
-    process.env = { ...saved };
+    keys.forEach((k, i) => {
+      if (saved[i] === undefined) delete process.env[k];
+      else process.env[k] = saved[i];
+    });
     tmp.cleanup();
   });
 
