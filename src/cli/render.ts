@@ -128,9 +128,7 @@ export class PrettyPrinter {
           ),
         );
         break;
-      case 'run/failed':
-        this.line(this.paint(31, `Failed: ${e.message}`));
-        break;
+      // run/failed: the error itself reaches main, which prints it once with its fix.
       default:
         break;
     }

@@ -11,7 +11,7 @@ import { createModelClient } from './llm/client';
 import { findOnPath } from './llm/agents/process';
 import { AgentRunError, CommandBackend, type AgentName, type AgentSettings } from './llm/command';
 import { LimitRegistry, limitsFromConfig } from './llm/limiter';
-import { urlSecrets } from './llm/secrets';
+import { scrubUrl, urlSecrets } from './llm/secrets';
 import { SimOptimizerBackend } from './llm/sim/optimizer';
 import { SimTargetBackend } from './llm/sim/target';
 import type { ChatBackend, ModelClient, ModelRole } from './llm/types';
@@ -44,6 +44,22 @@ export interface ModelSetup {
 
 function roleValue(cfg: SkillOptConfig, role: ModelRole, key: 'base_url' | 'temperature'): unknown {
   return cfg.model[`${role}_${key}` as keyof SkillOptConfig['model']];
+}
+
+/** A base URL no request could reach is refused now, not retried for half a minute as "connection failed". */
+function checkBaseUrl(value: string, key: string): void {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname) {
+    throw new SkillOptError('config', `"${scrubUrl(value)}" is not an http(s) URL`, {
+      key,
+      fix: 'write the whole base URL, e.g. https://api.openai.com/v1 or http://localhost:8000/v1',
+    });
+  }
 }
 
 function buildBackend(
@@ -86,6 +102,7 @@ function buildBackend(
       const provider: KeyProvider =
         kind === 'azure_openai' ? 'azure_openai' : kind === 'anthropic' ? 'anthropic' : 'openai';
       const configured = roleValue(cfg, role, 'base_url');
+      if (typeof configured === 'string' && configured) checkBaseUrl(configured, `model.${role}_base_url`);
       const baseUrl = (typeof configured === 'string' && configured) || defaultBaseUrl;
       const apiKey = env.keys?.[provider] ?? vars[API_KEY_ENV_VARS[provider]] ?? undefined;
       const temperature = roleValue(cfg, role, 'temperature');

@@ -21,10 +21,9 @@ import type { Reviewer } from './train/review';
 import { BudgetGuard } from './llm/budget';
 import { tokenSummary } from './llm/accounting';
 import { acquireRunLock } from './store/runLock';
-import { removeStaleTemps } from './store/atomic';
+import { containWrites, makeDir, removeStaleTemps } from './store/atomic';
 import { RUN_FILE, RunLayout } from './store/layout';
 import { RunLedger } from './llm/ledger';
-import { mkdirSync } from 'node:fs';
 import { setMaxListeners } from 'node:events';
 import type { TrainSettings } from './train/settings';
 
@@ -309,11 +308,13 @@ export async function trainPrepared(
     const wait = Math.max(0, 250 - (Date.now() - lastEmit));
     pendingTimer = setTimeout(emitTotals, wait);
   });
-  mkdirSync(prepared.outDir, { recursive: true });
+  makeDir(prepared.outDir);
   let release: (() => void) | undefined;
   let detach: (() => void) | undefined;
+  let uncontain: (() => void) | undefined;
   try {
     release = acquireRunLock(prepared.outDir);
+    uncontain = containWrites(prepared.outDir);
     // A killed process may have left half-written temp files; only we may write here now.
     const stale = removeStaleTemps(prepared.outDir);
     if (stale)
@@ -364,6 +365,7 @@ export async function trainPrepared(
     if (pendingTimer) clearTimeout(pendingTimer);
     emitTotals();
     detach?.();
+    uncontain?.();
     release?.();
   }
 }

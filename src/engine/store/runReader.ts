@@ -1,3 +1,4 @@
+import { conversationPath } from './predictionNames';
 import { runLockHeld } from './runLock';
 import { readHistory, readRuntimeState } from './runSchemas';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -157,14 +158,15 @@ export function stepArtifacts(dir: string, step: number): StepArtifacts {
       if (batch !== undefined) rollouts.push(join(layout.microBatchDir(step, batch), STEP_DIR.rollout));
     }
   }
-  for (const rollout of rollouts.map(evalPaths)) {
-    if (!existsSync(rollout.results)) continue;
-    for (const line of readFileSync(rollout.results, 'utf8').split('\n')) {
+  for (const rollout of rollouts) {
+    const results = evalPaths(rollout).results;
+    if (!existsSync(results)) continue;
+    for (const line of readFileSync(results, 'utf8').split('\n')) {
       if (!line.trim()) continue;
       try {
         const r = JSON.parse(line) as { id: string; hard: number; fail_reason?: string };
         if (!r.hard) {
-          const p = rollout.conversation(r.id);
+          const p = conversationPath(rollout, r.id);
           failed.push({ id: r.id, path: p, ...(r.fail_reason ? { reason: r.fail_reason } : {}) });
         }
       } catch {

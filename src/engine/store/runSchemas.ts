@@ -55,6 +55,24 @@ export const runtimeStateSchema = z.looseObject({
   engine: z.string().optional(),
 }) satisfies z.ZodType<RuntimeState>;
 
+/** `prediction_names.json` of an evaluation folder: task id → its prediction folder name. */
+export const predictionNamesSchema = z.record(
+  z.string(),
+  z
+    .string()
+    .regex(/^[A-Za-z0-9._~-]+$/)
+    .refine((n) => n !== '.' && n !== '..'),
+);
+
+/** One row of a reply journal (`meta_skill_replies.jsonl`): a paid reply, saved as it arrived. */
+export const journalRowSchema = z.looseObject({
+  key: z.string(),
+  text: z.string(),
+  usage: z.object({ promptTokens: num, completionTokens: num }),
+  model: z.string().optional(),
+  truncated: z.boolean().optional(),
+});
+
 /** The fields of a history record the engine relies on; the rest is kept as written. */
 export const historySchema = z.array(
   z.looseObject({

@@ -270,7 +270,9 @@ describe('extension runs: tree nodes', () => {
     try {
       cpSync(pythonRun, dir, { recursive: true });
       const rollout = join(dir, 'steps', 'step_0001', 'rollout');
-      mkdirSync(rollout, { recursive: true });
+      // The reference (and SkillOpt before prediction_names.json) named the folder of `q/2` `q_2`.
+      mkdirSync(join(rollout, 'predictions', 'q_2'), { recursive: true });
+      writeFileSync(join(rollout, 'predictions', 'q_2', 'conversation.json'), '[]');
       writeFileSync(
         join(rollout, 'results.jsonl'),
         [
