@@ -10,11 +10,13 @@ import { ResponseCache } from './llm/cache';
 import { createModelClient } from './llm/client';
 import { findOnPath } from './llm/agents/process';
 import { AgentRunError, CommandBackend, type AgentName, type AgentSettings } from './llm/command';
+import { batchStages, targetBatchApi } from './llm/batch/fromConfig';
+import type { BatchApi } from './llm/batch/types';
 import { LimitRegistry, limitsFromConfig } from './llm/limiter';
 import { urlSecrets } from './llm/secrets';
 import { SimOptimizerBackend } from './llm/sim/optimizer';
 import { SimTargetBackend } from './llm/sim/target';
-import type { ChatBackend, ModelClient, ModelRole } from './llm/types';
+import type { ChatBackend, ModelClient, ModelRole, Stage } from './llm/types';
 import { VscodeLmBackend, type LmBridge } from './llm/vscodeLm';
 import { guardOptimizer } from './train/leakGuard';
 import { API_KEY_ENV_VARS, type BackendKind, type KeyProvider } from '../protocol/vocabulary';
@@ -37,6 +39,8 @@ export interface ModelSetup {
   accounting: Accounting;
   cache?: ResponseCache;
   simulated: boolean;
+  /** The target's batch API and the evaluations sent through it (evaluation.batch_api). */
+  batch?: { api: BatchApi; stages: ReadonlySet<Stage>; pollMs: number };
   notices: string[];
   describe: { optimizer: string; target: string };
   close(): Promise<void>;
@@ -322,6 +326,7 @@ export function buildModels(
   // Credentials inside any configured URL (agent targets get the URL as an environment variable).
   for (const value of Object.values(cfg.model))
     if (typeof value === 'string') secrets.push(...urlSecrets(value));
+  let targetBackend: ChatBackend | undefined;
   const make = (role: ModelRole): ModelClient => {
     const name = role === 'optimizer' ? cfg.model.optimizer_backend : cfg.model.target_backend;
     const azureEndpoint = cfg.model.azure_openai_endpoint || vars.AZURE_OPENAI_ENDPOINT;
@@ -337,6 +342,7 @@ export function buildModels(
       });
     }
     const backend = buildBackend(cfg, role, resolved.kind, env, resolved.defaultBaseUrl);
+    if (role === 'target') targetBackend = backend;
     const agent = backend instanceof CommandBackend;
     const client = createModelClient({
       role,
@@ -360,11 +366,23 @@ export function buildModels(
     env.tasks.filter((t) => !testIds.has(t.id)),
   );
   const simulated = optimizer.backend === 'sim' || target.backend === 'sim';
+  const mode = cfg.evaluation.batch_api;
+  const batch =
+    mode !== 'off' && targetBackend
+      ? {
+          api: targetBatchApi(cfg, targetBackend),
+          stages: batchStages(mode),
+          pollMs: cfg.evaluation.batch_poll_s * 1000,
+        }
+      : undefined;
+  if (cfg.model.target_supports_batch && !batch)
+    notices.push('model.target_supports_batch is set, but evaluation.batch_api is off: no batch is sent');
   return {
     optimizer,
     target,
     accounting,
     ...(cache ? { cache } : {}),
+    ...(batch ? { batch } : {}),
     simulated,
     notices,
     describe: {

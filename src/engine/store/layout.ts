@@ -58,6 +58,8 @@ export const EVAL_FILE = {
   summary: 'eval_summary.json',
   /** Test and eval-only evaluations: scores per task type, the reference's `{<type>: {total, hard_acc}}`. */
   scores: 'summary.json',
+  /** An evaluation sent through a provider's batch API: the batch id and its items, so a restart polls it again. */
+  batch: 'provider_batch.json',
 } as const;
 
 /** Folders inside a step folder (or inside one of its micro-batch folders). */
@@ -143,12 +145,14 @@ export function evalPaths(dir: string): {
   dir: string;
   results: string;
   scores: string;
+  batch: string;
   conversation(taskId: string): string;
 } {
   return {
     dir,
     results: join(dir, EVAL_FILE.results),
     scores: join(dir, EVAL_FILE.scores),
+    batch: join(dir, EVAL_FILE.batch),
     conversation: (taskId) =>
       join(dir, EVAL_FILE.predictions, predictionSegment(taskId), EVAL_FILE.conversation),
   };

@@ -1,0 +1,73 @@
+/**
+ * A rollout's pending items through the target's batch API (evaluation.batch_api): one batch, the
+ * same requests and scoring as the synchronous path, and any item the batch did not answer asked
+ * again on its own through the normal client (still failing = `errored`, not a zero).
+ */
+import type { TaskItem } from '../data/tasks';
+import type { Accounting } from '../llm/accounting';
+import { runBatch, type BatchProgress } from '../llm/batch/runner';
+import type { BatchApi } from '../llm/batch/types';
+import type { Logger } from '../log';
+import { evalPaths } from '../store/layout';
+import type { RolloutOptions } from './rollout';
+import { runItem, scoreReply, targetRequest } from './rolloutItem';
+import type { RolloutResult } from '../../protocol/records';
+
+export interface RolloutBatch {
+  api: BatchApi;
+  pollMs: number;
+  accounting: Accounting;
+  logger?: Logger;
+  onProgress?: (p: BatchProgress) => void;
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+/**
+ * Answer `pending` through `batch`, calling `finish` once per item with its result row and the
+ * function that records its usage (called where the row is written).
+ */
+export async function rolloutByBatch(
+  pending: readonly TaskItem[],
+  system: string,
+  opts: RolloutOptions,
+  batch: RolloutBatch,
+  finish: (item: TaskItem, result: RolloutResult, pay?: () => void) => void,
+): Promise<void> {
+  const calls = pending.map((item) => targetRequest(item, system, opts));
+  const settled = await runBatch({
+    api: batch.api,
+    stage: opts.stage,
+    statePath: evalPaths(opts.dir).batch,
+    items: calls.map((c) => ({ itemId: c.item.id, req: c.req })),
+    pollMs: batch.pollMs,
+    signal: opts.signal,
+    accounting: batch.accounting,
+    ...(batch.logger ? { logger: batch.logger } : {}),
+    ...(batch.onProgress ? { onProgress: batch.onProgress } : {}),
+    ...(batch.sleep ? { sleep: batch.sleep } : {}),
+  });
+  let retried = 0;
+  await Promise.all(
+    calls.map(async (call) => {
+      const s = settled.get(call.item.id);
+      if (s?.outcome.ok) {
+        const result = await scoreReply(call, { text: s.outcome.reply.text, cached: false }, opts);
+        finish(call.item, result, s.pay);
+        return;
+      }
+      retried++;
+      batch.logger?.log(
+        'info',
+        'batch',
+        `${opts.stage} ${call.item.id}: not answered by the batch (${s?.outcome.ok === false ? s.outcome.why : 'missing'}); asking it alone`,
+      );
+      finish(call.item, await runItem(call.item, system, opts));
+    }),
+  );
+  if (retried)
+    batch.logger?.log(
+      'warn',
+      'batch',
+      `${opts.stage}: ${retried} item(s) the batch did not answer were asked one by one`,
+    );
+}

@@ -1,0 +1,119 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { TaskItem } from '../../../src/engine/data/tasks';
+import type { LedgerRow } from '../../../src/engine/llm/ledger';
+import { prepareRun, type PreparedRun } from '../../../src/engine/run';
+import type { EngineEvent } from '../../../src/protocol/events';
+import { OpenAiBatchApi } from '../../support/loopback/batchApis';
+import type { LoopbackServer } from '../../support/loopback/core';
+import { startOpenAiServer } from '../../support/loopback/openaiServer';
+import {
+  scriptedModels,
+  scriptedOptimizerModel,
+  scriptedTargetModel,
+} from '../../support/loopback/scriptedModels';
+import { exampleConfig, runSim, tempDir } from './helpers';
+
+/**
+ * evaluation.batch_api: final sends a training run's final test evaluation through OpenAI's Batch
+ * API: the same test scores as the synchronous run, and a run stopped while the batch is out
+ * resumes by collecting the same batch, each item in the ledger once at the batch price.
+ */
+describe('the final test evaluation through the batch API (loopback)', function () {
+  this.timeout(120_000);
+  let items: TaskItem[];
+  const dirs: Array<ReturnType<typeof tempDir>> = [];
+  const servers: LoopbackServer[] = [];
+
+  before(() => {
+    const probe = prepareRun({
+      configPath: exampleConfig,
+      outDir: tempDir('skillopt-batchfinal-probe-').path,
+      dryRun: true,
+      overrides: ['cache.enabled=false'],
+    });
+    items = [...probe.splits.train, ...probe.splits.val, ...probe.splits.test.unsealForEvaluation()];
+  });
+  after(async () => {
+    for (const s of servers) await s.close();
+    for (const d of dirs) d.cleanup();
+  });
+
+  async function server(api?: OpenAiBatchApi): Promise<LoopbackServer> {
+    const s = await startOpenAiServer(scriptedModels(items), api ? { routes: api.routes } : {});
+    servers.push(s);
+    return s;
+  }
+
+  function prepare(s: LoopbackServer, extra: string[], outDir?: string): PreparedRun {
+    let path = outDir;
+    if (!path) {
+      const d = tempDir('skillopt-batchfinal-');
+      dirs.push(d);
+      path = d.path;
+    }
+    return prepareRun({
+      configPath: exampleConfig,
+      outDir: path,
+      overrides: [
+        'cache.enabled=false',
+        'train.num_epochs=1',
+        'model.optimizer_backend=openai_compatible',
+        'model.target_backend=openai',
+        `model.optimizer=${scriptedOptimizerModel}`,
+        `model.target=${scriptedTargetModel}`,
+        `model.optimizer_base_url=${s.url}`,
+        `model.target_base_url=${s.url}`,
+        'model.target_supports_batch=true',
+        'evaluation.batch_poll_s=0.01',
+        'prices.scripted-target.input_per_mtok=2',
+        'prices.scripted-target.output_per_mtok=8',
+        ...extra,
+      ],
+    });
+  }
+
+  const testScores = (events: EngineEvent[]): unknown =>
+    events.find((e): e is Extract<EngineEvent, { type: 'run/finished' }> => e.type === 'run/finished')?.test;
+
+  it('scores the test split through a batch as the synchronous run does, across a stop in the middle', async () => {
+    const sync = await runSim(prepare(await server(), []));
+    assert.equal(sync.outcome.status, 'finished');
+
+    const api = new OpenAiBatchApi({ pollsToEnd: 4 });
+    const s = await server(api);
+    const first = prepare(s, ['evaluation.batch_api=final']);
+    const stopped = await runSim(
+      first,
+      (e) => e.type === 'batch/progress' && e.evaluation === 'test' && e.detail === 'in_progress',
+    );
+    assert.equal(stopped.outcome.status, 'stopped');
+    const submitted = api.batches.size;
+    assert.ok(submitted >= 1, 'the final test evaluation went out as a batch');
+    assert.equal(api.cancelRequests.length, 0);
+
+    const resumed = await runSim(prepare(s, ['evaluation.batch_api=final'], first.outDir));
+    assert.equal(resumed.outcome.status, 'finished');
+    assert.ok(resumed.events.some((e) => e.type === 'batch/progress' && e.resumed));
+    assert.deepEqual(testScores(resumed.events), testScores(sync.events));
+
+    // Only the test evaluation went as batches (selection stays synchronous with `final`), and
+    // the batches in flight at the stop were collected, not sent again.
+    const testItems = items.length - first.splits.train.length - first.splits.val.length;
+    const batched = [...api.batches.values()].reduce((n, b) => n + b.items.length, 0);
+    const ledger = readFileSync(join(first.outDir, 'ledger.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as LedgerRow);
+    const batchRows = ledger.filter((r) => r.provider?.endsWith(':batch'));
+    assert.ok(batchRows.every((r) => r.stage === 'test'));
+    const paid = batchRows.reduce((n, r) => n + (r.calls ?? 0), 0);
+    assert.equal(paid, batched, 'every batch item is in the ledger exactly once');
+    assert.ok(batched % testItems === 0 && batched > 0);
+    for (const r of batchRows) {
+      const list = ((r.prompt_tokens ?? 0) * 2 + (r.completion_tokens ?? 0) * 8) / 1e6;
+      assert.ok(Math.abs((r.dollars ?? NaN) - list / 2) < 1e-12, 'batch items cost half the list price');
+    }
+  });
+});
