@@ -13,7 +13,7 @@ import {
   scriptedOptimizerModel,
   scriptedTargetModel,
 } from '../../support/loopback/scriptedModels';
-import { exampleConfig, runSim, tempDir } from './helpers';
+import { comparableHistory, exampleConfig, runSim, tempDir } from './helpers';
 
 /**
  * evaluation.batch_api: final sends a training run's final test evaluation through OpenAI's Batch
@@ -77,10 +77,16 @@ describe('the final test evaluation through the batch API (loopback)', function 
   const testScores = (events: EngineEvent[]): unknown =>
     events.find((e): e is Extract<EngineEvent, { type: 'run/finished' }> => e.type === 'run/finished')?.test;
 
-  it('scores the test split through a batch as the synchronous run does, across a stop in the middle', async () => {
-    const sync = await runSim(prepare(await server(), []));
+  let sync: Awaited<ReturnType<typeof runSim>>;
+  let syncDir: string;
+  before(async () => {
+    const prepared = prepare(await server(), []);
+    syncDir = prepared.outDir;
+    sync = await runSim(prepared);
     assert.equal(sync.outcome.status, 'finished');
+  });
 
+  it('scores the test split through a batch as the synchronous run does, across a stop in the middle', async () => {
     const api = new OpenAiBatchApi({ pollsToEnd: 4 });
     const s = await server(api);
     const first = prepare(s, ['evaluation.batch_api=final']);
@@ -115,5 +121,18 @@ describe('the final test evaluation through the batch API (loopback)', function 
       const list = ((r.prompt_tokens ?? 0) * 2 + (r.completion_tokens ?? 0) * 8) / 1e6;
       assert.ok(Math.abs((r.dollars ?? NaN) - list / 2) < 1e-12, 'batch items cost half the list price');
     }
+  });
+
+  it('with batch_api: selection also gates through batches, and decides every step as the synchronous run', async () => {
+    const api = new OpenAiBatchApi({ pollsToEnd: 1 });
+    const prepared = prepare(await server(api), ['evaluation.batch_api=selection']);
+    const run = await runSim(prepared);
+    assert.equal(run.outcome.status, 'finished');
+    assert.deepEqual(comparableHistory(prepared.outDir), comparableHistory(syncDir));
+    assert.deepEqual(testScores(run.events), testScores(sync.events));
+    const evaluations = new Set(
+      run.events.flatMap((e) => (e.type === 'batch/progress' ? [e.evaluation] : [])),
+    );
+    assert.deepEqual([...evaluations].sort(), ['selection', 'test']);
   });
 });
