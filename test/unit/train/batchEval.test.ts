@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { TaskItem } from '../../../src/engine/data/tasks';
 import { SkillOptError } from '../../../src/engine/errors';
 import { evalPrepared, type EvalSummary } from '../../../src/engine/evalRun';
-import { prepareRun, type PreparedRun } from '../../../src/engine/run';
+import type { PreparedRun } from '../../../src/engine/run';
 import { RunLayout, evalPaths } from '../../../src/engine/store/layout';
 import type { EngineEvent } from '../../../src/protocol/events';
 import type { RolloutResult } from '../../../src/protocol/records';
@@ -12,12 +12,8 @@ import { AnthropicBatchApi, OpenAiBatchApi } from '../../support/loopback/batchA
 import { startAnthropicServer } from '../../support/loopback/anthropicServer';
 import type { LoopbackServer, RecordedRequest, Reply } from '../../support/loopback/core';
 import { startOpenAiServer } from '../../support/loopback/openaiServer';
-import {
-  scriptedModels,
-  scriptedOptimizerModel,
-  scriptedTargetModel,
-} from '../../support/loopback/scriptedModels';
-import { exampleConfig, tempDir } from './helpers';
+import { scriptedModels } from '../../support/loopback/scriptedModels';
+import { BatchRuns, batchPrice, exampleTasks } from './batchHelpers';
 
 /**
  * `skillopt eval --batch` and the final test evaluation through the real SDKs' batch surfaces over
@@ -27,30 +23,23 @@ import { exampleConfig, tempDir } from './helpers';
 describe('batch evaluations over the loopback batch APIs', function () {
   this.timeout(60_000);
   let items: TaskItem[];
-  let dirs: Array<ReturnType<typeof tempDir>>;
+  const runs = new BatchRuns();
   let servers: LoopbackServer[];
   /** Task inputs whose batch request fails (answered when asked alone), and ones that always fail. */
   const failInBatch = new Set<string>();
   const failAlways = new Set<string>();
 
   before(() => {
-    const probe = prepareRun({
-      configPath: exampleConfig,
-      outDir: tempDir('skillopt-batch-probe-').path,
-      dryRun: true,
-      overrides: ['cache.enabled=false'],
-    });
-    items = [...probe.splits.train, ...probe.splits.val, ...probe.splits.test.unsealForEvaluation()];
+    items = exampleTasks();
   });
   beforeEach(() => {
-    dirs = [];
     servers = [];
     failInBatch.clear();
     failAlways.clear();
   });
   afterEach(async () => {
     for (const s of servers) await s.close();
-    for (const d of dirs) d.cleanup();
+    runs.cleanup();
   });
 
   const override = (req: RecordedRequest, stage: string): Reply | undefined => {
@@ -72,33 +61,12 @@ describe('batch evaluations over the loopback batch APIs', function () {
     return server;
   }
 
-  function prepare(
+  const prepare = (
     server: LoopbackServer,
     extra: string[],
     outDir?: string,
-    backend = 'openai',
-  ): PreparedRun {
-    const dir = outDir ?? tempDir('skillopt-batch-').path;
-    if (!outDir) dirs.push({ path: dir, cleanup: () => undefined });
-    return prepareRun({
-      configPath: exampleConfig,
-      outDir: dir,
-      overrides: [
-        'cache.enabled=false',
-        'model.optimizer_backend=openai_compatible',
-        `model.target_backend=${backend}`,
-        `model.optimizer=${scriptedOptimizerModel}`,
-        `model.target=${scriptedTargetModel}`,
-        `model.optimizer_base_url=${server.url}`,
-        `model.target_base_url=${backend === 'anthropic' ? server.origin : server.url}`,
-        'evaluation.batch_poll_s=0.01',
-        'limits.max_retries=1',
-        'prices.scripted-target.input_per_mtok=2',
-        'prices.scripted-target.output_per_mtok=8',
-        ...extra,
-      ],
-    });
-  }
+    backend: 'openai' | 'anthropic' = 'openai',
+  ): PreparedRun => runs.prepare(server, extra, { ...(outDir ? { outDir } : {}), backend });
 
   async function evaluate(
     prepared: PreparedRun,
@@ -167,8 +135,7 @@ describe('batch evaluations over the loopback batch APIs', function () {
     );
     const [row] = rows;
     assert.equal(row.calls, batch.summary.n_items);
-    const full = (row.promptTokens * 2 + row.completionTokens * 8) / 1e6;
-    assert.ok(Math.abs((row.dollars ?? NaN) - full / 2) < 1e-12);
+    assert.ok(Math.abs((row.dollars ?? NaN) - batchPrice(row.promptTokens, row.completionTokens)) < 1e-12);
   });
 
   it('picks up the same batch after a stop in the middle, and pays for it once', async () => {
@@ -285,17 +252,7 @@ describe('batch evaluations over the loopback batch APIs', function () {
         /target_supports_batch/.test(err.place.fix ?? ''),
     );
     assert.throws(
-      () =>
-        prepareRun({
-          configPath: exampleConfig,
-          outDir: tempDir('skillopt-batch-sim-').path,
-          dryRun: true,
-          overrides: [
-            'model.target_backend=sim',
-            'model.optimizer_backend=sim',
-            'evaluation.batch_api=final',
-          ],
-        }),
+      () => prepare(server, ['model.target_backend=sim', 'evaluation.batch_api=final']),
       (err: unknown) => SkillOptError.is(err, 'config') && /sim target has no batch API/.test(err.message),
     );
     assert.equal(server.requests.length, 0);

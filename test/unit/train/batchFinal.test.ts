@@ -3,17 +3,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TaskItem } from '../../../src/engine/data/tasks';
 import type { LedgerRow } from '../../../src/engine/llm/ledger';
-import { prepareRun, type PreparedRun } from '../../../src/engine/run';
+import type { PreparedRun } from '../../../src/engine/run';
 import type { EngineEvent } from '../../../src/protocol/events';
 import { OpenAiBatchApi } from '../../support/loopback/batchApis';
 import type { LoopbackServer } from '../../support/loopback/core';
 import { startOpenAiServer } from '../../support/loopback/openaiServer';
-import {
-  scriptedModels,
-  scriptedOptimizerModel,
-  scriptedTargetModel,
-} from '../../support/loopback/scriptedModels';
-import { comparableHistory, exampleConfig, runSim, tempDir } from './helpers';
+import { scriptedModels } from '../../support/loopback/scriptedModels';
+import { BatchRuns, batchPrice, exampleTasks } from './batchHelpers';
+import { comparableHistory, runSim } from './helpers';
 
 /**
  * evaluation.batch_api: final sends a training run's final test evaluation through OpenAI's Batch
@@ -23,21 +20,15 @@ import { comparableHistory, exampleConfig, runSim, tempDir } from './helpers';
 describe('the final test evaluation through the batch API (loopback)', function () {
   this.timeout(120_000);
   let items: TaskItem[];
-  const dirs: Array<ReturnType<typeof tempDir>> = [];
+  const runs = new BatchRuns();
   const servers: LoopbackServer[] = [];
 
   before(() => {
-    const probe = prepareRun({
-      configPath: exampleConfig,
-      outDir: tempDir('skillopt-batchfinal-probe-').path,
-      dryRun: true,
-      overrides: ['cache.enabled=false'],
-    });
-    items = [...probe.splits.train, ...probe.splits.val, ...probe.splits.test.unsealForEvaluation()];
+    items = exampleTasks();
   });
   after(async () => {
     for (const s of servers) await s.close();
-    for (const d of dirs) d.cleanup();
+    runs.cleanup();
   });
 
   async function server(api?: OpenAiBatchApi): Promise<LoopbackServer> {
@@ -46,33 +37,10 @@ describe('the final test evaluation through the batch API (loopback)', function 
     return s;
   }
 
-  function prepare(s: LoopbackServer, extra: string[], outDir?: string): PreparedRun {
-    let path = outDir;
-    if (!path) {
-      const d = tempDir('skillopt-batchfinal-');
-      dirs.push(d);
-      path = d.path;
-    }
-    return prepareRun({
-      configPath: exampleConfig,
-      outDir: path,
-      overrides: [
-        'cache.enabled=false',
-        'train.num_epochs=1',
-        'model.optimizer_backend=openai_compatible',
-        'model.target_backend=openai',
-        `model.optimizer=${scriptedOptimizerModel}`,
-        `model.target=${scriptedTargetModel}`,
-        `model.optimizer_base_url=${s.url}`,
-        `model.target_base_url=${s.url}`,
-        'model.target_supports_batch=true',
-        'evaluation.batch_poll_s=0.01',
-        'prices.scripted-target.input_per_mtok=2',
-        'prices.scripted-target.output_per_mtok=8',
-        ...extra,
-      ],
+  const prepare = (s: LoopbackServer, extra: string[], outDir?: string): PreparedRun =>
+    runs.prepare(s, ['train.num_epochs=1', 'model.target_supports_batch=true', ...extra], {
+      ...(outDir ? { outDir } : {}),
     });
-  }
 
   const testScores = (events: EngineEvent[]): unknown =>
     events.find((e): e is Extract<EngineEvent, { type: 'run/finished' }> => e.type === 'run/finished')?.test;
@@ -118,8 +86,8 @@ describe('the final test evaluation through the batch API (loopback)', function 
     assert.equal(paid, batched, 'every batch item is in the ledger exactly once');
     assert.ok(batched % testItems === 0 && batched > 0);
     for (const r of batchRows) {
-      const list = ((r.prompt_tokens ?? 0) * 2 + (r.completion_tokens ?? 0) * 8) / 1e6;
-      assert.ok(Math.abs((r.dollars ?? NaN) - list / 2) < 1e-12, 'batch items cost half the list price');
+      const half = batchPrice(r.prompt_tokens ?? 0, r.completion_tokens ?? 0);
+      assert.ok(Math.abs((r.dollars ?? NaN) - half) < 1e-12, 'batch items cost half the list price');
     }
   });
 
