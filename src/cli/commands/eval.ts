@@ -113,7 +113,10 @@ export async function runEval(args: readonly string[]): Promise<number> {
       ],
       a,
     );
-    process.stdout.write(`\nStopped: ${err.problem}. Answered items are kept; continue with:\n  ${again}\n`);
+    const left = err.place.fix ? `; ${err.place.fix}` : '';
+    process.stdout.write(
+      `\nStopped: ${err.problem}${left}. Answered items are kept; continue with:\n  ${again}\n`,
+    );
     return ExitCode.Interrupted;
   } finally {
     process.off('SIGINT', onSigint);

@@ -63,6 +63,11 @@ describe('the final test evaluation through the batch API (loopback)', function 
       (e) => e.type === 'batch/progress' && e.evaluation === 'test' && e.detail === 'in_progress',
     );
     assert.equal(stopped.outcome.status, 'stopped');
+    const why = stopped.events.find((e) => e.type === 'run/stopped');
+    assert.match(
+      why?.type === 'run/stopped' ? why.reason : '',
+      /^stopped by request; the openai_compatible batch \S+ \(test evaluation\) is left running at the provider; resuming this folder collects it without paying twice$/,
+    );
     const submitted = api.batches.size;
     assert.ok(submitted >= 1, 'the final test evaluation went out as a batch');
     assert.equal(api.cancelRequests.length, 0);

@@ -183,10 +183,10 @@ async function manage<T>(job: BatchJob, batchId: string | undefined, call: () =>
 }
 
 function leftRunning(job: BatchJob, batchId: string): SkillOptError {
-  return new SkillOptError(
-    'cancelled',
-    `Stopped waiting for ${job.api.provider} batch ${batchId} (${job.stage} evaluation). The batch is left running at the provider; running the same command on this folder again collects it without paying twice`,
-  );
+  const what = `${job.api.provider} batch ${batchId} (${job.stage} evaluation)`;
+  return new SkillOptError('cancelled', `Stopped waiting for ${what}`, {
+    fix: `the ${what} is left running at the provider; resuming this folder collects it without paying twice`,
+  });
 }
 
 function stopped(job: BatchJob): SkillOptError {
