@@ -242,6 +242,22 @@ describe('batch evaluations over the loopback batch APIs', function () {
     );
   });
 
+  it('picks up the same Anthropic message batch after a stop in the middle', async () => {
+    const api = new AnthropicBatchApi({ pollsToEnd: 4 });
+    const server = await startAnthropicServer(scriptedModels(items, override), { routes: api.routes });
+    servers.push(server);
+    const sync = await evaluate(prepare(server, [], undefined, 'anthropic'));
+    const args = ['evaluation.batch_api=final'];
+    const first = prepare(server, args, undefined, 'anthropic');
+    await assert.rejects(
+      evaluate(first, (e) => e.type === 'batch/progress'),
+      (err: unknown) => SkillOptError.is(err, 'cancelled'),
+    );
+    const resumed = await evaluate(prepare(server, args, first.outDir, 'anthropic'));
+    assert.equal(api.batches.size, 1);
+    assert.deepEqual(scores(resumed.summary), scores(sync.summary));
+  });
+
   it('refuses batch for a target without a batch API before any call', async () => {
     const server = await openAi();
     assert.throws(
