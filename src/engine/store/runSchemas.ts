@@ -166,7 +166,10 @@ export const batchStateSchema = z.looseObject({
   provider: z.string(),
   model: z.string(),
   stage: z.string(),
-  batch_id: z.string().min(1),
+  /** Absent only while it is being sent (a process that died then left the batch to be found by `submission`). */
+  batch_id: z.string().min(1).optional(),
+  /** Tag sent with the batch (OpenAI metadata), to find it when a crash kept its id from being written. */
+  submission: z.string().optional(),
   input_file_id: z.string().optional(),
   submitted_at: z.string(),
   /** custom_id → task id. */

@@ -94,6 +94,10 @@ const notFound = (what: string): RouteReply => ({
 
 /** OpenAI Files (`POST /v1/files`, `GET /v1/files/{id}/content`) and Batches (create, retrieve, cancel). */
 export class OpenAiBatchApi extends BatchApi {
+  private readonly extra = new Map<
+    string,
+    { inputFileId: string; metadata: Record<string, string> | null }
+  >();
   readonly files = new Map<
     string,
     { filename: string; purpose: string; content: string; createdAt: number }
@@ -109,6 +113,11 @@ export class OpenAiBatchApi extends BatchApi {
       return { status: 200, body: file[2] ? f.content : this.fileObject(file[1]) };
     }
     if (method === 'POST' && path === '/v1/batches') return this.createBatch(req);
+    if (method === 'GET' && path === '/v1/batches') {
+      // Newest first, one page, as the SDK's cursor pagination reads it.
+      const data = [...this.batches.values()].reverse().map((b) => this.batchObject(b));
+      return { status: 200, body: { object: 'list', data, has_more: false } };
+    }
     const one = /^\/v1\/batches\/([^/]+)(\/cancel)?$/.exec(path);
     if (!one) return undefined;
     const batch = this.batches.get(one[1]);
@@ -145,7 +154,12 @@ export class OpenAiBatchApi extends BatchApi {
   }
 
   private createBatch(req: RecordedRequest): RouteReply {
-    const body = req.body as { input_file_id?: string; endpoint?: string; completion_window?: string };
+    const body = req.body as {
+      input_file_id?: string;
+      endpoint?: string;
+      completion_window?: string;
+      metadata?: Record<string, string>;
+    };
     const input = body.input_file_id ? this.files.get(body.input_file_id) : undefined;
     if (!input || input.purpose !== 'batch') return notFound('batch input file');
     if (body.endpoint !== '/v1/chat/completions' || body.completion_window !== '24h')
@@ -165,7 +179,7 @@ export class OpenAiBatchApi extends BatchApi {
       items.push({ customId: row.custom_id, body: row.body });
     }
     const batch = this.create('batch_loopback_', items);
-    (batch as LoopbackBatch & { inputFileId: string }).inputFileId = body.input_file_id!;
+    this.extra.set(batch.id, { inputFileId: body.input_file_id!, metadata: body.metadata ?? null });
     return { status: 200, body: this.batchObject(batch) };
   }
 
@@ -189,7 +203,8 @@ export class OpenAiBatchApi extends BatchApi {
       id: batch.id,
       object: 'batch',
       endpoint: '/v1/chat/completions',
-      input_file_id: (batch as LoopbackBatch & { inputFileId?: string }).inputFileId ?? '',
+      input_file_id: this.extra.get(batch.id)?.inputFileId ?? '',
+      metadata: this.extra.get(batch.id)?.metadata ?? null,
       completion_window: '24h',
       created_at: Math.floor(batch.createdAt / 1000),
     };

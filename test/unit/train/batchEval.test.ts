@@ -167,6 +167,46 @@ describe('batch evaluations over the loopback batch APIs', function () {
     );
   });
 
+  it('finds a batch whose id a crash kept from being written, instead of sending it again', async () => {
+    const api = new OpenAiBatchApi({ pollsToEnd: 1 });
+    const dies = new AbortController();
+    const server = await startOpenAiServer(scriptedModels(items, override), {
+      routes: async (req, answer) => {
+        const out = await api.routes(req, answer);
+        // The batch now exists at the provider, but the process that sent it dies before the reply.
+        if (req.method === 'POST' && req.path === '/v1/batches') dies.abort();
+        return out;
+      },
+    });
+    servers.push(server);
+    const args = ['evaluation.batch_api=final', 'model.target_supports_batch=true'];
+    const first = prepare(server, args);
+    await assert.rejects(
+      evalPrepared(first, {
+        skill: first.initialSkill,
+        skillPath: first.skillPath,
+        split: 'test',
+        emit: () => undefined,
+        signal: dies.signal,
+      }),
+      (err: unknown) => SkillOptError.is(err, 'cancelled'),
+    );
+    const statePath = evalPaths(new RunLayout(first.outDir).evalOnlyDir('test')).batch;
+    const pending = JSON.parse(readFileSync(statePath, 'utf8')) as { batch_id?: string; submission?: string };
+    assert.equal(pending.batch_id, undefined);
+    assert.ok(pending.submission);
+    assert.equal(api.batches.size, 1);
+
+    const again = await evaluate(prepare(server, args, first.outDir));
+    assert.equal(api.batches.size, 1, 'the lost batch was found by its tag, not sent again');
+    assert.equal(again.summary.errored, undefined);
+    assert.ok(again.events.some((e) => e.type === 'batch/progress' && e.resumed));
+    assert.equal(
+      (JSON.parse(readFileSync(statePath, 'utf8')) as { batch_id?: string }).batch_id,
+      [...api.batches.keys()][0],
+    );
+  });
+
   it('never reuses a batch sent for other requests: it is cancelled and a new one sent', async () => {
     const api = new OpenAiBatchApi({ pollsToEnd: 5 });
     const server = await openAi(api);

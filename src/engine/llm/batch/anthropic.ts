@@ -17,7 +17,11 @@ export class AnthropicBatchApi implements BatchApi {
     return requests.map((r) => this.wire.body(r.req));
   }
 
-  async submit(requests: readonly BatchRequest[], signal: AbortSignal): Promise<{ batchId: string }> {
+  async submit(
+    requests: readonly BatchRequest[],
+    _tag: string,
+    signal: AbortSignal,
+  ): Promise<{ batchId: string }> {
     const batch = await this.wire.sdk.messages.batches.create(
       { requests: requests.map((r) => ({ custom_id: r.customId, params: this.wire.body(r.req) })) },
       { signal },

@@ -27,6 +27,7 @@ export class OpenAiBatchApi implements BatchApi {
 
   async submit(
     requests: readonly BatchRequest[],
+    tag: string,
     signal: AbortSignal,
   ): Promise<{ batchId: string; inputFileId: string }> {
     const lines = requests.map((r) =>
@@ -44,11 +45,21 @@ export class OpenAiBatchApi implements BatchApi {
         input_file_id: file.id,
         endpoint: ENDPOINT,
         completion_window: '24h',
-        metadata: { source: 'skillopt' },
+        metadata: { source: 'skillopt', skillopt_submission: tag },
       },
       { signal },
     );
     return { batchId: batch.id, inputFileId: file.id };
+  }
+
+  async find(tag: string, signal: AbortSignal): Promise<string | undefined> {
+    let seen = 0;
+    // Newest first: the batch sought was created moments before the process that sent it died.
+    for await (const b of this.wire.sdk.batches.list({ limit: 100 }, { signal, ...MANAGE })) {
+      if (b.metadata?.skillopt_submission === tag) return b.id;
+      if (++seen >= 500) break;
+    }
+    return undefined;
   }
 
   async status(batchId: string, signal: AbortSignal): Promise<BatchStatus> {

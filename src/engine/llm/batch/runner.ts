@@ -4,7 +4,7 @@
  * item. The batch id is written to the evaluation folder before anything else happens, so a
  * stopped run polls the same batch and never pays for the same requests twice.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, rmSync } from 'node:fs';
 import { SkillOptError } from '../../errors';
 import type { Logger } from '../../log';
@@ -119,7 +119,10 @@ export async function runBatch(job: BatchJob): Promise<Map<string, SettledItem>>
 }
 
 /** The earlier batch, when it was sent for exactly these requests (every pending item, same bodies). */
-async function reusable(job: BatchJob, hashes: Map<string, string>): Promise<BatchState | undefined> {
+/** A state whose batch was sent and its id written. */
+type Submitted = BatchState & { batch_id: string };
+
+async function reusable(job: BatchJob, hashes: Map<string, string>): Promise<Submitted | undefined> {
   if (!existsSync(job.statePath)) return undefined;
   const state = readRunJson(job.statePath, batchStateSchema);
   if (!state) return undefined;
@@ -134,26 +137,49 @@ async function reusable(job: BatchJob, hashes: Map<string, string>): Promise<Bat
       `${job.stage}: the ${state.provider} batch ${state.batch_id} recorded here was sent for other requests; cancelling it and sending a new one`,
     );
     // Its answers are of no use now: stop paying for the rest (an ended batch refuses, which is fine).
-    if (state.provider === job.api.provider) await job.api.cancel(state.batch_id).catch(() => undefined);
+    if (state.provider === job.api.provider && state.batch_id)
+      await job.api.cancel(state.batch_id).catch(() => undefined);
     return undefined;
   }
-  return state;
+  if (state.batch_id) return { ...state, batch_id: state.batch_id };
+  // The process that sent it died before writing its id: find it by its tag rather than pay again.
+  const tag = state.submission;
+  const found =
+    tag && job.api.find ? await manage(job, undefined, () => job.api.find!(tag, job.signal)) : undefined;
+  if (!found) {
+    job.logger?.log(
+      'warn',
+      'batch',
+      `${job.stage}: a batch sent earlier left no id and cannot be found; sending a new one`,
+    );
+    return undefined;
+  }
+  const adopted: Submitted = { ...state, batch_id: found };
+  writeJsonAtomic(job.statePath, adopted);
+  return adopted;
 }
 
-async function submit(job: BatchJob, hashes: Map<string, string>): Promise<BatchState> {
+async function submit(job: BatchJob, hashes: Map<string, string>): Promise<Submitted> {
   const { api } = job;
   // custom_id must match [A-Za-z0-9_-]{1,64}; task ids need not, so the state maps them back.
   const requests = job.items.map((item, n) => ({ customId: `item-${n}`, req: item.req }));
-  const sent = await manage(job, undefined, () => api.submit(requests, job.signal));
-  const state: BatchState = {
+  // Written before sending, with the tag that goes with the batch: a crash before its id is
+  // written leaves enough to find the batch instead of paying for it again.
+  const pending: BatchState = {
     provider: api.provider,
     model: api.model,
     stage: job.stage,
-    batch_id: sent.batchId,
-    ...(sent.inputFileId ? { input_file_id: sent.inputFileId } : {}),
+    submission: randomUUID(),
     submitted_at: new Date().toISOString(),
     items: Object.fromEntries(requests.map((r, n) => [r.customId, job.items[n].itemId])),
     item_sha256: Object.fromEntries(hashes),
+  };
+  writeJsonAtomic(job.statePath, pending);
+  const sent = await manage(job, undefined, () => api.submit(requests, pending.submission!, job.signal));
+  const state: Submitted = {
+    ...pending,
+    batch_id: sent.batchId,
+    ...(sent.inputFileId ? { input_file_id: sent.inputFileId } : {}),
   };
   writeJsonAtomic(job.statePath, state);
   job.logger?.log(

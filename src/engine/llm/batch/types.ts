@@ -31,10 +31,14 @@ export interface BatchApi {
   readonly model: string;
   /** The request bodies exactly as they would be sent (hashed so a restart only reuses a batch of the same requests). */
   bodies(requests: readonly BatchRequest[]): unknown[];
+  /** `tag` goes with the batch where the provider keeps metadata, so `find` can recover a batch whose id was lost. */
   submit(
     requests: readonly BatchRequest[],
+    tag: string,
     signal: AbortSignal,
   ): Promise<{ batchId: string; inputFileId?: string }>;
+  /** The batch sent with `tag`, if the provider can search by it (OpenAI metadata; Anthropic cannot). */
+  find?(tag: string, signal: AbortSignal): Promise<string | undefined>;
   status(batchId: string, signal: AbortSignal): Promise<BatchStatus>;
   results(batchId: string, signal: AbortSignal): Promise<Map<string, BatchOutcome>>;
   cancel(batchId: string): Promise<void>;
