@@ -10,13 +10,12 @@ import { ResponseCache } from './llm/cache';
 import { createModelClient } from './llm/client';
 import { findOnPath } from './llm/agents/process';
 import { AgentRunError, CommandBackend, type AgentName, type AgentSettings } from './llm/command';
-import { batchStages, targetBatchApi } from './llm/batch/fromConfig';
-import type { BatchApi } from './llm/batch/types';
+import { targetBatch, type TargetBatch } from './llm/batch/fromConfig';
 import { LimitRegistry, limitsFromConfig } from './llm/limiter';
 import { urlSecrets } from './llm/secrets';
 import { SimOptimizerBackend } from './llm/sim/optimizer';
 import { SimTargetBackend } from './llm/sim/target';
-import type { ChatBackend, ModelClient, ModelRole, Stage } from './llm/types';
+import type { ChatBackend, ModelClient, ModelRole } from './llm/types';
 import { VscodeLmBackend, type LmBridge } from './llm/vscodeLm';
 import { guardOptimizer } from './train/leakGuard';
 import { API_KEY_ENV_VARS, type BackendKind, type KeyProvider } from '../protocol/vocabulary';
@@ -40,7 +39,7 @@ export interface ModelSetup {
   cache?: ResponseCache;
   simulated: boolean;
   /** The target's batch API and the evaluations sent through it (evaluation.batch_api). */
-  batch?: { api: BatchApi; stages: ReadonlySet<Stage>; pollMs: number };
+  batch?: TargetBatch;
   notices: string[];
   describe: { optimizer: string; target: string };
   close(): Promise<void>;
@@ -366,15 +365,9 @@ export function buildModels(
     env.tasks.filter((t) => !testIds.has(t.id)),
   );
   const simulated = optimizer.backend === 'sim' || target.backend === 'sim';
-  const mode = cfg.evaluation.batch_api;
-  const batch =
-    mode !== 'off' && targetBackend
-      ? {
-          api: targetBatchApi(cfg, targetBackend),
-          stages: batchStages(mode),
-          pollMs: cfg.evaluation.batch_poll_s * 1000,
-        }
-      : undefined;
+  const batch = targetBackend
+    ? targetBatch(cfg, targetBackend, { accounting, ...(cache ? { cache } : {}), secrets })
+    : undefined;
   if (cfg.model.target_supports_batch && !batch)
     notices.push('model.target_supports_batch is set, but evaluation.batch_api is off: no batch is sent');
   return {

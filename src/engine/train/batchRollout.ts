@@ -4,19 +4,18 @@
  * again on its own through the normal client (still failing = `errored`, not a zero).
  */
 import type { TaskItem } from '../data/tasks';
-import type { Accounting } from '../llm/accounting';
+import type { TargetBatch } from '../llm/batch/fromConfig';
 import { runBatch, type BatchProgress } from '../llm/batch/runner';
-import type { BatchApi } from '../llm/batch/types';
 import type { Logger } from '../log';
 import { evalPaths } from '../store/layout';
 import type { RolloutOptions } from './rollout';
-import { runItem, scoreReply, targetRequest } from './rolloutItem';
+import { runItem, scoreReply, targetRequest, type TargetCall } from './rolloutItem';
 import type { RolloutResult } from '../../protocol/records';
 
-export interface RolloutBatch {
-  api: BatchApi;
-  pollMs: number;
-  accounting: Accounting;
+export interface RolloutBatch extends Pick<TargetBatch, 'api' | 'pollMs' | 'accounting'> {
+  /** The response cache, as the synchronous client consults and fills it. */
+  cached?: TargetBatch['cached'];
+  keep?: TargetBatch['keep'];
   logger?: Logger;
   onProgress?: (p: BatchProgress) => void;
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
@@ -33,7 +32,18 @@ export async function rolloutByBatch(
   batch: RolloutBatch,
   finish: (item: TaskItem, result: RolloutResult, pay?: () => void) => void,
 ): Promise<void> {
-  const calls = pending.map((item) => targetRequest(item, system, opts));
+  // Replies the response cache holds answer their items at once, free, as a call would be answered.
+  const sent = await Promise.all(
+    pending.map(async (item): Promise<TargetCall | undefined> => {
+      const call = targetRequest(item, system, opts);
+      const hit = await batch.cached?.(call.req);
+      if (!hit) return call;
+      finish(item, await scoreReply(call, { text: hit.text, cached: true }, opts));
+      return undefined;
+    }),
+  );
+  const calls = sent.filter((c): c is TargetCall => c !== undefined);
+  if (calls.length === 0) return;
   const settled = await runBatch({
     api: batch.api,
     stage: opts.stage,
@@ -51,7 +61,8 @@ export async function rolloutByBatch(
     calls.map(async (call) => {
       const s = settled.get(call.item.id);
       if (s?.outcome.ok) {
-        const result = await scoreReply(call, { text: s.outcome.reply.text, cached: false }, opts);
+        const reply = batch.keep ? batch.keep(call.req, s.outcome.reply) : s.outcome.reply;
+        const result = await scoreReply(call, { text: reply.text, cached: false }, opts);
         finish(call.item, result, s.pay);
         return;
       }

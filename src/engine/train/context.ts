@@ -1,8 +1,7 @@
 import type { EngineEvent } from '../../protocol/events';
 import type { Logger } from '../log';
-import type { Accounting } from '../llm/accounting';
-import type { BatchApi } from '../llm/batch/types';
-import type { ModelClient, Stage } from '../llm/types';
+import type { TargetBatch } from '../llm/batch/fromConfig';
+import type { ModelClient } from '../llm/types';
 import type { Scorer } from '../scoring/scorers';
 import type { TrainSettings } from './settings';
 
@@ -17,7 +16,7 @@ export interface RunContext {
   logger: Logger;
   emit(event: EngineEvent): void;
   /** The target's batch API, for the evaluations evaluation.batch_api sends through it. */
-  batch?: { api: BatchApi; stages: ReadonlySet<Stage>; pollMs: number; accounting: Accounting };
+  batch?: TargetBatch;
   /** Every structured-reply fallback is recorded (accounting, step record, log), never silent. */
   recordFallback(stage: string, reason: string): void;
 }

@@ -151,9 +151,7 @@ export async function rolloutFor(
     ...(ctx.batch?.stages.has(stage)
       ? {
           batch: {
-            api: ctx.batch.api,
-            pollMs: ctx.batch.pollMs,
-            accounting: ctx.batch.accounting,
+            ...ctx.batch,
             logger: ctx.logger,
             onProgress: (p) =>
               ctx.emit({

@@ -14,6 +14,7 @@ import type { LoopbackServer, RecordedRequest, Reply } from '../../support/loopb
 import { startOpenAiServer } from '../../support/loopback/openaiServer';
 import { scriptedModels } from '../../support/loopback/scriptedModels';
 import { BatchRuns, batchPrice, exampleTasks } from './batchHelpers';
+import { tempDir } from './helpers';
 
 /**
  * `skillopt eval --batch` and the final test evaluation through the real SDKs' batch surfaces over
@@ -205,6 +206,29 @@ describe('batch evaluations over the loopback batch APIs', function () {
       (JSON.parse(readFileSync(statePath, 'utf8')) as { batch_id?: string }).batch_id,
       [...api.batches.keys()][0],
     );
+  });
+
+  it('answers from the response cache what it holds, and keeps batch replies in it', async () => {
+    const api = new OpenAiBatchApi({ pollsToEnd: 1 });
+    const server = await openAi(api);
+    const cacheDir = tempDir('skillopt-batch-cache-');
+    try {
+      const args = [
+        'evaluation.batch_api=final',
+        'model.target_supports_batch=true',
+        'cache.enabled=true',
+        `cache.dir=${cacheDir.path}`,
+      ];
+      const first = await evaluate(prepare(server, args));
+      assert.equal(first.summary.cache_hits, 0);
+      const again = await evaluate(prepare(server, args));
+      assert.equal(api.batches.size, 1, 'nothing left to send: every item was in the cache');
+      assert.equal(again.summary.cache_hits, again.summary.n_items);
+      assert.equal(again.summary.model_calls, 0);
+      assert.deepEqual(scores(again.summary), scores(first.summary));
+    } finally {
+      cacheDir.cleanup();
+    }
   });
 
   it('never reuses a batch sent for other requests: it is cancelled and a new one sent', async () => {
