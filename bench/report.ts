@@ -1,4 +1,5 @@
 /** The bench result file's shape, the verdict against the targets, and the terminal tables. */
+import type { BatchBenchResult } from './batchBench';
 import type { CacheResult } from './cacheBench';
 import type { FootprintResult } from './footprint';
 import type { MachineInfo } from './machine';
@@ -31,6 +32,8 @@ export interface BenchResult {
   overhead?: OverheadResult;
   tokens?: TokensResult;
   cache?: CacheResult;
+  /** Eval-only dollars one by one and through the batch API (issue 14). */
+  batch?: BatchBenchResult;
   footprint?: FootprintResult;
   verdict: Verdict;
 }
@@ -336,6 +339,25 @@ function cacheSection(c: CacheResult): string[] {
   return out;
 }
 
+function batchSection(b: BatchBenchResult): string[] {
+  return [
+    `Eval-only at list prices, target priced as ${b.pricedAs}; one call per item vs one batch:`,
+    table(
+      ['split', 'items', 'tokens in / out', 'one by one', 'batch', 'batch ÷ list', 'batches', 'same scores'],
+      b.rows.map((r) => [
+        r.split,
+        String(r.items),
+        `${r.promptTokens} / ${r.completionTokens}`,
+        `$${fmt(r.syncDollars, 4)}`,
+        `$${fmt(r.batchDollars, 4)}`,
+        fmt(r.batchDollars / Math.max(1e-12, r.syncDollars), 2),
+        String(r.batches),
+        r.sameScores ? 'yes' : 'NO',
+      ]),
+    ),
+  ];
+}
+
 function footprintSection(f: FootprintResult): string[] {
   const out: string[] = [];
   const dev = f.builds.find((b) => b.mode === 'development');
@@ -389,7 +411,11 @@ export function renderReport(r: BenchResult): string {
     ['2. Overhead', r.overhead && overheadSection(r.overhead)],
     [
       '3. Tokens and cache',
-      [...(r.tokens ? tokensSection(r.tokens) : []), ...(r.cache ? ['', ...cacheSection(r.cache)] : [])],
+      [
+        ...(r.tokens ? tokensSection(r.tokens) : []),
+        ...(r.cache ? ['', ...cacheSection(r.cache)] : []),
+        ...(r.batch ? ['', ...batchSection(r.batch)] : []),
+      ],
     ],
     ['4. Footprint', r.footprint && footprintSection(r.footprint)],
   ];

@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseRunArgs, RUN_USAGE, UsageError, type RunArgs } from './args';
+import { runBatchBench } from './batchBench';
 import { INTERRUPTIONS, runCache } from './cacheBench';
 import { runFootprint } from './footprint';
 import { spawnServer, type ChildServer } from './harness';
@@ -125,6 +126,10 @@ async function main(): Promise<void> {
         result.cache = await runCache(zero, work, p.interruptions, log);
       }
       await zero.close();
+    }
+    if (wants.has('batch')) {
+      log('batch: eval-only dollars one by one and as a provider batch');
+      result.batch = await runBatchBench(work, log);
     }
     if (wants.has('footprint')) {
       log('footprint: esbuild development and production builds');

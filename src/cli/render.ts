@@ -4,6 +4,7 @@ import { isAccepted, isSkipped } from '../protocol/vocabulary';
 /** Terminal output for people: one progress line that redraws on a TTY, one line per step verdict. */
 export class PrettyPrinter {
   private progressShown = false;
+  private readonly batchesSeen = new Set<string>();
   constructor(
     private readonly out: NodeJS.WriteStream,
     private readonly color = out.isTTY === true,
@@ -53,6 +54,19 @@ export class PrettyPrinter {
         this.progress(
           `  ${label.padEnd(22)} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${e.done}/${e.total}  pass ${(e.hard * 100).toFixed(0)}%`,
         );
+        break;
+      }
+      case 'batch/progress': {
+        const where = `${e.evaluation} batch ${e.batchId} (${e.provider})`;
+        const counts = `${e.done}/${e.total} answered${e.failed ? `, ${e.failed} failed` : ''}`;
+        if (!this.batchesSeen.has(e.batchId)) {
+          this.batchesSeen.add(e.batchId);
+          this.line(
+            `  ${e.resumed ? 'Collecting' : 'Submitted'} ${where}: half price, answered within 24 h. Ctrl-C leaves it running; running the command again collects it.`,
+          );
+        }
+        if (e.state === 'running') this.progress(`  ${where}: ${e.detail}, ${counts}`);
+        else this.line(`  ${where} ${e.state === 'ended' ? 'ended' : `failed (${e.detail})`}: ${counts}`);
         break;
       }
       case 'stage/started':

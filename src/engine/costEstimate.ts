@@ -4,6 +4,8 @@
  * end assumes short replies and the early stop of nothing; the high end assumes every reply runs
  * long. Models without a known price are named, never counted as $0.
  */
+import { batchProvider } from './llm/prices';
+import type { Stage } from './llm/types';
 import type { PreparedRun } from './run';
 
 export interface CostEstimate {
@@ -14,6 +16,8 @@ export interface CostEstimate {
   unpricedModels: string[];
   /** Estimated tokens, for the message: prompt and reply, low and high. */
   tokens: { low: number; high: number };
+  /** Target calls priced as batch-API calls (evaluation.batch_api); absent when none. */
+  batchCalls?: number;
 }
 
 /** Characters per token: the documented estimate used for skill length too. */
@@ -47,10 +51,15 @@ export function estimateCost(prepared: PreparedRun): CostEstimate {
       reply: { low: 300, high: 2500 },
     },
   };
-  const calls = { target: 0, optimizer: 0 };
+  const calls = { target: 0, optimizer: 0, batch: 0 };
+  // Target evaluations sent through the batch API (evaluation.batch_api) are priced as batches.
+  const batched = (stage: string): boolean =>
+    models.batch?.stages.has(
+      stage === 'baseline' || stage === 'final_selection' ? 'selection' : (stage as Stage),
+    ) ?? false;
   const add = (stages: Record<string, number>, times: number): void => {
     for (const [stage, n] of Object.entries(stages))
-      calls[TARGET_STAGES.has(stage) ? 'target' : 'optimizer'] += n * times;
+      calls[!TARGET_STAGES.has(stage) ? 'optimizer' : batched(stage) ? 'batch' : 'target'] += n * times;
   };
   add(estimate.perStep, prepared.totalSteps);
   add(estimate.perEpochEnd, Math.max(0, s.numEpochs - 1));
@@ -60,15 +69,17 @@ export function estimateCost(prepared: PreparedRun): CostEstimate {
   let low: number | null = 0;
   let high: number | null = 0;
   const tokens = { low: 0, high: 0 };
-  for (const role of ['target', 'optimizer'] as const) {
+  for (const kind of ['target', 'optimizer', 'batch'] as const) {
+    const role = kind === 'batch' ? 'target' : kind;
     const client = models[role];
-    const n = calls[role];
+    const n = calls[kind];
     if (n === 0) continue;
     const p = perCall[role];
+    const provider = kind === 'batch' ? batchProvider(client.backend) : client.backend;
     tokens.low += n * (p.prompt + p.reply.low);
     tokens.high += n * (p.prompt + p.reply.high);
-    const lo = models.accounting.prices.cost(client.model, client.backend, n * p.prompt, n * p.reply.low);
-    const hi = models.accounting.prices.cost(client.model, client.backend, n * p.prompt, n * p.reply.high);
+    const lo = models.accounting.prices.cost(client.model, provider, n * p.prompt, n * p.reply.low);
+    const hi = models.accounting.prices.cost(client.model, provider, n * p.prompt, n * p.reply.high);
     if (lo === null || hi === null) {
       unpriced.add(client.model);
       continue;
@@ -85,6 +96,7 @@ export function estimateCost(prepared: PreparedRun): CostEstimate {
     high,
     unpricedModels: [...unpriced].sort(),
     tokens: { low: Math.round(tokens.low), high: Math.round(tokens.high) },
+    ...(calls.batch ? { batchCalls: calls.batch } : {}),
   };
 }
 
@@ -95,5 +107,5 @@ export function describeCost(c: CostEstimate, simulated: boolean): string {
   if (c.low === null || c.high === null)
     return `Estimated cost: unknown price for ${c.unpricedModels.join(', ')} (${tok}; set prices: in the config to see dollars)`;
   const d = (x: number): string => (x < 0.01 ? '<$0.01' : `$${x.toFixed(2)}`);
-  return `Estimated cost: ${d(c.low)} – ${d(c.high)} at list prices (${tok}; built-in prices as of 2025-11, the config's prices: win)`;
+  return `Estimated cost: ${d(c.low)} – ${d(c.high)} at list prices${c.batchCalls ? `, batch calls at half` : ''} (${tok}; built-in prices as of 2025-11, the config's prices: win)`;
 }

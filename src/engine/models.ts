@@ -10,6 +10,7 @@ import { ResponseCache } from './llm/cache';
 import { createModelClient } from './llm/client';
 import { findOnPath } from './llm/agents/process';
 import { AgentRunError, CommandBackend, type AgentName, type AgentSettings } from './llm/command';
+import { targetBatch, type TargetBatch } from './llm/batch/fromConfig';
 import { LimitRegistry, limitsFromConfig } from './llm/limiter';
 import { scrubUrl, urlSecrets } from './llm/secrets';
 import { SimOptimizerBackend } from './llm/sim/optimizer';
@@ -37,6 +38,8 @@ export interface ModelSetup {
   accounting: Accounting;
   cache?: ResponseCache;
   simulated: boolean;
+  /** The target's batch API and the evaluations sent through it (evaluation.batch_api). */
+  batch?: TargetBatch;
   notices: string[];
   describe: { optimizer: string; target: string };
   close(): Promise<void>;
@@ -356,6 +359,7 @@ export function buildModels(
   // Credentials inside any configured URL (agent targets get the URL as an environment variable).
   for (const value of Object.values(cfg.model))
     if (typeof value === 'string') secrets.push(...urlSecrets(value));
+  let targetBackend: ChatBackend | undefined;
   const make = (role: ModelRole): ModelClient => {
     const name = role === 'optimizer' ? cfg.model.optimizer_backend : cfg.model.target_backend;
     const azureEndpoint = cfg.model.azure_openai_endpoint || vars.AZURE_OPENAI_ENDPOINT;
@@ -371,6 +375,7 @@ export function buildModels(
       });
     }
     const backend = buildBackend(cfg, role, resolved.kind, env, resolved.defaultBaseUrl);
+    if (role === 'target') targetBackend = backend;
     const agent = backend instanceof CommandBackend;
     const client = createModelClient({
       role,
@@ -396,11 +401,17 @@ export function buildModels(
     env.tasks.filter((t) => !testIds.has(t.id)),
   );
   const simulated = optimizer.backend === 'sim' || target.backend === 'sim';
+  const batch = targetBackend
+    ? targetBatch(cfg, targetBackend, { accounting, ...(cache ? { cache } : {}), secrets })
+    : undefined;
+  if (cfg.model.target_supports_batch && !batch)
+    notices.push('model.target_supports_batch is set, but evaluation.batch_api is off: no batch is sent');
   return {
     optimizer,
     target,
     accounting,
     ...(cache ? { cache } : {}),
+    ...(batch ? { batch } : {}),
     simulated,
     notices,
     describe: {

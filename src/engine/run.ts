@@ -258,6 +258,7 @@ export function makeContext(
     signal: hooks.signal,
     logger: hooks.logger ?? silentLogger,
     emit: hooks.emit,
+    ...(models.batch ? { batch: models.batch } : {}),
     recordFallback: (stage, reason) => {
       models.accounting.recordFallback(stage, reason);
       hooks.emit({ type: 'fallback', stage, reason });

@@ -48,6 +48,23 @@ export type EngineEvent =
   | { type: 'stage/started'; step: number; epoch: number; stage: StageName }
   | { type: 'stage/finished'; step: number; epoch: number; stage: StageName; seconds: number }
   | { type: 'rollout/progress'; step: number; stage: StageName; done: number; total: number; hard: number }
+  | {
+      /** An evaluation waits on a provider's batch API (evaluation.batch_api, `skillopt eval --batch`). */
+      type: 'batch/progress';
+      /** The evaluation: `test`, `eval` or `selection`. */
+      evaluation: string;
+      provider: string;
+      batchId: string;
+      /** `ended`: results are being read; `failed`: the provider refused the batch. */
+      state: 'running' | 'ended' | 'failed';
+      /** The provider's own status word (validating, in_progress, …). */
+      detail: string;
+      done: number;
+      failed: number;
+      total: number;
+      /** Picked up from an earlier process of the run rather than submitted now. */
+      resumed: boolean;
+    }
   | { type: 'baseline/scored'; hard: number; soft: number; score: number }
   | {
       type: 'candidate/ready';

@@ -59,4 +59,17 @@ describe('cost estimate before a run', () => {
     );
     assert.ok(priced.low !== null && priced.low > 0);
   });
+
+  it('prices the evaluations sent through the batch API at half the list price', () => {
+    const models = ['model.optimizer=gpt-4o', 'model.target=gpt-4o'];
+    const list = estimateCost(prepare(models));
+    const final = estimateCost(prepare([...models, 'evaluation.batch_api=final']));
+    const selection = estimateCost(prepare([...models, 'evaluation.batch_api=selection']));
+    assert.equal(list.batchCalls, undefined);
+    assert.ok(final.batchCalls! > 0 && selection.batchCalls! > final.batchCalls!);
+    assert.ok(list.low! > final.low! && final.low! > selection.low!);
+    // The same tokens: only their price changed.
+    assert.deepEqual(final.tokens, list.tokens);
+    assert.match(describeCost(final, false), /batch calls at half/);
+  });
 });

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import type { Logger } from '../../engine/log';
 import type { LogLevel } from '../../protocol/vocabulary';
 import { levelAtLeast } from '../../engine/log';
+import { redactOverride } from '../../engine/config/flat';
 import { SkillOptError } from '../../engine/errors';
 import { UsageError } from '../exit';
 import { type CommandSpec, type FlagSpec, helpFlag, isReferenceFlag, jsonFlag, unknownFlag } from '../args';
@@ -147,4 +148,35 @@ export function readInputFile(path: string, what: string, flag: string): string 
           : `cannot read the ${what} (${code ?? String(err)})`;
     throw new SkillOptError('io', problem, { file: path, fix: `check the path given to ${flag}` });
   }
+}
+
+/**
+ * A command line to print (a resume command): secrets in overrides are masked (pass them again,
+ * or use the environment variable), and arguments are quoted so the line can be pasted into a shell.
+ */
+export function commandLine(command: string, words: readonly string[], a: CommonArgs): string {
+  return [
+    command,
+    ...words.map(shellQuote),
+    ...redactLegacy(a.legacyArgs).map(shellQuote),
+    ...(a.overrides.length
+      ? ['--cfg-options', ...a.overrides.map((o) => shellQuote(redactOverride(o)))]
+      : []),
+  ].join(' ');
+}
+
+/** POSIX-shell quoting, only where a word needs it. */
+function shellQuote(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Legacy `--flag value` / `--flag=value` arguments with secret values masked, for the resume line. */
+function redactLegacy(args: readonly string[]): string[] {
+  return args.map((arg, i) => {
+    if (arg.startsWith('--')) return arg.includes('=') ? `--${redactOverride(arg.slice(2))}` : arg;
+    const flag = args[i - 1];
+    if (!flag?.startsWith('--') || flag.includes('=')) return arg;
+    const masked = redactOverride(`${flag.slice(2)}=${arg}`);
+    return masked.slice(masked.indexOf('=') + 1);
+  });
 }

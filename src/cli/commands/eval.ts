@@ -1,12 +1,13 @@
 import { resolve } from 'node:path';
 import type { EngineEvent } from '../../protocol/events';
+import { SkillOptError } from '../../engine/errors';
 import { evalPrepared } from '../../engine/evalRun';
 import { prepareRun } from '../../engine/run';
 import { checkSkillMarkers } from '../../engine/skill/markers';
 import { ExitCode, UsageError } from '../exit';
 import { PrettyPrinter } from '../render';
 import { cfgOptionsFlag, type CommandSpec, configFlag, jsonFlag, verboseFlag } from '../args';
-import { cliModels, parseCommon, readInputFile, stderrLogger } from './common';
+import { cliModels, commandLine, parseCommon, readInputFile, stderrLogger } from './common';
 
 const splits = ['train', 'val', 'test', 'all', 'valid_seen', 'valid_unseen', 'selection'] as const;
 
@@ -24,12 +25,20 @@ export const evalSpec: CommandSpec = {
       value: 'DIR',
       help: 'where results go (default: a new folder under the run root)',
     },
+    {
+      name: 'batch',
+      type: 'boolean',
+      help: 'send the target calls as one provider batch (OpenAI Batch, Anthropic Message Batches): half price, answered within 24 h; Ctrl-C leaves the batch running and the printed command collects it',
+    },
     cfgOptionsFlag,
     jsonFlag,
     verboseFlag,
   ],
   legacy: true,
-  examples: ['skillopt eval skillopt.yaml --skill runs/hs/best_skill.md --split test'],
+  examples: [
+    'skillopt eval skillopt.yaml --skill runs/hs/best_skill.md --split test',
+    'skillopt eval skillopt.yaml --skill runs/hs/best_skill.md --batch',
+  ],
 };
 
 /** `skillopt eval`: score a skill on a split with the target only; writes eval_summary.json. */
@@ -44,9 +53,11 @@ export async function runEval(args: readonly string[]): Promise<number> {
   const skill = readInputFile(skillPath, 'skill file', '--skill');
   checkSkillMarkers(skill, skillPath);
   const logger = stderrLogger(a.values.verbose ? 'debug' : 'warn');
+  // --batch is evaluation.batch_api for this evaluation (refused before any call for a target without one).
+  const batch = a.values.batch === true;
   const prepared = prepareRun({
     configPath: a.config,
-    overrides: a.overrides,
+    overrides: batch ? [...a.overrides, 'evaluation.batch_api=final'] : a.overrides,
     legacyArgs: a.legacyArgs,
     models: cliModels,
     ...(typeof a.values.out === 'string' ? { outDir: a.values.out } : {}),
@@ -87,6 +98,27 @@ export async function runEval(args: readonly string[]): Promise<number> {
       process.stdout.write(`Written: ${summary.out_dir}/eval_summary.json\n`);
     }
     return controller.signal.aborted ? ExitCode.Interrupted : ExitCode.Ok;
+  } catch (err) {
+    if (!SkillOptError.is(err, 'cancelled') || a.json) throw err;
+    const again = commandLine(
+      'skillopt eval',
+      [
+        a.config,
+        '--skill',
+        skillPath,
+        '--split',
+        split,
+        '--out',
+        prepared.outDir,
+        ...(batch ? ['--batch'] : []),
+      ],
+      a,
+    );
+    const left = err.place.fix ? `; ${err.place.fix}` : '';
+    process.stdout.write(
+      `\nStopped: ${err.problem}${left}. Answered items are kept; continue with:\n  ${again}\n`,
+    );
+    return ExitCode.Interrupted;
   } finally {
     process.off('SIGINT', onSigint);
     await prepared.models.close();

@@ -1,7 +1,6 @@
 import { existsSync, rmSync } from 'node:fs';
 import { relative } from 'node:path';
 import type { EngineEvent } from '../../protocol/events';
-import { redactOverride } from '../../engine/config/flat';
 import { prepareRun, trainPrepared } from '../../engine/run';
 import { diffStats } from '../../engine/skill/hunks';
 import { RUN_FILE, RunLayout } from '../../engine/store/layout';
@@ -9,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { ExitCode, UsageError } from '../exit';
 import { PrettyPrinter } from '../render';
 import { cfgOptionsFlag, type CommandSpec, configFlag, jsonFlag, verboseFlag } from '../args';
-import { cliModels, parseCommon, stderrLogger } from './common';
+import { cliModels, commandLine, parseCommon, stderrLogger } from './common';
 
 export const trainSpec: CommandSpec = {
   name: 'train',
@@ -89,14 +88,7 @@ export async function runTrain(args: readonly string[]): Promise<number> {
   process.on('SIGTERM', onSigint);
   // Printed and sent as an event: secrets in overrides are masked (pass them again, or use the
   // environment variable), and arguments are quoted so the line can be pasted into a shell.
-  const resumeCommand = [
-    'skillopt train',
-    ...[a.config, '--out', prepared.outDir, '--resume'].map(shellQuote),
-    ...redactLegacy(a.legacyArgs).map(shellQuote),
-    ...(a.overrides.length
-      ? ['--cfg-options', ...a.overrides.map((o) => shellQuote(redactOverride(o)))]
-      : []),
-  ].join(' ');
+  const resumeCommand = commandLine('skillopt train', [a.config, '--out', prepared.outDir, '--resume'], a);
   try {
     const outcome = await trainPrepared(prepared, {
       emit,
@@ -122,20 +114,4 @@ export async function runTrain(args: readonly string[]): Promise<number> {
     process.off('SIGTERM', onSigint);
     await prepared.models.close();
   }
-}
-
-/** POSIX-shell quoting, only where a word needs it. */
-function shellQuote(word: string): string {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-}
-
-/** Legacy `--flag value` / `--flag=value` arguments with secret values masked, for the resume line. */
-function redactLegacy(args: readonly string[]): string[] {
-  return args.map((arg, i) => {
-    if (arg.startsWith('--')) return arg.includes('=') ? `--${redactOverride(arg.slice(2))}` : arg;
-    const flag = args[i - 1];
-    if (!flag?.startsWith('--') || flag.includes('=')) return arg;
-    const masked = redactOverride(`${flag.slice(2)}=${arg}`);
-    return masked.slice(masked.indexOf('=') + 1);
-  });
 }

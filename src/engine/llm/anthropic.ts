@@ -95,6 +95,22 @@ export class AnthropicBackend implements ChatBackend {
     const message = await this.#sdk.messages.create(body, { signal, timeout, maxRetries: 0 });
     return parseMessage(message, `${this.provider} ${this.model}`);
   }
+
+  /** This backend's client and request shape for Message Batches (src/engine/llm/batch). */
+  batchWire(): AnthropicBatchWire {
+    return {
+      sdk: this.#sdk,
+      body: (req) => anthropicBody(this.model, req, this.#opts),
+      parse: (message) => parseMessage(message, `${this.provider} ${this.model}`),
+    };
+  }
+}
+
+/** What Message Batches need from a backend: its client, and the same body and reply reading as a call. */
+export interface AnthropicBatchWire {
+  sdk: Anthropic;
+  body(req: ChatRequest): AnthropicBody;
+  parse(message: Message): BackendReply;
 }
 
 /** The SDK forwards body fields it does not declare, which is how `temperature` still reaches servers that take it. */

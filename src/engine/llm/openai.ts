@@ -128,6 +128,22 @@ export class OpenAiBackend implements ChatBackend {
     });
     return parseCompletion(completion, `${this.provider} ${this.model}`);
   }
+
+  /** This backend's client and request shape for the Batch API (src/engine/llm/batch). */
+  batchWire(): OpenAiBatchWire {
+    return {
+      sdk: this.#sdk,
+      body: (req) => buildBody(this.#shape, req, this.#logger),
+      parse: (completion) => parseCompletion(completion, `${this.provider} ${this.model}`),
+    };
+  }
+}
+
+/** What the Batch API needs from a backend: its client, and the same body and reply reading as a call. */
+export interface OpenAiBatchWire {
+  sdk: OpenAI;
+  body(req: ChatRequest): ChatCompletionCreateParamsNonStreaming;
+  parse(completion: ChatCompletion): BackendReply;
 }
 
 export interface AzureOpenAiBackendOptions extends OpenAiCommonOptions {

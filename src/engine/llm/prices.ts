@@ -69,6 +69,10 @@ export class PriceTable {
   }
 
   lookup(model: string, provider?: string): ModelPrice | undefined {
+    if (provider?.endsWith(BATCH_SUFFIX)) {
+      const list = this.lookup(model, provider.slice(0, -BATCH_SUFFIX.length));
+      return list && scalePrice(list, BATCH_PRICE_FACTOR);
+    }
     const name = model.trim().toLowerCase();
     const fromUser = find(this.user, name);
     if (fromUser) return fromUser;
@@ -87,6 +91,21 @@ export class PriceTable {
     if (!price) return null;
     return (promptTokens * price.input_per_mtok + completionTokens * price.output_per_mtok) / 1_000_000;
   }
+}
+
+/** Both providers bill batch-API requests at half their list price (config prices included). */
+export const BATCH_PRICE_FACTOR = 0.5;
+const BATCH_SUFFIX = ':batch';
+
+/** The accounting provider of calls made through `provider`'s batch API, priced at BATCH_PRICE_FACTOR. */
+export function batchProvider(provider: string): string {
+  return provider + BATCH_SUFFIX;
+}
+
+function scalePrice(price: ModelPrice, factor: number): ModelPrice {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(price)) out[k] = typeof v === 'number' ? v * factor : v;
+  return out as unknown as ModelPrice;
 }
 
 function find(table: Map<string, ModelPrice>, name: string): ModelPrice | undefined {

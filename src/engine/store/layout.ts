@@ -65,6 +65,8 @@ export const EVAL_FILE = {
   summary: 'eval_summary.json',
   /** Test and eval-only evaluations: scores per task type, the reference's `{<type>: {total, hard_acc}}`. */
   scores: 'summary.json',
+  /** An evaluation sent through a provider's batch API: the batch id and its items, so a restart polls it again. */
+  batch: 'provider_batch.json',
 } as const;
 
 /** Folders inside a step folder (or inside one of its micro-batch folders). */
@@ -165,6 +167,7 @@ export function evalPaths(dir: string): {
   predictionNames: string;
   /** The conversation file in the prediction folder `segment` (names: store/predictionNames.ts). */
   conversationIn(segment: string): string;
+  batch: string;
 } {
   return {
     dir,
@@ -172,6 +175,7 @@ export function evalPaths(dir: string): {
     scores: join(dir, EVAL_FILE.scores),
     predictionNames: join(dir, EVAL_FILE.predictionNames),
     conversationIn: (segment) => join(dir, EVAL_FILE.predictions, segment, EVAL_FILE.conversation),
+    batch: join(dir, EVAL_FILE.batch),
   };
 }
 

@@ -182,6 +182,27 @@ export function readRunJson<S extends z.ZodType>(path: string, schema: S): z.inf
   return parsed.data;
 }
 
+/**
+ * `batch.json` in an evaluation folder: the provider batch that answers the folder's items, so a
+ * restarted run polls the same batch instead of paying for a new one.
+ */
+export const batchStateSchema = z.looseObject({
+  provider: z.string(),
+  model: z.string(),
+  stage: z.string(),
+  /** Absent only while it is being sent (a process that died then left the batch to be found by `submission`). */
+  batch_id: z.string().min(1).optional(),
+  /** Tag sent with the batch (OpenAI metadata), to find it when a crash kept its id from being written. */
+  submission: z.string().optional(),
+  input_file_id: z.string().optional(),
+  submitted_at: z.string(),
+  /** custom_id → task id. */
+  items: z.record(z.string(), z.string()),
+  /** Task id → hash of its request, so a changed request (another skill, other settings) never reuses the batch. */
+  item_sha256: z.record(z.string(), z.string()),
+});
+export type BatchState = z.infer<typeof batchStateSchema>;
+
 /** `runtime_state.json`, refused when a newer engine wrote it. */
 export function readRuntimeState(path: string): RuntimeState | undefined {
   const state = readRunJson(path, runtimeStateSchema);

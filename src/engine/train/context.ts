@@ -1,5 +1,6 @@
 import type { EngineEvent } from '../../protocol/events';
 import type { Logger } from '../log';
+import type { TargetBatch } from '../llm/batch/fromConfig';
 import type { ModelClient } from '../llm/types';
 import type { Scorer } from '../scoring/scorers';
 import type { TrainSettings } from './settings';
@@ -14,6 +15,8 @@ export interface RunContext {
   signal: AbortSignal;
   logger: Logger;
   emit(event: EngineEvent): void;
+  /** The target's batch API, for the evaluations evaluation.batch_api sends through it. */
+  batch?: TargetBatch;
   /** Every structured-reply fallback is recorded (accounting, step record, log), never silent. */
   recordFallback(stage: string, reason: string): void;
 }

@@ -1,18 +1,15 @@
 import type { TaskItem } from '../data/tasks';
 import { SkillOptError } from '../errors';
 import { TARGET_ERROR_LABELS, type TargetErrorKind } from '../../protocol/vocabulary';
-import { errorKind } from '../llm/retry';
-import type { ChatMessage, ModelClient, Stage } from '../llm/types';
-import { targetSystemPrompt } from '../prompts/system';
-import { extractAnswer } from '../scoring/extract';
+import type { ModelClient, Stage } from '../llm/types';
 import type { Scorer } from '../scoring/scorers';
-import { writeJsonAtomic } from '../store/atomic';
 import { appendJsonl, readJsonlTolerant } from '../store/jsonl';
 import { evalPaths } from '../store/layout';
 import { assignPredictionNames } from '../store/predictionNames';
+import { rolloutByBatch, type RolloutBatch } from './batchRollout';
 import type { RunContext } from './context';
-import { describeAgentRun, excerpt } from './trajectories';
-import type { AgentRun, ConversationRecord, RolloutResult, Score } from '../../protocol/records';
+import { renderTargetSystem, runItem } from './rolloutItem';
+import type { RolloutResult, Score } from '../../protocol/records';
 
 export interface RolloutOptions {
   items: readonly TaskItem[];
@@ -30,21 +27,8 @@ export interface RolloutOptions {
   signal: AbortSignal;
   /** Called as each item finishes (resumed items first), with the count done so far. */
   onResult?: (result: RolloutResult, done: number, total: number) => void;
-}
-
-export function renderTargetSystem(skill: string, answerTag: string, template?: string): string {
-  if (template) return template.replace(/\{skill\}/g, skill.trim());
-  return targetSystemPrompt(skill, answerTag);
-}
-
-export function renderTaskMessage(item: TaskItem): string {
-  const parts: string[] = [];
-  if (item.context) parts.push(`Context:\n${item.context}`);
-  parts.push(item.input);
-  if (item.choices?.length) {
-    parts.push('Choices:\n' + item.choices.map((c, i) => `${String.fromCharCode(65 + i)}. ${c}`).join('\n'));
-  }
-  return parts.join('\n\n');
+  /** Send the pending items through the target's batch API instead of one call each. */
+  batch?: RolloutBatch;
 }
 
 /**
@@ -69,151 +53,23 @@ export async function rollout(opts: RolloutOptions): Promise<RolloutResult[]> {
     if (prior) opts.onResult?.(prior, ++finished, total);
   }
   const system = renderTargetSystem(opts.skill, opts.answerTag, opts.systemTemplate);
-  const names = assignPredictionNames(
+  // Every id's conversation folder is named (and recorded) before any conversation is written.
+  assignPredictionNames(
     opts.dir,
     opts.items.map((i) => i.id),
   );
-  const conversation = (id: string): string => evalPaths(opts.dir).conversationIn(names.get(id)!);
 
-  await Promise.all(
-    opts.items
-      .filter((item) => !done.has(item.id))
-      .map(async (item) => {
-        const result = await runItem(item, system, opts, conversation(item.id));
-        appendJsonl(resultsPath, result);
-        done.set(item.id, result);
-        opts.onResult?.(result, ++finished, total);
-      }),
-  );
+  const finish = (item: TaskItem, result: RolloutResult, pay?: () => void): void => {
+    // The row and its usage are written together (no await between): a stop never splits them.
+    appendJsonl(resultsPath, result);
+    pay?.();
+    done.set(item.id, result);
+    opts.onResult?.(result, ++finished, total);
+  };
+  const pending = opts.items.filter((item) => !done.has(item.id));
+  if (opts.batch && pending.length) await rolloutByBatch(pending, system, opts, opts.batch, finish);
+  else await Promise.all(pending.map(async (item) => finish(item, await runItem(item, system, opts))));
   return opts.items.map((i) => done.get(i.id)!);
-}
-
-async function runItem(
-  item: TaskItem,
-  system: string,
-  opts: RolloutOptions,
-  conversationFile: string,
-): Promise<RolloutResult> {
-  const user = renderTaskMessage(item);
-  const messages: ChatMessage[] = [
-    { role: 'system', content: system },
-    { role: 'user', content: user },
-  ];
-  const base = {
-    id: item.id,
-    ...(item.taskType !== undefined ? { task_type: item.taskType } : {}),
-    task_description: item.input,
-    expected: item.answers,
-    n_turns: 1,
-  };
-  let response: string;
-  let cached: boolean;
-  let agentRun: AgentRun | undefined;
-  try {
-    const reply = await opts.client.chat(
-      {
-        role: 'target',
-        stage: opts.stage,
-        messages,
-        ...(opts.maxTokens !== undefined ? { maxTokens: opts.maxTokens } : {}),
-        ...(opts.temperature !== undefined ? { temperature: opts.temperature } : {}),
-        // Agent harnesses see only task.md and SKILL.md, so the answer format travels with the task.
-        task: {
-          taskId: item.id,
-          skill: opts.skill,
-          skillName: skillDirName(opts.skill),
-          prompt: `${user}\n\nEnd with your final answer wrapped as <${opts.answerTag}>...</${opts.answerTag}>.`,
-        },
-      },
-      opts.signal,
-    );
-    response = reply.text;
-    cached = reply.cached;
-    agentRun = agentRunOf(reply.trace);
-  } catch (err) {
-    if (SkillOptError.is(err, 'cancelled')) throw err;
-    const message = err instanceof Error ? err.message : String(err);
-    const result: RolloutResult = {
-      ...base,
-      hard: 0,
-      soft: 0,
-      predicted_answer: '',
-      response: '',
-      outcome: 'errored',
-      error: message,
-      error_kind: errorKind(err),
-    };
-    writeConversation(conversationFile, [
-      ...messages.slice(1),
-      { role: 'system', content: `[TARGET ERROR] ${message}` },
-    ]);
-    return result;
-  }
-  const predicted = extractAnswer(response, opts.answerTag).answer;
-  const score = await opts.scorer.score(predicted, item, opts.signal);
-  const result: RolloutResult = {
-    ...base,
-    hard: score.hard,
-    soft: score.soft,
-    ...(score.hard < 1 ? { fail_reason: score.reason } : {}),
-    predicted_answer: predicted,
-    response,
-    ...(cached ? { cached } : {}),
-    ...(agentRun ? { agent_run: agentRun } : {}),
-  };
-  writeConversation(conversationFile, [
-    { role: 'user', content: user },
-    { role: 'assistant', content: response },
-    ...(agentRun ? [{ role: 'system' as const, content: `[AGENT RUN] ${describeAgentRun(agentRun)}` }] : []),
-    {
-      role: 'system',
-      content: `[EVALUATION RESULT] ${score.hard >= 1 ? 'PASS' : 'FAIL'} hard=${score.hard} soft=${score.soft.toFixed(2)}; predicted "${predicted}", expected ${JSON.stringify(item.answers)}. ${score.reason}`,
-    },
-  ]);
-  return result;
-}
-
-/** Agent CLIs find a skill by its folder, which should match the front matter's `name:`. */
-function skillDirName(skill: string): string {
-  const front = /^---\r?\n([\s\S]*?)\r?\n---/.exec(skill)?.[1];
-  const name = front && /^name:\s*["']?([A-Za-z0-9][A-Za-z0-9._-]*)["']?\s*$/m.exec(front)?.[1];
-  return name || 'skill';
-}
-
-/** The part of a `command` backend trace the trajectory keeps; undefined for chat backends. */
-function agentRunOf(trace: Record<string, unknown> | undefined): AgentRun | undefined {
-  if (!trace || typeof trace.durationMs !== 'number') return undefined;
-  return {
-    exit_code: typeof trace.exitCode === 'number' ? trace.exitCode : null,
-    signal: typeof trace.signal === 'string' ? trace.signal : null,
-    timed_out: trace.timedOut === true,
-    duration_ms: trace.durationMs,
-    stderr: excerpt(typeof trace.stderr === 'string' ? trace.stderr : '', 2000),
-    // A custom command prints plain text: what it did is unknown, not "nothing".
-    ...(trace.agent !== 'custom' ? agentActivity(trace) : {}),
-  };
-}
-
-/** What a known agent CLI reported doing (from its JSON events). */
-function agentActivity(trace: Record<string, unknown>): Partial<AgentRun> {
-  return {
-    ...(typeof trace.skillLoaded === 'boolean' ? { skill_loaded: trace.skillLoaded } : {}),
-    ...(Array.isArray(trace.toolCalls)
-      ? {
-          tool_calls: (trace.toolCalls as Array<{ name?: unknown; detail?: unknown }>)
-            .slice(0, 50)
-            .map((c) => ({
-              name: String(c.name),
-              ...(typeof c.detail === 'string' ? { detail: c.detail } : {}),
-            })),
-        }
-      : {}),
-    ...(typeof trace.turns === 'number' ? { turns: trace.turns } : {}),
-  };
-}
-
-function writeConversation(file: string, records: ConversationRecord[]): void {
-  writeJsonAtomic(file, records);
 }
 
 /** The target could not answer this item: no score, no failure, no trajectory for the analysts. */
@@ -254,17 +110,13 @@ export function checkErrored(results: readonly RolloutResult[], what: string, ma
     .sort((a, b) => b[1] - a[1])
     .map(([k, n]) => `${TARGET_ERROR_LABELS[k as TargetErrorKind] ?? k} ×${n}`)
     .join(', ');
-  // The first error's own fix (the stored message is `<problem>. Fix: <fix>`) leads the run's fix.
-  const text = errored[0].error ?? '';
-  const cut = text.indexOf('. Fix: ');
-  const first = cut < 0 ? text : text.slice(0, cut);
-  const cause = cut < 0 ? 'fix the cause above' : text.slice(cut + '. Fix: '.length);
+  const first = errored[0].error ?? '';
   throw new SkillOptError(
     'target',
     `the target could not answer ${errored.length} of ${results.length} items in ${what} (${causes}). First error: ${first}`,
     {
       key: 'limits.max_errored_share',
-      fix: `${cause}; then resume the run (nothing answered so far is paid again); the skill was not judged on these items`,
+      fix: 'fix the cause above and resume the run (nothing answered so far is paid again); the skill was not judged on these items',
     },
   );
 }
@@ -302,6 +154,27 @@ export async function rolloutFor(
     ...(s.targetTemperature !== undefined ? { temperature: s.targetTemperature } : {}),
     signal: ctx.signal,
     ...(onResult ? { onResult } : {}),
+    ...(ctx.batch?.stages.has(stage)
+      ? {
+          batch: {
+            ...ctx.batch,
+            logger: ctx.logger,
+            onProgress: (p) =>
+              ctx.emit({
+                type: 'batch/progress',
+                evaluation: stage,
+                provider: p.provider,
+                batchId: p.batchId,
+                state: p.state,
+                detail: p.detail,
+                done: p.done,
+                failed: p.failed,
+                total: p.total,
+                resumed: p.resumed,
+              }),
+          },
+        }
+      : {}),
   });
   checkErrored(results, `${BATCH_NAMES[stage] ?? `the ${stage} rollout`} (${dir})`, s.maxErroredShare);
   return results;

@@ -127,7 +127,11 @@ export class Trainer {
       }
       return await this.finish();
     } catch (err) {
-      if (SkillOptError.is(err, 'cancelled') || ctx.signal.aborted) return this.stopped(STOPPED_BY_REQUEST);
+      if (SkillOptError.is(err, 'cancelled') || ctx.signal.aborted) {
+        // A stop while a provider batch is out says what becomes of it (left running, collected on resume).
+        const left = SkillOptError.is(err, 'cancelled') ? err.place.fix : undefined;
+        return this.stopped(left ? `${STOPPED_BY_REQUEST}; ${left}` : STOPPED_BY_REQUEST);
+      }
       throw err;
     }
   }

@@ -46,6 +46,15 @@ export interface LiveState {
   resumedFromStep?: number;
   /** Steps finished since the run (re)started, shown before the folder is read again. */
   records: StepRecord[];
+  /** An evaluation waiting on a provider batch (evaluation.batch_api); absent when none is out. */
+  batch?: WaitingBatch;
+}
+
+export type WaitingBatch = Omit<Extract<EngineEvent, { type: 'batch/progress' }>, 'type' | 'state'>;
+
+/** `test batch batch_abc (openai): in_progress, 3/10 answered`, for the Runs view and the status bar. */
+export function describeBatch(b: WaitingBatch): string {
+  return `${b.evaluation} batch ${b.batchId} (${b.provider}): ${b.detail}, ${b.done}/${b.total} answered${b.failed ? `, ${b.failed} failed` : ''}`;
 }
 
 export function initialLiveState(): LiveState {
@@ -98,6 +107,12 @@ export function applyEvent(prev: LiveState | undefined, seq: number, event: Engi
     case 'rollout/progress':
       s.progress = { done: event.done, total: event.total };
       return s;
+    case 'batch/progress': {
+      const { type: _t, state, ...batch } = event;
+      if (state === 'running') s.batch = batch;
+      else delete s.batch;
+      return s;
+    }
     case 'baseline/scored':
       s.baselineScore = event.score;
       s.bestScore = Math.max(s.bestScore ?? -Infinity, event.score);
@@ -140,6 +155,7 @@ export function applyEvent(prev: LiveState | undefined, seq: number, event: Engi
       s.baselineScore = event.baselineScore;
       delete s.stage;
       delete s.progress;
+      delete s.batch;
       return s;
     case 'run/stopped':
       s.status = 'stopped';
@@ -147,6 +163,7 @@ export function applyEvent(prev: LiveState | undefined, seq: number, event: Engi
       s.message = event.reason;
       delete s.stage;
       delete s.progress;
+      delete s.batch;
       return s;
     case 'run/failed':
       s.status = 'failed';
@@ -154,6 +171,7 @@ export function applyEvent(prev: LiveState | undefined, seq: number, event: Engi
       s.message = event.message;
       delete s.stage;
       delete s.progress;
+      delete s.batch;
       return s;
     default:
       return s;
@@ -167,6 +185,7 @@ export function markInterrupted(state: LiveState, why: string): LiveState {
   delete next.waiting;
   delete next.stage;
   delete next.progress;
+  delete next.batch;
   return next;
 }
 

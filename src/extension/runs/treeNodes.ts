@@ -10,7 +10,7 @@ import { isAccepted, isSkipped, type StepAction } from '../../protocol/vocabular
 import { actionLabel } from '../../protocol/words';
 import { Commands, ReviewCommands, TreeItemContext } from '../constants';
 import { appendixArtifactNode, appendixEpochNode } from './appendixNodes';
-import { effectiveStatus, statusText, type RunView } from './liveState';
+import { describeBatch, effectiveStatus, statusText, type RunView } from './liveState';
 
 export type NodeKind =
   'run' | 'epoch' | 'step' | 'epochEnd' | 'artifact' | 'trajectories' | 'trajectory' | 'placeholder';
@@ -119,6 +119,8 @@ export function runNode(run: RunView): NodeSpec {
   } else if (live && status === 'running') {
     if (live.totalSteps > 0) parts.push(`step ${Math.max(live.step, 1)}/${live.totalSteps}`);
     else if (live.stage === 'baseline') parts.push('baseline');
+    if (live.batch)
+      parts.push(`waiting for the ${live.batch.evaluation} batch ${live.batch.done}/${live.batch.total}`);
   }
   if (best !== undefined) parts.push(`best ${formatScore(best)}`);
   if (run.writer === 'skillopt-python') parts.push('Python run');
@@ -130,6 +132,9 @@ export function runNode(run: RunView): NodeSpec {
     `Status: ${status}${live?.message ? ` (${live.message})` : ''}`,
     `Best selection score: ${formatScore(best)}${run.bestStep !== undefined ? ` at step ${run.bestStep}` : ''}`,
     `Baseline: ${formatScore(baseline)}`,
+    ...(live?.batch
+      ? [`Waiting for ${describeBatch(live.batch)}. Stop leaves the batch running; Resume collects it.`]
+      : []),
     ...(live
       ? [`Model calls: ${live.spend.calls} · spend ${formatSpend(live.spend.dollars, live.simulated)}`]
       : []),

@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import { Commands, ReviewCommands } from '../constants';
 import type { Ctx } from '../ctx';
-import type { RunView } from '../runs/liveState';
+import { describeBatch, type RunView } from '../runs/liveState';
 import { bestScoreOf, formatScore, formatSpend } from '../runs/treeNodes';
 
 /** How long the final result stays in the status bar. */
@@ -24,7 +24,10 @@ export function statusText(run: RunView): string {
         live.totalSteps > 0
           ? `step ${Math.max(live.step, 1)}/${live.totalSteps}`
           : (live.stage ?? 'starting');
-      return `$(sync~spin) SkillOpt ${step} · ${best} · ${spend}`;
+      const batch = live.batch
+        ? ` · ${live.batch.evaluation} batch ${live.batch.done}/${live.batch.total}`
+        : '';
+      return `$(sync~spin) SkillOpt ${step}${batch} · ${best} · ${spend}`;
     }
     case 'finished':
       return `$(pass) SkillOpt finished · ${best} · ${spend}`;
@@ -83,6 +86,12 @@ export function registerStatusBar(ctx: Ctx): vscode.StatusBarItem {
           `Stage: ${live.stage}${live.progress ? ` ${live.progress.done}/${live.progress.total}` : ''}`,
         );
     }
+    if (live.batch)
+      tip
+        .appendMarkdown('\n\n')
+        .appendText(
+          `Waiting for ${describeBatch(live.batch)}. Stop leaves the batch running; Resume collects it.`,
+        );
     tip
       .appendMarkdown('\n\n')
       .appendText(`Model calls: ${live.spend.calls} (${live.spend.cacheHits} from cache)`);

@@ -77,7 +77,26 @@ export type Script = Handler | Reply[];
 export interface LoopbackOptions {
   /** Wait this long before every reply (not before a hang). */
   latencyMs?: number;
+  /** Endpoints beyond the completion one (the batch APIs); undefined falls through to the usual 404. */
+  routes?: Routes;
 }
+
+/** What an extra route answers: a JSON object, or text (JSONL files) when `body` is a string. */
+export interface RouteReply {
+  status: number;
+  body: unknown;
+}
+
+/**
+ * Runs one request body through the server's script as if it had been POSTed to `path`, and
+ * returns what the completion endpoint would have answered (how the batch APIs answer each item).
+ */
+export type AnswerFn = (body: unknown, path: string) => Promise<{ status: number; body: unknown }>;
+
+export type Routes = (
+  req: RecordedRequest,
+  answer: AnswerFn,
+) => RouteReply | undefined | Promise<RouteReply | undefined>;
 
 export interface LoopbackServer {
   /** What to pass to the SDK as its base URL. */
@@ -203,6 +222,26 @@ export async function startLoopback(
     res.end(text);
   };
 
+  const answer: AnswerFn = async (body, path) => {
+    const rec: RecordedRequest = {
+      index: -1,
+      method: 'POST',
+      path,
+      query: {},
+      headers: {},
+      body,
+      rawBody: JSON.stringify(body),
+    };
+    const action = await handler(rec);
+    if (action.kind === 'reply') return { status: 200, body: format.okBody(action, rec) };
+    if (action.kind === 'status')
+      return {
+        status: action.status,
+        body: action.body ?? format.errorBody(action.status, action.message ?? `scripted ${action.status}`),
+      };
+    return { status: 500, body: format.errorBody(500, `loopback: a batch item cannot ${action.kind}`) };
+  };
+
   const serve = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -235,6 +274,11 @@ export async function startLoopback(
       }
     }
 
+    const routed = await opts.routes?.(recorded, answer);
+    if (routed) {
+      send(res, routed.status, routed.body);
+      return;
+    }
     if (recorded.method !== 'POST' || !format.isEndpoint(recorded.path)) {
       send(res, 404, format.errorBody(404, `no route for ${recorded.method} ${recorded.path}`));
       return;

@@ -362,8 +362,24 @@ describe('bench verdict', () => {
       server: { latencyMs: 300, jitterMs: 0, concurrency: 16, reps: 3 },
       speed: speed(1.3),
       overhead,
+      batch: {
+        pricedAs: 'gpt-4.1-mini (openai: $0.4 / $1.6 per M tokens)',
+        rows: [
+          {
+            split: 'test',
+            items: 40,
+            promptTokens: 6159,
+            completionTokens: 818,
+            syncDollars: 0.0038,
+            batchDollars: 0.0019,
+            batches: 1,
+            sameScores: true,
+          },
+        ],
+      },
       verdict: verdictOf(speed(1.3), overhead),
     } satisfies BenchResult);
+    assert.match(text, /^test\s+40\s+6159 \/ 818\s+\$0\.0038\s+\$0\.0019\s+0\.50\s+1\s+yes$/m);
     assert.match(text, /wall ÷ bound \(headline\)\s+1\.290 \/ 1\.300 \/ 1\.310/);
     assert.match(text, /wall ÷ bound 1\.300 \(target ≤ 1\.1\): MISSED/);
     assert.match(text, /engine's own CPU per step 66 ms \(target < 50 ms\): MISSED/);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -210,6 +210,16 @@ describe('skillopt CLI', function () {
     assert.equal(summary.model_calls, 19);
     const file = JSON.parse(readFileSync(join(out, 'eval_summary.json'), 'utf8')) as { hard: number };
     assert.equal(file.hard, summary.hard);
+  });
+
+  it('refuses eval --batch for a target without a batch API before any call, naming the key and the way out', () => {
+    const out = join(dir, 'eval');
+    const args = evalVal(out, 'cache.enabled=false');
+    const r = cli([...args.slice(0, args.indexOf('--json')), '--batch']);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /the sim target has no batch API/);
+    assert.match(r.stderr, /evaluation\.batch_api: off \(or drop --batch\)/);
+    assert.equal(existsSync(join(out, 'eval_val')), false);
   });
 
   it('runs an agent CLI as the target, and keeps how each agent run ended in the trajectory', () => {

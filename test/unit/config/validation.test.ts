@@ -82,6 +82,8 @@ describe('config/schema', () => {
           test_env_num: 0,
           eval_test: true,
           patience: 0,
+          batch_api: 'off',
+          batch_poll_s: 30,
         },
       );
       assert.deepEqual(

@@ -210,6 +210,34 @@ describe('extension runs: live state from engine events', () => {
   });
 });
 
+describe('extension runs: a waiting batch', () => {
+  it('shows the evaluation waiting on a provider batch until it ends, and what Stop does', () => {
+    const progress = (state: 'running' | 'ended', detail: string, done: number): EngineEvent => ({
+      type: 'batch/progress',
+      evaluation: 'test',
+      provider: 'openai',
+      batchId: 'batch_abc',
+      state,
+      detail,
+      done,
+      failed: 0,
+      total: 10,
+      resumed: false,
+    });
+    const waiting = fold([started, progress('running', 'in_progress', 3)]);
+    assert.deepEqual(waiting.batch && [waiting.batch.batchId, waiting.batch.done], ['batch_abc', 3]);
+    const run = mergeLive(readRunFolder(pythonRun), waiting);
+    const node = runNode(run);
+    assert.match(node.description ?? '', /waiting for the test batch 3\/10/);
+    assert.match(
+      String(node.tooltip),
+      /test batch batch_abc \(openai\): in_progress, 3\/10 answered\. Stop leaves the batch running; Resume collects it\./,
+    );
+    const ended = applyEvent(waiting, 2, progress('ended', 'completed', 10));
+    assert.equal(ended.batch, undefined);
+  });
+});
+
 describe('extension runs: tree nodes', () => {
   it('maps the Python reference run folder to runs, epochs, steps and artifacts', () => {
     const run: RunView = readRunFolder(pythonRun);

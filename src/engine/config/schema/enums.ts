@@ -10,6 +10,8 @@ export const LR_SCHEDULERS = ['constant', 'linear', 'cosine', 'autonomous'] as c
 export const GATE_METRICS = ['hard', 'soft', 'mixed'] as const;
 export const SPLIT_MODES = ['ratio', 'split_dir'] as const;
 export const ANCHOR_MODES = ['strict', 'reference'] as const;
+/** Which target evaluations go through the provider's batch API (half price, answers within 24 h). */
+export const BATCH_API_MODES = ['off', 'final', 'selection'] as const;
 
 const UPDATE_MODE_ALIASES: Record<string, (typeof UPDATE_MODES)[number]> = {
   patch: 'patch',

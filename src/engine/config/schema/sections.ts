@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { REVIEW_MODES } from '../../../protocol/vocabulary';
 import {
   ANCHOR_MODES,
+  BATCH_API_MODES,
   GATE_METRICS,
   LR_CONTROL_MODES,
   LR_SCHEDULERS,
@@ -181,6 +182,8 @@ export const modelFields = {
   target_workspace_root: text(''),
   // Keep each task's workspace after the run (for debugging an agent target).
   target_keep_workspaces: flag(false),
+  // The OpenAI-compatible server at target_base_url implements OpenAI's Batch API (files + batches).
+  target_supports_batch: flag(false),
 };
 
 export const trainFields = {
@@ -238,6 +241,10 @@ export const evaluationFields = {
   test_env_num: int(0, 0),
   eval_test: flag(true),
   patience: int(0, 0),
+  // Ours. Provider batch APIs (half price, slower): `final` = the final test evaluation and
+  // `skillopt eval`; `selection` = every selection evaluation too. See the README's "Batch APIs".
+  batch_api: oneOf(BATCH_API_MODES, 'off'),
+  batch_poll_s: positive(30),
 };
 
 const SPLIT_RATIO = /^[1-9]\d*:[1-9]\d*:[1-9]\d*$/;

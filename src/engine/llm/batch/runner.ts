@@ -1,0 +1,224 @@
+/**
+ * One evaluation through a provider's batch API: submit the requests (or find the batch an earlier
+ * process of the run submitted for them), wait for it with progress, and hand back one outcome per
+ * item. The batch id is written to the evaluation folder before anything else happens, so a
+ * stopped run polls the same batch and never pays for the same requests twice.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { existsSync, rmSync } from 'node:fs';
+import { SkillOptError } from '../../errors';
+import type { Logger } from '../../log';
+import { writeJsonAtomic } from '../../store/atomic';
+import { batchStateSchema, readRunJson, type BatchState } from '../../store/runSchemas';
+import type { Accounting } from '../accounting';
+import { batchProvider } from '../prices';
+import { describeError, fixForError, sleep as abortableSleep } from '../retry';
+import type { ChatRequest, Stage } from '../types';
+import type { BatchApi, BatchOutcome, BatchStatus } from './types';
+
+export interface BatchProgress extends BatchStatus {
+  batchId: string;
+  provider: string;
+  /** True when this process picked up a batch an earlier one submitted. */
+  resumed: boolean;
+}
+
+export interface BatchJob {
+  api: BatchApi;
+  stage: Stage;
+  /** `provider_batch.json` of the evaluation folder. */
+  statePath: string;
+  items: ReadonlyArray<{ itemId: string; req: ChatRequest }>;
+  /** Wait between status checks. */
+  pollMs: number;
+  signal: AbortSignal;
+  accounting?: Accounting;
+  logger?: Logger;
+  onProgress?: (p: BatchProgress) => void;
+  /** Injectable so tests need not wait. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+export interface SettledItem {
+  outcome: BatchOutcome;
+  /**
+   * Records the item's usage at the batch price. Call it once, right where the item's result row is
+   * written (no await between), so the ledger and results.jsonl agree across any stop.
+   */
+  pay: () => void;
+}
+
+/** Submit or resume the batch for `job.items` and wait for it; one settled outcome per item id. */
+export async function runBatch(job: BatchJob): Promise<Map<string, SettledItem>> {
+  const { api } = job;
+  const hashes = new Map(
+    api
+      .bodies(job.items.map((i) => ({ customId: i.itemId, req: i.req })))
+      .map((body, n) => [job.items[n].itemId, sha256(body)] as const),
+  );
+  let state = await reusable(job, hashes);
+  const resumed = state !== undefined;
+  if (state) {
+    job.logger?.log(
+      'info',
+      'batch',
+      `${job.stage}: collecting ${api.provider} batch ${state.batch_id} submitted earlier`,
+    );
+  } else {
+    state = await submit(job, hashes);
+  }
+  const batchId = state.batch_id;
+  const wait = job.sleep ?? abortableSleep;
+  for (;;) {
+    const status = await manage(job, batchId, () => api.status(batchId, job.signal));
+    job.onProgress?.({ ...status, batchId, provider: api.provider, resumed });
+    if (status.state === 'failed') {
+      // Nothing of a refused batch is billed; the next run submits afresh.
+      rmSync(job.statePath, { force: true });
+      throw new SkillOptError(
+        'llm',
+        `the ${api.provider} batch ${batchId} for the ${job.stage} evaluation was refused: ${status.detail}`,
+        {
+          key: 'evaluation.batch_api',
+          fix: 'run again to submit a new batch, or set evaluation.batch_api: off to send the calls one by one',
+        },
+      );
+    }
+    if (status.state === 'ended') break;
+    try {
+      await wait(job.pollMs, job.signal);
+    } catch {
+      throw leftRunning(job, batchId);
+    }
+  }
+  const outcomes = await manage(job, batchId, () => api.results(batchId, job.signal));
+  const byItem = new Map<string, SettledItem>();
+  const key = {
+    stage: job.stage,
+    role: 'target' as const,
+    provider: batchProvider(api.provider),
+    model: api.model,
+  };
+  for (const [customId, itemId] of Object.entries(state.items)) {
+    if (!hashes.has(itemId)) continue;
+    const outcome = outcomes.get(customId) ?? { ok: false, why: 'the batch returned no result for it' };
+    byItem.set(itemId, {
+      outcome,
+      pay: () => {
+        if (!outcome.ok) return;
+        job.accounting?.recordCall(key, {
+          promptTokens: outcome.reply.usage.promptTokens,
+          completionTokens: outcome.reply.usage.completionTokens,
+          seconds: 0,
+          attempts: 1,
+        });
+      },
+    });
+  }
+  return byItem;
+}
+
+/** The earlier batch, when it was sent for exactly these requests (every pending item, same bodies). */
+/** A state whose batch was sent and its id written. */
+type Submitted = BatchState & { batch_id: string };
+
+async function reusable(job: BatchJob, hashes: Map<string, string>): Promise<Submitted | undefined> {
+  if (!existsSync(job.statePath)) return undefined;
+  const state = readRunJson(job.statePath, batchStateSchema);
+  if (!state) return undefined;
+  const same =
+    state.provider === job.api.provider &&
+    state.model === job.api.model &&
+    [...hashes].every(([id, h]) => state.item_sha256[id] === h);
+  if (!same) {
+    job.logger?.log(
+      'warn',
+      'batch',
+      `${job.stage}: the ${state.provider} batch ${state.batch_id} recorded here was sent for other requests; cancelling it and sending a new one`,
+    );
+    // Its answers are of no use now: stop paying for the rest (an ended batch refuses, which is fine).
+    if (state.provider === job.api.provider && state.batch_id)
+      await job.api.cancel(state.batch_id).catch(() => undefined);
+    return undefined;
+  }
+  if (state.batch_id) return { ...state, batch_id: state.batch_id };
+  // The process that sent it died before writing its id: find it by its tag rather than pay again.
+  const tag = state.submission;
+  const found =
+    tag && job.api.find ? await manage(job, undefined, () => job.api.find!(tag, job.signal)) : undefined;
+  if (!found) {
+    job.logger?.log(
+      'warn',
+      'batch',
+      `${job.stage}: a batch sent earlier left no id and cannot be found; sending a new one`,
+    );
+    return undefined;
+  }
+  const adopted: Submitted = { ...state, batch_id: found };
+  writeJsonAtomic(job.statePath, adopted);
+  return adopted;
+}
+
+async function submit(job: BatchJob, hashes: Map<string, string>): Promise<Submitted> {
+  const { api } = job;
+  // custom_id must match [A-Za-z0-9_-]{1,64}; task ids need not, so the state maps them back.
+  const requests = job.items.map((item, n) => ({ customId: `item-${n}`, req: item.req }));
+  // Written before sending, with the tag that goes with the batch: a crash before its id is
+  // written leaves enough to find the batch instead of paying for it again.
+  const pending: BatchState = {
+    provider: api.provider,
+    model: api.model,
+    stage: job.stage,
+    submission: randomUUID(),
+    submitted_at: new Date().toISOString(),
+    items: Object.fromEntries(requests.map((r, n) => [r.customId, job.items[n].itemId])),
+    item_sha256: Object.fromEntries(hashes),
+  };
+  writeJsonAtomic(job.statePath, pending);
+  const sent = await manage(job, undefined, () => api.submit(requests, pending.submission!, job.signal));
+  const state: Submitted = {
+    ...pending,
+    batch_id: sent.batchId,
+    ...(sent.inputFileId ? { input_file_id: sent.inputFileId } : {}),
+  };
+  writeJsonAtomic(job.statePath, state);
+  job.logger?.log(
+    'info',
+    'batch',
+    `${job.stage}: ${api.provider} batch ${sent.batchId} submitted (${requests.length} requests)`,
+  );
+  return state;
+}
+
+/** A batch-API call; its failures become one clear error, and a stop while waiting leaves the batch. */
+async function manage<T>(job: BatchJob, batchId: string | undefined, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if (job.signal.aborted) throw batchId ? leftRunning(job, batchId) : stopped(job);
+    if (err instanceof SkillOptError) throw err;
+    throw new SkillOptError(
+      'llm',
+      `${job.api.provider} batch API (${job.stage} evaluation${batchId ? `, batch ${batchId}` : ''}): ${describeError(err)}`,
+      {
+        key: 'evaluation.batch_api',
+        fix: `${fixForError(err, {})}; or set evaluation.batch_api: off to send the calls one by one`,
+      },
+    );
+  }
+}
+
+function leftRunning(job: BatchJob, batchId: string): SkillOptError {
+  const what = `${job.api.provider} batch ${batchId} (${job.stage} evaluation)`;
+  return new SkillOptError('cancelled', `Stopped waiting for ${what}`, {
+    fix: `the ${what} is left running at the provider; resuming this folder collects it without paying twice`,
+  });
+}
+
+function stopped(job: BatchJob): SkillOptError {
+  return new SkillOptError('cancelled', `Submitting the ${job.stage} batch was cancelled`);
+}
+
+function sha256(value: unknown): string {
+  return createHash('sha256').update(JSON.stringify(value)).digest('hex');
+}

@@ -1,0 +1,177 @@
+/** One rollout item: the target request, the call, and the scored (or errored) result row. */
+import type { TaskItem } from '../data/tasks';
+import { SkillOptError } from '../errors';
+import { errorKind } from '../llm/retry';
+import type { ChatMessage, ChatRequest, ChatResult } from '../llm/types';
+import { targetSystemPrompt } from '../prompts/system';
+import { extractAnswer } from '../scoring/extract';
+import { writeJsonAtomic } from '../store/atomic';
+import { conversationPath } from '../store/predictionNames';
+import type { RolloutOptions } from './rollout';
+import { describeAgentRun, excerpt } from './trajectories';
+import type { AgentRun, ConversationRecord, RolloutResult } from '../../protocol/records';
+
+export function renderTargetSystem(skill: string, answerTag: string, template?: string): string {
+  if (template) return template.replace(/\{skill\}/g, skill.trim());
+  return targetSystemPrompt(skill, answerTag);
+}
+
+export function renderTaskMessage(item: TaskItem): string {
+  const parts: string[] = [];
+  if (item.context) parts.push(`Context:\n${item.context}`);
+  parts.push(item.input);
+  if (item.choices?.length) {
+    parts.push('Choices:\n' + item.choices.map((c, i) => `${String.fromCharCode(65 + i)}. ${c}`).join('\n'));
+  }
+  return parts.join('\n\n');
+}
+
+/** The target request for one item, as the synchronous call and the batch API both send it. */
+export function targetRequest(item: TaskItem, system: string, opts: RolloutOptions): TargetCall {
+  const user = renderTaskMessage(item);
+  const messages: ChatMessage[] = [
+    { role: 'system', content: system },
+    { role: 'user', content: user },
+  ];
+  const req: ChatRequest = {
+    role: 'target',
+    stage: opts.stage,
+    messages,
+    ...(opts.maxTokens !== undefined ? { maxTokens: opts.maxTokens } : {}),
+    ...(opts.temperature !== undefined ? { temperature: opts.temperature } : {}),
+    // Agent harnesses see only task.md and SKILL.md, so the answer format travels with the task.
+    task: {
+      taskId: item.id,
+      skill: opts.skill,
+      skillName: skillDirName(opts.skill),
+      prompt: `${user}\n\nEnd with your final answer wrapped as <${opts.answerTag}>...</${opts.answerTag}>.`,
+    },
+  };
+  return { item, user, messages, req };
+}
+
+export interface TargetCall {
+  item: TaskItem;
+  user: string;
+  messages: ChatMessage[];
+  req: ChatRequest;
+}
+
+/** One item through the target client: scored, or `errored` when the call failed after its retries. */
+export async function runItem(item: TaskItem, system: string, opts: RolloutOptions): Promise<RolloutResult> {
+  const call = targetRequest(item, system, opts);
+  let reply: ChatResult;
+  try {
+    reply = await opts.client.chat(call.req, opts.signal);
+  } catch (err) {
+    if (SkillOptError.is(err, 'cancelled')) throw err;
+    return erroredResult(call, err, opts.dir);
+  }
+  return scoreReply(call, reply, opts);
+}
+
+function baseOf(
+  item: TaskItem,
+): Pick<RolloutResult, 'id' | 'task_type' | 'task_description' | 'expected' | 'n_turns'> {
+  return {
+    id: item.id,
+    ...(item.taskType !== undefined ? { task_type: item.taskType } : {}),
+    task_description: item.input,
+    expected: item.answers,
+    n_turns: 1,
+  };
+}
+
+function erroredResult(call: TargetCall, err: unknown, dir: string): RolloutResult {
+  const message = err instanceof Error ? err.message : String(err);
+  writeConversation(dir, call.item.id, [
+    ...call.messages.slice(1),
+    { role: 'system', content: `[TARGET ERROR] ${message}` },
+  ]);
+  return {
+    ...baseOf(call.item),
+    hard: 0,
+    soft: 0,
+    predicted_answer: '',
+    response: '',
+    outcome: 'errored',
+    error: message,
+    error_kind: errorKind(err),
+  };
+}
+
+/** Score the target's reply to one item and write its conversation. */
+export async function scoreReply(
+  call: TargetCall,
+  reply: Pick<ChatResult, 'text' | 'cached' | 'trace'>,
+  opts: Pick<RolloutOptions, 'answerTag' | 'scorer' | 'signal' | 'dir'>,
+): Promise<RolloutResult> {
+  const { item, user } = call;
+  const response = reply.text;
+  const agentRun = agentRunOf(reply.trace);
+  const predicted = extractAnswer(response, opts.answerTag).answer;
+  const score = await opts.scorer.score(predicted, item, opts.signal);
+  const result: RolloutResult = {
+    ...baseOf(item),
+    hard: score.hard,
+    soft: score.soft,
+    ...(score.hard < 1 ? { fail_reason: score.reason } : {}),
+    predicted_answer: predicted,
+    response,
+    ...(reply.cached ? { cached: true } : {}),
+    ...(agentRun ? { agent_run: agentRun } : {}),
+  };
+  writeConversation(opts.dir, item.id, [
+    { role: 'user', content: user },
+    { role: 'assistant', content: response },
+    ...(agentRun ? [{ role: 'system' as const, content: `[AGENT RUN] ${describeAgentRun(agentRun)}` }] : []),
+    {
+      role: 'system',
+      content: `[EVALUATION RESULT] ${score.hard >= 1 ? 'PASS' : 'FAIL'} hard=${score.hard} soft=${score.soft.toFixed(2)}; predicted "${predicted}", expected ${JSON.stringify(item.answers)}. ${score.reason}`,
+    },
+  ]);
+  return result;
+}
+
+/** Agent CLIs find a skill by its folder, which should match the front matter's `name:`. */
+function skillDirName(skill: string): string {
+  const front = /^---\r?\n([\s\S]*?)\r?\n---/.exec(skill)?.[1];
+  const name = front && /^name:\s*["']?([A-Za-z0-9][A-Za-z0-9._-]*)["']?\s*$/m.exec(front)?.[1];
+  return name || 'skill';
+}
+
+/** The part of a `command` backend trace the trajectory keeps; undefined for chat backends. */
+function agentRunOf(trace: Record<string, unknown> | undefined): AgentRun | undefined {
+  if (!trace || typeof trace.durationMs !== 'number') return undefined;
+  return {
+    exit_code: typeof trace.exitCode === 'number' ? trace.exitCode : null,
+    signal: typeof trace.signal === 'string' ? trace.signal : null,
+    timed_out: trace.timedOut === true,
+    duration_ms: trace.durationMs,
+    stderr: excerpt(typeof trace.stderr === 'string' ? trace.stderr : '', 2000),
+    // A custom command prints plain text: what it did is unknown, not "nothing".
+    ...(trace.agent !== 'custom' ? agentActivity(trace) : {}),
+  };
+}
+
+/** What a known agent CLI reported doing (from its JSON events). */
+function agentActivity(trace: Record<string, unknown>): Partial<AgentRun> {
+  return {
+    ...(typeof trace.skillLoaded === 'boolean' ? { skill_loaded: trace.skillLoaded } : {}),
+    ...(Array.isArray(trace.toolCalls)
+      ? {
+          tool_calls: (trace.toolCalls as Array<{ name?: unknown; detail?: unknown }>)
+            .slice(0, 50)
+            .map((c) => ({
+              name: String(c.name),
+              ...(typeof c.detail === 'string' ? { detail: c.detail } : {}),
+            })),
+        }
+      : {}),
+    ...(typeof trace.turns === 'number' ? { turns: trace.turns } : {}),
+  };
+}
+
+function writeConversation(dir: string, id: string, records: ConversationRecord[]): void {
+  writeJsonAtomic(conversationPath(dir, id), records);
+}
