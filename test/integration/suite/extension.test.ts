@@ -45,6 +45,12 @@ describe('SkillOpt extension: activation and browsing runs', function () {
     }
   });
 
+  it('keeps run folders out of Quick Open and search by default, and the editor default exclusions in', () => {
+    const exclude = vscode.workspace.getConfiguration('search').get<Record<string, boolean>>('exclude') ?? {};
+    assert.equal(exclude['**/.skillopt/runs'], true);
+    assert.equal(exclude['**/node_modules'], true, "VS Code's default stays");
+  });
+
   it('lists the Python reference run and the CLI run with their epochs, steps and files', async () => {
     const api = await skillopt();
     const python = workspacePath('imported', 'searchqa_mini');
