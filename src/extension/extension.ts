@@ -12,6 +12,7 @@ import { VERSION } from '../protocol/vocabulary';
 import { registerRunsTree, type RunsTreeProvider } from './views/runsTree';
 import { registerStatusBar } from './views/statusBar';
 import { registerRunNotices } from './views/runNotices';
+import { registerConversationView } from './views/conversationView';
 import { registerLanguage } from './language/index';
 import { registerReview } from './review/index';
 import { registerGateHistory } from './webview/index';
@@ -50,6 +51,7 @@ export function activate(context: vscode.ExtensionContext): SkillOptApi {
     const { provider, view } = registerRunsTree(ctx);
     registerStatusBar(ctx);
     registerRunNotices(ctx);
+    registerConversationView(ctx);
     registerCommands(ctx, { tree: provider, view });
     // Inline review, language features and the Gate History panel.
     registerReview(ctx);

@@ -3,6 +3,8 @@
  * folders written by the CLI and by the Python reference, and API keys in SecretStorage.
  */
 import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { secretKey } from '../../../src/extension/constants';
 import { closeEditors, diffTabs, rows, skillopt, waitFor, workspacePath } from './support';
@@ -95,6 +97,30 @@ describe('SkillOpt extension: activation and browsing runs', function () {
       assert.match(s.description, /^((\d\.\d{3} \(([+−]\d\.\d{3}|±0)\) · )?\d+ edits?|skipped: .+)$/);
   });
 
+  it('opens the report rendered and a task conversation as headed text, not JSON', async () => {
+    const cli = workspacePath('cli-runs', 'house-style-cli');
+    const previews = (): vscode.Tab[] =>
+      vscode.window.tabGroups.all
+        .flatMap((g) => g.tabs)
+        .filter(
+          (t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.includes('markdown.preview'),
+        );
+    await vscode.commands.executeCommand('skillopt.openArtifact', join(cli, 'report.md'));
+    await waitFor(() => previews().length === 1 || undefined, 'the report preview');
+    const conversation = findFile(cli, 'conversation.json');
+    assert.ok(conversation, 'the CLI run kept a conversation');
+    await vscode.commands.executeCommand('skillopt.openArtifact', conversation);
+    const tab = await waitFor(
+      () => previews().find((t) => !/report/i.test(t.label)),
+      'the conversation preview',
+    );
+    assert.match(tab.label, /conversation/);
+    const doc = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'skillopt-conversation');
+    assert.ok(doc, 'the rendered conversation document');
+    assert.match(doc.getText(), /^# Task .+\n\n## Task\n\n```text\n/);
+    await closeEditors();
+  });
+
   it('opens a step candidate diff from the tree', async () => {
     const api = await skillopt();
     const python = workspacePath('imported', 'searchqa_mini');
@@ -122,3 +148,16 @@ describe('SkillOpt extension: activation and browsing runs', function () {
     assert.equal(await secrets.get(secretKey('anthropic')), undefined);
   });
 });
+
+/** The first file named `name` under `dir`, depth first. */
+function findFile(dir: string, name: string): string | undefined {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isFile() && e.name === name) return p;
+    if (e.isDirectory()) {
+      const found = findFile(p, name);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,45 @@
+import assert from 'node:assert/strict';
+import { conversationMarkdown } from '../../../src/extension/runs/conversationText';
+
+describe('extension runs: a conversation as a person reads it', () => {
+  it('heads the task, the reply and the score, each shown verbatim', () => {
+    const md = conversationMarkdown('money-008', [
+      { role: 'user', content: 'What is the total?' },
+      {
+        role: 'assistant',
+        content: 'See [this](command:workbench.action.quit) <b>x</b>\n<answer>80.89</answer>',
+      },
+      { role: 'system', content: '[EVALUATION RESULT] FAIL hard=0 soft=0.00' },
+    ]);
+    assert.equal(
+      md,
+      [
+        '# Task money-008',
+        '',
+        '## Task',
+        '',
+        '```text\nWhat is the total?\n```',
+        '',
+        '## Target reply',
+        '',
+        '```text\nSee [this](command:workbench.action.quit) <b>x</b>\n<answer>80.89</answer>\n```',
+        '',
+        '## Score',
+        '',
+        '```text\n[EVALUATION RESULT] FAIL hard=0 soft=0.00\n```',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('keeps a reply that holds a fence inside a longer one, and names errored and odd files', () => {
+    const md = conversationMarkdown('t_1', [
+      { role: 'assistant', content: 'code:\n```\nrm -rf /\n```' },
+      { role: 'system', content: '[TARGET ERROR] 401 Unauthorized' },
+    ]);
+    assert.match(md, /^# Task t\\_1/);
+    assert.match(md, /````text\ncode:\n```\nrm -rf \/\n```\n````/);
+    assert.match(md, /## Target error \(not scored\)/);
+    assert.match(conversationMarkdown('x', { not: 'a list' }), /not a conversation/);
+  });
+});
