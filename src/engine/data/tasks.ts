@@ -12,6 +12,8 @@ export interface TaskItem {
   taskType?: string;
   context?: string;
   choices?: string[];
+  /** The choices' labels when the data names them (LiveMathematicianBench); A, B, C… otherwise. */
+  choiceLabels?: string[];
   fields: Record<string, unknown>;
 }
 

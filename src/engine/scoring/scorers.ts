@@ -10,6 +10,7 @@ import {
   normalizedExactScorer,
   regexScorer,
 } from './textScorers';
+import { officeQaScorer } from './officeqa';
 import { createCommandScorer, createModuleScorer } from './userScorer';
 import { choiceScorer, jsonScorer, numericScorer } from './valueScorers';
 
@@ -41,6 +42,7 @@ export const scorerTypes = [
   'numeric',
   'choice',
   'anls',
+  'officeqa',
   'json',
   'module',
   'command',
@@ -67,6 +69,7 @@ const optionSchemas = {
   }),
   choice: z.strictObject({ ...named }),
   anls: z.strictObject({ ...named }),
+  officeqa: z.strictObject({ ...named }),
   json: z.strictObject({ ...named }),
   module: z.strictObject({ ...named, path: z.string().min(1), export: z.string().min(1).optional() }),
   command: z.strictObject({
@@ -106,6 +109,8 @@ export function createScorer(spec: ScorerSpec, ctx: ScorerContext): Scorer {
       return choiceScorer(parseOptions('choice', options));
     case 'anls':
       return anlsScorer(parseOptions('anls', options));
+    case 'officeqa':
+      return officeQaScorer(parseOptions('officeqa', options));
     case 'json':
       return jsonScorer(parseOptions('json', options));
     case 'module':

@@ -6,6 +6,7 @@ import type { ChatMessage, ModelClient, Stage } from '../llm/types';
 import { targetSystemPrompt } from '../prompts/system';
 import { extractAnswer } from '../scoring/extract';
 import type { Scorer } from '../scoring/scorers';
+import { choiceLabels } from '../scoring/valueScorers';
 import { writeJsonAtomic } from '../store/atomic';
 import { appendJsonl, readJsonlTolerant } from '../store/jsonl';
 import { evalPaths } from '../store/layout';
@@ -42,7 +43,8 @@ export function renderTaskMessage(item: TaskItem): string {
   if (item.context) parts.push(`Context:\n${item.context}`);
   parts.push(item.input);
   if (item.choices?.length) {
-    parts.push('Choices:\n' + item.choices.map((c, i) => `${String.fromCharCode(65 + i)}. ${c}`).join('\n'));
+    const labels = choiceLabels(item);
+    parts.push('Choices:\n' + item.choices.map((c, i) => `${labels[i]}. ${c}`).join('\n'));
   }
   return parts.join('\n\n');
 }
