@@ -1,3 +1,4 @@
+import { readImage } from '../data/images';
 import type { TaskItem } from '../data/tasks';
 import { SkillOptError } from '../errors';
 import { TARGET_ERROR_LABELS, type TargetErrorKind } from '../../protocol/vocabulary';
@@ -97,10 +98,16 @@ async function runItem(
   conversationFile: string,
 ): Promise<RolloutResult> {
   const user = renderTaskMessage(item);
+  const images = (item.images ?? []).map((p) => readImage(p, item.imageDetail));
   const messages: ChatMessage[] = [
     { role: 'system', content: system },
-    { role: 'user', content: user },
+    { role: 'user', content: user, ...(images.length ? { images } : {}) },
   ];
+  // Transcripts name the images; the bytes stay out of run folders.
+  const userRecord: ConversationRecord = {
+    role: 'user',
+    content: [user, ...images.map((i) => `[image] ${i.name}`)].join('\n\n'),
+  };
   const base = {
     id: item.id,
     ...(item.taskType !== undefined ? { task_type: item.taskType } : {}),
@@ -146,7 +153,7 @@ async function runItem(
       error_kind: errorKind(err),
     };
     writeConversation(conversationFile, [
-      ...messages.slice(1),
+      userRecord,
       { role: 'system', content: `[TARGET ERROR] ${message}` },
     ]);
     return result;
@@ -164,7 +171,7 @@ async function runItem(
     ...(agentRun ? { agent_run: agentRun } : {}),
   };
   writeConversation(conversationFile, [
-    { role: 'user', content: user },
+    userRecord,
     { role: 'assistant', content: response },
     ...(agentRun ? [{ role: 'system' as const, content: `[AGENT RUN] ${describeAgentRun(agentRun)}` }] : []),
     {
