@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { liveMathItem } from '../../../src/engine/data/benchmarkRecords';
 import { benchmarkFor } from '../../../src/engine/data/benchmarks';
 import { withShuffledChoices } from '../../../src/engine/data/choiceShuffle';
+import { buildTrainBatch, planTrainEpoch } from '../../../src/engine/data/plan';
 import { materializeRatioSplit } from '../../../src/engine/data/splits';
 import { readTaskRecords } from '../../../src/engine/data/taskFiles';
 import { toTaskItems, type TaskItem } from '../../../src/engine/data/tasks';
@@ -134,6 +135,46 @@ describe('reference benchmark data', () => {
     }
     const unmarked = { ...items.get(shuffles[0].id)!, shuffleChoices: false };
     assert.equal(withShuffledChoices(unmarked, 42), unmarked, 'items not marked keep their order');
+  });
+
+  it('LiveMathematicianBench train batches and slow-update samples draw choices as the reference plans them', () => {
+    type Drawn = { id: string; choices: string[]; correct: string };
+    const { normalized, plan, slow_batch } = probes<{
+      normalized: Record<string, unknown>[];
+      plan: {
+        epoch: number;
+        batch_size: number;
+        steps: number;
+        accumulation: number;
+        seed: number;
+        items: Drawn[];
+      }[];
+      slow_batch: { seed: number; size: number; items: Drawn[] };
+    }>('livemath.json');
+    const file = write('train.json', JSON.stringify(normalized));
+    const train = toTaskItems(readTaskRecords(file), {
+      mapRecord: bench('livemathematicianbench').mapRecord,
+    }).map((i) => ({ ...i, shuffleChoices: true }));
+    const drawn = (i: TaskItem): Drawn => ({ id: i.id, choices: i.choices!, correct: i.answers[0] });
+    for (const epoch of [...new Set(plan.map((p) => p.epoch))]) {
+      const want = plan.filter((p) => p.epoch === epoch);
+      const got = planTrainEpoch(train, {
+        seed: 42,
+        epoch,
+        batchSize: want[0].batch_size,
+        accumulation: want[0].accumulation,
+        stepsPerEpoch: want[0].steps,
+      });
+      assert.deepEqual(
+        got.map((b) => ({ seed: b.seed, items: b.items.map(drawn) })),
+        want.map((b) => ({ seed: b.seed, items: b.items })),
+        `epoch ${epoch}`,
+      );
+    }
+    const sample = buildTrainBatch(train, train.length, slow_batch.seed)
+      .map((i) => withShuffledChoices(i, slow_batch.seed))
+      .slice(0, slow_batch.size);
+    assert.deepEqual(sample.map(drawn), slow_batch.items);
   });
 
   it('LiveMathematicianBench ratio mode reads a folder of monthly files and writes normalised items', () => {
