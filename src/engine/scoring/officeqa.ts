@@ -2,6 +2,7 @@
  * OfficeQA's scoring rule: exact match after OfficeQA's own normaliser (numbers keep their sign,
  * decimal point and percent; thousands commas and money words go), token F1 as partial credit.
  */
+import { extractFirstTagged } from './extract';
 import { collapseWhitespace, overlapF1, pyStrip, wholeWords } from './normalize';
 import type { Scorer } from './scorers';
 import { expected, quote, result, syncScorer } from './syncScorer';
@@ -24,7 +25,7 @@ function tokens(text: string): string[] {
 
 /** Hard: the normalised answer equals a normalised gold; soft: the best token F1. */
 export function officeQaScorer(o: { name?: string }): Scorer {
-  return syncScorer(o.name ?? 'officeqa', (prediction, item) => {
+  const scorer = syncScorer(o.name ?? 'officeqa', (prediction, item) => {
     const pred = normalizeOfficeQa(prediction);
     const em = item.answers.some((g) => normalizeOfficeQa(g) === pred);
     const f1 = item.answers.reduce((best, g) => Math.max(best, overlapF1(tokens(prediction), tokens(g))), 0);
@@ -36,4 +37,5 @@ export function officeQaScorer(o: { name?: string }): Scorer {
           `EM=0: predicted ${quote(prediction)} (read as ${quote(pred)}) but expected ${expected(item.answers)} (F1=${f1.toFixed(2)})`,
         );
   });
+  return { ...scorer, extract: extractFirstTagged };
 }

@@ -11,6 +11,7 @@ import {
   regexScorer,
 } from './textScorers';
 import { officeQaScorer } from './officeqa';
+import type { ExtractedAnswer } from './extract';
 import { createCommandScorer, createModuleScorer } from './userScorer';
 import { choiceScorer, jsonScorer, numericScorer } from './valueScorers';
 
@@ -23,6 +24,8 @@ export interface ScoreResult {
 
 export interface Scorer {
   name: string;
+  /** How this scorer's benchmark reads the final answer out of a reply; default extractAnswer. */
+  extract?: (response: string, tag: string) => ExtractedAnswer;
   score(prediction: string, item: TaskItem, signal?: AbortSignal): Promise<ScoreResult>;
 }
 

@@ -158,7 +158,7 @@ async function runItem(
     ]);
     return result;
   }
-  const predicted = extractAnswer(response, opts.answerTag).answer;
+  const predicted = (opts.scorer.extract ?? extractAnswer)(response, opts.answerTag).answer;
   const score = await opts.scorer.score(predicted, item, opts.signal);
   const result: RolloutResult = {
     ...base,

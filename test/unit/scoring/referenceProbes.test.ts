@@ -47,7 +47,8 @@ describe('scorers agree with the reference evaluators (probe fixtures)', () => {
     }>('docvqa-scoring.json');
     const scorer = createScorer('anls', ctx);
     for (const c of cases) {
-      const predicted = extractAnswer(c.response).answer;
+      // The rollout reads the answer with the scorer's own extraction.
+      const predicted = scorer.extract!(c.response, 'answer').answer;
       assert.equal(predicted, c.predicted, `extraction of ${JSON.stringify(c.response)}`);
       const r = await scorer.score(predicted, item(c.golds));
       close(r.soft, c.anls, `ANLS of ${JSON.stringify(predicted)} vs ${JSON.stringify(c.golds)}`);
@@ -95,6 +96,20 @@ describe('scorers agree with the reference evaluators (probe fixtures)', () => {
       const r = await scorer.score(c.answer, item([c.gold]));
       assert.equal(r.hard, c.hard, `${JSON.stringify(c.answer)} vs ${JSON.stringify(c.gold)}`);
       close(r.soft, c.soft, `F1 of ${JSON.stringify(c.answer)} vs ${JSON.stringify(c.gold)}`);
+    }
+  });
+
+  it('OfficeQA: the final answer read from whole replies (first pair; no tag, no answer)', async () => {
+    const { responses } = readProbes<{
+      responses: { response: string; gold: string; predicted: string; hard: number; soft: number }[];
+    }>('officeqa.json');
+    const scorer = createScorer('officeqa', ctx);
+    for (const c of responses) {
+      const predicted = scorer.extract!(c.response, 'answer').answer;
+      assert.equal(predicted, c.predicted, JSON.stringify(c.response));
+      const r = await scorer.score(predicted, item([c.gold]));
+      assert.equal(r.hard, c.hard, JSON.stringify(c.response));
+      close(r.soft, c.soft, JSON.stringify(c.response));
     }
   });
 });
