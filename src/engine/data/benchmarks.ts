@@ -47,7 +47,7 @@ export function benchmarkFor(env: Record<string, unknown> & { name: string }): B
   if (k in NEEDS_HARNESS) {
     throw new SkillOptError(
       'config',
-      `env.name ${env.name}: this benchmark needs ${NEEDS_HARNESS[k]}, which this tool does not run`,
+      `benchmark "${env.name}" needs ${NEEDS_HARNESS[k]}, which this tool does not run`,
       { key: 'env.name', fix: AGENT_FIX },
     );
   }

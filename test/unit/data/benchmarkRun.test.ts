@@ -186,10 +186,7 @@ describe('reference benchmarks through a run', function () {
       'alf.yaml',
       'env:\n  name: alfworld\n  skill_init: SKILL.md\n  split_dir: data/alfworld_path_split\n',
     );
-    assert.throws(
-      () => prepare(config, []),
-      /env\.name alfworld: this benchmark needs the ALFWorld text-game simulator/,
-    );
+    assert.throws(() => prepare(config, []), /benchmark "alfworld" needs the ALFWorld text-game simulator/);
   });
 
   it('LiveMathematicianBench split items: choice scorer, evaluation choices drawn with train.seed', () => {
