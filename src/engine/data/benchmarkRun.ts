@@ -50,7 +50,7 @@ export function checkImageTarget(items: readonly TaskItem[], target: ModelClient
     );
   }
   const notices = [
-    `${shown.length} task(s) send their image(s) to the ${target.backend} target ${target.model}`,
+    `${shown.length} task(s) send their image(s) to the ${target.backend} target ${target.model} (image tokens are not in the cost estimate)`,
   ];
   if (target.backend === 'anthropic') {
     const big = largestImage(shown.flatMap((i) => i.images!));

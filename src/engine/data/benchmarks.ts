@@ -83,8 +83,7 @@ export function benchmarkFor(env: Record<string, unknown> & { name: string }): B
           "officeqa: scored with OfficeQA's normaliser; the reference's document tools and oracle pages (env.data_dirs, max_tool_turns, search_mode) are not run here, so the target answers from the question alone",
         ],
       };
-    case 'livemathematicianbench':
-    case 'livemath': {
+    case 'livemathematicianbench': {
       const useTheorem = env.use_theorem === true;
       const useSketch = env.use_sketch === true;
       return {
