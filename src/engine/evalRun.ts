@@ -1,5 +1,6 @@
 /** Eval-only: score one skill on a split with the target alone (reference scripts/eval_only.py). */
 import { setMaxListeners } from 'node:events';
+import { withShuffledChoices } from './data/choiceShuffle';
 import type { TaskItem } from './data/tasks';
 import { makeContext, type PreparedRun, type RunHooks } from './run';
 import { containWrites, makeDir, writeJsonAtomic } from './store/atomic';
@@ -37,14 +38,16 @@ export async function evalPrepared(
         : opts.split;
   const { splits } = prepared;
   const test = (): readonly TaskItem[] => splits.test.unsealForEvaluation();
+  // Evaluation draws choice orders with train.seed (val and test already have theirs).
+  const train = (): TaskItem[] => splits.train.map((i) => withShuffledChoices(i, prepared.settings.seed));
   const items =
     canonical === 'train'
-      ? splits.train
+      ? train()
       : canonical === 'val'
         ? splits.val
         : canonical === 'test'
           ? test()
-          : [...splits.train, ...splits.val, ...test()];
+          : [...train(), ...splits.val, ...test()];
   const limit = prepared.settings.testEnvNum;
   const chosen = canonical !== 'all' && limit > 0 ? items.slice(0, limit) : items;
   const outDir = prepared.outDir;

@@ -6,6 +6,13 @@ import { loadConfig, type LoadedConfig } from './config/load';
 import { formatConfigWarning } from './config/schema/problems';
 import type { SkillOptConfig } from './config/schema';
 import { stepsPerEpoch } from './data/plan';
+import { benchmarkFor, type Benchmark } from './data/benchmarks';
+import {
+  benchmarkNotices,
+  checkImageTarget,
+  withBenchmarkChoices,
+  withImageDetail,
+} from './data/benchmarkRun';
 import { defaultSplitOutputDir, loadSplitDir, materializeRatioSplit, type LoadedSplits } from './data/splits';
 import { SkillOptError } from './errors';
 import type { EngineEvent } from '../protocol/events';
@@ -94,9 +101,20 @@ function loadSkill(cfg: SkillOptConfig, loaded: LoadedConfig): { path: string; t
   return { path, text };
 }
 
-function loadData(cfg: SkillOptConfig, outDir: string, dryRun: boolean): LoadedSplits {
+function loadData(
+  cfg: SkillOptConfig,
+  outDir: string,
+  dryRun: boolean,
+  bench: Benchmark | undefined,
+  imageDirs: readonly string[],
+): LoadedSplits {
   const env = cfg.env;
-  const common = { limit: env.limit, testEvaluation: cfg.evaluation.eval_test };
+  const common = {
+    limit: env.limit,
+    testEvaluation: cfg.evaluation.eval_test,
+    imageDirs,
+    ...(bench?.mapRecord ? { mapRecord: bench.mapRecord } : {}),
+  };
   if (env.split_mode === 'split_dir') {
     if (!env.split_dir) {
       throw new SkillOptError('config', 'split_mode is split_dir but no split_dir is set', {
@@ -123,6 +141,7 @@ function loadData(cfg: SkillOptConfig, outDir: string, dryRun: boolean): LoadedS
       ratio: env.split_ratio,
       seed: env.split_seed,
       ...common,
+      ...(bench?.readRaw ? { readRaw: bench.readRaw } : {}),
     });
   } finally {
     if (dryRun) rmSync(outputDir, { recursive: true, force: true });
@@ -187,8 +206,18 @@ export function prepareRun(opts: PrepareOptions): PreparedRun {
       (cfg.env.out_root || join(loaded.configDir, '.skillopt', 'runs', `${name}_${timestamp()}`)),
   );
   const settings = settingsFromConfig(cfg);
+  // A benchmark this tool cannot run is refused before anything else is read.
+  const bench = cfg.env.name ? benchmarkFor(cfg.env) : undefined;
   const skill = loadSkill(cfg, loaded);
-  const splits = loadData(cfg, outDir, opts.dryRun === true);
+  const imageDirs = [loaded.configDir, resolve(opts.cwd ?? process.cwd())];
+  const splits = withImageDetail(
+    withBenchmarkChoices(
+      loadData(cfg, outDir, opts.dryRun === true, bench, imageDirs),
+      bench,
+      cfg.train.seed,
+    ),
+    cfg.env.image_detail,
+  );
   if (cfg.train.train_size > 0 && cfg.train.train_size !== splits.train.length) {
     throw new SkillOptError(
       'config',
@@ -199,7 +228,10 @@ export function prepareRun(opts: PrepareOptions): PreparedRun {
       },
     );
   }
-  const scorer = createScorer(cfg.env.scorer, {
+  // locate() answers with the section's origin for a key the files do not set.
+  const scorerSet = loaded.locate('env.scorer') !== loaded.locate('env');
+  const scorerSpec = !scorerSet && bench ? bench.scorer : cfg.env.scorer;
+  const scorer = createScorer(scorerSpec, {
     baseDir: loaded.configDir,
   });
   const spe = stepsPerEpoch(splits.train.length, settings.batchSize, settings.accumulation);
@@ -209,6 +241,8 @@ export function prepareRun(opts: PrepareOptions): PreparedRun {
     testItems: splits.test.unsealForEvaluation(),
     logger: opts.logger ?? silentLogger,
   });
+  const allTasks = [...splits.train, ...splits.val, ...splits.test.unsealForEvaluation()];
+  const imageNotices = checkImageTarget(allTasks, models.target, cfg.env.image_detail);
   const flatConfig = redactSecrets(
     toFlatConfig(cfg, {
       train_size: splits.train.length,
@@ -229,7 +263,12 @@ export function prepareRun(opts: PrepareOptions): PreparedRun {
     flatConfig,
     stepsPerEpoch: spe,
     totalSteps: spe * settings.numEpochs,
-    warnings: [...loaded.warnings.map(formatConfigWarning), ...models.notices],
+    warnings: [
+      ...loaded.warnings.map(formatConfigWarning),
+      ...benchmarkNotices(bench, scorerSpec, cfg.env.scorer),
+      ...imageNotices,
+      ...models.notices,
+    ],
     estimate: estimateCalls(settings, splits, spe),
     models,
   };

@@ -1,4 +1,5 @@
 import { SkillOptError } from '../errors';
+import { withShuffledChoices } from './choiceShuffle';
 import { PyRandom } from './pyRandom';
 import type { TaskItem } from './tasks';
 
@@ -66,7 +67,8 @@ export function planTrainEpoch(trainItems: readonly TaskItem[], opts: EpochPlanO
       items = new PyRandom(seed).shuffle([...order]).slice(0, opts.batchSize);
       refilled = true;
     }
-    batches.push({ batchIdx, seed, items, refilled });
+    // LiveMathematicianBench items get their choice order from the batch seed, as in the reference.
+    batches.push({ batchIdx, seed, items: items.map((i) => withShuffledChoices(i, seed)), refilled });
   }
   return batches;
 }

@@ -3,9 +3,9 @@ import { join, resolve } from 'node:path';
 import { SkillOptError } from '../errors';
 import { writeJsonAtomic } from '../store/atomic';
 import { PyRandom } from './pyRandom';
-import { readTaskRecords } from './taskFiles';
+import { readTaskRecords, type TaskFile } from './taskFiles';
 import { toTaskItems } from './tasks';
-import type { TaskItem } from './tasks';
+import type { LoadTasksOptions, TaskItem } from './tasks';
 import { RUN_DIR, RUN_FILE } from '../store/layout';
 
 export type SplitName = 'train' | 'val' | 'test';
@@ -73,6 +73,10 @@ export interface SplitLoadOptions {
   requireAnswers?: boolean;
   /** Default true: an empty test split is an error because the final evaluation would have nothing to run. */
   testEvaluation?: boolean;
+  /** A reference benchmark's reading of its records (benchmarks.ts). */
+  mapRecord?: LoadTasksOptions['mapRecord'];
+  /** Folders relative image paths are also looked up in. */
+  imageDirs?: readonly string[];
 }
 
 export interface SplitDirOptions extends SplitLoadOptions {
@@ -88,6 +92,8 @@ export interface RatioSplitOptions extends SplitLoadOptions {
   ratio?: string;
   /** Default 42. */
   seed?: number;
+  /** Reads data_path when it is a benchmark's raw layout rather than one task file. */
+  readRaw?: (dataPath: string) => TaskFile;
 }
 
 const dataExtensions = ['.json', '.jsonl', '.csv'];
@@ -128,6 +134,7 @@ export function loadSplitDir(opts: SplitDirOptions): LoadedSplits {
     loaded[name] = toTaskItems(readTaskRecords(file), {
       requireAnswers: opts.requireAnswers ?? true,
       allowEmpty: true,
+      ...taskOptions(opts),
     });
   }
   return finish(dir, files, loaded, readManifest(dir), opts);
@@ -143,10 +150,15 @@ export function materializeRatioSplit(opts: RatioSplitOptions): LoadedSplits {
   const ratioText = opts.ratio ?? '2:1:7';
   const ratio = parseSplitRatio(ratioText);
   const seed = opts.seed ?? 42;
-  const source = resolveDataFile(opts.dataPath);
-  const raw = readTaskRecords(source);
+  const raw = opts.readRaw ? opts.readRaw(opts.dataPath) : readTaskRecords(resolveDataFile(opts.dataPath));
+  const source = raw.path;
   // Validate against the source file first, so errors point at the user's lines, not at generated files.
-  const items = toTaskItems(raw, { requireAnswers: opts.requireAnswers ?? true });
+  const items = toTaskItems(raw, { requireAnswers: opts.requireAnswers ?? true, ...taskOptions(opts) });
+  if (items.length !== raw.records.length) {
+    // The benchmark's reading dropped records; the split is cut from what remains, as the reference does.
+    const kept = new Set(items.map((i) => i.fields));
+    raw.records = raw.records.filter((r) => kept.has(r.record));
+  }
 
   const order = new PyRandom(seed).shuffle(items.map((_, i) => i));
   const [trainN, valN, testN] = computeSplitCounts(items.length, ratio);
@@ -178,6 +190,13 @@ export function materializeRatioSplit(opts: RatioSplitOptions): LoadedSplits {
     ratio: ratioText,
     counts: [trainN, valN, testN],
   });
+}
+
+function taskOptions(opts: SplitLoadOptions): Pick<LoadTasksOptions, 'mapRecord' | 'imageDirs'> {
+  return {
+    ...(opts.mapRecord ? { mapRecord: opts.mapRecord } : {}),
+    ...(opts.imageDirs ? { imageDirs: opts.imageDirs } : {}),
+  };
 }
 
 /** The reference's default folder for a generated split: `<outRoot>/_generated_splits/<name>_2-1-7_seed42`. */

@@ -48,6 +48,8 @@ export const taskFieldNames = {
   taskType: ['task_type', 'type', 'category', 'instruction_type', 'topic'],
   context: ['context', 'passage', 'document'],
   choices: ['choices', 'options'],
+  choiceLabels: ['choice_labels'],
+  images: ['image_path', 'image_paths', 'images', 'image'],
 } as const;
 
 /** Read the raw records of a task file without interpreting them (ratio splits write these back out). */

@@ -1,6 +1,7 @@
 /** From a task file's raw records (taskFiles.ts) to checked tasks: ids, inputs, answers, choices. */
 import { SkillOptError } from '../errors';
 import type { ErrorPlace } from '../errors';
+import { taskImages } from './images';
 import { isRecord, readTaskRecords, taskFieldNames } from './taskFiles';
 import type { RawTaskRecord, TaskFile } from './taskFiles';
 
@@ -12,6 +13,14 @@ export interface TaskItem {
   taskType?: string;
   context?: string;
   choices?: string[];
+  /** The choices' labels when the data names them (LiveMathematicianBench); A, B, C… otherwise. */
+  choiceLabels?: string[];
+  /** Draw the choices' order per seed, as the reference's LiveMathematicianBench loader does. */
+  shuffleChoices?: boolean;
+  /** Image files the task shows the target (absolute paths, checked when the tasks are loaded). */
+  images?: string[];
+  /** OpenAI's image `detail` (`low`/`high`) from env.image_detail; absent = the server's default. */
+  imageDetail?: string;
   fields: Record<string, unknown>;
 }
 
@@ -20,6 +29,14 @@ export interface LoadTasksOptions {
   requireAnswers?: boolean;
   /** Default false. Split loaders allow an empty list and report the empty split by name instead. */
   allowEmpty?: boolean;
+  /**
+   * A benchmark's reading of its own records (benchmarks.ts): returns the fields named in
+   * taskFieldNames, or undefined to drop the record as the benchmark's loader does. `fields` keeps
+   * the record as the file had it.
+   */
+  mapRecord?: (record: Record<string, unknown>, index: number) => Record<string, unknown> | undefined;
+  /** Folders a relative image path is also looked up in, after the task file's own folder. */
+  imageDirs?: readonly string[];
 }
 
 /** Read and convert a task file (JSONL, JSON array / `{items|data: [...]}`, or CSV with a header row). */
@@ -38,8 +55,21 @@ export function toTaskItems(file: TaskFile, opts: LoadTasksOptions = {}): TaskIt
   }
   const seen = new Map<string, RawTaskRecord>();
   const items: TaskItem[] = [];
-  for (const raw of file.records) {
+  for (const [index, original] of file.records.entries()) {
+    const mapped = opts.mapRecord ? opts.mapRecord(original.record, index) : original.record;
+    if (mapped === undefined) continue;
+    const raw = { ...original, record: mapped };
     const item = toTaskItem(raw, file, requireAnswers);
+    item.fields = original.record;
+    const images = firstPresent(mapped, taskFieldNames.images);
+    if (images)
+      item.images = taskImages(
+        images.value,
+        item.id,
+        file.path,
+        opts.imageDirs ?? [],
+        placeOf(raw, file.path),
+      );
     const earlier = seen.get(item.id);
     if (earlier) {
       throw new SkillOptError(
@@ -109,6 +139,9 @@ function toTaskItem(raw: RawTaskRecord, file: TaskFile, requireAnswers: boolean)
       );
     }
     item.choices = choices;
+    const labelsField = firstPresent(rec, taskFieldNames.choiceLabels);
+    const labels = labelsField ? choiceList(labelsField.value) : undefined;
+    if (labels && labels.length === choices.length) item.choiceLabels = labels;
   }
   return item;
 }
@@ -168,7 +201,7 @@ function choiceList(value: unknown): string[] | undefined {
   return out;
 }
 
-function placeOf(raw: RawTaskRecord, file: string): ErrorPlace {
+export function placeOf(raw: RawTaskRecord, file: string): ErrorPlace {
   return {
     file,
     ...(raw.line !== undefined ? { line: raw.line } : {}),

@@ -1,5 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type {
+  Base64ImageSource,
+  ImageBlockParam,
   Message,
   MessageCreateParamsNonStreaming,
   MessageParam,
@@ -7,7 +9,7 @@ import type {
 import { SkillOptError } from '../errors';
 import { notAnApiReply, splitBaseUrl } from './wire';
 import { PLACEHOLDER_KEY, requireApiKey, scrubUrl, urlSecrets } from './secrets';
-import type { BackendReply, ChatBackend, ChatRequest } from './types';
+import type { BackendReply, ChatBackend, ChatMessage, ChatRequest } from './types';
 import { API_KEY_ENV_VARS } from '../../protocol/vocabulary';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
@@ -38,6 +40,7 @@ export interface AnthropicBackendOptions {
 
 /** Claude over the Messages API. One attempt per call: retries belong to the client. */
 export class AnthropicBackend implements ChatBackend {
+  readonly acceptsImages = true;
   readonly provider = 'anthropic';
   readonly model: string;
   readonly cacheParams: Record<string, unknown>;
@@ -131,7 +134,7 @@ export function anthropicBody(
     .join('\n\n');
   let messages: MessageParam[] = req.messages
     .filter((m) => m.role !== 'system')
-    .map((m) => ({ role: m.role === 'assistant' ? 'assistant' : 'user', content: m.content }));
+    .map((m) => ({ role: m.role === 'assistant' ? 'assistant' : 'user', content: content(m) }));
   // The API needs at least one turn; a system-only request becomes the user turn.
   const systemOnly = messages.length === 0;
   if (systemOnly) messages = [{ role: 'user', content: system }];
@@ -152,6 +155,22 @@ export function anthropicBody(
     if (temperature !== undefined) body.temperature = temperature;
   }
   return body;
+}
+
+/** A user message with images becomes image blocks (base64) followed by the text. */
+function content(m: ChatMessage): MessageParam['content'] {
+  if (!m.images?.length || m.role !== 'user') return m.content;
+  return [
+    ...m.images.map((img): ImageBlockParam => ({
+      type: 'image',
+      source: {
+        type: 'base64',
+        media_type: img.mediaType as Base64ImageSource['media_type'],
+        data: img.data,
+      },
+    })),
+    { type: 'text', text: m.content },
+  ];
 }
 
 function parseMessage(message: Message, label: string): BackendReply {

@@ -63,6 +63,7 @@ class RetryingModelClient implements ModelClient {
   readonly role: ModelRole;
   readonly backend: string;
   readonly model: string;
+  readonly acceptsImages: boolean;
   private readonly impl: ChatBackend;
   private readonly secrets: SecretRegistry;
   private readonly logger: Logger;
@@ -75,6 +76,7 @@ class RetryingModelClient implements ModelClient {
     this.impl = opts.backend;
     this.backend = opts.name ?? opts.backend.provider;
     this.model = opts.backend.model;
+    this.acceptsImages = opts.backend.acceptsImages === true;
     this.secrets =
       opts.secrets instanceof SecretRegistry ? opts.secrets : new SecretRegistry(opts.secrets ?? []);
     for (const s of opts.backend.secrets?.() ?? []) this.secrets.add(s);

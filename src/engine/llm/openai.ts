@@ -1,13 +1,15 @@
 import OpenAI, { AzureOpenAI } from 'openai';
 import type {
   ChatCompletion,
+  ChatCompletionContentPart,
   ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
 import { SkillOptError } from '../errors';
 import { notAnApiReply, splitBaseUrl } from './wire';
 import type { Logger } from '../log';
 import { PLACEHOLDER_KEY, requireApiKey, scrubUrl, urlSecrets } from './secrets';
-import type { BackendReply, ChatBackend, ChatRequest, ReasoningEffort } from './types';
+import type { BackendReply, ChatBackend, ChatMessage, ChatRequest, ReasoningEffort } from './types';
 import { API_KEY_ENV_VARS } from '../../protocol/vocabulary';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
@@ -67,6 +69,7 @@ export interface OpenAiBackendOptions extends OpenAiCommonOptions {
 
 /** Chat Completions over the `openai` SDK. One attempt per call: retries belong to the client. */
 export class OpenAiBackend implements ChatBackend {
+  readonly acceptsImages = true;
   readonly provider: string;
   readonly model: string;
   readonly cacheParams: Record<string, unknown>;
@@ -157,6 +160,7 @@ export interface AzureOpenAiBackendOptions extends OpenAiCommonOptions {
 
 /** Azure OpenAI through the SDK's `AzureOpenAI` client; same request shape as OpenAiBackend. */
 export class AzureOpenAiBackend implements ChatBackend {
+  readonly acceptsImages = true;
   readonly provider = 'azure_openai';
   readonly model: string;
   readonly cacheParams: Record<string, unknown>;
@@ -269,7 +273,7 @@ function buildBody(
 ): ChatCompletionCreateParamsNonStreaming {
   const body: ChatCompletionCreateParamsNonStreaming = {
     model: shape.model,
-    messages: req.messages.map((m) => ({ role: m.role, content: m.content })),
+    messages: req.messages.map(chatMessage),
   };
   let maxTokens = req.maxTokens;
   if (maxTokens !== undefined && shape.maxTokensCap !== undefined)
@@ -298,6 +302,24 @@ function buildBody(
     }
   }
   return body;
+}
+
+/** A user message with images becomes text and image_url parts (base64 data URIs). */
+function chatMessage(m: ChatMessage): ChatCompletionMessageParam {
+  if (!m.images?.length || m.role !== 'user') return { role: m.role, content: m.content };
+  return {
+    role: 'user',
+    content: [
+      { type: 'text', text: m.content },
+      ...m.images.map((img): ChatCompletionContentPart => ({
+        type: 'image_url',
+        image_url: {
+          url: `data:${img.mediaType};base64,${img.data}`,
+          ...(img.detail === 'low' || img.detail === 'high' ? { detail: img.detail } : {}),
+        },
+      })),
+    ],
+  };
 }
 
 function parseCompletion(completion: ChatCompletion, label: string): BackendReply {

@@ -3,6 +3,8 @@
  * (retries, limits, cache, accounting around a backend) returns a ChatResult.
  */
 
+import type { ImageInput } from '../data/images';
+
 export type ModelRole = 'optimizer' | 'target';
 
 /**
@@ -29,6 +31,8 @@ export type Stage =
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
   content: string;
+  /** Images shown with a user message (only backends with `acceptsImages` get such requests). */
+  images?: ImageInput[];
 }
 
 export type ReasoningEffort = 'low' | 'medium' | 'high' | 'xhigh' | 'max';
@@ -87,6 +91,8 @@ export interface ChatResult extends BackendReply {
 
 /** A concrete provider. Backends do one attempt; retrying is the client's job. */
 export interface ChatBackend {
+  /** True when the backend sends ChatMessage.images as image parts (run.ts refuses image tasks otherwise). */
+  readonly acceptsImages?: boolean;
   /** Provider family for concurrency limits and cache keys: `openai`, `anthropic`, `sim`, ... */
   readonly provider: string;
   readonly model: string;
@@ -108,6 +114,8 @@ export interface ChatBackend {
  */
 export interface ModelClient {
   readonly role: ModelRole;
+  /** The backend's `acceptsImages`. */
+  readonly acceptsImages?: boolean;
   readonly backend: string;
   readonly model: string;
   chat(req: ChatRequest, signal?: AbortSignal): Promise<ChatResult>;

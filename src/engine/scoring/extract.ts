@@ -1,3 +1,5 @@
+import { pyStrip } from './normalize';
+
 export interface ExtractedAnswer {
   answer: string;
   /** `tag`: last `<tag>…</tag>` pair; `last-line`: no pair, last non-empty line; `empty`: nothing to read. */
@@ -18,4 +20,44 @@ export function extractAnswer(text: string, tag = 'answer'): ExtractedAnswer {
   const line = lines[lines.length - 1];
   if (line === undefined) return { answer: '', via: 'empty' };
   return { answer: line.trim(), via: 'last-line' };
+}
+
+// Python's str.splitlines() boundaries.
+// eslint-disable-next-line no-control-regex -- Python splits lines at these control characters too
+const pyLineBreak = /\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]/;
+
+function lastLine(text: string): ExtractedAnswer {
+  const lines = text
+    .split(pyLineBreak)
+    .map(pyStrip)
+    .filter((l) => l !== '');
+  const line = lines[lines.length - 1];
+  return line === undefined ? { answer: pyStrip(text), via: 'empty' } : { answer: line, via: 'last-line' };
+}
+
+/**
+ * DocVQA's reading: the text between the last `<tag>` and the last `</tag>` when the close comes
+ * after the open, else the last non-empty line.
+ */
+export function extractLastOpenClose(text: string, tag = 'answer'): ExtractedAnswer {
+  const lower = text.toLowerCase();
+  const open = `<${tag.toLowerCase()}>`;
+  const start = lower.lastIndexOf(open);
+  const end = lower.lastIndexOf(`</${tag.toLowerCase()}>`);
+  if (start !== -1 && end !== -1 && end > start) {
+    return { answer: pyStrip(text.slice(start + open.length, end)), via: 'tag' };
+  }
+  return lastLine(text);
+}
+
+/**
+ * OfficeQA's reading: a reply without `<tag>` has no final answer (empty); otherwise the first
+ * `<tag>…</tag>` pair, else the last non-empty line.
+ */
+export function extractFirstTagged(text: string, tag = 'answer'): ExtractedAnswer {
+  if (!text.toLowerCase().includes(`<${tag.toLowerCase()}>`)) return { answer: '', via: 'empty' };
+  const name = tag.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const first = new RegExp(`<${name}>([\\s\\S]*?)</${name}>`, 'i').exec(text);
+  if (first) return { answer: pyStrip(first[1] ?? ''), via: 'tag' };
+  return lastLine(text);
 }

@@ -2,8 +2,28 @@
 
 // Python's string.punctuation: the SQuAD script removes exactly these ASCII characters.
 const punctuation = new Set('!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~');
-// Python's `\b(a|an|the)\b` is Unicode-aware; JS `\b` is ASCII-only, so spell the boundary out.
-const articles = /(?<![\p{L}\p{N}_])(?:a|an|the)(?![\p{L}\p{N}_])/gu;
+/** Python's `\b(w1|w2)\b`: Python's is Unicode-aware, JS `\b` is ASCII-only, so spell the boundary out. */
+export function wholeWords(words: readonly string[]): RegExp {
+  return new RegExp(`(?<![\\p{L}\\p{N}_])(?:${words.join('|')})(?![\\p{L}\\p{N}_])`, 'gu');
+}
+const articles = wholeWords(['a', 'an', 'the']);
+
+// What Python's str.split() and str.strip() treat as whitespace (str.isspace): JS `\s` lacks
+// \x1c-\x1f and \x85 and adds \ufeff, and the reference splits and strips the Python way.
+const pySpace =
+  '\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
+const pySpaceRun = new RegExp(`[${pySpace}]+`, 'u');
+const pyEdges = new RegExp(`^[${pySpace}]+|[${pySpace}]+$`, 'gu');
+
+/** Python's `text.split()`: runs of whitespace separate, no empty pieces. */
+export function pySplit(text: string): string[] {
+  return text.split(pySpaceRun).filter((t) => t !== '');
+}
+
+/** Python's `text.strip()`. */
+export function pyStrip(text: string): string {
+  return text.replace(pyEdges, '');
+}
 
 /** SQuAD normalisation: lower-case, drop ASCII punctuation, drop a/an/the, collapse whitespace. */
 export function normalizeAnswer(text: string): string {
@@ -15,11 +35,9 @@ export function normalizeAnswer(text: string): string {
   return collapseWhitespace(t);
 }
 
+/** Python's `" ".join(text.split())`. */
 export function collapseWhitespace(text: string): string {
-  return text
-    .split(/\s+/u)
-    .filter((t) => t !== '')
-    .join(' ');
+  return pySplit(text).join(' ');
 }
 
 /** SQuAD exact match after normalisation. */
@@ -32,8 +50,11 @@ export function exactMatch(prediction: string, gold: string): boolean {
  * empty answer scores 0, so F1 agrees with exact match at the edges.
  */
 export function tokenF1(prediction: string, gold: string): number {
-  const pred = tokens(prediction);
-  const ref = tokens(gold);
+  return overlapF1(tokens(prediction), tokens(gold));
+}
+
+/** Bag-of-words F1 of two token lists; both empty is 1, one empty is 0. */
+export function overlapF1(pred: readonly string[], ref: readonly string[]): number {
   if (pred.length === 0 || ref.length === 0) return pred.length === ref.length ? 1 : 0;
   const counts = new Map<string, number>();
   for (const t of ref) counts.set(t, (counts.get(t) ?? 0) + 1);

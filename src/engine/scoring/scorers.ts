@@ -10,6 +10,8 @@ import {
   normalizedExactScorer,
   regexScorer,
 } from './textScorers';
+import { officeQaScorer } from './officeqa';
+import type { ExtractedAnswer } from './extract';
 import { createCommandScorer, createModuleScorer } from './userScorer';
 import { choiceScorer, jsonScorer, numericScorer } from './valueScorers';
 
@@ -22,6 +24,8 @@ export interface ScoreResult {
 
 export interface Scorer {
   name: string;
+  /** How this scorer's benchmark reads the final answer out of a reply; default extractAnswer. */
+  extract?: (response: string, tag: string) => ExtractedAnswer;
   score(prediction: string, item: TaskItem, signal?: AbortSignal): Promise<ScoreResult>;
 }
 
@@ -41,6 +45,7 @@ export const scorerTypes = [
   'numeric',
   'choice',
   'anls',
+  'officeqa',
   'json',
   'module',
   'command',
@@ -67,6 +72,7 @@ const optionSchemas = {
   }),
   choice: z.strictObject({ ...named }),
   anls: z.strictObject({ ...named }),
+  officeqa: z.strictObject({ ...named }),
   json: z.strictObject({ ...named }),
   module: z.strictObject({ ...named, path: z.string().min(1), export: z.string().min(1).optional() }),
   command: z.strictObject({
@@ -106,6 +112,8 @@ export function createScorer(spec: ScorerSpec, ctx: ScorerContext): Scorer {
       return choiceScorer(parseOptions('choice', options));
     case 'anls':
       return anlsScorer(parseOptions('anls', options));
+    case 'officeqa':
+      return officeQaScorer(parseOptions('officeqa', options));
     case 'json':
       return jsonScorer(parseOptions('json', options));
     case 'module':

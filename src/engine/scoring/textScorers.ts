@@ -3,6 +3,7 @@
  * contains, regex, anls.
  */
 import { SkillOptError } from '../errors';
+import { extractLastOpenClose } from './extract';
 import { anls, exactMatch, maxTokenF1, normalizeAnswer } from './normalize';
 import type { Scorer } from './scorers';
 import { expected, quote, result, syncScorer } from './syncScorer';
@@ -131,8 +132,9 @@ function isValidFlags(flags: string): boolean {
   }
 }
 
+/** DocVQA's ANLS, reading the answer out of a reply as DocVQA does (extractLastOpenClose). */
 export function anlsScorer(o: { name?: string }): Scorer {
-  return syncScorer(o.name ?? 'anls', (prediction, item) => {
+  const scorer = syncScorer(o.name ?? 'anls', (prediction, item) => {
     const score = anls(prediction, item.answers);
     return score >= 0.999
       ? result(true, score, `ANLS=${score.toFixed(3)}: predicted ${quote(prediction)}`)
@@ -142,4 +144,5 @@ export function anlsScorer(o: { name?: string }): Scorer {
           `ANLS=${score.toFixed(3)}: predicted ${quote(prediction)} but expected ${expected(item.answers)}`,
         );
   });
+  return { ...scorer, extract: extractLastOpenClose };
 }

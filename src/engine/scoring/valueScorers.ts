@@ -4,8 +4,7 @@
  */
 import type { TaskItem } from '../data/tasks';
 import { SkillOptError } from '../errors';
-import { extractAnswer } from './extract';
-import { normalizeAnswer } from './normalize';
+import { pySplit, pyStrip } from './normalize';
 import type { Scorer } from './scorers';
 import { expected, quote, result, syncScorer } from './syncScorer';
 
@@ -67,19 +66,25 @@ export function numericScorer(o: { name?: string; abs_tol?: number; rel_tol?: nu
   });
 }
 
-const labelRe = /^[([]?([A-Za-z])[)\]]?(?:[.:)]|$)/;
+/** The reference's label normalisation: stripped, upper-cased, trailing ".", ")" and ":" dropped. */
+export function normalizeLabel(text: string): string {
+  return pyStrip(text)
+    .toUpperCase()
+    .replace(/[.):]+$/, '');
+}
 
 /**
- * Multiple choice as LiveMathematicianBench scores it: the label inside `<answer>` (or the answer itself)
- * when it is a label, else the choice whose text the answer repeats, else the first token when it is a
- * label. The gold is a label, or a choice text mapped to its label.
+ * Multiple choice exactly as LiveMathematicianBench scores it: the answer read as a label when it is
+ * one of the choices' labels, else the choice whose text it repeats (case-insensitive), else its first
+ * word read as a label; "(B)" or "Option B" are not labels there, and are not here. The gold is a
+ * label, or a choice text mapped to its label.
  */
 export function choiceScorer(o: { name?: string }): Scorer {
   return syncScorer(o.name ?? 'choice', (prediction, item) => {
-    const labels = labelsFor(item);
+    const labels = choiceLabels(item);
     const gold = new Set<string>();
     for (const g of item.answers) {
-      const l = toLabel(g, item, labels);
+      const l = goldLabel(g, item, labels);
       if (l) gold.add(l);
     }
     if (gold.size === 0) {
@@ -89,48 +94,46 @@ export function choiceScorer(o: { name?: string }): Scorer {
     }
     const predicted = predictedLabel(prediction, item, labels);
     const want = [...gold].join(' or ');
-    if (!predicted)
-      return result(
-        false,
-        0,
-        `CHOICE=0: no choice label in predicted ${quote(prediction)}, expected ${want}`,
-      );
-    return gold.has(predicted)
-      ? result(true, 1, `CHOICE=1: predicted ${predicted}`)
-      : result(false, 0, `CHOICE=0: predicted ${predicted} but expected ${want}`);
+    if (gold.has(predicted)) return result(true, 1, `CHOICE=1: predicted ${predicted}`);
+    return predicted !== '' && (labels.length === 0 || labels.includes(predicted))
+      ? result(false, 0, `CHOICE=0: predicted ${predicted} but expected ${want}`)
+      : result(false, 0, `CHOICE=0: no choice label in predicted ${quote(prediction)}, expected ${want}`);
   });
 }
 
-function labelsFor(item: TaskItem): string[] {
-  const n = Math.min(26, Math.max(7, item.choices?.length ?? 0));
-  const letters = Array.from({ length: n }, (_, i) => String.fromCharCode(65 + i));
-  return item.choices?.length ? letters.slice(0, item.choices.length) : letters;
+/** The labels of the item's choices as the data names them, else A, B, C… by position. */
+export function choiceLabels(item: TaskItem): string[] {
+  if (item.choiceLabels?.length) return item.choiceLabels.map(normalizeLabel);
+  return (item.choices ?? []).map((_, i) => String.fromCharCode(65 + i));
 }
 
-function toLabel(text: string, item: TaskItem, labels: readonly string[]): string | undefined {
-  const t = text.trim();
-  const m = /^[([]?([A-Za-z])[)\]]?\.?$/.exec(t);
-  if (m && labels.includes(m[1].toUpperCase())) return m[1].toUpperCase();
-  return choiceTextLabel(t, item, labels);
+function goldLabel(text: string, item: TaskItem, labels: readonly string[]): string | undefined {
+  const label = normalizeLabel(text);
+  if (labels.includes(label)) return label;
+  const byText = choiceTextLabel(text, item, labels);
+  if (byText) return byText;
+  // Without choices the reference compares labels as written.
+  return labels.length === 0 && label !== '' ? label : undefined;
 }
 
 function choiceTextLabel(text: string, item: TaskItem, labels: readonly string[]): string | undefined {
-  if (!item.choices) return undefined;
-  const want = normalizeAnswer(text);
-  if (want === '') return undefined;
-  const idx = item.choices.findIndex((c) => normalizeAnswer(c) === want);
+  const want = pyStrip(text).toLowerCase();
+  if (want === '' || !item.choices) return undefined;
+  const idx = item.choices.findIndex((c) => {
+    const t = pyStrip(c);
+    return t !== '' && t.toLowerCase() === want;
+  });
   return idx >= 0 ? labels[idx] : undefined;
 }
 
-function predictedLabel(prediction: string, item: TaskItem, labels: readonly string[]): string | undefined {
-  const tagged = extractAnswer(prediction);
-  const text = (tagged.via === 'tag' ? tagged.answer : prediction).trim();
-  const m = labelRe.exec(text);
-  if (m && labels.includes(m[1].toUpperCase())) return m[1].toUpperCase();
-  const byText = choiceTextLabel(text, item, labels);
+/** The label the answer names, or the normalised answer itself (which then matches no gold). */
+function predictedLabel(prediction: string, item: TaskItem, labels: readonly string[]): string {
+  const label = normalizeLabel(prediction);
+  if (labels.includes(label)) return label;
+  const byText = choiceTextLabel(prediction, item, labels);
   if (byText) return byText;
-  const first = (text.split(/\s+/)[0] ?? '').replace(/^[^A-Za-z]+|[^A-Za-z]+$/g, '').toUpperCase();
-  return first.length === 1 && labels.includes(first) ? first : undefined;
+  const first = normalizeLabel(pySplit(prediction)[0] ?? '');
+  return labels.includes(first) ? first : label;
 }
 
 export function jsonScorer(o: { name?: string }): Scorer {

@@ -1,6 +1,7 @@
 import { artifactSchemas, readArtifact } from '../store/runSchemas';
 import { join } from 'node:path';
 import type { TaskItem } from '../data/tasks';
+import { withShuffledChoices } from '../data/choiceShuffle';
 import { buildTrainBatch } from '../data/plan';
 import { metaSkillContract, slowUpdateContract } from '../llm/contracts/epochEnd';
 import { blocks } from '../prompts/shared';
@@ -120,7 +121,7 @@ export async function longitudinalPairs(
   const s = ctx.settings;
   const n = Math.min(s.slowUpdateSamples, args.train.length);
   const seed = s.seed + args.epoch * 2000;
-  const order = buildTrainBatch(args.train, args.train.length, seed);
+  const order = buildTrainBatch(args.train, args.train.length, seed).map((i) => withShuffledChoices(i, seed));
   const run = async (items: readonly TaskItem[], skill: string, dir: string): Promise<RolloutResult[]> =>
     rolloutFor(ctx, items, skill, dir, 'slow_rollout');
   const pairsFor = async (items: readonly TaskItem[], sub: string): Promise<ComparisonPair[]> => {

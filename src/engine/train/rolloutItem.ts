@@ -1,10 +1,12 @@
 /** One rollout item: the target request, the call, and the scored (or errored) result row. */
+import { readImage } from '../data/images';
 import type { TaskItem } from '../data/tasks';
 import { SkillOptError } from '../errors';
 import { errorKind } from '../llm/retry';
 import type { ChatMessage, ChatRequest, ChatResult } from '../llm/types';
 import { targetSystemPrompt } from '../prompts/system';
 import { extractAnswer } from '../scoring/extract';
+import { choiceLabels } from '../scoring/valueScorers';
 import { writeJsonAtomic } from '../store/atomic';
 import { conversationPath } from '../store/predictionNames';
 import type { RolloutOptions } from './rollout';
@@ -21,7 +23,8 @@ export function renderTaskMessage(item: TaskItem): string {
   if (item.context) parts.push(`Context:\n${item.context}`);
   parts.push(item.input);
   if (item.choices?.length) {
-    parts.push('Choices:\n' + item.choices.map((c, i) => `${String.fromCharCode(65 + i)}. ${c}`).join('\n'));
+    const labels = choiceLabels(item);
+    parts.push('Choices:\n' + item.choices.map((c, i) => `${labels[i]}. ${c}`).join('\n'));
   }
   return parts.join('\n\n');
 }
@@ -29,10 +32,16 @@ export function renderTaskMessage(item: TaskItem): string {
 /** The target request for one item, as the synchronous call and the batch API both send it. */
 export function targetRequest(item: TaskItem, system: string, opts: RolloutOptions): TargetCall {
   const user = renderTaskMessage(item);
+  const images = (item.images ?? []).map((p) => readImage(p, item.imageDetail));
   const messages: ChatMessage[] = [
     { role: 'system', content: system },
-    { role: 'user', content: user },
+    { role: 'user', content: user, ...(images.length ? { images } : {}) },
   ];
+  // Transcripts name the images; the bytes stay out of run folders.
+  const userRecord: ConversationRecord = {
+    role: 'user',
+    content: [user, ...images.map((i) => `[image] ${i.name}`)].join('\n\n'),
+  };
   const req: ChatRequest = {
     role: 'target',
     stage: opts.stage,
@@ -47,12 +56,14 @@ export function targetRequest(item: TaskItem, system: string, opts: RolloutOptio
       prompt: `${user}\n\nEnd with your final answer wrapped as <${opts.answerTag}>...</${opts.answerTag}>.`,
     },
   };
-  return { item, user, messages, req };
+  return { item, user, userRecord, messages, req };
 }
 
 export interface TargetCall {
   item: TaskItem;
   user: string;
+  /** The task as the conversation file records it (images by name). */
+  userRecord: ConversationRecord;
   messages: ChatMessage[];
   req: ChatRequest;
 }
@@ -85,7 +96,7 @@ function baseOf(
 function erroredResult(call: TargetCall, err: unknown, dir: string): RolloutResult {
   const message = err instanceof Error ? err.message : String(err);
   writeConversation(dir, call.item.id, [
-    ...call.messages.slice(1),
+    call.userRecord,
     { role: 'system', content: `[TARGET ERROR] ${message}` },
   ]);
   return {
@@ -106,10 +117,10 @@ export async function scoreReply(
   reply: Pick<ChatResult, 'text' | 'cached' | 'trace'>,
   opts: Pick<RolloutOptions, 'answerTag' | 'scorer' | 'signal' | 'dir'>,
 ): Promise<RolloutResult> {
-  const { item, user } = call;
+  const { item } = call;
   const response = reply.text;
   const agentRun = agentRunOf(reply.trace);
-  const predicted = extractAnswer(response, opts.answerTag).answer;
+  const predicted = (opts.scorer.extract ?? extractAnswer)(response, opts.answerTag).answer;
   const score = await opts.scorer.score(predicted, item, opts.signal);
   const result: RolloutResult = {
     ...baseOf(item),
@@ -122,7 +133,7 @@ export async function scoreReply(
     ...(agentRun ? { agent_run: agentRun } : {}),
   };
   writeConversation(opts.dir, item.id, [
-    { role: 'user', content: user },
+    call.userRecord,
     { role: 'assistant', content: response },
     ...(agentRun ? [{ role: 'system' as const, content: `[AGENT RUN] ${describeAgentRun(agentRun)}` }] : []),
     {

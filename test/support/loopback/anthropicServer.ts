@@ -1,5 +1,6 @@
 import type {
   LoopbackOptions,
+  ReceivedImage,
   LoopbackServer,
   RecordedRequest,
   Reply,
@@ -30,6 +31,29 @@ export function lastUserText(req: RecordedRequest): string {
       .filter((m) => m.role === 'user')
       .at(-1)?.content,
   );
+}
+
+/** Image blocks in a recorded Messages request's user turns, decoded as the API does. */
+export function anthropicImages(req: RecordedRequest): ReceivedImage[] {
+  const out: ReceivedImage[] = [];
+  for (const m of anthropicMessages(req)) {
+    if (m.role !== 'user' || !Array.isArray(m.content)) continue;
+    for (const block of m.content as {
+      type?: string;
+      source?: { type?: string; media_type?: string; data?: string };
+    }[]) {
+      if (block.type !== 'image') continue;
+      if (
+        block.source?.type !== 'base64' ||
+        !block.source.media_type ||
+        typeof block.source.data !== 'string'
+      ) {
+        throw new Error(`image block without a base64 source: ${JSON.stringify(block.source).slice(0, 60)}`);
+      }
+      out.push({ mediaType: block.source.media_type, bytes: Buffer.from(block.source.data, 'base64') });
+    }
+  }
+  return out;
 }
 
 const ERROR_TYPES: Record<number, string> = {

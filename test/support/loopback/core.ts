@@ -386,3 +386,10 @@ export function contentText(content: unknown): string {
   }
   return '';
 }
+
+/** An image as a server received it: decoded bytes, media type and (OpenAI) detail. */
+export interface ReceivedImage {
+  mediaType: string;
+  bytes: Buffer;
+  detail?: string;
+}

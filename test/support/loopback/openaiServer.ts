@@ -1,4 +1,5 @@
 import type {
+  ReceivedImage,
   LoopbackOptions,
   LoopbackServer,
   RecordedRequest,
@@ -37,6 +38,29 @@ export function openAiPromptText(req: RecordedRequest): string {
   return openAiMessages(req)
     .map((m) => contentText(m.content))
     .join('\n');
+}
+
+/**
+ * Images in a recorded Chat Completions request's user messages, decoded from their data URIs the
+ * way a server must (a URL that is not a base64 data URI fails the test).
+ */
+export function openAiImages(req: RecordedRequest): ReceivedImage[] {
+  const out: ReceivedImage[] = [];
+  for (const m of openAiMessages(req)) {
+    if (m.role !== 'user' || !Array.isArray(m.content)) continue;
+    for (const part of m.content as { type?: string; image_url?: { url?: string; detail?: string } }[]) {
+      if (part.type !== 'image_url') continue;
+      const match = /^data:([^;,]+);base64,(.*)$/s.exec(part.image_url?.url ?? '');
+      if (!match)
+        throw new Error(`image_url is not a base64 data URI: ${String(part.image_url?.url).slice(0, 40)}`);
+      out.push({
+        mediaType: match[1],
+        bytes: Buffer.from(match[2], 'base64'),
+        ...(part.image_url?.detail ? { detail: part.image_url.detail } : {}),
+      });
+    }
+  }
+  return out;
 }
 
 let counter = 0;

@@ -111,10 +111,10 @@ describe('built-in scorers', () => {
     assert.equal(parseNumber('none'), undefined);
   });
 
-  it('choice: label, choice text or first token against the gold label', async () => {
+  it('choice: label, choice text or first token against the gold label (as LiveMathematicianBench reads them)', async () => {
     const choices = { choices: ['4', 'Five', 'six'] };
     assert.deepEqual(hs(await score('choice', 'B', ['B'], choices)), [1, 1]);
-    assert.deepEqual(hs(await score('choice', '(b)', ['B'], choices)), [1, 1]);
+    assert.deepEqual(hs(await score('choice', 'b.', ['B'], choices)), [1, 1]);
     assert.deepEqual(hs(await score('choice', 'B. Five', ['B'], choices)), [1, 1]);
     assert.deepEqual(
       hs(await score('choice', 'five', ['B'], choices)),
@@ -122,7 +122,15 @@ describe('built-in scorers', () => {
       'choice text maps to its label',
     );
     assert.deepEqual(hs(await score('choice', 'C because six is even', ['B'], choices)), [0, 0]);
-    assert.deepEqual(hs(await score('choice', 'reasoning... <answer>B</answer>', ['Five'], choices)), [1, 1]);
+    assert.deepEqual(
+      hs(await score('choice', '(B)', ['B'], choices)),
+      [0, 0],
+      'the reference reads "(B" here',
+    );
+    assert.deepEqual(hs(await score('choice', 'B', ['Five'], choices)), [1, 1], 'gold given as choice text');
+    const named = { choices: ['x', 'y'], choiceLabels: ['C', 'F'] };
+    assert.deepEqual(hs(await score('choice', 'F', ['F'], named)), [1, 1], 'labels as the data names them');
+    assert.deepEqual(hs(await score('choice', 'B', ['F'], named)), [0, 0]);
     const wrong = await score('choice', 'A', ['B'], choices);
     assert.equal(wrong.reason, 'CHOICE=0: predicted A but expected B');
     const none = await score('choice', 'I am not sure', ['B'], choices);
