@@ -181,6 +181,11 @@ export const modelFields = {
   target_workspace_root: text(''),
   // Keep each task's workspace after the run (for debugging an agent target).
   target_keep_workspaces: flag(false),
+  // Provider prompt caching (README "Prompt caching"): Anthropic cache_control breakpoints and
+  // OpenAI's prompt_cache_key. prompt_cache_key: auto sends it to OpenAI's own API only; on also
+  // to Azure and OpenAI-compatible servers (which may refuse unknown fields); off never.
+  prompt_caching: flag(true),
+  prompt_cache_key: oneOf(['auto', 'on', 'off'] as const, 'auto'),
 };
 
 export const trainFields = {
@@ -314,4 +319,14 @@ export const reviewFields = {
 export const priceSchema = z.strictObject({
   input_per_mtok: z.number().min(0).describe('a number ≥ 0 (dollars per million input tokens)'),
   output_per_mtok: z.number().min(0).describe('a number ≥ 0 (dollars per million output tokens)'),
+  cached_input_per_mtok: z
+    .number()
+    .min(0)
+    .optional()
+    .describe('a number ≥ 0 (dollars per million input tokens read from the prompt cache)'),
+  cache_write_per_mtok: z
+    .number()
+    .min(0)
+    .optional()
+    .describe('a number ≥ 0 (dollars per million input tokens written to the prompt cache)'),
 });
