@@ -45,8 +45,8 @@ export interface AccountingSummary extends AccountingTotals {
   /** Prompt tokens read from and written to the providers' prompt caches (part of promptTokens). */
   cachedTokens: number;
   cacheWriteTokens: number;
-  /** Dollars the prompt caches saved on the priced calls against the plain input price. */
-  cacheSavedDollars: number;
+  /** Dollars the prompt caches saved against the plain input price; null when a cache price is unknown. */
+  cacheSavedDollars: number | null;
 }
 
 export interface FallbackRecord {
@@ -283,6 +283,8 @@ function summarize(entries: UsageEntry[], fallbacks: Record<string, number>): Ac
     cacheSavedDollars: 0,
   };
   const unpriced = new Set<string>();
+  let savingsUnknown = false;
+  let saved = 0;
   for (const e of entries) {
     t.calls += e.calls;
     t.promptTokens += e.promptTokens;
@@ -290,7 +292,8 @@ function summarize(entries: UsageEntry[], fallbacks: Record<string, number>): Ac
     t.cacheHits += e.cacheHits;
     t.cachedTokens += e.cachedTokens;
     t.cacheWriteTokens += e.cacheWriteTokens;
-    if (e.cacheSavedDollars !== null) t.cacheSavedDollars += e.cacheSavedDollars;
+    if (e.cacheSavedDollars === null) savingsUnknown = true;
+    else saved += e.cacheSavedDollars;
     t.seconds += e.seconds;
     t.retries += e.retries;
     t.failures += e.failures;
@@ -299,6 +302,7 @@ function summarize(entries: UsageEntry[], fallbacks: Record<string, number>): Ac
   }
   t.unpricedModels = [...unpriced].sort();
   t.dollars = unpriced.size ? null : t.knownDollars;
+  t.cacheSavedDollars = savingsUnknown ? null : saved;
   return t;
 }
 

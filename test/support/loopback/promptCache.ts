@@ -19,23 +19,37 @@ export interface PromptCacheSim {
   stats: { reads: number; writes: number };
 }
 
+/** Prompts kept per key: enough for a step's rollouts, bounded so a long run stays fast. */
+const PROMPTS_PER_KEY = 64;
+
+/** OpenAI's side: tokens of the longest prefix shared with an earlier prompt under the same key. */
+export class OpenAiPrefixCache {
+  private readonly prompts = new Map<string, string[]>();
+  constructor(private readonly minTokens = 0) {}
+
+  /** Cached tokens for this prompt (chars / 4, as the loopback servers count), then remember it. */
+  read(key: unknown, prompt: string): number {
+    if (typeof key !== 'string' || !key) return 0;
+    const seen = this.prompts.get(key) ?? [];
+    const common = Math.max(0, ...seen.map((p) => commonPrefix(p, prompt)));
+    seen.push(prompt);
+    if (seen.length > PROMPTS_PER_KEY) seen.shift();
+    this.prompts.set(key, seen);
+    const read = Math.min(estimateTokens(prompt), Math.floor(common / 4));
+    return read >= this.minTokens ? read : 0;
+  }
+}
+
 export function withPromptCache(wire: 'openai' | 'anthropic', script: Script, minTokens = 0): PromptCacheSim {
   const next = asHandler(script);
-  const openAiPrompts = new Map<string, string[]>();
+  const openAiCache = new OpenAiPrefixCache(minTokens);
   const anthropicPrefixes = new Set<string>();
   const stats = { reads: 0, writes: 0 };
 
   const openAi = (req: RecordedRequest): { total: number; read: number; written: number } => {
     const prompt = openAiPromptText(req);
-    const total = estimateTokens(prompt);
     const key = (req.body as { prompt_cache_key?: unknown } | undefined)?.prompt_cache_key;
-    if (typeof key !== 'string' || !key) return { total, read: 0, written: 0 };
-    const seen = openAiPrompts.get(key) ?? [];
-    const common = Math.max(0, ...seen.map((p) => commonPrefix(p, prompt)));
-    seen.push(prompt);
-    openAiPrompts.set(key, seen);
-    const read = Math.min(total, Math.floor(common / 4));
-    return { total, read: read >= minTokens ? read : 0, written: 0 };
+    return { total: estimateTokens(prompt), read: openAiCache.read(key, prompt), written: 0 };
   };
 
   const anthropic = (req: RecordedRequest): { total: number; read: number; written: number } => {

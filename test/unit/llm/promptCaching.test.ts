@@ -173,7 +173,7 @@ describe('provider prompt caching (real SDKs over loopback HTTP)', () => {
     assert.equal(t.cachedTokens, sum(rows, 'cached_tokens'));
     assert.equal(t.cacheWriteTokens, sum(rows, 'cache_write_tokens'));
     const expectedSaved = (t.cachedTokens * 0.9 - t.cacheWriteTokens * 0.25) / 1e6;
-    assert.ok(Math.abs(t.cacheSavedDollars - expectedSaved) < 1e-12);
+    assert.ok(Math.abs(t.cacheSavedDollars! - expectedSaved) < 1e-12);
 
     // A resumed process reads the cache counts back from the ledger.
     const again = new Accounting();
@@ -213,7 +213,7 @@ describe('provider prompt caching (real SDKs over loopback HTTP)', () => {
       ((row.promptTokens - row.cachedTokens) * 0.4 + row.cachedTokens * 0.1 + row.completionTokens * 1.6) /
       1e6;
     assert.ok(Math.abs(row.dollars! - expected) < 1e-12);
-    assert.ok(Math.abs(t.cacheSavedDollars - (t.cachedTokens * 0.3) / 1e6) < 1e-12);
+    assert.ok(Math.abs(t.cacheSavedDollars! - (t.cachedTokens * 0.3) / 1e6) < 1e-12);
   });
 
   it('caching off sends neither cache_control nor prompt_cache_key, and nothing is cached', async () => {
