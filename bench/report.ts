@@ -5,6 +5,7 @@ import type { MachineInfo } from './machine';
 import { ENGINE_OWN, type OverheadResult } from './overhead';
 import { CPU_CATEGORIES } from './profile';
 import type { SpeedResult } from './speed';
+import { spendSection, type SpendResult } from './spendBench';
 import { fmt, fmtSpread, table } from './stats';
 import type { TokensResult } from './tokens';
 
@@ -31,6 +32,8 @@ export interface BenchResult {
   overhead?: OverheadResult;
   tokens?: TokensResult;
   cache?: CacheResult;
+  /** Dollars per run at list prices, prompt caching off and on (issue 14). */
+  spend?: SpendResult;
   footprint?: FootprintResult;
   verdict: Verdict;
 }
@@ -392,6 +395,7 @@ export function renderReport(r: BenchResult): string {
       [...(r.tokens ? tokensSection(r.tokens) : []), ...(r.cache ? ['', ...cacheSection(r.cache)] : [])],
     ],
     ['4. Footprint', r.footprint && footprintSection(r.footprint)],
+    ['5. Spend', r.spend && spendSection(r.spend)],
   ];
   for (const [title, lines] of sections) {
     if (!lines || lines.length === 0) continue;

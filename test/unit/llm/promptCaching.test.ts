@@ -15,7 +15,7 @@ import { analystUserMessage } from '../../../src/engine/train/reflect';
 import { rollout } from '../../../src/engine/train/rollout';
 import { reply, startAnthropicServer, type LoopbackServer } from '../../support/loopback/anthropicServer';
 import { startOpenAiServer } from '../../support/loopback/openaiServer';
-import { withPromptCache } from '../../support/loopback/promptCache';
+import { OpenAiPrefixCache, withPromptCache } from '../../support/loopback/promptCache';
 
 const KEY = 'fake-test-prompt-caching-0001';
 const SKILL = '# Skill\n' + 'Check the units before answering. '.repeat(40);
@@ -277,6 +277,18 @@ describe('provider prompt caching (real SDKs over loopback HTTP)', () => {
     } finally {
       await openAiServer.close();
     }
+  });
+});
+
+describe('the loopback prompt cache (tests and bench)', () => {
+  it('reports the shared prefix under one key, deterministically, and nothing without a key', () => {
+    const cache = new OpenAiPrefixCache();
+    const skill = 'S'.repeat(400);
+    assert.equal(cache.read('k', `${skill}\ntask 1`), 0, 'the first prompt under a key is not cached');
+    assert.equal(cache.read('k', `${skill}\ntask 2`), Math.floor((skill.length + 6) / 4));
+    assert.equal(cache.read('other', `${skill}\ntask 3`), 0, 'keys do not share');
+    assert.equal(cache.read(undefined, `${skill}\ntask 4`), 0);
+    assert.equal(new OpenAiPrefixCache(1024).read('k', skill), 0);
   });
 });
 
