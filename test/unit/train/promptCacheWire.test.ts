@@ -8,6 +8,7 @@ import {
   scriptedModels,
   scriptedOptimizerModel,
   scriptedTargetModel,
+  scriptedWireOverrides,
   stageOf,
 } from '../../support/loopback/scriptedModels';
 import { exampleConfig, read, readJson, runSim, tempDir } from './helpers';
@@ -37,16 +38,7 @@ describe('training loop with provider prompt caching (OpenAI wire, loopback)', f
     const prepared = prepareRun({
       configPath: exampleConfig,
       outDir: dir.path,
-      overrides: [
-        'cache.enabled=false',
-        'model.optimizer_backend=openai_compatible',
-        'model.target_backend=openai',
-        `model.optimizer=${scriptedOptimizerModel}`,
-        `model.target=${scriptedTargetModel}`,
-        `model.optimizer_base_url=${server.url}`,
-        `model.target_base_url=${server.url}`,
-        'model.prompt_cache_key=on',
-      ],
+      overrides: ['cache.enabled=false', ...scriptedWireOverrides(server.url), 'model.prompt_cache_key=on'],
     });
     const { outcome } = await runSim(prepared);
     assert.equal(outcome.status, 'finished');
