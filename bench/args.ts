@@ -102,7 +102,16 @@ export interface RunArgs {
   out?: string;
 }
 
-export const SECTIONS = ['speed', 'jitter', 'overhead', 'tokens', 'cache', 'batch', 'footprint'] as const;
+export const SECTIONS = [
+  'speed',
+  'jitter',
+  'overhead',
+  'tokens',
+  'cache',
+  'batch',
+  'spend',
+  'footprint',
+] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export const RUN_USAGE = `npm run bench -- [--quick] [--reps N] [--latency-ms L] [--jitter-ms J] [--concurrency C]

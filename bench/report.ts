@@ -6,6 +6,7 @@ import type { MachineInfo } from './machine';
 import { ENGINE_OWN, type OverheadResult } from './overhead';
 import { CPU_CATEGORIES } from './profile';
 import type { SpeedResult } from './speed';
+import { spendSection, type SpendResult } from './spendBench';
 import { fmt, fmtSpread, table } from './stats';
 import type { TokensResult } from './tokens';
 
@@ -34,6 +35,8 @@ export interface BenchResult {
   cache?: CacheResult;
   /** Eval-only dollars one by one and through the batch API (issue 14). */
   batch?: BatchBenchResult;
+  /** Dollars per run at list prices, prompt caching off and on (issue 14). */
+  spend?: SpendResult;
   footprint?: FootprintResult;
   verdict: Verdict;
 }
@@ -418,6 +421,7 @@ export function renderReport(r: BenchResult): string {
       ],
     ],
     ['4. Footprint', r.footprint && footprintSection(r.footprint)],
+    ['5. Spend', r.spend && spendSection(r.spend)],
   ];
   for (const [title, lines] of sections) {
     if (!lines || lines.length === 0) continue;

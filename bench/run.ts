@@ -15,6 +15,7 @@ import { machineInfo } from './machine';
 import { runOverhead } from './overhead';
 import { renderReport, verdictOf, type BenchResult } from './report';
 import { runSpeed } from './speed';
+import { runSpend } from './spendBench';
 import { runTokens } from './tokens';
 
 /** How much of each section a quick or a full run does. */
@@ -99,7 +100,7 @@ async function main(): Promise<void> {
       result.speedWithJitter = await runSpeed(jittery, join(work, 'jitter'), 1, log);
       await jittery.close();
     }
-    if (wants.has('overhead') || wants.has('tokens') || wants.has('cache')) {
+    if (wants.has('overhead') || wants.has('tokens') || wants.has('cache') || wants.has('spend')) {
       const zero = await spawnServer({ latencyMs: 0, jitterMs: 0, seed: 1, concurrency: args.concurrency });
       servers.push(zero);
       if (wants.has('overhead')) {
@@ -124,6 +125,10 @@ async function main(): Promise<void> {
       if (wants.has('cache')) {
         log('cache: resumed runs and eval-only');
         result.cache = await runCache(zero, work, p.interruptions, log);
+      }
+      if (wants.has('spend')) {
+        log('spend: dollars per run at list prices, prompt caching off and on');
+        result.spend = await runSpend(zero, work, log);
       }
       await zero.close();
     }

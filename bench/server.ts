@@ -17,6 +17,7 @@ import { loadTasks, type TaskItem } from '../src/engine/data/tasks';
 import { Semaphore } from '../src/engine/llm/limiter';
 import type { ChatMessage } from '../src/engine/llm/types';
 import { contentText, estimateTokens, type RecordedRequest } from '../test/support/loopback/core';
+import { OpenAiPrefixCache } from '../test/support/loopback/promptCache';
 import { scriptedModels, scriptedTargetModel, stageOf } from '../test/support/loopback/scriptedModels';
 import { parseServerArgs, SERVER_USAGE, UsageError } from './args';
 import { withBusyNote } from './busy';
@@ -83,7 +84,13 @@ export function padReply(text: string, chars: number): string {
   return FILLER.repeat(Math.ceil(need / FILLER.length)).slice(0, need) + '\n' + text;
 }
 
-function completionBody(model: string, text: string, prompt: string, n: number): Record<string, unknown> {
+function completionBody(
+  model: string,
+  text: string,
+  prompt: string,
+  n: number,
+  cachedTokens: number,
+): Record<string, unknown> {
   const promptTokens = estimateTokens(prompt);
   const completionTokens = estimateTokens(text);
   return {
@@ -103,12 +110,15 @@ function completionBody(model: string, text: string, prompt: string, n: number):
       prompt_tokens: promptTokens,
       completion_tokens: completionTokens,
       total_tokens: promptTokens + completionTokens,
+      prompt_tokens_details: { cached_tokens: cachedTokens },
     },
   };
 }
 
 export async function startBenchServer(opts: BenchServerOptions): Promise<BenchServer> {
   const handler = scriptedModels(opts.tasks);
+  // OpenAI's prompt cache, played deterministically: shared prefixes under one prompt_cache_key.
+  let promptCache = new OpenAiPrefixCache();
   const slots: Record<Role, Semaphore> = {
     optimizer: new Semaphore(opts.concurrency.optimizer),
     target: new Semaphore(opts.concurrency.target),
@@ -207,11 +217,9 @@ export async function startBenchServer(opts: BenchServerOptions): Promise<BenchS
       if (left > 0) await sleep(left);
       r.serviceMs += entry.serviceMs;
       if (res.destroyed || req.socket.destroyed) return;
-      send(
-        res,
-        200,
-        completionBody(body.model ?? 'scripted', text, messages.map((m) => m.content).join('\n'), n),
-      );
+      const prompt = messages.map((m) => m.content).join('\n');
+      const cached = promptCache.read((body as { prompt_cache_key?: unknown }).prompt_cache_key, prompt);
+      send(res, 200, completionBody(body.model ?? 'scripted', text, prompt, n, cached));
       entry.answered = true;
     } finally {
       entry.endedAt = now();
@@ -245,6 +253,7 @@ export async function startBenchServer(opts: BenchServerOptions): Promise<BenchS
       if (route === 'POST /bench/reset') {
         log = [];
         byRole = fresh();
+        promptCache = new OpenAiPrefixCache();
         return done(send(res, 200, { ok: true }));
       }
       done(send(res, 404, { error: { message: `no route for ${route}`, type: 'not_found' } }));
@@ -266,6 +275,7 @@ export async function startBenchServer(opts: BenchServerOptions): Promise<BenchS
     reset: () => {
       log = [];
       byRole = fresh();
+      promptCache = new OpenAiPrefixCache();
     },
     close: () =>
       new Promise((done) => {

@@ -12,6 +12,7 @@ import { findOnPath } from './llm/agents/process';
 import { AgentRunError, CommandBackend, type AgentName, type AgentSettings } from './llm/command';
 import { targetBatch, type TargetBatch } from './llm/batch/fromConfig';
 import { LimitRegistry, limitsFromConfig } from './llm/limiter';
+import { promptCacheKeyNotice, sendsPromptCacheKey } from './llm/promptCacheConfig';
 import { scrubUrl, urlSecrets } from './llm/secrets';
 import { SimOptimizerBackend } from './llm/sim/optimizer';
 import { SimTargetBackend } from './llm/sim/target';
@@ -125,6 +126,8 @@ function buildBackend(
         ...(typeof temperature === 'number' ? { temperature } : {}),
         timeoutMs: cfg.limits.request_timeout_s * 1000,
         ...(m.thinking_budget > 0 ? { thinkingBudget: m.thinking_budget } : {}),
+        promptCaching: m.prompt_caching,
+        promptCacheKey: sendsPromptCacheKey(cfg, kind, baseUrl),
         logger: env.logger,
       });
     }
@@ -376,6 +379,8 @@ export function buildModels(
     }
     const backend = buildBackend(cfg, role, resolved.kind, env, resolved.defaultBaseUrl);
     if (role === 'target') targetBackend = backend;
+    const cacheNotice = promptCacheKeyNotice(cfg, backend);
+    if (cacheNotice) notices.push(`${role}: ${cacheNotice}`);
     const agent = backend instanceof CommandBackend;
     const client = createModelClient({
       role,

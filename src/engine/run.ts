@@ -340,6 +340,8 @@ export async function trainPrepared(
         cacheHits: t.cacheHits,
         dollars: t.dollars,
         fallbacks: t.fallbacks,
+        cachedTokens: t.cachedTokens,
+        cacheSavedDollars: t.cacheSavedDollars,
       },
     });
   };

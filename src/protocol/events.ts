@@ -14,6 +14,10 @@ export interface AccountingTotals {
   /** null when some model's price is unknown. */
   dollars: number | null;
   fallbacks: number;
+  /** Prompt tokens the providers read from their prompt caches (part of promptTokens). */
+  cachedTokens?: number;
+  /** Dollars those caches saved against uncached list prices; null when a cache price is unknown. */
+  cacheSavedDollars?: number | null;
 }
 
 export interface CandidateEdit {

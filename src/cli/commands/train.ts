@@ -7,6 +7,7 @@ import { RUN_FILE, RunLayout } from '../../engine/store/layout';
 import { readFileSync } from 'node:fs';
 import { ExitCode, UsageError } from '../exit';
 import { PrettyPrinter } from '../render';
+import { spendLine } from '../../engine/llm/spendText';
 import { cfgOptionsFlag, type CommandSpec, configFlag, jsonFlag, verboseFlag } from '../args';
 import { cliModels, commandLine, parseCommon, stderrLogger } from './common';
 
@@ -97,6 +98,8 @@ export async function runTrain(args: readonly string[]): Promise<number> {
       logger,
       ...(a.values.resume ? { requireResume: true } : {}),
     });
+    // The run's whole spend, earlier processes included (the ledger is merged into the accounting).
+    if (!a.json) process.stdout.write(spendLine(prepared.models.accounting.totals()) + '\n');
     if (outcome.status === 'stopped') {
       return controller.signal.aborted ? ExitCode.Interrupted : ExitCode.Budget;
     }

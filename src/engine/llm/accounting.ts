@@ -17,6 +17,10 @@ export interface UsageEntry extends UsageKey {
   calls: number;
   promptTokens: number;
   completionTokens: number;
+  /** Prompt tokens the provider read from its prompt cache (part of promptTokens). */
+  cachedTokens: number;
+  /** Prompt tokens the provider wrote to its prompt cache (part of promptTokens). */
+  cacheWriteTokens: number;
   /** Time spent in attempts, failed ones included; queueing and retry waits excluded. */
   seconds: number;
   cacheHits: number;
@@ -26,6 +30,8 @@ export interface UsageEntry extends UsageKey {
   failures: number;
   /** null when the model's price is unknown; never a made-up 0. */
   dollars: number | null;
+  /** What the provider's prompt cache saved against the plain input price; null when unknown. */
+  cacheSavedDollars: number | null;
 }
 
 export interface AccountingSummary extends AccountingTotals {
@@ -36,6 +42,11 @@ export interface AccountingSummary extends AccountingTotals {
   knownDollars: number;
   /** Models that were called but have no known price. */
   unpricedModels: string[];
+  /** Prompt tokens read from and written to the providers' prompt caches (part of promptTokens). */
+  cachedTokens: number;
+  cacheWriteTokens: number;
+  /** Dollars the prompt caches saved against the plain input price; null when a cache price is unknown. */
+  cacheSavedDollars: number | null;
 }
 
 export interface FallbackRecord {
@@ -53,16 +64,20 @@ export interface AccountingSnapshot {
 export interface CallUsage {
   promptTokens: number;
   completionTokens: number;
+  cachedTokens?: number;
+  cacheWriteTokens?: number;
   seconds: number;
   attempts: number;
 }
 
-export type Counters = Omit<UsageEntry, keyof UsageKey | 'dollars'>;
+export type Counters = Omit<UsageEntry, keyof UsageKey | 'dollars' | 'cacheSavedDollars'>;
 
 export const ZERO_COUNTERS: Counters = {
   calls: 0,
   promptTokens: 0,
   completionTokens: 0,
+  cachedTokens: 0,
+  cacheWriteTokens: 0,
   seconds: 0,
   cacheHits: 0,
   retries: 0,
@@ -108,6 +123,8 @@ export class Accounting {
       calls: 1,
       promptTokens: usage.promptTokens,
       completionTokens: usage.completionTokens,
+      cachedTokens: usage.cachedTokens ?? 0,
+      cacheWriteTokens: usage.cacheWriteTokens ?? 0,
       seconds: usage.seconds,
       retries: Math.max(0, usage.attempts - 1),
     });
@@ -212,6 +229,7 @@ export class Accounting {
         key.provider,
         add.promptTokens ?? 0,
         add.completionTokens ?? 0,
+        add,
       );
       for (const fn of this.recordListeners) fn({ kind: 'usage', key, add, dollars });
     }
@@ -221,7 +239,11 @@ export class Accounting {
   private price(row: UsageKey & Counters): UsageEntry {
     return {
       ...row,
-      dollars: this.prices.cost(row.model, row.provider, row.promptTokens, row.completionTokens),
+      dollars: this.prices.cost(row.model, row.provider, row.promptTokens, row.completionTokens, row),
+      cacheSavedDollars:
+        row.cachedTokens || row.cacheWriteTokens
+          ? this.prices.cacheSavings(row.model, row.provider, row.promptTokens, row)
+          : 0,
     };
   }
 
@@ -256,13 +278,22 @@ function summarize(entries: UsageEntry[], fallbacks: Record<string, number>): Ac
     failures: 0,
     knownDollars: 0,
     unpricedModels: [],
+    cachedTokens: 0,
+    cacheWriteTokens: 0,
+    cacheSavedDollars: 0,
   };
   const unpriced = new Set<string>();
+  let savingsUnknown = false;
+  let saved = 0;
   for (const e of entries) {
     t.calls += e.calls;
     t.promptTokens += e.promptTokens;
     t.completionTokens += e.completionTokens;
     t.cacheHits += e.cacheHits;
+    t.cachedTokens += e.cachedTokens;
+    t.cacheWriteTokens += e.cacheWriteTokens;
+    if (e.cacheSavedDollars === null) savingsUnknown = true;
+    else saved += e.cacheSavedDollars;
     t.seconds += e.seconds;
     t.retries += e.retries;
     t.failures += e.failures;
@@ -271,6 +302,7 @@ function summarize(entries: UsageEntry[], fallbacks: Record<string, number>): Ac
   }
   t.unpricedModels = [...unpriced].sort();
   t.dollars = unpriced.size ? null : t.knownDollars;
+  t.cacheSavedDollars = savingsUnknown ? null : saved;
   return t;
 }
 

@@ -8,6 +8,7 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages';
 import { SkillOptError } from '../errors';
 import { notAnApiReply, splitBaseUrl } from './wire';
+import { anthropicBreakpoints, anthropicUsage } from './promptCache';
 import { PLACEHOLDER_KEY, requireApiKey, scrubUrl, urlSecrets } from './secrets';
 import type { BackendReply, ChatBackend, ChatMessage, ChatRequest } from './types';
 import { API_KEY_ENV_VARS } from '../../protocol/vocabulary';
@@ -36,6 +37,8 @@ export interface AnthropicBackendOptions {
    */
   sendTemperature?: boolean;
   keyEnvVar?: string;
+  /** Mark the system block and stable prompt prefixes with cache_control (config `model.prompt_caching`). */
+  promptCaching?: boolean;
 }
 
 /** Claude over the Messages API. One attempt per call: retries belong to the client. */
@@ -125,7 +128,7 @@ export function anthropicBody(
   req: ChatRequest,
   opts: Pick<
     AnthropicBackendOptions,
-    'maxTokens' | 'thinkingBudget' | 'temperature' | 'sendTemperature'
+    'maxTokens' | 'thinkingBudget' | 'temperature' | 'sendTemperature' | 'promptCaching'
   > = {},
 ): AnthropicBody {
   const system = req.messages
@@ -143,6 +146,8 @@ export function anthropicBody(
   const budget = req.thinkingBudget ?? opts.thinkingBudget ?? 0;
   const body: AnthropicBody = { model, max_tokens: maxTokens, messages };
   if (system && !systemOnly) body.system = system;
+  if (opts.promptCaching)
+    Object.assign(body, anthropicBreakpoints(req, systemOnly ? undefined : system, messages));
   if (budget > 0) {
     const budgetTokens = Math.max(MIN_THINKING_BUDGET, Math.floor(budget));
     // The thinking budget is part of max_tokens and must stay below it; keep the asked-for room for the answer.
@@ -189,10 +194,9 @@ function parseMessage(message: Message, label: string): BackendReply {
       { fix: 'raise the completion-token cap, or lower the thinking budget' },
     );
   }
-  const usage = message.usage as Message['usage'] | undefined;
   return {
     text,
-    usage: { promptTokens: usage?.input_tokens ?? 0, completionTokens: usage?.output_tokens ?? 0 },
+    usage: anthropicUsage(message.usage),
     ...(typeof message.model === 'string' && message.model ? { model: message.model } : {}),
     ...(truncated ? { truncated: true } : {}),
   };

@@ -136,6 +136,10 @@ export interface SdkBackendSpec {
   maxTokens?: number;
   /** Provider label for limits and prices (default by kind and base URL). */
   provider?: string;
+  /** Anthropic: cache_control breakpoints. */
+  promptCaching?: boolean;
+  /** OpenAI family: send prompt_cache_key. */
+  promptCacheKey?: boolean;
   logger?: Logger;
 }
 
@@ -157,6 +161,7 @@ export function createSdkBackend(spec: SdkBackendSpec): ChatBackend {
         reasoningEffort: spec.reasoningEffort,
         temperature: spec.temperature,
         maxTokensCap: spec.maxTokensCap,
+        promptCacheKey: spec.promptCacheKey,
         logger: spec.logger,
       });
     case 'azure_openai':
@@ -171,6 +176,7 @@ export function createSdkBackend(spec: SdkBackendSpec): ChatBackend {
         reasoningEffort: spec.reasoningEffort,
         temperature: spec.temperature,
         maxTokensCap: spec.maxTokensCap,
+        promptCacheKey: spec.promptCacheKey,
         logger: spec.logger,
       });
     case 'anthropic':
@@ -182,6 +188,7 @@ export function createSdkBackend(spec: SdkBackendSpec): ChatBackend {
         maxTokens: spec.maxTokens,
         thinkingBudget: spec.thinkingBudget,
         temperature: spec.temperature,
+        promptCaching: spec.promptCaching,
       });
   }
 }

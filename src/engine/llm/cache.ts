@@ -46,7 +46,8 @@ export function cacheKey(
     temperature: req.temperature,
     reasoningEffort: req.reasoningEffort,
     thinkingBudget: req.thinkingBudget,
-    messages: req.messages,
+    // Prompt-cache breakpoints do not change replies, so they stay out of the key.
+    messages: req.messages.map((m) => ({ role: m.role, content: m.content })),
     task: req.task,
   };
   return createHash('sha256').update(canonicalJson(material)).digest('hex');

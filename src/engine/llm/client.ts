@@ -151,6 +151,8 @@ class RetryingModelClient implements ModelClient {
       this.opts.accounting?.recordCall(usageKey, {
         promptTokens: clean.usage.promptTokens,
         completionTokens: clean.usage.completionTokens,
+        cachedTokens: clean.usage.cachedTokens,
+        cacheWriteTokens: clean.usage.cacheWriteTokens,
         seconds,
         attempts: attempt,
       });

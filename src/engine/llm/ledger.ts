@@ -28,6 +28,9 @@ export interface LedgerRow {
   calls?: number;
   prompt_tokens?: number;
   completion_tokens?: number;
+  /** Prompt tokens read from / written to the provider's prompt cache; absent in older ledgers = 0. */
+  cached_tokens?: number;
+  cache_write_tokens?: number;
   seconds?: number;
   cache_hits?: number;
   retries?: number;
@@ -46,6 +49,8 @@ const FIELDS: Array<[keyof Counters, keyof LedgerRow]> = [
   ['calls', 'calls'],
   ['promptTokens', 'prompt_tokens'],
   ['completionTokens', 'completion_tokens'],
+  ['cachedTokens', 'cached_tokens'],
+  ['cacheWriteTokens', 'cache_write_tokens'],
   ['seconds', 'seconds'],
   ['cacheHits', 'cache_hits'],
   ['retries', 'retries'],
@@ -150,6 +155,7 @@ export class RunLedger {
           model: r.model ?? '',
           ...ZERO_COUNTERS,
           dollars: null,
+          cacheSavedDollars: null,
         };
         entries.set(key, e);
       }

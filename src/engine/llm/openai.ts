@@ -7,6 +7,7 @@ import type {
 } from 'openai/resources/chat/completions';
 import { SkillOptError } from '../errors';
 import { notAnApiReply, splitBaseUrl } from './wire';
+import { chatCompletionsUsage, promptCacheKey } from './promptCache';
 import type { Logger } from '../log';
 import { PLACEHOLDER_KEY, requireApiKey, scrubUrl, urlSecrets } from './secrets';
 import type { BackendReply, ChatBackend, ChatMessage, ChatRequest, ReasoningEffort } from './types';
@@ -40,6 +41,7 @@ interface RequestShape {
   reasoningEffort?: ReasoningEffort;
   temperature?: number;
   maxTokensCap?: number;
+  promptCacheKey: boolean;
 }
 
 export interface OpenAiCommonOptions {
@@ -53,6 +55,8 @@ export interface OpenAiCommonOptions {
   temperature?: number;
   /** Largest completion cap the server accepts; larger requests are clipped to it. */
   maxTokensCap?: number;
+  /** Send `prompt_cache_key` per skill version (config `model.prompt_caching` / `prompt_cache_key`). */
+  promptCacheKey?: boolean;
   logger?: Logger;
 }
 
@@ -245,6 +249,7 @@ function shapeFrom(model: string, opts: OpenAiCommonOptions, defaultField: Token
     reasoningEffort: opts.reasoningEffort,
     temperature: opts.temperature,
     maxTokensCap: opts.maxTokensCap,
+    promptCacheKey: opts.promptCacheKey ?? false,
   };
 }
 
@@ -279,6 +284,9 @@ function buildBody(
   if (maxTokens !== undefined && shape.maxTokensCap !== undefined)
     maxTokens = Math.min(maxTokens, shape.maxTokensCap);
   if (maxTokens !== undefined) body[shape.tokenField] = maxTokens;
+
+  const cacheKey = shape.promptCacheKey ? promptCacheKey(req) : undefined;
+  if (cacheKey) body.prompt_cache_key = cacheKey;
 
   const reasoningModel = isReasoningModel(shape.model);
   const sendEffort = shape.reasoning === 'on' || (shape.reasoning === 'auto' && reasoningModel);
@@ -338,10 +346,9 @@ function parseCompletion(completion: ChatCompletion, label: string): BackendRepl
       : `${label}: the reply is empty${truncated ? ' (it stopped at the completion-token cap)' : ''}`;
     throw new SkillOptError('llm-reply', problem, { fix });
   }
-  const usage = completion.usage;
   return {
     text: content,
-    usage: { promptTokens: usage?.prompt_tokens ?? 0, completionTokens: usage?.completion_tokens ?? 0 },
+    usage: chatCompletionsUsage(completion.usage),
     ...(typeof completion.model === 'string' && completion.model ? { model: completion.model } : {}),
     ...(truncated ? { truncated: true } : {}),
   };

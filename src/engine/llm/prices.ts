@@ -2,43 +2,73 @@
 export interface ModelPrice {
   input_per_mtok: number;
   output_per_mtok: number;
+  /** Input tokens read from the provider's prompt cache; absent = unknown (never assumed free). */
+  cached_input_per_mtok?: number;
+  /** Input tokens written to the provider's prompt cache; absent = unknown. */
+  cache_write_per_mtok?: number;
+}
+
+/** The date of the built-in table, shown wherever a price from it is used. */
+export const PRICE_TABLE_DATE = '2025-11';
+
+/** Prompt-cache token counts of calls to price; both are part of the calls' prompt tokens. */
+export interface CacheTokens {
+  cachedTokens?: number;
+  cacheWriteTokens?: number;
 }
 
 /**
- * Published list prices (standard tier, no caching or batch discounts) for a few well-known
- * models, as of 2025-11. Providers change prices; anything missing or stale is set in the config
- * under `prices:`, which always wins. Models not listed cost "unknown", never 0.
+ * Published list prices (standard tier, no batch discount) for a few well-known models, as of
+ * PRICE_TABLE_DATE. OpenAI bills cached input at the listed rate per model and charges nothing
+ * extra to write its cache (so a write costs plain input). Providers change prices; anything
+ * missing or stale is set in the config under `prices:`, which always wins. Models not listed
+ * cost "unknown", never 0.
  */
+const openai = (input: number, cached: number, output: number): ModelPrice => ({
+  input_per_mtok: input,
+  output_per_mtok: output,
+  cached_input_per_mtok: cached,
+  cache_write_per_mtok: input,
+});
+
 const OPENAI_PRICES: Record<string, ModelPrice> = {
-  'gpt-4o': { input_per_mtok: 2.5, output_per_mtok: 10 },
-  'gpt-4o-mini': { input_per_mtok: 0.15, output_per_mtok: 0.6 },
-  'gpt-4.1': { input_per_mtok: 2, output_per_mtok: 8 },
-  'gpt-4.1-mini': { input_per_mtok: 0.4, output_per_mtok: 1.6 },
-  'gpt-4.1-nano': { input_per_mtok: 0.1, output_per_mtok: 0.4 },
-  'gpt-5': { input_per_mtok: 1.25, output_per_mtok: 10 },
-  'gpt-5-mini': { input_per_mtok: 0.25, output_per_mtok: 2 },
-  'gpt-5-nano': { input_per_mtok: 0.05, output_per_mtok: 0.4 },
-  o1: { input_per_mtok: 15, output_per_mtok: 60 },
-  'o1-mini': { input_per_mtok: 1.1, output_per_mtok: 4.4 },
-  o3: { input_per_mtok: 2, output_per_mtok: 8 },
-  'o3-mini': { input_per_mtok: 1.1, output_per_mtok: 4.4 },
-  'o4-mini': { input_per_mtok: 1.1, output_per_mtok: 4.4 },
+  'gpt-4o': openai(2.5, 1.25, 10),
+  'gpt-4o-mini': openai(0.15, 0.075, 0.6),
+  'gpt-4.1': openai(2, 0.5, 8),
+  'gpt-4.1-mini': openai(0.4, 0.1, 1.6),
+  'gpt-4.1-nano': openai(0.1, 0.025, 0.4),
+  'gpt-5': openai(1.25, 0.125, 10),
+  'gpt-5-mini': openai(0.25, 0.025, 2),
+  'gpt-5-nano': openai(0.05, 0.005, 0.4),
+  o1: openai(15, 7.5, 60),
+  'o1-mini': openai(1.1, 0.55, 4.4),
+  o3: openai(2, 0.5, 8),
+  'o3-mini': openai(1.1, 0.55, 4.4),
+  'o4-mini': openai(1.1, 0.275, 4.4),
 };
 
+/** Anthropic's cache rates are multiples of the input rate: reads 0.1x, 5-minute writes 1.25x. */
+const anthropic = (input: number, output: number): ModelPrice => ({
+  input_per_mtok: input,
+  output_per_mtok: output,
+  cached_input_per_mtok: input * 0.1,
+  cache_write_per_mtok: input * 1.25,
+});
+
 const ANTHROPIC_PRICES: Record<string, ModelPrice> = {
-  'claude-opus-4-5': { input_per_mtok: 5, output_per_mtok: 25 },
-  'claude-sonnet-4-5': { input_per_mtok: 3, output_per_mtok: 15 },
-  'claude-haiku-4-5': { input_per_mtok: 1, output_per_mtok: 5 },
-  'claude-opus-4-1': { input_per_mtok: 15, output_per_mtok: 75 },
-  'claude-opus-4-0': { input_per_mtok: 15, output_per_mtok: 75 },
-  'claude-opus-4': { input_per_mtok: 15, output_per_mtok: 75 },
-  'claude-sonnet-4-0': { input_per_mtok: 3, output_per_mtok: 15 },
-  'claude-sonnet-4': { input_per_mtok: 3, output_per_mtok: 15 },
-  'claude-3-7-sonnet': { input_per_mtok: 3, output_per_mtok: 15 },
-  'claude-3-5-sonnet': { input_per_mtok: 3, output_per_mtok: 15 },
-  'claude-3-5-haiku': { input_per_mtok: 0.8, output_per_mtok: 4 },
-  'claude-3-opus': { input_per_mtok: 15, output_per_mtok: 75 },
-  'claude-3-haiku': { input_per_mtok: 0.25, output_per_mtok: 1.25 },
+  'claude-opus-4-5': anthropic(5, 25),
+  'claude-sonnet-4-5': anthropic(3, 15),
+  'claude-haiku-4-5': anthropic(1, 5),
+  'claude-opus-4-1': anthropic(15, 75),
+  'claude-opus-4-0': anthropic(15, 75),
+  'claude-opus-4': anthropic(15, 75),
+  'claude-sonnet-4-0': anthropic(3, 15),
+  'claude-sonnet-4': anthropic(3, 15),
+  'claude-3-7-sonnet': anthropic(3, 15),
+  'claude-3-5-sonnet': anthropic(3, 15),
+  'claude-3-5-haiku': anthropic(0.8, 4),
+  'claude-3-opus': anthropic(15, 75),
+  'claude-3-haiku': anthropic(0.25, 1.25),
 };
 
 /** Built-in prices per provider family; a price only applies to the provider that publishes it. */
@@ -80,16 +110,35 @@ export class PriceTable {
     return builtin ? find(new Map(Object.entries(builtin)), name) : undefined;
   }
 
-  /** Dollars for the given token counts, or null when the model's price is unknown. */
+  /**
+   * Dollars for the given token counts, or null when the model's price is unknown, or when tokens
+   * came from (or went into) the provider's prompt cache and that rate is unknown.
+   */
   cost(
     model: string,
     provider: string | undefined,
     promptTokens: number,
     completionTokens: number,
+    cache: CacheTokens = {},
+  ): number | null {
+    const price = this.lookup(model, provider);
+    return price ? priceTokens(price, promptTokens, completionTokens, cache) : null;
+  }
+
+  /**
+   * What the provider's prompt cache saved against the same tokens at the plain input rate
+   * (negative when cache writes cost more than they saved); null when a price is unknown.
+   */
+  cacheSavings(
+    model: string,
+    provider: string | undefined,
+    promptTokens: number,
+    cache: CacheTokens,
   ): number | null {
     const price = this.lookup(model, provider);
     if (!price) return null;
-    return (promptTokens * price.input_per_mtok + completionTokens * price.output_per_mtok) / 1_000_000;
+    const paid = priceTokens(price, promptTokens, 0, cache);
+    return paid === null ? null : (promptTokens * price.input_per_mtok) / 1_000_000 - paid;
   }
 }
 
@@ -106,6 +155,26 @@ function scalePrice(price: ModelPrice, factor: number): ModelPrice {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(price)) out[k] = typeof v === 'number' ? v * factor : v;
   return out as unknown as ModelPrice;
+}
+
+function priceTokens(
+  price: ModelPrice,
+  promptTokens: number,
+  completionTokens: number,
+  cache: CacheTokens,
+): number | null {
+  const cached = cache.cachedTokens ?? 0;
+  const written = cache.cacheWriteTokens ?? 0;
+  if (cached > 0 && price.cached_input_per_mtok === undefined) return null;
+  if (written > 0 && price.cache_write_per_mtok === undefined) return null;
+  const plain = Math.max(0, promptTokens - cached - written);
+  return (
+    (plain * price.input_per_mtok +
+      cached * (price.cached_input_per_mtok ?? 0) +
+      written * (price.cache_write_per_mtok ?? 0) +
+      completionTokens * price.output_per_mtok) /
+    1_000_000
+  );
 }
 
 function find(table: Map<string, ModelPrice>, name: string): ModelPrice | undefined {

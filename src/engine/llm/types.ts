@@ -33,6 +33,11 @@ export interface ChatMessage {
   content: string;
   /** Images shown with a user message (only backends with `acceptsImages` get such requests). */
   images?: ImageInput[];
+  /**
+   * Characters at the start of `content` that other calls of the same step send unchanged (the
+   * skill and the step's context before the trajectories): a prompt-cache breakpoint goes there.
+   */
+  stablePrefix?: number;
 }
 
 export type ReasoningEffort = 'low' | 'medium' | 'high' | 'xhigh' | 'max';
@@ -62,11 +67,21 @@ export interface ChatRequest {
   timeoutMs?: number;
   /** Only for target calls that run an agent harness. */
   task?: TaskContext;
+  /**
+   * The skill version an optimizer call works on; with the role it names the provider's prompt
+   * cache (target calls use `task.skill`).
+   */
+  cacheSkill?: string;
 }
 
 export interface Usage {
+  /** Every input token, those read from or written to the provider's prompt cache included. */
   promptTokens: number;
   completionTokens: number;
+  /** Input tokens the provider read from its prompt cache (billed at its cache-read rate). */
+  cachedTokens?: number;
+  /** Input tokens the provider wrote to its prompt cache (Anthropic bills them at a write rate). */
+  cacheWriteTokens?: number;
 }
 
 /** What a backend returns for one successful HTTP/process call. */

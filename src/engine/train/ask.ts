@@ -16,14 +16,22 @@ export async function askOptimizer<T>(
   system: string,
   user: string,
   maxTokens?: number,
+  /** For provider prompt caching: the skill the call works on and the user text's stable start. */
+  cache?: { skill: string; stablePrefix?: number },
 ): Promise<AskOutcome<T>> {
   const messages: ChatMessage[] = [
     { role: 'system', content: system },
-    { role: 'user', content: user },
+    { role: 'user', content: user, ...(cache?.stablePrefix ? { stablePrefix: cache.stablePrefix } : {}) },
   ];
   const outcome = await structuredCall(
     ctx.optimizer,
-    { role: 'optimizer', stage, messages, maxTokens: maxTokens ?? ctx.settings.optimizerMaxTokens },
+    {
+      role: 'optimizer',
+      stage,
+      messages,
+      maxTokens: maxTokens ?? ctx.settings.optimizerMaxTokens,
+      ...(cache ? { cacheSkill: cache.skill } : {}),
+    },
     contract,
     { signal: ctx.signal, logger: ctx.logger },
   );

@@ -185,7 +185,15 @@ export async function deepReflect(ctx: RunContext, args: DeepReflectArgs): Promi
   ): Promise<{ ok: true; value: T; reasked: boolean } | { ok: false; error: string }> => {
     const outcome = await structuredCall(
       ctx.optimizer,
-      { role: 'optimizer', stage: 'deep_reflect', messages: [...messages], maxTokens },
+      {
+        role: 'optimizer',
+        stage: 'deep_reflect',
+        // Each turn resends the conversation so far: every user turn ends a prefix the next turn
+        // repeats, so each is a prompt-cache breakpoint (the transcript file keeps plain messages).
+        messages: messages.map((m) => (m.role === 'user' ? { ...m, stablePrefix: m.content.length } : m)),
+        maxTokens,
+        cacheSkill: args.skill,
+      },
       contract,
       { signal: ctx.signal, logger: ctx.logger },
     );

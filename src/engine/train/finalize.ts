@@ -16,6 +16,7 @@ import { applyOverrules } from './humanReview';
 import type { LoopContext } from './loopContext';
 import type { ProvenanceRecord } from './provenance';
 import { buildReport, renderReport } from './report';
+import { promptCacheSummary } from '../llm/spendText';
 
 export interface TestResults {
   baseline?: TestSummary;
@@ -118,6 +119,7 @@ function writeSummary(
     final_test_delta_hard: tests.final && tests.baseline ? th(tests.final)! - th(tests.baseline)! : null,
     total_wall_time_s: round1((Date.now() - loop.started) / 1000),
     token_summary: loop.input.totalTokens(),
+    prompt_cache: promptCacheSummary(loop.input.accountingSnapshot().totals),
   };
   const report = buildReport({
     outDir: loop.ctx.outDir,

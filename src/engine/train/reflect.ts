@@ -109,6 +109,11 @@ export function patchFileName(kind: 'failure' | 'success', index: number): strin
   return `minibatch_${kind === 'failure' ? 'fail' : 'succ'}_${String(index).padStart(3, '0')}.json`;
 }
 
+/**
+ * The analyst's user message, stable part first: the skill and the step's context are the same
+ * for every analyst of a step, so `stablePrefix` (their length) is where a provider's prompt cache
+ * can stop; the trajectories that differ come last.
+ */
 export function analystUserMessage(
   mode: UpdateMode,
   kind: 'failure' | 'success',
@@ -118,18 +123,22 @@ export function analystUserMessage(
   metaSkill: string | undefined,
   trajectories: string,
   count: number,
-): string {
+): { text: string; stablePrefix: number } {
   const budgetBlock =
     mode === 'full_rewrite_minibatch'
       ? '## Update Format\nReturn exactly one complete replacement skill in `skill_candidates`.'
       : `## Budget\nPropose at most ${budget} ${payloadLabel(mode)}.`;
-  return blocks(
+  const stable = blocks(
     `## Current Skill\n<current_skill>\n${skill.trim()}\n</current_skill>`,
     budgetBlock,
     stepBufferText && `## Previous Steps in This Epoch\n${stepBufferText}`,
     metaSkillBlock(metaSkill),
+  );
+  const text = blocks(
+    stable,
     `## ${kind === 'failure' ? 'Failed' : 'Successful'} Trajectories (${count} total)\n\n${trajectories}`,
   );
+  return { text, stablePrefix: stable.length };
 }
 
 async function runAnalyst(
@@ -163,8 +172,9 @@ async function runAnalyst(
     // Only the failure analyst may answer with reminders alone (the reference's lapse-only carrier).
     analystContract(mode, kind, { appendixNotes: aware && kind === 'failure' }),
     withSkillAware(analystSystemPrompt(kind, mode), kind, ctx.settings.skillAware),
-    user,
+    user.text,
     maxTokens,
+    { skill: params.skill, stablePrefix: user.stablePrefix },
   );
   if (!reply.ok) return null;
   const { appendix_notes: notes, ...value } = reply.value;

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { AccountingSnapshot } from '../llm/accounting';
+import { promptCacheSummary, promptCacheText, type PromptCacheSummary } from '../llm/spendText';
 import { EVAL_FILE, RUN_DIR, RUN_FILE } from '../store/layout';
 import { lineOrigins, type ProvenanceRecord } from './provenance';
 import { isErrored } from './rollout';
@@ -42,8 +43,12 @@ export interface RunReport {
       completion_tokens: number;
       dollars: number | null;
       cache_hits: number;
+      /** Prompt tokens read from the provider's prompt cache (absent in reports written before it). */
+      cached_tokens?: number;
     }
   >;
+  /** The providers' prompt caches over the whole run. */
+  prompt_cache?: PromptCacheSummary;
   kept_lines: Array<{
     line: number;
     text: string;
@@ -125,8 +130,10 @@ export function buildReport(args: {
       completion_tokens: 0,
       dollars: 0,
       cache_hits: 0,
+      cached_tokens: 0,
     });
     r.calls += e.calls;
+    r.cached_tokens = (r.cached_tokens ?? 0) + e.cachedTokens;
     r.prompt_tokens += e.promptTokens;
     r.completion_tokens += e.completionTokens;
     r.cache_hits += e.cacheHits;
@@ -165,6 +172,7 @@ export function buildReport(args: {
     persistent_failures: persistentFailures(args.outDir),
     reliability: reliability(args.outDir, h),
     spend_by_role: roles,
+    prompt_cache: promptCacheSummary(args.accounting.totals),
     kept_lines: lineOrigins(args.bestSkill, args.provenance).map((o) => ({
       line: o.line + 1,
       text: o.text,
@@ -262,14 +270,15 @@ export function renderReport(r: RunReport, outDir: string, simulated: boolean): 
     '',
     '## Spend by role',
     '',
-    '| role | calls | prompt tokens | completion tokens | cache hits | dollars |',
-    '|---|---|---|---|---|---|',
+    '| role | calls | prompt tokens | from prompt cache | completion tokens | cache hits | dollars |',
+    '|---|---|---|---|---|---|---|',
   );
   for (const [role, s] of Object.entries(r.spend_by_role)) {
     lines.push(
-      `| ${role} | ${s.calls} | ${s.prompt_tokens} | ${s.completion_tokens} | ${s.cache_hits} | ${s.dollars === null ? 'unknown price' : `$${s.dollars.toFixed(4)}`} |`,
+      `| ${role} | ${s.calls} | ${s.prompt_tokens} | ${s.cached_tokens ?? 0} | ${s.completion_tokens} | ${s.cache_hits} | ${s.dollars === null ? 'unknown price' : `$${s.dollars.toFixed(4)}`} |`,
     );
   }
+  if (r.prompt_cache) lines.push('', `Prompt cache: ${promptCacheText(r.prompt_cache)}.`);
   lines.push('', '## Where the kept lines came from', '');
   if (!r.kept_lines.length) lines.push('No line of the best skill was added by an accepted step.');
   else {

@@ -19,6 +19,11 @@ export interface LiveSpend {
   cacheHits: number;
   /** null when a model's price is unknown. */
   dollars: number | null;
+  /** Prompt tokens, and those read from the providers' prompt caches. */
+  promptTokens?: number;
+  cachedTokens?: number;
+  /** What those caches saved against uncached list prices; null when unknown. */
+  cacheSavedDollars?: number | null;
 }
 
 export interface LiveState {
@@ -146,6 +151,9 @@ export function applyEvent(prev: LiveState | undefined, seq: number, event: Engi
         tokens: event.totals.promptTokens + event.totals.completionTokens,
         cacheHits: event.totals.cacheHits,
         dollars: event.totals.dollars,
+        promptTokens: event.totals.promptTokens,
+        cachedTokens: event.totals.cachedTokens ?? 0,
+        cacheSavedDollars: event.totals.cacheSavedDollars ?? null,
       };
       return s;
     case 'run/finished':

@@ -10,7 +10,7 @@ import { isAccepted, isSkipped, type StepAction } from '../../protocol/vocabular
 import { actionLabel } from '../../protocol/words';
 import { Commands, ReviewCommands, TreeItemContext } from '../constants';
 import { appendixArtifactNode, appendixEpochNode } from './appendixNodes';
-import { describeBatch, effectiveStatus, statusText, type RunView } from './liveState';
+import { describeBatch, effectiveStatus, statusText, type LiveSpend, type RunView } from './liveState';
 
 export type NodeKind =
   'run' | 'epoch' | 'step' | 'epochEnd' | 'artifact' | 'trajectories' | 'trajectory' | 'placeholder';
@@ -52,6 +52,19 @@ export function formatScore(v: number | undefined): string {
 export function formatDelta(d: number): string {
   if (Math.abs(d) < 0.0005) return '±0';
   return `${d > 0 ? '+' : '−'}${Math.abs(d).toFixed(3)}`;
+}
+
+/** " · prompt cache 62% of input, saved $0.80" once the providers' caches served any input. */
+export function formatPromptCache(spend: LiveSpend): string {
+  const cached = spend.cachedTokens ?? 0;
+  if (!cached || !spend.promptTokens) return '';
+  const share = `${Math.round((cached / spend.promptTokens) * 100)}% of input`;
+  const saved = spend.cacheSavedDollars;
+  const money =
+    saved === null || saved === undefined
+      ? 'saving unknown'
+      : `${saved < 0 ? 'cost' : 'saved'} $${Math.abs(saved).toFixed(2)}`;
+  return ` · prompt cache ${share}, ${money}`;
 }
 
 export function formatSpend(dollars: number | null | undefined, simulated: boolean): string {
@@ -136,7 +149,10 @@ export function runNode(run: RunView): NodeSpec {
       ? [`Waiting for ${describeBatch(live.batch)}. Stop leaves the batch running; Resume collects it.`]
       : []),
     ...(live
-      ? [`Model calls: ${live.spend.calls} · spend ${formatSpend(live.spend.dollars, live.simulated)}`]
+      ? [
+          `Model calls: ${live.spend.calls} · spend ${formatSpend(live.spend.dollars, live.simulated)}` +
+            formatPromptCache(live.spend),
+        ]
       : []),
     ...(run.problem ? [`Cannot read this run: ${run.problem}`] : []),
   ].join('\n');

@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import { Commands, ReviewCommands } from '../constants';
 import type { Ctx } from '../ctx';
 import { describeBatch, type RunView } from '../runs/liveState';
-import { bestScoreOf, formatScore, formatSpend } from '../runs/treeNodes';
+import { bestScoreOf, formatPromptCache, formatScore, formatSpend } from '../runs/treeNodes';
 
 /** How long the final result stays in the status bar. */
 const resultLingerMs = 15_000;
@@ -94,7 +94,9 @@ export function registerStatusBar(ctx: Ctx): vscode.StatusBarItem {
         );
     tip
       .appendMarkdown('\n\n')
-      .appendText(`Model calls: ${live.spend.calls} (${live.spend.cacheHits} from cache)`);
+      .appendText(
+        `Model calls: ${live.spend.calls} (${live.spend.cacheHits} from cache)${formatPromptCache(live.spend)}`,
+      );
     if (live.message) tip.appendMarkdown('\n\n').appendText(live.message);
     if (live.status === 'running' && live.waiting)
       tip.appendMarkdown('\n\n').appendText('Click to review the candidate; the run waits until you decide.');

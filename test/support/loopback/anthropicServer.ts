@@ -97,10 +97,19 @@ function contentBlocks(r: ReplyAction): unknown[] {
   return blocks;
 }
 
-function usageOf(r: ReplyAction, req: RecordedRequest, blocks: unknown[]): { input: number; output: number } {
+/**
+ * The Messages usage object: `input_tokens` counts only the input that was neither read from nor
+ * written to the prompt cache; the cache fields appear when the reply names them.
+ */
+function usageOf(r: ReplyAction, req: RecordedRequest, blocks: unknown[]): Record<string, number> {
+  const total = r.usage?.promptTokens ?? estimateTokens(anthropicPromptText(req));
+  const read = r.usage?.cachedTokens;
+  const written = r.usage?.cacheWriteTokens;
+  const cacheFields = read !== undefined || written !== undefined;
   return {
-    input: r.usage?.promptTokens ?? estimateTokens(anthropicPromptText(req)),
-    output: r.usage?.completionTokens ?? estimateTokens(JSON.stringify(blocks)),
+    input_tokens: Math.max(0, total - (read ?? 0) - (written ?? 0)),
+    output_tokens: r.usage?.completionTokens ?? estimateTokens(JSON.stringify(blocks)),
+    ...(cacheFields ? { cache_read_input_tokens: read ?? 0, cache_creation_input_tokens: written ?? 0 } : {}),
   };
 }
 
@@ -119,7 +128,7 @@ const anthropicWire: WireFormat = {
       content: blocks,
       stop_reason: r.finishReason ?? (r.toolCalls?.length ? 'tool_use' : 'end_turn'),
       stop_sequence: null,
-      ...(r.usage === null ? {} : { usage: { input_tokens: usage.input, output_tokens: usage.output } }),
+      ...(r.usage === null ? {} : { usage }),
     };
   },
   // The Messages streaming format: message_start, a start/delta/stop triple per content block,
@@ -148,7 +157,8 @@ const anthropicWire: WireFormat = {
           content: [],
           stop_reason: null,
           stop_sequence: null,
-          usage: { input_tokens: r.usage === null ? 0 : usage.input, output_tokens: 1 },
+          // As the API does: input and cache counts at the start, output tokens in message_delta.
+          usage: r.usage === null ? { input_tokens: 0, output_tokens: 1 } : { ...usage, output_tokens: 1 },
         },
       }),
     ];
@@ -178,7 +188,7 @@ const anthropicWire: WireFormat = {
           stop_reason: r.finishReason ?? (r.toolCalls?.length ? 'tool_use' : 'end_turn'),
           stop_sequence: null,
         },
-        usage: { output_tokens: r.usage === null ? 0 : usage.output },
+        usage: { output_tokens: r.usage === null ? 0 : usage.output_tokens },
       }),
       ev('message_stop', {}),
     );

@@ -23,8 +23,13 @@ export interface RecordedRequest {
 }
 
 export interface Usage {
+  /** Every input token, cached ones included (Anthropic's `input_tokens` is sent without them). */
   promptTokens?: number;
   completionTokens?: number;
+  /** Input tokens read from the prompt cache: OpenAI `cached_tokens`, Anthropic `cache_read_input_tokens`. */
+  cachedTokens?: number;
+  /** Input tokens written to the prompt cache: Anthropic `cache_creation_input_tokens`. */
+  cacheWriteTokens?: number;
 }
 
 /** What the server does with one request. `delayMs` waits before acting (on top of the server's latency). */

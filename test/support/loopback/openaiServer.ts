@@ -75,6 +75,16 @@ function chatToolCalls(r: ReplyAction): Array<Record<string, unknown>> {
   }));
 }
 
+/** Chat Completions usage; `prompt_tokens_details.cached_tokens` when the reply says some were cached. */
+function chatUsage(prompt: number, completion: number, cached: number | undefined): Record<string, unknown> {
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+    ...(cached !== undefined ? { prompt_tokens_details: { cached_tokens: cached, audio_tokens: 0 } } : {}),
+  };
+}
+
 const openAiWire: WireFormat = {
   basePath: '/v1',
   // `/v1/chat/completions` for OpenAI and compatible servers; Azure puts `/openai/deployments/<name>` in front.
@@ -106,11 +116,7 @@ const openAiWire: WireFormat = {
     if (r.usage !== null) {
       const promptTokens = r.usage?.promptTokens ?? estimateTokens(prompt);
       const completionTokens = r.usage?.completionTokens ?? estimateTokens(text ?? JSON.stringify(calls));
-      out.usage = {
-        prompt_tokens: promptTokens,
-        completion_tokens: completionTokens,
-        total_tokens: promptTokens + completionTokens,
-      };
+      out.usage = chatUsage(promptTokens, completionTokens, r.usage?.cachedTokens);
     }
     return out;
   },
@@ -149,15 +155,7 @@ const openAiWire: WireFormat = {
       const promptTokens = r.usage?.promptTokens ?? estimateTokens(openAiPromptText(req));
       const completionTokens =
         r.usage?.completionTokens ?? estimateTokens((r.text ?? '') + JSON.stringify(calls));
-      events.push(
-        chunk([], {
-          usage: {
-            prompt_tokens: promptTokens,
-            completion_tokens: completionTokens,
-            total_tokens: promptTokens + completionTokens,
-          },
-        }),
-      );
+      events.push(chunk([], { usage: chatUsage(promptTokens, completionTokens, r.usage?.cachedTokens) }));
     }
     events.push({ data: '[DONE]' });
     return events;

@@ -122,8 +122,17 @@ describe('bench command-line options', () => {
     assert.deepEqual([quick.quick, quick.reps, quick.latencyMs, quick.jitterMs], [true, 2, 100, 0]);
     const full = parseRunArgs([]);
     assert.deepEqual([full.quick, full.reps, full.latencyMs, full.concurrency], [false, 5, 300, 16]);
-    assert.deepEqual(full.only, ['speed', 'jitter', 'overhead', 'tokens', 'cache', 'batch', 'footprint']);
-    assert.deepEqual(quick.only, ['speed', 'overhead', 'tokens', 'cache', 'batch', 'footprint']);
+    assert.deepEqual(full.only, [
+      'speed',
+      'jitter',
+      'overhead',
+      'tokens',
+      'cache',
+      'batch',
+      'spend',
+      'footprint',
+    ]);
+    assert.deepEqual(quick.only, ['speed', 'overhead', 'tokens', 'cache', 'batch', 'spend', 'footprint']);
     assert.deepEqual(parseRunArgs(['--only', 'speed, cache']).only, ['speed', 'cache']);
   });
 

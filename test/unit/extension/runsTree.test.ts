@@ -18,6 +18,7 @@ import {
   artifactNodes,
   epochNodes,
   formatDelta,
+  formatPromptCache,
   runFileNodes,
   runNode,
   sortRuns,
@@ -123,6 +124,8 @@ describe('extension runs: live state from engine events', () => {
             cacheHits: 4,
             dollars: 0.25,
             fallbacks: 0,
+            cachedTokens: 600,
+            cacheSavedDollars: 0.05,
           },
         },
         {
@@ -139,9 +142,28 @@ describe('extension runs: live state from engine events', () => {
     assert.equal(t.status, 'finished');
     assert.equal(t.finishedStep, 1);
     assert.equal(t.bestScore, 0.61);
-    assert.deepEqual(t.spend, { calls: 40, tokens: 1000, cacheHits: 4, dollars: 0.25 });
+    assert.deepEqual(t.spend, {
+      calls: 40,
+      tokens: 1000,
+      cacheHits: 4,
+      dollars: 0.25,
+      promptTokens: 900,
+      cachedTokens: 600,
+      cacheSavedDollars: 0.05,
+    });
+    assert.equal(formatPromptCache(t.spend), ' · prompt cache 67% of input, saved $0.05');
     assert.equal(t.stage, undefined);
     assert.equal(t.progress, undefined);
+  });
+
+  it('says nothing about the prompt cache until it served input, and never a made-up saving', () => {
+    const base = { calls: 1, tokens: 10, cacheHits: 0, dollars: 0.1, promptTokens: 8 };
+    assert.equal(formatPromptCache({ ...base, cachedTokens: 0, cacheSavedDollars: 0 }), '');
+    assert.equal(formatPromptCache({ calls: 1, tokens: 10, cacheHits: 0, dollars: 0.1 }), '');
+    assert.equal(
+      formatPromptCache({ ...base, cachedTokens: 4, cacheSavedDollars: null }),
+      ' · prompt cache 50% of input, saving unknown',
+    );
   });
 
   it('drops stale events but restarts numbering when a run is resumed', () => {

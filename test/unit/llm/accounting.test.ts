@@ -3,7 +3,7 @@ import { SkillOptError } from '../../../src/engine/errors';
 import type { AccountingSummary, UsageKey } from '../../../src/engine/llm/accounting';
 import { Accounting, stageTokens, tokenSummary } from '../../../src/engine/llm/accounting';
 import { BudgetGuard } from '../../../src/engine/llm/budget';
-import { PriceTable } from '../../../src/engine/llm/prices';
+import { PriceTable, type ModelPrice } from '../../../src/engine/llm/prices';
 
 const ROLLOUT_4O: UsageKey = { stage: 'rollout', role: 'target', provider: 'openai', model: 'gpt-4o' };
 const ANALYST_SONNET: UsageKey = {
@@ -27,6 +27,13 @@ function close(actual: number | null, expected: number): void {
   assert.ok(actual !== null && Math.abs(actual - expected) < 1e-12, `${actual} ≠ ${expected}`);
 }
 
+/** The list rates of a price, without the cache rates. */
+function listRates(
+  p: ModelPrice | undefined,
+): Pick<ModelPrice, 'input_per_mtok' | 'output_per_mtok'> | undefined {
+  return p && { input_per_mtok: p.input_per_mtok, output_per_mtok: p.output_per_mtok };
+}
+
 describe('llm/prices', () => {
   const table = new PriceTable({
     'llama3.1:8b': { input_per_mtok: 0, output_per_mtok: 0 },
@@ -35,27 +42,67 @@ describe('llm/prices', () => {
 
   it('looks up by exact name, then by a known name plus a snapshot suffix', () => {
     const builtin = new PriceTable();
-    assert.deepEqual(builtin.lookup('gpt-4o-mini', 'openai'), { input_per_mtok: 0.15, output_per_mtok: 0.6 });
-    assert.deepEqual(builtin.lookup('gpt-4o-mini-2024-07-18', 'openai'), {
+    assert.deepEqual(listRates(builtin.lookup('gpt-4o-mini', 'openai')), {
       input_per_mtok: 0.15,
       output_per_mtok: 0.6,
     });
-    assert.deepEqual(builtin.lookup('GPT-4o-2024-08-06', 'azure_openai'), {
+    assert.deepEqual(listRates(builtin.lookup('gpt-4o-mini-2024-07-18', 'openai')), {
+      input_per_mtok: 0.15,
+      output_per_mtok: 0.6,
+    });
+    assert.deepEqual(listRates(builtin.lookup('GPT-4o-2024-08-06', 'azure_openai')), {
       input_per_mtok: 2.5,
       output_per_mtok: 10,
     });
-    assert.deepEqual(builtin.lookup('claude-opus-4-1-20250805', 'anthropic'), {
+    assert.deepEqual(listRates(builtin.lookup('claude-opus-4-1-20250805', 'anthropic')), {
       input_per_mtok: 15,
       output_per_mtok: 75,
     });
-    assert.deepEqual(builtin.lookup('claude-sonnet-4-5-20250929', 'anthropic'), {
+    assert.deepEqual(listRates(builtin.lookup('claude-sonnet-4-5-20250929', 'anthropic')), {
       input_per_mtok: 3,
       output_per_mtok: 15,
     });
-    assert.deepEqual(builtin.lookup('claude-3-5-haiku-latest', 'anthropic'), {
+    assert.deepEqual(listRates(builtin.lookup('claude-3-5-haiku-latest', 'anthropic')), {
       input_per_mtok: 0.8,
       output_per_mtok: 4,
     });
+  });
+
+  it('knows the cache rates: OpenAI per model, Anthropic reads 0.1x and 5-minute writes 1.25x input', () => {
+    const builtin = new PriceTable();
+    const mini = builtin.lookup('gpt-4.1-mini', 'openai')!;
+    assert.equal(mini.cached_input_per_mtok, 0.1);
+    assert.equal(mini.cache_write_per_mtok, 0.4, 'OpenAI charges nothing extra to write its cache');
+    const sonnet = builtin.lookup('claude-sonnet-4-5', 'anthropic')!;
+    close(sonnet.cached_input_per_mtok ?? null, 0.3);
+    close(sonnet.cache_write_per_mtok ?? null, 3.75);
+    // 1M prompt tokens: 200k plain, 500k read, 300k written; 100k output.
+    close(
+      builtin.cost('claude-sonnet-4-5', 'anthropic', 1_000_000, 100_000, {
+        cachedTokens: 500_000,
+        cacheWriteTokens: 300_000,
+      }),
+      0.2 * 3 + 0.5 * 0.3 + 0.3 * 3.75 + 0.1 * 15,
+    );
+    close(
+      builtin.cacheSavings('claude-sonnet-4-5', 'anthropic', 1_000_000, {
+        cachedTokens: 500_000,
+        cacheWriteTokens: 300_000,
+      }),
+      0.5 * 2.7 - 0.3 * 0.75,
+    );
+  });
+
+  it('prices cached tokens as unknown, never $0, when the cache rate is not known', () => {
+    const user = new PriceTable({ 'my-model': { input_per_mtok: 1, output_per_mtok: 2 } });
+    close(user.cost('my-model', 'openai_compatible', 1000, 0), 0.001);
+    assert.equal(user.cost('my-model', 'openai_compatible', 1000, 0, { cachedTokens: 500 }), null);
+    assert.equal(user.cost('my-model', 'openai_compatible', 1000, 0, { cacheWriteTokens: 500 }), null);
+    assert.equal(user.cacheSavings('my-model', 'openai_compatible', 1000, { cachedTokens: 500 }), null);
+    const withRates = new PriceTable({
+      'my-model': { input_per_mtok: 1, output_per_mtok: 2, cached_input_per_mtok: 0.5 },
+    });
+    close(withRates.cost('my-model', 'openai_compatible', 1000, 0, { cachedTokens: 500 }), 0.00075);
   });
 
   it('leaves unknown family members, other providers, sim and local models unpriced', () => {
@@ -100,11 +147,14 @@ describe('llm/accounting', () => {
         calls: 2,
         promptTokens: 4000,
         completionTokens: 1000,
+        cachedTokens: 0,
+        cacheWriteTokens: 0,
         seconds: 8,
         cacheHits: 1,
         retries: 6,
         failures: 1,
         dollars: null,
+        cacheSavedDollars: 0,
       },
     );
     close(rollout.dollars, (4000 * 2.5 + 1000 * 10) / 1e6);

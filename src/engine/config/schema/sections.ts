@@ -184,6 +184,11 @@ export const modelFields = {
   target_keep_workspaces: flag(false),
   // The OpenAI-compatible server at target_base_url implements OpenAI's Batch API (files + batches).
   target_supports_batch: flag(false),
+  // Provider prompt caching (README "Prompt caching"): Anthropic cache_control breakpoints and
+  // OpenAI's prompt_cache_key. prompt_cache_key: auto sends it to OpenAI's own API only; on also
+  // to Azure and OpenAI-compatible servers (which may refuse unknown fields); off never.
+  prompt_caching: flag(true),
+  prompt_cache_key: oneOf(['auto', 'on', 'off'] as const, 'auto'),
 };
 
 export const trainFields = {
@@ -321,4 +326,14 @@ export const reviewFields = {
 export const priceSchema = z.strictObject({
   input_per_mtok: z.number().min(0).describe('a number ≥ 0 (dollars per million input tokens)'),
   output_per_mtok: z.number().min(0).describe('a number ≥ 0 (dollars per million output tokens)'),
+  cached_input_per_mtok: z
+    .number()
+    .min(0)
+    .optional()
+    .describe('a number ≥ 0 (dollars per million input tokens read from the prompt cache)'),
+  cache_write_per_mtok: z
+    .number()
+    .min(0)
+    .optional()
+    .describe('a number ≥ 0 (dollars per million input tokens written to the prompt cache)'),
 });

@@ -94,7 +94,15 @@ export function readFinishedRun(finished: FinishedRun): BackendReply {
   return {
     text: answer,
     usage: transcript.usage
-      ? { promptTokens: transcript.usage.inputTokens, completionTokens: transcript.usage.outputTokens }
+      ? {
+          promptTokens: transcript.usage.inputTokens,
+          completionTokens: transcript.usage.outputTokens,
+          // The agent's own provider prompt cache, as its transcript reports it.
+          ...(transcript.usage.cacheReadTokens ? { cachedTokens: transcript.usage.cacheReadTokens } : {}),
+          ...(transcript.usage.cacheWriteTokens
+            ? { cacheWriteTokens: transcript.usage.cacheWriteTokens }
+            : {}),
+        }
       : {
           promptTokens: estimateTokens(task.skill) + estimateTokens(prompt),
           completionTokens: estimateTokens(answer),
