@@ -25,8 +25,11 @@ export interface AgentModelOptions {
   rule: string;
   /** What a description must say for the model to load the skill. */
   trigger: RegExp;
-  /** Replaces the reply for a request (errors, hangs); undefined = normal behaviour. */
-  override?: (req: RecordedRequest) => Reply | undefined;
+  /**
+   * Replaces the reply for a request (errors, hangs, a scripted usage on the normal reply, which
+   * `normal` gives); undefined = normal behaviour.
+   */
+  override?: (req: RecordedRequest, normal: (req: RecordedRequest) => Reply) => Reply | undefined;
 }
 
 const CAPITALS: Record<string, string> = {
@@ -100,9 +103,12 @@ function loadCall(wire: AgentWire, text: string, name: string): ToolCall | undef
 }
 
 export function agentModel(opts: AgentModelOptions): Handler {
+  const normal = decide(opts);
+  return (req) => opts.override?.(req, normal) ?? normal(req);
+}
+
+function decide(opts: AgentModelOptions): (req: RecordedRequest) => Reply {
   return (req) => {
-    const forced = opts.override?.(req);
-    if (forced) return forced;
     const text = promptText(opts.wire, req);
     const country = /capital of ([A-Z][a-z]+)/.exec(text)?.[1];
     const capital = (country && CAPITALS[country]) || 'unknown';

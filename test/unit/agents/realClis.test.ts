@@ -3,14 +3,22 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { defaultConfig } from '../../../src/engine/config/schema';
+import { Accounting } from '../../../src/engine/llm/accounting';
 import { AgentRunError, CommandBackend, type AgentName } from '../../../src/engine/llm/command';
+import { RunLedger, type LedgerRow } from '../../../src/engine/llm/ledger';
 import type { ChatRequest, TaskContext } from '../../../src/engine/llm/types';
 import { silentLogger } from '../../../src/engine/log';
 import { buildModels } from '../../../src/engine/models';
 import { agentCliBin } from '../../support/agentClis';
 import { agentModel, promptText, type AgentWire } from '../../support/loopback/agentModel';
 import { startAnthropicServer } from '../../support/loopback/anthropicServer';
-import { hang, status, type LoopbackServer, type Reply } from '../../support/loopback/core';
+import {
+  hang,
+  status,
+  type LoopbackServer,
+  type RecordedRequest,
+  type Reply,
+} from '../../support/loopback/core';
 import { startOpenAiServer } from '../../support/loopback/openaiServer';
 import { startResponsesServer } from '../../support/loopback/responsesServer';
 
@@ -75,7 +83,8 @@ for (const { agent, wire, keys } of AGENTS) {
     let base: string;
     let userHome: string;
     let server: LoopbackServer;
-    let override: ((req: never) => Reply | undefined) | undefined;
+    let override:
+      ((req: RecordedRequest, normal: (req: RecordedRequest) => Reply) => Reply | undefined) | undefined;
     const signal = new AbortController().signal;
 
     before(async function () {
@@ -125,7 +134,7 @@ for (const { agent, wire, keys } of AGENTS) {
           skillName: 'capitals',
           rule: 'RULE-7',
           trigger: /capital/i,
-          override: (req) => override?.(req as never),
+          override: (req, normal) => override?.(req, normal),
         }),
       );
     });
@@ -262,6 +271,64 @@ for (const { agent, wire, keys } of AGENTS) {
         setup.target.chat(request('Norway', skill(MATCHING, true)), signal),
         (e: unknown) => e instanceof AgentRunError && e.kind === 'auth',
       );
+    });
+
+    it('an errored run still pays: a hang after the first reply is a timeout whose reported tokens reach the ledger', async () => {
+      const cfg = defaultConfig();
+      Object.assign(cfg.model, {
+        optimizer_backend: 'sim',
+        target_backend: { claude: 'claude_code_exec', codex: 'codex_exec', copilot: 'copilot_exec' }[agent],
+        target: 'loopback-target-model',
+        target_base_url: server.url,
+        target_workspace_root: join(base, 'agents'),
+        codex_exec_sandbox: 'read-only',
+      });
+      cfg.env.exec_timeout = 15;
+      cfg.limits.max_retries = 0;
+      cfg.cache.enabled = false;
+      const setup = buildModels(cfg, {
+        tasks: [],
+        testItems: [],
+        logger: silentLogger,
+        trustedWorkspace: true,
+        env: { PATH: `${bin}${delimiter}${process.env.PATH ?? ''}`, HOME: userHome, ...keys },
+      });
+      const file = join(base, `ledger-${agent}.jsonl`);
+      const ledger = new RunLedger(file);
+      ledger.track(3, 'step');
+      ledger.attach(setup.accounting);
+      // The first model reply (the skill load) bills 4321 + 55 tokens; the second never comes.
+      const usage = { promptTokens: 4321, completionTokens: 55 };
+      let replies = 0;
+      override = (req, normal) => (replies++ === 0 ? { ...normal(req), usage } : hang());
+      await assert.rejects(
+        setup.target.chat(request('Peru', skill(MATCHING, true)), signal),
+        (e: unknown) => e instanceof AgentRunError && e.kind === 'timeout',
+      );
+      assert.equal(server.requests.length, 2);
+      // Claude Code streams each reply's usage as the stream opens, before the output is counted:
+      // its output figure for a cut-short run is that first one (1), the others report the total.
+      const completion = agent === 'claude' ? 1 : usage.completionTokens;
+      const rows = readFileSync(file, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as LedgerRow);
+      assert.equal(rows.length, 1, JSON.stringify(rows));
+      assert.equal(rows[0].stage, 'rollout');
+      assert.equal(rows[0].failures, 1);
+      assert.equal(rows[0].calls, undefined);
+      assert.equal(rows[0].prompt_tokens, usage.promptTokens);
+      assert.equal(rows[0].completion_tokens, completion);
+      assert.ok('dollars' in rows[0], 'the failed run is priced');
+      assert.equal(setup.accounting.totals().promptTokens, usage.promptTokens);
+      // A resumed run reads them back into its totals (so caps hold), and the step's tokens show them.
+      const resumed = new Accounting();
+      const again = new RunLedger(file);
+      again.attach(resumed);
+      assert.equal(resumed.totals().promptTokens + resumed.totals().completionTokens, 4321 + completion);
+      assert.deepEqual(again.stepTokens(3), {
+        rollout: { calls: 0, prompt_tokens: usage.promptTokens, completion_tokens: completion },
+      });
     });
   });
 }

@@ -214,7 +214,8 @@ const codex: AgentPreset = {
       'exec',
       '--json',
       '--skip-git-repo-check',
-      '--ephemeral',
+      // No --ephemeral: the session file (in the task's home, removed with it) is where Codex
+      // writes its token counts after every reply, which a run cut short needs (outcome.ts).
       '--color',
       'never',
       '--sandbox',
