@@ -41,8 +41,10 @@ import {
   copySkillFolder,
   defaultAgentsRoot,
   ensurePrivateDir,
+  enterFixedDirs,
   homeEnv,
   instructionFilesAbove,
+  leaveFixedDirs,
   makeTaskDirs,
   removeTaskDirs,
   sweepStaleTaskDirs,
@@ -245,10 +247,13 @@ export class CommandBackend implements ChatBackend {
     const dirs = makeTaskDirs(this.agentsRoot);
     this.warnAboutInstructionFiles(dirs);
     const keep = this.options.keepWorkspaces === true;
+    const fixed = this.preset?.fixedDirs?.() ?? [];
+    enterFixedDirs(fixed);
     try {
       return await this.runIn(dirs, task, signal);
     } finally {
       if (!keep) removeTaskDirs(dirs);
+      leaveFixedDirs(fixed);
     }
   }
 

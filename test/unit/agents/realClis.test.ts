@@ -1,7 +1,16 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { basename, delimiter, join } from 'node:path';
 import { defaultConfig } from '../../../src/engine/config/schema';
 import { Accounting } from '../../../src/engine/llm/accounting';
 import { AgentRunError, CommandBackend, type AgentName } from '../../../src/engine/llm/command';
@@ -61,6 +70,18 @@ function request(country: string, skillText: string): ChatRequest {
   const prompt = `What is the capital of ${country}?\n\nEnd with your final answer wrapped as <answer>...</answer>.`;
   const task: TaskContext = { taskId: `capital-${country}`, skill: skillText, skillName: 'capitals', prompt };
   return { role: 'target', stage: 'rollout', messages: [{ role: 'user', content: prompt }], task };
+}
+
+/**
+ * What the CLIs could leave in the system temp folders (theirs by name), beside our own task folders:
+ * other processes on the machine make other entries there, so only these names are compared.
+ */
+function cliTempEntries(): string[] {
+  const dirs = [...new Set(['/tmp', tmpdir()])].filter((d) => existsSync(d));
+  return dirs
+    .flatMap((d) => readdirSync(d).map((n) => join(d, n)))
+    .filter((p) => /codex|claude|copilot|^cc-/i.test(basename(p)))
+    .sort();
 }
 
 /** Every file under `dir` with its size and mtime, to show a folder was not touched. */
@@ -164,6 +185,7 @@ for (const { agent, wire, keys } of AGENTS) {
 
     it('discovers the skill natively (no pointer), answers by its rule, keeps the user setup and the optimizer key out', async () => {
       const before = snapshot(userHome);
+      const tempBefore = cliTempEntries();
       const reply = await backend().call(request('France', skill(MATCHING, true)), signal);
       assert.match(reply.text, /<answer>PARIS<\/answer>/);
       const trace = reply.trace!;
@@ -184,12 +206,13 @@ for (const { agent, wire, keys } of AGENTS) {
       for (const r of server.requests) {
         assert.ok(!r.rawBody.includes(OPTIMIZER_KEY) && !JSON.stringify(r.headers).includes(OPTIMIZER_KEY));
       }
-      // Every task folder is gone; the user's home is as it was.
+      // Every task folder is gone; the user's home and the system temp folders are as they were.
       assert.deepEqual(
         readdirSync(join(base, 'agents')).filter((f) => f.startsWith('task-')),
         [],
       );
       assert.deepEqual(snapshot(userHome), before);
+      assert.deepEqual(cliTempEntries(), tempBefore);
     });
 
     it('scores rise only when the trained rule reaches the model', async () => {

@@ -14,6 +14,7 @@ import {
   mkdtempSync,
   readdirSync,
   realpathSync,
+  rmdirSync,
   rmSync,
   statSync,
 } from 'node:fs';
@@ -177,5 +178,33 @@ export function copySkillFolder(from: string, to: string): void {
     const src = join(from, entry.name);
     if (entry.isDirectory()) cpSync(src, join(to, entry.name), { recursive: true });
     else if (entry.isFile()) copyFileSync(src, join(to, entry.name));
+  }
+}
+
+/**
+ * Folders a CLI makes at a fixed place outside the task (TMPDIR does not move them), with how many
+ * tasks of this process use each. One that was not there before this process's first task is
+ * removed when no task uses it any more, if it is empty: a folder in use by another program of the
+ * user's (a socket in it) stays.
+ */
+const fixedDirs = new Map<string, { users: number; preexisting: boolean }>();
+
+export function enterFixedDirs(paths: readonly string[]): void {
+  for (const p of paths) {
+    const d = fixedDirs.get(p) ?? { users: 0, preexisting: existsSync(p) };
+    d.users++;
+    fixedDirs.set(p, d);
+  }
+}
+
+export function leaveFixedDirs(paths: readonly string[]): void {
+  for (const p of paths) {
+    const d = fixedDirs.get(p);
+    if (!d || --d.users > 0 || d.preexisting) continue;
+    try {
+      rmdirSync(p);
+    } catch {
+      // Not empty (another program uses it) or already gone.
+    }
   }
 }

@@ -70,6 +70,8 @@ export interface AgentPreset {
   passEnv: readonly string[];
   /** How a user gets credentials to it (for auth errors). */
   authHint: string;
+  /** Folders the CLI makes outside its task folder whatever TMPDIR says (removed afterwards). */
+  fixedDirs?: () => string[];
   build(ctx: PresetContext): PresetRun;
 }
 
@@ -166,6 +168,8 @@ const codex: AgentPreset = {
   passEnv: ['OPENAI_API_KEY', 'CODEX_API_KEY', 'OPENAI_BASE_URL', 'OPENAI_ORG_ID', 'OPENAI_PROJECT_ID'],
   authHint:
     'set OPENAI_API_KEY (or CODEX_API_KEY) where SkillOpt runs, or log in with `codex login` once: its ~/.codex/auth.json is copied into each isolated home',
+  // Its sandbox makes the app-server socket folder it hides from commands at /tmp/codex-daemon-<uid>.
+  fixedDirs: () => (typeof process.getuid === 'function' ? [`/tmp/codex-daemon-${process.getuid()}`] : []),
   build(ctx) {
     const seeded: string[] = [];
     const home = join(ctx.dirs.home, '.codex');
