@@ -8,6 +8,7 @@ import { Accounting } from './llm/accounting';
 import { createSdkBackend, resolveBackendName } from './llm/backends';
 import { ResponseCache } from './llm/cache';
 import { createModelClient } from './llm/client';
+import { PRESETS, presetProgram } from './llm/agents/presets';
 import { findOnPath } from './llm/agents/process';
 import { AgentRunError, CommandBackend, type AgentName, type AgentSettings } from './llm/command';
 import { LimitRegistry, limitsFromConfig } from './llm/limiter';
@@ -168,7 +169,7 @@ function agentSettings(
         );
       }
       return {
-        program: m.claude_code_exec_path || vars.CLAUDE_CODE_EXEC_PATH || 'claude',
+        program: presetProgram(PRESETS.claude, m.claude_code_exec_path, vars),
         settings: {
           ...base,
           ...(m.claude_code_exec_effort ? { effort: m.claude_code_exec_effort } : {}),
@@ -181,7 +182,7 @@ function agentSettings(
     case 'codex': {
       sdk('codex_exec_use_sdk', m.codex_exec_use_sdk);
       return {
-        program: m.codex_exec_path || vars.CODEX_EXEC_PATH || 'codex',
+        program: presetProgram(PRESETS.codex, m.codex_exec_path, vars),
         settings: {
           ...base,
           sandbox: m.codex_exec_sandbox || vars.CODEX_EXEC_SANDBOX || 'workspace-write',
@@ -202,7 +203,7 @@ function agentSettings(
         );
       }
       return {
-        program: m.copilot_exec_path || vars.COPILOT_EXEC_PATH || 'copilot',
+        program: presetProgram(PRESETS.copilot, m.copilot_exec_path, vars),
         settings: { ...base, allowAllTools: m.copilot_exec_allow_all_tools },
       };
     }
@@ -263,8 +264,8 @@ function buildAgentBackend(cfg: SkillOptConfig, env: ModelEnvironment & { logger
   const exe = agent ? backend.programName : undefined;
   if (exe && !findOnPath(exe, vars)) {
     throw new AgentRunError('not_installed', `${backend.label} was not found on PATH`, {
-      key: `model.${agent === 'claude' ? 'claude_code' : agent}_exec_path`,
-      fix: `install it (npm install -g ${backend.preset!.npmPackage}) or give its full path in model.${agent === 'claude' ? 'claude_code' : agent}_exec_path`,
+      key: `model.${backend.preset!.pathKey}`,
+      fix: `install it (npm install -g ${backend.preset!.npmPackage}) or give its full path in model.${backend.preset!.pathKey}`,
     });
   }
   return backend;

@@ -150,9 +150,7 @@ export function notInstalledError(
           '',
         )
       : 'check that the program is executable by you',
-    key: preset
-      ? `model.${preset.name === 'claude' ? 'claude_code' : preset.name}_exec_path`
-      : 'model.target_command',
+    key: preset ? `model.${preset.pathKey}` : 'model.target_command',
     cause: err,
   });
 }

@@ -60,8 +60,13 @@ export interface PresetRun {
 export interface AgentPreset {
   name: AgentName;
   label: string;
+  /** `model.target_backend` that selects it (the reference's name). */
+  backend: 'claude_code_exec' | 'codex_exec' | 'copilot_exec';
   /** The program name on PATH. */
   program: string;
+  /** The config key and the environment variable that give the program's path instead. */
+  pathKey: string;
+  pathEnv: string;
   npmPackage: string;
   /** Where the CLI discovers project skills, relative to the workspace. */
   skillRoot: string;
@@ -90,7 +95,10 @@ const tomlString = (s: string): string => JSON.stringify(s);
 const claude: AgentPreset = {
   name: 'claude',
   label: 'Claude Code',
+  backend: 'claude_code_exec',
   program: 'claude',
+  pathKey: 'claude_code_exec_path',
+  pathEnv: 'CLAUDE_CODE_EXEC_PATH',
   npmPackage: '@anthropic-ai/claude-code',
   skillRoot: '.claude/skills',
   format: 'claude',
@@ -161,7 +169,10 @@ const claude: AgentPreset = {
 const codex: AgentPreset = {
   name: 'codex',
   label: 'Codex',
+  backend: 'codex_exec',
   program: 'codex',
+  pathKey: 'codex_exec_path',
+  pathEnv: 'CODEX_EXEC_PATH',
   npmPackage: '@openai/codex',
   skillRoot: '.agents/skills',
   format: 'codex',
@@ -234,7 +245,10 @@ const codex: AgentPreset = {
 const copilot: AgentPreset = {
   name: 'copilot',
   label: 'Copilot CLI',
+  backend: 'copilot_exec',
   program: 'copilot',
+  pathKey: 'copilot_exec_path',
+  pathEnv: 'COPILOT_EXEC_PATH',
   npmPackage: '@github/copilot',
   skillRoot: '.github/skills',
   format: 'copilot',
@@ -292,4 +306,9 @@ export const PRESETS: Record<AgentName, AgentPreset> = { claude, codex, copilot 
 
 export function isAgentName(name: string): name is AgentName {
   return (AGENT_NAMES as readonly string[]).includes(name);
+}
+
+/** The program a preset runs: the configured path, else its variable's, else its name on PATH. */
+export function presetProgram(preset: AgentPreset, configured: string, env: NodeJS.ProcessEnv): string {
+  return configured || env[preset.pathEnv] || preset.program;
 }
