@@ -34,7 +34,7 @@ export function agentTargetOptions(
       description: installed ? `installed${s.version ? ` · ${s.version}` : ''}` : 'not installed',
       detail: installed
         ? `${s.path} · runs the real agent per task in an isolated home; the skill goes to ${where}/`
-        : `Not found on PATH. Install: ${s.install} (or set ${s.pathEnv} to its path)`,
+        : `${/[\\/]/.test(s.program) ? `Not found at ${s.program}` : 'Not found on PATH'}. Install: ${s.install} (or set ${s.pathEnv} to its path)`,
       installed,
       install: s.install,
       missingMessage: `${s.label} (${s.program}) is not installed: run "${s.install}", or set ${s.pathEnv} (or ${s.pathKey} in skillopt.yaml) to its path, then pick it again.`,
