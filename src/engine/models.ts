@@ -1,5 +1,5 @@
 import { availableParallelism, homedir, totalmem } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { SkillOptConfig } from './config/schema';
 import type { TaskItem } from './data/tasks';
 import { SkillOptError } from './errors';
@@ -254,6 +254,8 @@ function buildAgentBackend(cfg: SkillOptConfig, env: ModelEnvironment & { logger
     trusted: env.trustedWorkspace === true,
     model: m.target || agent || 'agent',
     ...(m.target_workspace_root ? { workspaceRoot: m.target_workspace_root } : {}),
+    // The agent gets the skill as a folder, as it is shipped: references/, scripts/, assets/ beside it.
+    ...(cfg.env.skill_init ? { skillFolder: dirname(cfg.env.skill_init) } : {}),
     keepWorkspaces: m.target_keep_workspaces,
     passEnv: m.target_env_passthrough,
     parentEnv: vars,

@@ -155,6 +155,7 @@ for (const { agent, wire, keys } of AGENTS) {
           skillName: 'capitals',
           rule: 'RULE-7',
           trigger: /capital/i,
+          reference: 'references/rules.md',
           override: (req, normal) => override?.(req, normal),
         }),
       );
@@ -294,6 +295,33 @@ for (const { agent, wire, keys } of AGENTS) {
         setup.target.chat(request('Norway', skill(MATCHING, true)), signal),
         (e: unknown) => e instanceof AgentRunError && e.kind === 'auth',
       );
+    });
+
+    it('installs the skill as a folder: the agent reads a reference file beside SKILL.md with its own tool, and sees nothing else of the folder', async () => {
+      const folder = join(base, 'skill-folder');
+      mkdirSync(join(folder, 'references'), { recursive: true });
+      writeFileSync(join(folder, 'references', 'rules.md'), `# House rules\n\n${RULE}\n`);
+      writeFileSync(join(folder, 'tasks.jsonl'), '{"question": "capital of France", "answer": "PARIS"}\n');
+      const text = `---\nname: capitals\ndescription: ${MATCHING}\n---\n\n# Capitals\n\nThe house rules are in references/rules.md: read that file before answering.\n`;
+      const reply = await backend({ skillFolder: folder, keepWorkspaces: true }).call(
+        request('France', text),
+        signal,
+      );
+      const trace = reply.trace!;
+      const work = trace.workspace as string;
+      try {
+        assert.match(reply.text, /<answer>PARIS<\/answer>/, JSON.stringify(trace.toolCalls));
+        const reads = (trace.toolCalls as Array<{ detail?: string }>).filter((c) =>
+          c.detail?.includes('/capitals/references/rules.md'),
+        );
+        assert.equal(reads.length, 1, JSON.stringify(trace.toolCalls));
+        assert.deepEqual(readdirSync(join(work, trace.skillPath as string, '..')).sort(), [
+          'SKILL.md',
+          'references',
+        ]);
+      } finally {
+        rmSync(join(work, '..'), { recursive: true, force: true });
+      }
     });
 
     it('an errored run still pays: a hang after the first reply is a timeout whose reported tokens reach the ledger', async () => {

@@ -5,14 +5,15 @@
  * Nothing of the user's own setup reaches the agent unless a preset copies it on purpose (the
  * CLI's credentials file) or the user names a variable to pass through.
  */
+import { createHash } from 'node:crypto';
 import {
   chmodSync,
-  copyFileSync,
   cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   realpathSync,
   rmdirSync,
   rmSync,
@@ -170,15 +171,40 @@ export function sweepStaleTaskDirs(agentsRoot: string, maxAgeMs: number): void {
   }
 }
 
-/** Copies a skill folder's files (not SKILL.md itself) into the workspace's skill directory. */
+/**
+ * The folders an Agent Skill keeps beside its SKILL.md, which the agent may open while it works.
+ * Nothing else of the skill's folder goes to the agent: it often also holds the task data (with the
+ * expected answers), the config and run folders.
+ */
+export const SKILL_RESOURCE_DIRS = ['references', 'scripts', 'assets'] as const;
+
+/** Copies the skill's resource folders (references/, scripts/, assets/) into the workspace's skill directory. */
 export function copySkillFolder(from: string, to: string): void {
   mkdirSync(to, { recursive: true });
-  for (const entry of readdirSync(from, { withFileTypes: true })) {
-    if (entry.name === 'SKILL.md' || entry.name.startsWith('.')) continue;
-    const src = join(from, entry.name);
-    if (entry.isDirectory()) cpSync(src, join(to, entry.name), { recursive: true });
-    else if (entry.isFile()) copyFileSync(src, join(to, entry.name));
+  for (const name of SKILL_RESOURCE_DIRS) {
+    const src = join(from, name);
+    if (existsSync(src) && statSync(src).isDirectory()) cpSync(src, join(to, name), { recursive: true });
   }
+}
+
+/** A digest of the resource folders' files (paths and contents), so cached answers follow their changes. */
+export function skillResourcesDigest(from: string): string | undefined {
+  const hash = createHash('sha256');
+  let files = 0;
+  for (const name of SKILL_RESOURCE_DIRS) {
+    const dir = join(from, name);
+    if (!existsSync(dir) || !statSync(dir).isDirectory()) continue;
+    for (const rel of readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort()) {
+      const p = join(dir, rel);
+      if (!statSync(p).isFile()) continue;
+      hash
+        .update(`${name}/${rel.replace(/\\/g, '/')}\0`)
+        .update(readFileSync(p))
+        .update('\0');
+      files++;
+    }
+  }
+  return files ? hash.digest('hex').slice(0, 16) : undefined;
 }
 
 /**
