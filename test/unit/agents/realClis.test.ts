@@ -184,6 +184,29 @@ for (const { agent, wire, keys } of AGENTS) {
         ...over,
       });
 
+    /** The run's model clients for this agent target, as a config names it; `execTimeout` in seconds. */
+    const runModels = (execTimeout?: number): ReturnType<typeof buildModels> => {
+      const cfg = defaultConfig();
+      Object.assign(cfg.model, {
+        optimizer_backend: 'sim',
+        target_backend: { claude: 'claude_code_exec', codex: 'codex_exec', copilot: 'copilot_exec' }[agent],
+        target: 'loopback-target-model',
+        target_base_url: server.url,
+        target_workspace_root: join(base, 'agents'),
+        codex_exec_sandbox: 'read-only',
+      });
+      if (execTimeout) cfg.env.exec_timeout = execTimeout;
+      cfg.limits.max_retries = 0;
+      cfg.cache.enabled = false;
+      return buildModels(cfg, {
+        tasks: [],
+        testItems: [],
+        logger: silentLogger,
+        trustedWorkspace: true,
+        env: { PATH: `${bin}${delimiter}${process.env.PATH ?? ''}`, HOME: userHome, ...keys },
+      });
+    };
+
     it('discovers the skill natively (no pointer), answers by its rule, keeps the user setup and the optimizer key out', async () => {
       const before = snapshot(userHome);
       const tempBefore = cliTempEntries();
@@ -260,24 +283,7 @@ for (const { agent, wire, keys } of AGENTS) {
     });
 
     it('through the run wiring: model.target reaches the CLI, tokens reach the accounting, errors keep their kind', async () => {
-      const cfg = defaultConfig();
-      Object.assign(cfg.model, {
-        optimizer_backend: 'sim',
-        target_backend: { claude: 'claude_code_exec', codex: 'codex_exec', copilot: 'copilot_exec' }[agent],
-        target: 'loopback-target-model',
-        target_base_url: server.url,
-        target_workspace_root: join(base, 'agents'),
-        codex_exec_sandbox: 'read-only',
-      });
-      cfg.limits.max_retries = 0;
-      cfg.cache.enabled = false;
-      const setup = buildModels(cfg, {
-        tasks: [],
-        testItems: [],
-        logger: silentLogger,
-        trustedWorkspace: true,
-        env: { PATH: `${bin}${delimiter}${process.env.PATH ?? ''}`, HOME: userHome, ...keys },
-      });
+      const setup = runModels();
       const reply = await setup.target.chat(request('Kenya', skill(MATCHING, true)), signal);
       assert.match(reply.text, /<answer>NAIROBI<\/answer>/);
       const models = server.requests.map((r) => (r.body as { model?: string }).model);
@@ -325,25 +331,7 @@ for (const { agent, wire, keys } of AGENTS) {
     });
 
     it('an errored run still pays: a hang after the first reply is a timeout whose reported tokens reach the ledger', async () => {
-      const cfg = defaultConfig();
-      Object.assign(cfg.model, {
-        optimizer_backend: 'sim',
-        target_backend: { claude: 'claude_code_exec', codex: 'codex_exec', copilot: 'copilot_exec' }[agent],
-        target: 'loopback-target-model',
-        target_base_url: server.url,
-        target_workspace_root: join(base, 'agents'),
-        codex_exec_sandbox: 'read-only',
-      });
-      cfg.env.exec_timeout = 15;
-      cfg.limits.max_retries = 0;
-      cfg.cache.enabled = false;
-      const setup = buildModels(cfg, {
-        tasks: [],
-        testItems: [],
-        logger: silentLogger,
-        trustedWorkspace: true,
-        env: { PATH: `${bin}${delimiter}${process.env.PATH ?? ''}`, HOME: userHome, ...keys },
-      });
+      const setup = runModels(15);
       const file = join(base, `ledger-${agent}.jsonl`);
       const ledger = new RunLedger(file);
       ledger.track(3, 'step');
