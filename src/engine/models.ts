@@ -1,5 +1,5 @@
 import { availableParallelism, homedir, totalmem } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { SkillOptConfig } from './config/schema';
 import type { TaskItem } from './data/tasks';
 import { SkillOptError } from './errors';
@@ -8,6 +8,7 @@ import { Accounting } from './llm/accounting';
 import { createSdkBackend, resolveBackendName } from './llm/backends';
 import { ResponseCache } from './llm/cache';
 import { createModelClient } from './llm/client';
+import { PRESETS, presetProgram } from './llm/agents/presets';
 import { findOnPath } from './llm/agents/process';
 import { AgentRunError, CommandBackend, type AgentName, type AgentSettings } from './llm/command';
 import { targetBatch, type TargetBatch } from './llm/batch/fromConfig';
@@ -191,7 +192,7 @@ function agentSettings(
         );
       }
       return {
-        program: m.claude_code_exec_path || vars.CLAUDE_CODE_EXEC_PATH || 'claude',
+        program: presetProgram(PRESETS.claude, m.claude_code_exec_path, vars),
         settings: {
           ...base,
           ...(m.claude_code_exec_effort ? { effort: m.claude_code_exec_effort } : {}),
@@ -204,7 +205,7 @@ function agentSettings(
     case 'codex': {
       sdk('codex_exec_use_sdk', m.codex_exec_use_sdk);
       return {
-        program: m.codex_exec_path || vars.CODEX_EXEC_PATH || 'codex',
+        program: presetProgram(PRESETS.codex, m.codex_exec_path, vars),
         settings: {
           ...base,
           sandbox: m.codex_exec_sandbox || vars.CODEX_EXEC_SANDBOX || 'workspace-write',
@@ -225,7 +226,7 @@ function agentSettings(
         );
       }
       return {
-        program: m.copilot_exec_path || vars.COPILOT_EXEC_PATH || 'copilot',
+        program: presetProgram(PRESETS.copilot, m.copilot_exec_path, vars),
         settings: { ...base, allowAllTools: m.copilot_exec_allow_all_tools },
       };
     }
@@ -276,6 +277,8 @@ function buildAgentBackend(cfg: SkillOptConfig, env: ModelEnvironment & { logger
     trusted: env.trustedWorkspace === true,
     model: m.target || agent || 'agent',
     ...(m.target_workspace_root ? { workspaceRoot: m.target_workspace_root } : {}),
+    // The agent gets the skill as a folder, as it is shipped: references/, scripts/, assets/ beside it.
+    ...(cfg.env.skill_init ? { skillFolder: dirname(cfg.env.skill_init) } : {}),
     keepWorkspaces: m.target_keep_workspaces,
     passEnv: m.target_env_passthrough,
     parentEnv: vars,
@@ -286,8 +289,8 @@ function buildAgentBackend(cfg: SkillOptConfig, env: ModelEnvironment & { logger
   const exe = agent ? backend.programName : undefined;
   if (exe && !findOnPath(exe, vars)) {
     throw new AgentRunError('not_installed', `${backend.label} was not found on PATH`, {
-      key: `model.${agent === 'claude' ? 'claude_code' : agent}_exec_path`,
-      fix: `install it (npm install -g ${backend.preset!.npmPackage}) or give its full path in model.${agent === 'claude' ? 'claude_code' : agent}_exec_path`,
+      key: `model.${backend.preset!.pathKey}`,
+      fix: `install it (npm install -g ${backend.preset!.npmPackage}) or give its full path in model.${backend.preset!.pathKey}`,
     });
   }
   return backend;

@@ -134,8 +134,18 @@ export class Accounting {
     this.bump(key, { cacheHits: 1 });
   }
 
-  recordFailure(key: UsageKey, usage: { seconds: number; attempts: number }): void {
-    this.bump(key, { failures: 1, seconds: usage.seconds, retries: Math.max(0, usage.attempts - 1) });
+  /** A call that failed after all attempts, with the tokens its attempts had spent (an agent run cut short). */
+  recordFailure(
+    key: UsageKey,
+    usage: { seconds: number; attempts: number; promptTokens?: number; completionTokens?: number },
+  ): void {
+    this.bump(key, {
+      failures: 1,
+      seconds: usage.seconds,
+      retries: Math.max(0, usage.attempts - 1),
+      promptTokens: usage.promptTokens ?? 0,
+      completionTokens: usage.completionTokens ?? 0,
+    });
   }
 
   /** A stage fell back to its reference default because a reply could not be used. */

@@ -16,7 +16,16 @@ import {
   sleep as abortableSleep,
 } from './retry';
 import { SecretRegistry } from './secrets';
-import type { BackendReply, ChatBackend, ChatRequest, ChatResult, ModelClient, ModelRole } from './types';
+import type {
+  BackendReply,
+  ChatBackend,
+  ChatRequest,
+  ChatResult,
+  ModelClient,
+  ModelRole,
+  Usage,
+} from './types';
+import { spentBy } from './types';
 
 export interface RetryPolicy {
   /** Attempts per call, the first included (the reference's `retries=5` means 5 attempts). Default 5. */
@@ -119,14 +128,21 @@ class RetryingModelClient implements ModelClient {
 
     const timeoutMs = req.timeoutMs ?? this.opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     let seconds = 0;
+    // Tokens failed attempts had already spent (an agent run cut short): paid for all the same.
+    const spent: Usage = { promptTokens: 0, completionTokens: 0 };
     for (let attempt = 1; ; attempt++) {
       let reply: BackendReply;
       try {
         reply = await this.attempt(req, caller, timeoutMs, (s) => (seconds += s));
       } catch (err) {
+        const lost = spentBy(err);
+        if (lost) {
+          spent.promptTokens += lost.promptTokens;
+          spent.completionTokens += lost.completionTokens;
+        }
         if (caller.aborted) throw cancelledError(`The ${req.stage} call to ${what}`);
         if (!isTransient(err) || attempt >= this.maxAttempts) {
-          this.opts.accounting?.recordFailure(usageKey, { seconds, attempts: attempt });
+          this.opts.accounting?.recordFailure(usageKey, { seconds, attempts: attempt, ...spent });
           throw this.finalError(err, attempt);
         }
         const retry = this.opts.retry ?? {};
@@ -149,8 +165,8 @@ class RetryingModelClient implements ModelClient {
 
       const clean = this.secrets.redactValue(reply);
       this.opts.accounting?.recordCall(usageKey, {
-        promptTokens: clean.usage.promptTokens,
-        completionTokens: clean.usage.completionTokens,
+        promptTokens: clean.usage.promptTokens + spent.promptTokens,
+        completionTokens: clean.usage.completionTokens + spent.completionTokens,
         cachedTokens: clean.usage.cachedTokens,
         cacheWriteTokens: clean.usage.cacheWriteTokens,
         seconds,

@@ -41,10 +41,13 @@ import {
   copySkillFolder,
   defaultAgentsRoot,
   ensurePrivateDir,
+  enterFixedDirs,
   homeEnv,
   instructionFilesAbove,
+  leaveFixedDirs,
   makeTaskDirs,
   removeTaskDirs,
+  skillResourcesDigest,
   sweepStaleTaskDirs,
   type TaskDirs,
 } from './agents/isolation';
@@ -89,7 +92,7 @@ export interface CommandBackendOptions {
   skillName?: string;
   /** `description` in the SKILL.md front matter, for a skill that has none. */
   skillDescription?: string;
-  /** A skill folder whose other files (references/, scripts/, assets/) go beside SKILL.md. */
+  /** The skill's folder: its references/, scripts/ and assets/ go beside SKILL.md (nothing else of it). */
   skillFolder?: string;
   /** Extra variables for the agent, set as given. */
   env?: Record<string, string>;
@@ -165,9 +168,11 @@ export class CommandBackend implements ChatBackend {
     this.agentsRoot = options.workspaceRoot ?? defaultAgentsRoot();
     const settings = options.settings ?? {};
     this.model = options.model ?? settings.model ?? basename(this.program);
+    const resources = options.skillFolder ? skillResourcesDigest(options.skillFolder) : undefined;
     this.cacheParams = {
       ...(this.preset ? { agent: this.preset.name } : { command: [...this.template!] }),
       delivery: this.delivery,
+      ...(resources ? { resources } : {}),
       ...(Object.keys(settings).length ? { settings: { ...settings } } : {}),
     };
   }
@@ -245,10 +250,13 @@ export class CommandBackend implements ChatBackend {
     const dirs = makeTaskDirs(this.agentsRoot);
     this.warnAboutInstructionFiles(dirs);
     const keep = this.options.keepWorkspaces === true;
+    const fixed = this.preset?.fixedDirs?.() ?? [];
+    enterFixedDirs(fixed);
     try {
       return await this.runIn(dirs, task, signal);
     } finally {
       if (!keep) removeTaskDirs(dirs);
+      leaveFixedDirs(fixed);
     }
   }
 

@@ -98,17 +98,19 @@ export class RunLedger {
   stepTokens(step: number): Record<string, StageTokens> {
     // Stages in the order the run first used them, as the accounting lists them.
     const out: Record<string, StageTokens> = {};
+    const paid = (r: LedgerRow): boolean =>
+      r.kind === 'usage' && !!(r.calls || r.prompt_tokens || r.completion_tokens);
     for (const r of this.rows)
-      if (r.kind === 'usage' && r.calls && !(r.stage in out))
-        out[r.stage] = { calls: 0, prompt_tokens: 0, completion_tokens: 0 };
+      if (paid(r) && !(r.stage in out)) out[r.stage] = { calls: 0, prompt_tokens: 0, completion_tokens: 0 };
     for (const r of this.rows) {
-      if (r.kind !== 'usage' || r.phase !== 'step' || r.step !== step || !r.calls) continue;
+      if (!paid(r) || r.phase !== 'step' || r.step !== step) continue;
       const s = (out[r.stage] ??= { calls: 0, prompt_tokens: 0, completion_tokens: 0 });
-      s.calls += r.calls;
+      s.calls += r.calls ?? 0;
       s.prompt_tokens += r.prompt_tokens ?? 0;
       s.completion_tokens += r.completion_tokens ?? 0;
     }
-    for (const [stage, s] of Object.entries(out)) if (!s.calls) delete out[stage];
+    for (const [stage, s] of Object.entries(out))
+      if (!s.calls && !s.prompt_tokens && !s.completion_tokens) delete out[stage];
     return out;
   }
 
@@ -130,7 +132,8 @@ export class RunLedger {
         const v = r.add[from];
         if (v) (row as unknown as Record<string, number>)[to] = v;
       }
-      if (r.add.calls) row.dollars = r.dollars;
+      // A failed agent run that spent tokens is priced too.
+      if (r.add.calls || r.add.promptTokens || r.add.completionTokens) row.dollars = r.dollars;
     }
     this.rows.push(row);
     appendJsonl(this.path, row);

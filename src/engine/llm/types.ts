@@ -84,6 +84,19 @@ export interface Usage {
   cacheWriteTokens?: number;
 }
 
+/**
+ * The tokens a failed call had already spent, when its error carries them (an agent run that timed
+ * out or crashed after some model requests): the model client records them, so the ledger and the
+ * caps count what the provider billed.
+ */
+export function spentBy(err: unknown): Usage | undefined {
+  const spent = err instanceof Error ? (err as { spent?: Partial<Usage> }).spent : undefined;
+  if (!spent) return undefined;
+  const promptTokens = Number(spent.promptTokens) || 0;
+  const completionTokens = Number(spent.completionTokens) || 0;
+  return promptTokens + completionTokens > 0 ? { promptTokens, completionTokens } : undefined;
+}
+
 /** What a backend returns for one successful HTTP/process call. */
 export interface BackendReply {
   text: string;

@@ -3,9 +3,13 @@
  * loads with the engine's config loader. Paths are relative to the config file.
  */
 import { API_KEY_ENV_VARS, type BackendKind, type KeyProvider } from '../../protocol/vocabulary';
+import { isAgentBackend, type AgentBackend } from './agentTargets';
 
-/** Every backend but the agent harness (set up by hand), plus OpenAI-compatible servers. */
-export type SetupBackend = Exclude<BackendKind, 'command'> | 'openai-compatible';
+/**
+ * Every backend but a custom agent command (set up by hand), plus OpenAI-compatible servers and
+ * the agent CLIs (target only).
+ */
+export type SetupBackend = Exclude<BackendKind, 'command'> | 'openai-compatible' | AgentBackend;
 
 export interface RoleChoice {
   backend: SetupBackend;
@@ -114,8 +118,13 @@ export function renderConfig(a: SetupAnswers): string {
     `  optimizer_backend: ${yamlScalar(backendName(a.optimizer.backend))}`,
     `  optimizer: ${yamlScalar(a.optimizer.model)}`,
     `  target_backend: ${yamlScalar(backendName(a.target.backend))}`,
-    `  target: ${yamlScalar(a.target.model)}`,
   ];
+  if (isAgentBackend(a.target.backend)) {
+    lines.push(
+      "  # The agent CLI runs each task in an isolated home (README: Agent targets); empty = the CLI's default model.",
+    );
+  }
+  lines.push(`  target: ${yamlScalar(a.target.model)}`);
   if (a.optimizer.baseUrl) lines.push(`  optimizer_base_url: ${yamlScalar(a.optimizer.baseUrl)}`);
   if (a.target.baseUrl) lines.push(`  target_base_url: ${yamlScalar(a.target.baseUrl)}`);
   if (a.azureEndpoint) lines.push(`  azure_openai_endpoint: ${yamlScalar(a.azureEndpoint)}`);

@@ -9,6 +9,7 @@ import * as vscode from 'vscode';
 import { isRunFolder } from '../../engine/store/runReader';
 import { copilotModel } from '../config';
 import { configFileName } from '../constants';
+import { agentTargetOptions, isAgentBackend, type AgentTargetOption } from './agentTargets';
 import {
   renderConfig,
   setupBackends,
@@ -107,22 +108,55 @@ async function pickRole(
   step: number,
   same?: RoleChoice,
 ): Promise<RoleChoice | undefined> {
-  type Item = vscode.QuickPickItem & { backend?: SetupBackend; same?: boolean };
+  type Item = vscode.QuickPickItem & { backend?: SetupBackend; same?: boolean; agent?: AgentTargetOption };
+  // Agent CLIs only answer tasks: they are targets, never the optimizer.
+  const agents: Item[] =
+    role === 'target'
+      ? [
+          { label: 'Agent CLIs', kind: vscode.QuickPickItemKind.Separator },
+          ...agentTargetOptions().map((a) => ({
+            label: a.label,
+            description: a.description,
+            detail: a.detail,
+            agent: a,
+          })),
+        ]
+      : [];
   const items: Item[] = [
-    ...(same
+    ...(same && !isAgentBackend(same.backend)
       ? [{ label: '$(copy) Same as the target', description: `${same.backend} · ${same.model}`, same: true }]
       : []),
     ...setupBackends.map((b) => ({ label: b.label, detail: b.detail, backend: b.id })),
+    ...agents,
   ];
-  const pick = await vscode.window.showQuickPick(items, {
-    title: title(step),
-    placeHolder:
-      role === 'target'
-        ? 'Target: the model that reads the skill and answers the tasks'
-        : 'Optimizer: the model that reflects on the results and edits the skill',
-    ignoreFocusOut: true,
-  });
+  let pick: Item | undefined;
+  for (;;) {
+    pick = await vscode.window.showQuickPick(items, {
+      title: title(step),
+      placeHolder:
+        role === 'target'
+          ? 'Target: the model (or agent CLI) that reads the skill and answers the tasks'
+          : 'Optimizer: the model that reflects on the results and edits the skill',
+      ignoreFocusOut: true,
+      matchOnDescription: true,
+    });
+    if (!pick?.agent || pick.agent.installed) break;
+    // A missing CLI: say how to install it, and offer the list again.
+    const missing = pick.agent;
+    void vscode.window
+      .showWarningMessage(missing.missingMessage, 'Copy Install Command')
+      .then((b) => (b ? vscode.env.clipboard.writeText(missing.install) : undefined));
+  }
   if (!pick) return undefined;
+  if (pick.agent) {
+    const model = await vscode.window.showInputBox({
+      title: title(step),
+      prompt: `Model ${pick.agent.label.replace(/^\$\([^)]*\) /, '')} runs (model.target); leave empty for the CLI's default`,
+      value: '',
+      ignoreFocusOut: true,
+    });
+    return model === undefined ? undefined : { backend: pick.agent.backend, model: model.trim() };
+  }
   if (pick.same && same) {
     const sim = same.backend === 'sim';
     return sim ? { backend: 'sim', model: 'sim-optimizer' } : { ...same };

@@ -25,8 +25,16 @@ export interface AgentModelOptions {
   rule: string;
   /** What a description must say for the model to load the skill. */
   trigger: RegExp;
-  /** Replaces the reply for a request (errors, hangs); undefined = normal behaviour. */
-  override?: (req: RecordedRequest) => Reply | undefined;
+  /**
+   * A file beside SKILL.md (`references/rules.md`) that the loaded skill names: once the skill is in
+   * the context and the rule is not, the model reads that file with the CLI's own file tool.
+   */
+  reference?: string;
+  /**
+   * Replaces the reply for a request (errors, hangs, a scripted usage on the normal reply, which
+   * `normal` gives); undefined = normal behaviour.
+   */
+  override?: (req: RecordedRequest, normal: (req: RecordedRequest) => Reply) => Reply | undefined;
 }
 
 const CAPITALS: Record<string, string> = {
@@ -100,15 +108,20 @@ function loadCall(wire: AgentWire, text: string, name: string): ToolCall | undef
 }
 
 export function agentModel(opts: AgentModelOptions): Handler {
+  const normal = decide(opts);
+  return (req) => opts.override?.(req, normal) ?? normal(req);
+}
+
+function decide(opts: AgentModelOptions): (req: RecordedRequest) => Reply {
   return (req) => {
-    const forced = opts.override?.(req);
-    if (forced) return forced;
     const text = promptText(opts.wire, req);
     const country = /capital of ([A-Z][a-z]+)/.exec(text)?.[1];
     const capital = (country && CAPITALS[country]) || 'unknown';
     if (text.includes(opts.rule)) {
       return { kind: 'reply', text: `The rule applies.\n<answer>${capital.toUpperCase()}</answer>` };
     }
+    const read = opts.reference ? readReference(opts.wire, text, opts.skillName, opts.reference) : undefined;
+    if (read && toolRan(opts.wire, req)) return { kind: 'reply', toolCalls: [read] };
     const description = listedDescription(text, opts.skillName);
     if (description !== undefined && opts.trigger.test(description) && !toolRan(opts.wire, req)) {
       const call = loadCall(opts.wire, text, opts.skillName);
@@ -116,4 +129,24 @@ export function agentModel(opts: AgentModelOptions): Handler {
     }
     return { kind: 'reply', text: `<answer>${capital}</answer>` };
   };
+}
+
+/**
+ * The read of `reference` in the loaded skill's folder, when the skill's text (which names the file)
+ * is in the context and the file's path can be told from it: Claude Code says "Base directory for
+ * this skill: <dir>", Codex lists its skill roots, Copilot names the skill's SKILL.md path.
+ */
+function readReference(wire: AgentWire, text: string, name: string, reference: string): ToolCall | undefined {
+  if (!text.includes(reference)) return undefined;
+  const dir = new RegExp(`(/[^\\s'"\`<>]*/skills/${escape(name)})(?=[/\\s'"\`<>]|$)`).exec(text)?.[1];
+  if (!dir) return undefined;
+  const path = `${dir}/${reference}`;
+  switch (wire) {
+    case 'anthropic':
+      return { name: 'Read', input: { file_path: path } };
+    case 'chat':
+      return { name: 'view', input: { path } };
+    case 'responses':
+      return { name: 'exec_command', input: { cmd: `cat '${path}'` } };
+  }
 }

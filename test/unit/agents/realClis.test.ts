@@ -1,16 +1,33 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { basename, delimiter, join } from 'node:path';
 import { defaultConfig } from '../../../src/engine/config/schema';
+import { Accounting } from '../../../src/engine/llm/accounting';
 import { AgentRunError, CommandBackend, type AgentName } from '../../../src/engine/llm/command';
+import { RunLedger, type LedgerRow } from '../../../src/engine/llm/ledger';
 import type { ChatRequest, TaskContext } from '../../../src/engine/llm/types';
 import { silentLogger } from '../../../src/engine/log';
 import { buildModels } from '../../../src/engine/models';
 import { agentCliBin } from '../../support/agentClis';
 import { agentModel, promptText, type AgentWire } from '../../support/loopback/agentModel';
 import { startAnthropicServer } from '../../support/loopback/anthropicServer';
-import { hang, status, type LoopbackServer, type Reply } from '../../support/loopback/core';
+import {
+  hang,
+  status,
+  type LoopbackServer,
+  type RecordedRequest,
+  type Reply,
+} from '../../support/loopback/core';
 import { startOpenAiServer } from '../../support/loopback/openaiServer';
 import { startResponsesServer } from '../../support/loopback/responsesServer';
 
@@ -55,6 +72,18 @@ function request(country: string, skillText: string): ChatRequest {
   return { role: 'target', stage: 'rollout', messages: [{ role: 'user', content: prompt }], task };
 }
 
+/**
+ * What the CLIs could leave in the system temp folders (theirs by name), beside our own task folders:
+ * other processes on the machine make other entries there, so only these names are compared.
+ */
+function cliTempEntries(): string[] {
+  const dirs = [...new Set(['/tmp', tmpdir()])].filter((d) => existsSync(d));
+  return dirs
+    .flatMap((d) => readdirSync(d).map((n) => join(d, n)))
+    .filter((p) => /codex|claude|copilot|^cc-/i.test(basename(p)))
+    .sort();
+}
+
 /** Every file under `dir` with its size and mtime, to show a folder was not touched. */
 function snapshot(dir: string): string[] {
   const out: string[] = [];
@@ -75,7 +104,8 @@ for (const { agent, wire, keys } of AGENTS) {
     let base: string;
     let userHome: string;
     let server: LoopbackServer;
-    let override: ((req: never) => Reply | undefined) | undefined;
+    let override:
+      ((req: RecordedRequest, normal: (req: RecordedRequest) => Reply) => Reply | undefined) | undefined;
     const signal = new AbortController().signal;
 
     before(async function () {
@@ -125,7 +155,8 @@ for (const { agent, wire, keys } of AGENTS) {
           skillName: 'capitals',
           rule: 'RULE-7',
           trigger: /capital/i,
-          override: (req) => override?.(req as never),
+          reference: 'references/rules.md',
+          override: (req, normal) => override?.(req, normal),
         }),
       );
     });
@@ -153,8 +184,32 @@ for (const { agent, wire, keys } of AGENTS) {
         ...over,
       });
 
+    /** The run's model clients for this agent target, as a config names it; `execTimeout` in seconds. */
+    const runModels = (execTimeout?: number): ReturnType<typeof buildModels> => {
+      const cfg = defaultConfig();
+      Object.assign(cfg.model, {
+        optimizer_backend: 'sim',
+        target_backend: { claude: 'claude_code_exec', codex: 'codex_exec', copilot: 'copilot_exec' }[agent],
+        target: 'loopback-target-model',
+        target_base_url: server.url,
+        target_workspace_root: join(base, 'agents'),
+        codex_exec_sandbox: 'read-only',
+      });
+      if (execTimeout) cfg.env.exec_timeout = execTimeout;
+      cfg.limits.max_retries = 0;
+      cfg.cache.enabled = false;
+      return buildModels(cfg, {
+        tasks: [],
+        testItems: [],
+        logger: silentLogger,
+        trustedWorkspace: true,
+        env: { PATH: `${bin}${delimiter}${process.env.PATH ?? ''}`, HOME: userHome, ...keys },
+      });
+    };
+
     it('discovers the skill natively (no pointer), answers by its rule, keeps the user setup and the optimizer key out', async () => {
       const before = snapshot(userHome);
+      const tempBefore = cliTempEntries();
       const reply = await backend().call(request('France', skill(MATCHING, true)), signal);
       assert.match(reply.text, /<answer>PARIS<\/answer>/);
       const trace = reply.trace!;
@@ -175,12 +230,13 @@ for (const { agent, wire, keys } of AGENTS) {
       for (const r of server.requests) {
         assert.ok(!r.rawBody.includes(OPTIMIZER_KEY) && !JSON.stringify(r.headers).includes(OPTIMIZER_KEY));
       }
-      // Every task folder is gone; the user's home is as it was.
+      // Every task folder is gone; the user's home and the system temp folders are as they were.
       assert.deepEqual(
         readdirSync(join(base, 'agents')).filter((f) => f.startsWith('task-')),
         [],
       );
       assert.deepEqual(snapshot(userHome), before);
+      assert.deepEqual(cliTempEntries(), tempBefore);
     });
 
     it('scores rise only when the trained rule reaches the model', async () => {
@@ -227,24 +283,7 @@ for (const { agent, wire, keys } of AGENTS) {
     });
 
     it('through the run wiring: model.target reaches the CLI, tokens reach the accounting, errors keep their kind', async () => {
-      const cfg = defaultConfig();
-      Object.assign(cfg.model, {
-        optimizer_backend: 'sim',
-        target_backend: { claude: 'claude_code_exec', codex: 'codex_exec', copilot: 'copilot_exec' }[agent],
-        target: 'loopback-target-model',
-        target_base_url: server.url,
-        target_workspace_root: join(base, 'agents'),
-        codex_exec_sandbox: 'read-only',
-      });
-      cfg.limits.max_retries = 0;
-      cfg.cache.enabled = false;
-      const setup = buildModels(cfg, {
-        tasks: [],
-        testItems: [],
-        logger: silentLogger,
-        trustedWorkspace: true,
-        env: { PATH: `${bin}${delimiter}${process.env.PATH ?? ''}`, HOME: userHome, ...keys },
-      });
+      const setup = runModels();
       const reply = await setup.target.chat(request('Kenya', skill(MATCHING, true)), signal);
       assert.match(reply.text, /<answer>NAIROBI<\/answer>/);
       const models = server.requests.map((r) => (r.body as { model?: string }).model);
@@ -262,6 +301,73 @@ for (const { agent, wire, keys } of AGENTS) {
         setup.target.chat(request('Norway', skill(MATCHING, true)), signal),
         (e: unknown) => e instanceof AgentRunError && e.kind === 'auth',
       );
+    });
+
+    it('installs the skill as a folder: the agent reads a reference file beside SKILL.md with its own tool, and sees nothing else of the folder', async () => {
+      const folder = join(base, 'skill-folder');
+      mkdirSync(join(folder, 'references'), { recursive: true });
+      writeFileSync(join(folder, 'references', 'rules.md'), `# House rules\n\n${RULE}\n`);
+      writeFileSync(join(folder, 'tasks.jsonl'), '{"question": "capital of France", "answer": "PARIS"}\n');
+      const text = `---\nname: capitals\ndescription: ${MATCHING}\n---\n\n# Capitals\n\nThe house rules are in references/rules.md: read that file before answering.\n`;
+      const reply = await backend({ skillFolder: folder, keepWorkspaces: true }).call(
+        request('France', text),
+        signal,
+      );
+      const trace = reply.trace!;
+      const work = trace.workspace as string;
+      try {
+        assert.match(reply.text, /<answer>PARIS<\/answer>/, JSON.stringify(trace.toolCalls));
+        const reads = (trace.toolCalls as Array<{ detail?: string }>).filter((c) =>
+          c.detail?.includes('/capitals/references/rules.md'),
+        );
+        assert.equal(reads.length, 1, JSON.stringify(trace.toolCalls));
+        assert.deepEqual(readdirSync(join(work, trace.skillPath as string, '..')).sort(), [
+          'SKILL.md',
+          'references',
+        ]);
+      } finally {
+        rmSync(join(work, '..'), { recursive: true, force: true });
+      }
+    });
+
+    it('an errored run still pays: a hang after the first reply is a timeout whose reported tokens reach the ledger', async () => {
+      const setup = runModels(15);
+      const file = join(base, `ledger-${agent}.jsonl`);
+      const ledger = new RunLedger(file);
+      ledger.track(3, 'step');
+      ledger.attach(setup.accounting);
+      // The first model reply (the skill load) bills 4321 + 55 tokens; the second never comes.
+      const usage = { promptTokens: 4321, completionTokens: 55 };
+      let replies = 0;
+      override = (req, normal) => (replies++ === 0 ? { ...normal(req), usage } : hang());
+      await assert.rejects(
+        setup.target.chat(request('Peru', skill(MATCHING, true)), signal),
+        (e: unknown) => e instanceof AgentRunError && e.kind === 'timeout',
+      );
+      assert.equal(server.requests.length, 2);
+      // Claude Code streams each reply's usage as the stream opens, before the output is counted:
+      // its output figure for a cut-short run is that first one (1), the others report the total.
+      const completion = agent === 'claude' ? 1 : usage.completionTokens;
+      const rows = readFileSync(file, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as LedgerRow);
+      assert.equal(rows.length, 1, JSON.stringify(rows));
+      assert.equal(rows[0].stage, 'rollout');
+      assert.equal(rows[0].failures, 1);
+      assert.equal(rows[0].calls, undefined);
+      assert.equal(rows[0].prompt_tokens, usage.promptTokens);
+      assert.equal(rows[0].completion_tokens, completion);
+      assert.ok('dollars' in rows[0], 'the failed run is priced');
+      assert.equal(setup.accounting.totals().promptTokens, usage.promptTokens);
+      // A resumed run reads them back into its totals (so caps hold), and the step's tokens show them.
+      const resumed = new Accounting();
+      const again = new RunLedger(file);
+      again.attach(resumed);
+      assert.equal(resumed.totals().promptTokens + resumed.totals().completionTokens, 4321 + completion);
+      assert.deepEqual(again.stepTokens(3), {
+        rollout: { calls: 0, prompt_tokens: usage.promptTokens, completion_tokens: completion },
+      });
     });
   });
 }

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../../src/engine/config/load';
 import { prepareRun } from '../../../src/engine/run';
+import { agentTargetOptions } from '../../../src/extension/setup/agentTargets';
 import {
   renderConfig,
   suggestName,
@@ -80,6 +81,50 @@ describe('extension setup: the skillopt.yaml the guided setup writes', () => {
     assert.equal(c.model.optimizer_backend, 'vscode-lm');
     assert.equal(c.model.optimizer, 'copilot/gpt-4o');
     assert.equal(c.model.azure_openai_endpoint, 'https://example.openai.azure.com');
+  });
+
+  it('writes an agent CLI target as the CLI reads it: the preset name, and an empty model for the CLI default', () => {
+    const path = join(dir, 'skillopt.yaml');
+    for (const [backend, model] of [
+      ['claude_code_exec', ''],
+      ['codex_exec', 'gpt-5.5'],
+      ['copilot_exec', 'claude-sonnet-4.5'],
+    ] as const) {
+      writeFileSync(path, renderConfig({ ...sim, target: { backend, model } }));
+      const loaded = loadConfig(path);
+      assert.deepEqual(loaded.warnings, []);
+      assert.equal(loaded.config.model.target_backend, backend);
+      assert.equal(loaded.config.model.target, model);
+    }
+  });
+
+  it('offers each agent CLI with its version when installed, and how to install it when not', () => {
+    const status = {
+      install: 'npm install -g @openai/codex',
+      pathKey: 'model.codex_exec_path',
+      pathEnv: 'CODEX_EXEC_PATH',
+    };
+    const [installed, missing] = agentTargetOptions([
+      {
+        agent: 'claude',
+        backend: 'claude_code_exec',
+        label: 'Claude Code',
+        program: 'claude',
+        path: '/bin/claude',
+        version: '2.1.3',
+        install: 'npm install -g @anthropic-ai/claude-code',
+        pathKey: 'model.claude_code_exec_path',
+        pathEnv: 'CLAUDE_CODE_EXEC_PATH',
+      },
+      { agent: 'codex', backend: 'codex_exec', label: 'Codex', program: 'codex', ...status },
+    ]);
+    assert.equal(installed.installed, true);
+    assert.equal(installed.description, 'installed · 2.1.3');
+    assert.match(installed.detail, /^\/bin\/claude · .*\.claude\/skills\/$/);
+    assert.equal(missing.installed, false);
+    assert.equal(missing.description, 'not installed');
+    assert.match(missing.detail, /npm install -g @openai\/codex \(or set CODEX_EXEC_PATH to its path\)/);
+    assert.match(missing.missingMessage, /model\.codex_exec_path in skillopt\.yaml/);
   });
 
   it('writes a split folder instead of a task file', () => {

@@ -281,7 +281,7 @@ describe('llm/agents presets', () => {
     removeTaskDirs(ctx.dirs);
   });
 
-  it('codex: outside a git repo, --json, ephemeral, own config.toml with the provider and no project root above', () => {
+  it('codex: outside a git repo, --json, session kept in the task home only, own config.toml with the provider and no project root above', () => {
     mkdirSync(join(root, 'user', '.codex'), { recursive: true });
     writeFileSync(join(root, 'user', '.codex', 'auth.json'), '{}');
     writeFileSync(join(root, 'user', '.codex', 'AGENTS.md'), 'personal');
@@ -292,7 +292,6 @@ describe('llm/agents presets', () => {
       'exec',
       '--json',
       '--skip-git-repo-check',
-      '--ephemeral',
       '--color',
       'never',
       '--sandbox',

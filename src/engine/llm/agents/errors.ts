@@ -1,4 +1,5 @@
 import { SkillOptError } from '../../errors';
+import type { Usage } from '../types';
 import type { ProcessResult } from './process';
 import type { AgentErrorKind, AgentTranscript } from './transcript';
 import { statusKind } from './transcript';
@@ -31,6 +32,8 @@ export class AgentRunError extends SkillOptError {
       key?: string;
       /** The trace of the failed run (exit code, stderr, events), for the trajectory. */
       trace?: Record<string, unknown>;
+      /** Tokens the CLI reported before it failed (read by spentBy in the model client). */
+      spent?: Usage;
       cause?: unknown;
     } = {},
   ) {
@@ -42,9 +45,11 @@ export class AgentRunError extends SkillOptError {
     );
     this.transient = opts.transient === true;
     this.trace = opts.trace;
+    this.spent = opts.spent;
   }
 
   readonly trace: Record<string, unknown> | undefined;
+  readonly spent: Usage | undefined;
 
   /** The same error with the text another layer cleaned (secrets redacted), keeping kind and trace. */
   withText(problem: string, fix: string | undefined): AgentRunError {
@@ -53,6 +58,7 @@ export class AgentRunError extends SkillOptError {
       ...(fix ? { fix } : {}),
       ...(this.place.key ? { key: this.place.key } : {}),
       ...(this.trace ? { trace: this.trace } : {}),
+      ...(this.spent ? { spent: this.spent } : {}),
     });
   }
 

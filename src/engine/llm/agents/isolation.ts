@@ -5,15 +5,17 @@
  * Nothing of the user's own setup reaches the agent unless a preset copies it on purpose (the
  * CLI's credentials file) or the user names a variable to pass through.
  */
+import { createHash } from 'node:crypto';
 import {
   chmodSync,
-  copyFileSync,
   cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   realpathSync,
+  rmdirSync,
   rmSync,
   statSync,
 } from 'node:fs';
@@ -169,13 +171,66 @@ export function sweepStaleTaskDirs(agentsRoot: string, maxAgeMs: number): void {
   }
 }
 
-/** Copies a skill folder's files (not SKILL.md itself) into the workspace's skill directory. */
+/**
+ * The folders an Agent Skill keeps beside its SKILL.md, which the agent may open while it works.
+ * Nothing else of the skill's folder goes to the agent: it often also holds the task data (with the
+ * expected answers), the config and run folders.
+ */
+export const SKILL_RESOURCE_DIRS = ['references', 'scripts', 'assets'] as const;
+
+/** Copies the skill's resource folders (references/, scripts/, assets/) into the workspace's skill directory. */
 export function copySkillFolder(from: string, to: string): void {
   mkdirSync(to, { recursive: true });
-  for (const entry of readdirSync(from, { withFileTypes: true })) {
-    if (entry.name === 'SKILL.md' || entry.name.startsWith('.')) continue;
-    const src = join(from, entry.name);
-    if (entry.isDirectory()) cpSync(src, join(to, entry.name), { recursive: true });
-    else if (entry.isFile()) copyFileSync(src, join(to, entry.name));
+  for (const name of SKILL_RESOURCE_DIRS) {
+    const src = join(from, name);
+    if (existsSync(src) && statSync(src).isDirectory()) cpSync(src, join(to, name), { recursive: true });
+  }
+}
+
+/** A digest of the resource folders' files (paths and contents), so cached answers follow their changes. */
+export function skillResourcesDigest(from: string): string | undefined {
+  const hash = createHash('sha256');
+  let files = 0;
+  for (const name of SKILL_RESOURCE_DIRS) {
+    const dir = join(from, name);
+    if (!existsSync(dir) || !statSync(dir).isDirectory()) continue;
+    for (const rel of readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort()) {
+      const p = join(dir, rel);
+      if (!statSync(p).isFile()) continue;
+      hash
+        .update(`${name}/${rel.replace(/\\/g, '/')}\0`)
+        .update(readFileSync(p))
+        .update('\0');
+      files++;
+    }
+  }
+  return files ? hash.digest('hex').slice(0, 16) : undefined;
+}
+
+/**
+ * Folders a CLI makes at a fixed place outside the task (TMPDIR does not move them), with how many
+ * tasks of this process use each. One that was not there before this process's first task is
+ * removed when no task uses it any more, if it is empty: a folder in use by another program of the
+ * user's (a socket in it) stays.
+ */
+const fixedDirs = new Map<string, { users: number; preexisting: boolean }>();
+
+export function enterFixedDirs(paths: readonly string[]): void {
+  for (const p of paths) {
+    const d = fixedDirs.get(p) ?? { users: 0, preexisting: existsSync(p) };
+    d.users++;
+    fixedDirs.set(p, d);
+  }
+}
+
+export function leaveFixedDirs(paths: readonly string[]): void {
+  for (const p of paths) {
+    const d = fixedDirs.get(p);
+    if (!d || --d.users > 0 || d.preexisting) continue;
+    try {
+      rmdirSync(p);
+    } catch {
+      // Not empty (another program uses it) or already gone.
+    }
   }
 }

@@ -3,7 +3,7 @@
  * agent did) or errored (an AgentRunError with its kind), read from the finished process and its
  * transcript, or from a program that could not be started.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Logger } from '../../log';
 import type { BackendReply, TaskContext } from '../types';
@@ -12,7 +12,13 @@ import { AgentRunError, classifyRun, fixFor } from './errors';
 import type { TaskDirs } from './isolation';
 import type { AgentPreset } from './presets';
 import type { ProcessResult, SpawnError } from './process';
-import { parseCopilotOtel, parseTranscript } from './transcript';
+import {
+  parseCodexRollout,
+  parseCopilotOtel,
+  parseTranscript,
+  sumUsage,
+  type AgentUsage,
+} from './transcript';
 
 /** A finished agent run and what it is read against: who ran, for which task, where. */
 export interface FinishedRun {
@@ -51,6 +57,8 @@ export function readFinishedRun(finished: FinishedRun): BackendReply {
     const otel = join(dirs.tmp, 'copilot-otel.jsonl');
     if (existsSync(otel)) transcript.usage = parseCopilotOtel(readFileSync(otel, 'utf8')) ?? transcript.usage;
   }
+  // Codex reports usage only when its turn completes; a run cut short has it in its session file.
+  if (format === 'codex' && !transcript.usage) transcript.usage = codexSessionUsage(dirs.home);
   const usageEstimated = transcript.usage === undefined;
   const trace: Record<string, unknown> = {
     agent: preset?.name ?? 'custom',
@@ -88,6 +96,15 @@ export function readFinishedRun(finished: FinishedRun): BackendReply {
       ),
       key: 'model.target_backend',
       trace: { ...trace, outcome: 'errored', errorKind: verdict.kind, error: verdict.message },
+      // What the CLI spent before it failed is paid for all the same: the model client records it.
+      ...(transcript.usage
+        ? {
+            spent: {
+              promptTokens: transcript.usage.inputTokens,
+              completionTokens: transcript.usage.outputTokens,
+            },
+          }
+        : {}),
     });
   }
   const answer = transcript.answer ?? '';
@@ -112,6 +129,19 @@ export function readFinishedRun(finished: FinishedRun): BackendReply {
   };
 }
 
+/** The running total of the session file(s) Codex wrote under the task's home, if any. */
+function codexSessionUsage(home: string): AgentUsage | undefined {
+  const sessions = join(home, '.codex', 'sessions');
+  if (!existsSync(sessions)) return undefined;
+  const found: AgentUsage[] = [];
+  for (const file of readdirSync(sessions, { recursive: true, encoding: 'utf8' })) {
+    if (!/rollout-[^/\\]*\.jsonl$/.test(file)) continue;
+    const u = parseCodexRollout(readFileSync(join(sessions, file), 'utf8'));
+    if (u) found.push(u);
+  }
+  return found.length ? sumUsage(found) : undefined;
+}
+
 /** The not_installed error for a program that could not be started. */
 export function notInstalledError(
   err: SpawnError,
@@ -128,9 +158,7 @@ export function notInstalledError(
           '',
         )
       : 'check that the program is executable by you',
-    key: preset
-      ? `model.${preset.name === 'claude' ? 'claude_code' : preset.name}_exec_path`
-      : 'model.target_command',
+    key: preset ? `model.${preset.pathKey}` : 'model.target_command',
     cause: err,
   });
 }

@@ -60,8 +60,13 @@ export interface PresetRun {
 export interface AgentPreset {
   name: AgentName;
   label: string;
+  /** `model.target_backend` that selects it (the reference's name). */
+  backend: 'claude_code_exec' | 'codex_exec' | 'copilot_exec';
   /** The program name on PATH. */
   program: string;
+  /** The config key and the environment variable that give the program's path instead. */
+  pathKey: string;
+  pathEnv: string;
   npmPackage: string;
   /** Where the CLI discovers project skills, relative to the workspace. */
   skillRoot: string;
@@ -70,6 +75,8 @@ export interface AgentPreset {
   passEnv: readonly string[];
   /** How a user gets credentials to it (for auth errors). */
   authHint: string;
+  /** Folders the CLI makes outside its task folder whatever TMPDIR says (removed afterwards). */
+  fixedDirs?: () => string[];
   build(ctx: PresetContext): PresetRun;
 }
 
@@ -88,7 +95,10 @@ const tomlString = (s: string): string => JSON.stringify(s);
 const claude: AgentPreset = {
   name: 'claude',
   label: 'Claude Code',
+  backend: 'claude_code_exec',
   program: 'claude',
+  pathKey: 'claude_code_exec_path',
+  pathEnv: 'CLAUDE_CODE_EXEC_PATH',
   npmPackage: '@anthropic-ai/claude-code',
   skillRoot: '.claude/skills',
   format: 'claude',
@@ -159,13 +169,18 @@ const claude: AgentPreset = {
 const codex: AgentPreset = {
   name: 'codex',
   label: 'Codex',
+  backend: 'codex_exec',
   program: 'codex',
+  pathKey: 'codex_exec_path',
+  pathEnv: 'CODEX_EXEC_PATH',
   npmPackage: '@openai/codex',
   skillRoot: '.agents/skills',
   format: 'codex',
   passEnv: ['OPENAI_API_KEY', 'CODEX_API_KEY', 'OPENAI_BASE_URL', 'OPENAI_ORG_ID', 'OPENAI_PROJECT_ID'],
   authHint:
     'set OPENAI_API_KEY (or CODEX_API_KEY) where SkillOpt runs, or log in with `codex login` once: its ~/.codex/auth.json is copied into each isolated home',
+  // Its sandbox makes the app-server socket folder it hides from commands at /tmp/codex-daemon-<uid>.
+  fixedDirs: () => (typeof process.getuid === 'function' ? [`/tmp/codex-daemon-${process.getuid()}`] : []),
   build(ctx) {
     const seeded: string[] = [];
     const home = join(ctx.dirs.home, '.codex');
@@ -214,7 +229,8 @@ const codex: AgentPreset = {
       'exec',
       '--json',
       '--skip-git-repo-check',
-      '--ephemeral',
+      // No --ephemeral: the session file (in the task's home, removed with it) is where Codex
+      // writes its token counts after every reply, which a run cut short needs (outcome.ts).
       '--color',
       'never',
       '--sandbox',
@@ -229,7 +245,10 @@ const codex: AgentPreset = {
 const copilot: AgentPreset = {
   name: 'copilot',
   label: 'Copilot CLI',
+  backend: 'copilot_exec',
   program: 'copilot',
+  pathKey: 'copilot_exec_path',
+  pathEnv: 'COPILOT_EXEC_PATH',
   npmPackage: '@github/copilot',
   skillRoot: '.github/skills',
   format: 'copilot',
@@ -287,4 +306,9 @@ export const PRESETS: Record<AgentName, AgentPreset> = { claude, codex, copilot 
 
 export function isAgentName(name: string): name is AgentName {
   return (AGENT_NAMES as readonly string[]).includes(name);
+}
+
+/** The program a preset runs: the configured path, else its variable's, else its name on PATH. */
+export function presetProgram(preset: AgentPreset, configured: string, env: NodeJS.ProcessEnv): string {
+  return configured || env[preset.pathEnv] || preset.program;
 }

@@ -105,6 +105,9 @@ function statusIn(message: string): number | undefined {
 export function parseClaude(stdout: string, skillName: string): AgentTranscript {
   const t: AgentTranscript = { skillLoaded: false, toolCalls: [], turns: 0, completed: false };
   let lastText: string | undefined;
+  // Usage of each model reply as streamed (one reply can arrive as several events), for a run cut
+  // short before its `result` event: the output counts there are the stream's first figures.
+  const replies = new Map<string, AgentUsage>();
   for (const e of lines(stdout)) {
     if (e.type === 'system' && e.subtype === 'init') {
       t.model = str(e.model) ?? t.model;
@@ -112,6 +115,8 @@ export function parseClaude(stdout: string, skillName: string): AgentTranscript 
         t.skillsAvailable = e.skills.filter((s): s is string => typeof s === 'string');
     } else if (e.type === 'assistant') {
       const message = obj(e.message);
+      if (typeof message.id === 'string' && message.usage)
+        replies.set(message.id, anthropicUsage(message.usage));
       for (const block of Array.isArray(message.content) ? (message.content as unknown[]) : []) {
         const b = obj(block);
         if (b.type === 'text' && typeof b.text === 'string' && e.parent_tool_use_id == null)
@@ -129,15 +134,7 @@ export function parseClaude(stdout: string, skillName: string): AgentTranscript 
     } else if (e.type === 'result') {
       t.completed = true;
       t.turns = num(e.num_turns) || t.turns;
-      const u = obj(e.usage);
-      const cacheRead = num(u.cache_read_input_tokens);
-      const cacheWrite = num(u.cache_creation_input_tokens);
-      t.usage = {
-        inputTokens: num(u.input_tokens) + cacheRead + cacheWrite,
-        outputTokens: num(u.output_tokens),
-        cacheReadTokens: cacheRead,
-        cacheWriteTokens: cacheWrite,
-      };
+      t.usage = anthropicUsage(e.usage);
       if (typeof e.total_cost_usd === 'number') t.costUsd = e.total_cost_usd;
       const result = str(e.result) ?? '';
       const status = typeof e.api_error_status === 'number' ? e.api_error_status : undefined;
@@ -149,7 +146,32 @@ export function parseClaude(stdout: string, skillName: string): AgentTranscript 
       }
     }
   }
+  if (!t.usage && replies.size) t.usage = sumUsage([...replies.values()]);
   return t;
+}
+
+/** Anthropic usage (input excludes cache reads and writes) as AgentUsage (input includes them). */
+function anthropicUsage(value: unknown): AgentUsage {
+  const u = obj(value);
+  const cacheRead = num(u.cache_read_input_tokens);
+  const cacheWrite = num(u.cache_creation_input_tokens);
+  return {
+    inputTokens: num(u.input_tokens) + cacheRead + cacheWrite,
+    outputTokens: num(u.output_tokens),
+    cacheReadTokens: cacheRead,
+    cacheWriteTokens: cacheWrite,
+  };
+}
+
+export function sumUsage(all: readonly AgentUsage[]): AgentUsage {
+  const total: AgentUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+  for (const u of all) {
+    total.inputTokens += u.inputTokens;
+    total.outputTokens += u.outputTokens;
+    total.cacheReadTokens += u.cacheReadTokens;
+    total.cacheWriteTokens += u.cacheWriteTokens;
+  }
+  return total;
 }
 
 /** Codex `exec --json`. */
@@ -284,6 +306,28 @@ export function parseTranscript(format: AgentFormat, stdout: string, skillName: 
     case 'text':
       return { answer: stdout, skillLoaded: false, toolCalls: [], turns: 1, completed: true };
   }
+}
+
+/**
+ * Tokens from a Codex session file (`$CODEX_HOME/sessions/…/rollout-*.jsonl`): its last
+ * `token_count` event's running total, written after every model reply, so a run cut short before
+ * `turn.completed` still shows what it spent. Undefined when the file has no such event.
+ */
+export function parseCodexRollout(text: string): AgentUsage | undefined {
+  let usage: AgentUsage | undefined;
+  for (const e of lines(text)) {
+    const payload = obj(e.payload);
+    if (e.type !== 'event_msg' || payload.type !== 'token_count') continue;
+    const total = obj(obj(payload.info).total_token_usage);
+    if (!Object.keys(total).length) continue;
+    usage = {
+      inputTokens: num(total.input_tokens),
+      outputTokens: num(total.output_tokens),
+      cacheReadTokens: num(total.cached_input_tokens),
+      cacheWriteTokens: num(total.cache_write_input_tokens),
+    };
+  }
+  return usage;
 }
 
 /**
