@@ -5,6 +5,8 @@ import type { TaskItem } from './data/tasks';
 import { SkillOptError } from './errors';
 import type { Logger } from './log';
 import { Accounting } from './llm/accounting';
+import type { TokenCredential } from '@azure/identity';
+import { azureAuthFor, azureCredential, azureTokenProvider, type AzureRoleAuth } from './llm/azureAuth';
 import { createSdkBackend, resolveBackendName } from './llm/backends';
 import { ResponseCache } from './llm/cache';
 import { createModelClient } from './llm/client';
@@ -29,6 +31,8 @@ export interface ModelEnvironment {
   trustedWorkspace?: boolean;
   /** Default: ~/.cache/skillopt/responses (shared across runs and eval-only). */
   cacheDir?: string;
+  /** Azure keyless auth: a credential to use instead of the one the auth mode names (tests, hosts). */
+  azureCredential?: TokenCredential;
 }
 
 export interface ModelSetup {
@@ -52,6 +56,7 @@ function buildBackend(
   kind: BackendKind,
   env: ModelEnvironment & { tasks: readonly TaskItem[]; logger: Logger },
   defaultBaseUrl?: string,
+  azure?: AzureRoleAuth,
 ): ChatBackend {
   const m = cfg.model;
   const model = role === 'optimizer' ? m.optimizer : m.target;
@@ -87,9 +92,15 @@ function buildBackend(
         kind === 'azure_openai' ? 'azure_openai' : kind === 'anthropic' ? 'anthropic' : 'openai';
       const configured = roleValue(cfg, role, 'base_url');
       const baseUrl = (typeof configured === 'string' && configured) || defaultBaseUrl;
-      const apiKey = env.keys?.[provider] ?? vars[API_KEY_ENV_VARS[provider]] ?? undefined;
+      // An Azure role's key is its own (config, SecretStorage or variable, azureAuth.ts); for
+      // auth mode openai_compatible it is sent to that endpoint as the reference does.
+      const keyless = kind === 'azure_openai' && azure && azure.mode !== 'api_key';
+      const apiKey = keyless
+        ? undefined
+        : (azure?.apiKey ?? env.keys?.[provider] ?? vars[API_KEY_ENV_VARS[provider]] ?? undefined);
       const temperature = roleValue(cfg, role, 'temperature');
       const azureEndpoint =
+        azure?.endpoint ||
         (role === 'optimizer' ? m.optimizer_azure_openai_endpoint : m.target_azure_openai_endpoint) ||
         m.azure_openai_endpoint ||
         vars.AZURE_OPENAI_ENDPOINT ||
@@ -100,7 +111,16 @@ function buildBackend(
         ...(apiKey ? { apiKey } : {}),
         ...(baseUrl ? { baseUrl } : {}),
         ...(azureEndpoint ? { azureEndpoint } : {}),
-        azureApiVersion: m.azure_openai_api_version,
+        azureApiVersion: azure?.apiVersion || m.azure_openai_api_version,
+        ...(keyless
+          ? {
+              azureAdTokenProvider: azureTokenProvider(
+                env.azureCredential ?? azureCredential(azure),
+                azure.adScope,
+                azure.mode,
+              ),
+            }
+          : {}),
         ...(m.reasoning_effort ? { reasoningEffort: m.reasoning_effort as never } : {}),
         ...(typeof temperature === 'number' ? { temperature } : {}),
         timeoutMs: cfg.limits.request_timeout_s * 1000,
@@ -110,6 +130,9 @@ function buildBackend(
     }
   }
 }
+
+/** Backend names whose role signs in to Azure OpenAI (azureAuth.ts). */
+const AZURE_NAMES = new Set(['openai_chat', 'azure', 'azure_openai']);
 
 /** The reference's agent-target names (§10.1) and ours, mapped onto the presets. */
 const AGENT_BY_BACKEND: Record<string, AgentName> = {
@@ -324,19 +347,23 @@ export function buildModels(
     if (typeof value === 'string') secrets.push(...urlSecrets(value));
   const make = (role: ModelRole): ModelClient => {
     const name = role === 'optimizer' ? cfg.model.optimizer_backend : cfg.model.target_backend;
-    const azureEndpoint = cfg.model.azure_openai_endpoint || vars.AZURE_OPENAI_ENDPOINT;
+    const azure = AZURE_NAMES.has(name.trim().toLowerCase().replace(/-/g, '_'))
+      ? azureAuthFor(cfg, role, vars, env.keys?.azure_openai)
+      : undefined;
     const resolved = resolveBackendName(name, {
-      ...(azureEndpoint ? { azureEndpoint } : {}),
+      ...(azure?.endpoint ? { azureEndpoint: azure.endpoint } : {}),
+      ...(azure ? { azureMode: azure.mode } : {}),
       key: `model.${role}_backend`,
     });
     if (resolved.notice) notices.push(`${role}: ${resolved.notice}`);
+    if (azure?.notice) notices.push(azure.notice);
     if (resolved.targetOnly && role === 'optimizer') {
       throw new SkillOptError('config', `backend '${name}' runs an agent and can only be the target`, {
         key: 'model.optimizer_backend',
         fix: 'use openai, azure_openai, anthropic, vscode-lm or sim for the optimizer',
       });
     }
-    const backend = buildBackend(cfg, role, resolved.kind, env, resolved.defaultBaseUrl);
+    const backend = buildBackend(cfg, role, resolved.kind, env, resolved.defaultBaseUrl, azure);
     const agent = backend instanceof CommandBackend;
     const client = createModelClient({
       role,

@@ -1,6 +1,7 @@
 import { SkillOptError } from '../errors';
 import type { Logger } from '../log';
 import { AnthropicBackend } from './anthropic';
+import { scrubUrl } from './secrets';
 import type { ReasoningSupport, TokenField } from './openai';
 import { AzureOpenAiBackend, OpenAiBackend } from './openai';
 import type { ChatBackend, ReasoningEffort } from './types';
@@ -21,7 +22,13 @@ export interface ResolvedBackend {
 export const QWEN_DEFAULT_BASE_URL = 'http://localhost:8000/v1';
 export const MINIMAX_DEFAULT_BASE_URL = 'https://api.minimax.io/v1';
 
-type Resolver = (ctx: { name: string; azureEndpoint?: string }) => ResolvedBackend;
+type Resolver = (ctx: {
+  name: string;
+  azureEndpoint?: string;
+  /** The role's Azure auth mode (azureAuth.ts); `openai_compatible` means the plain OpenAI SDK. */
+  azureMode?: string;
+  key?: string;
+}) => ResolvedBackend;
 
 const same =
   (kind: BackendKind): Resolver =>
@@ -37,16 +44,35 @@ const harness: Resolver = ({ name }) => ({
   notice: `model backend '${name}' runs as an agent command (model.target_command) here`,
 });
 
-const openaiChat: Resolver = ({ name, azureEndpoint }) =>
-  azureEndpoint?.trim()
-    ? {
-        kind: 'azure_openai',
-        notice: `model backend '${name}' runs through Azure OpenAI (${azureEndpoint.trim()}) here`,
-      }
-    : {
-        kind: 'openai',
-        notice: `model backend '${name}' runs through the OpenAI API here (no Azure endpoint is configured)`,
-      };
+/**
+ * The reference's openai_chat is Azure OpenAI (or, with auth mode openai_compatible, the OpenAI SDK
+ * against that endpoint); without an endpoint the reference stops, so it is refused here rather
+ * than sent to the public OpenAI API.
+ */
+const openaiChat: Resolver = ({ name, azureEndpoint, azureMode, key }) => {
+  const endpoint = azureEndpoint?.trim();
+  if (!endpoint) {
+    throw new SkillOptError(
+      'config',
+      `model backend '${name}' is Azure OpenAI, but no Azure endpoint is set`,
+      {
+        ...(key ? { key } : {}),
+        fix: 'set model.azure_openai_endpoint (or AZURE_OPENAI_ENDPOINT), or choose the public OpenAI API with openai as the backend',
+      },
+    );
+  }
+  if (azureMode === 'openai_compatible') {
+    return {
+      kind: 'openai',
+      defaultBaseUrl: endpoint,
+      notice: `model backend '${name}' runs through the OpenAI SDK against ${scrubUrl(endpoint)} (auth mode openai_compatible)`,
+    };
+  }
+  return {
+    kind: 'azure_openai',
+    notice: `model backend '${name}' runs through Azure OpenAI (${scrubUrl(endpoint)})${azureMode ? ` with ${azureMode} auth` : ''}`,
+  };
+};
 
 /** Names are matched lower-cased with `-` read as `_`. */
 const RESOLVERS: Record<string, Resolver> = {
@@ -101,7 +127,7 @@ export const BACKEND_NAMES: readonly string[] = Object.keys(RESOLVERS).map((n) =
  */
 export function resolveBackendName(
   name: string,
-  opts: { azureEndpoint?: string; key?: string; file?: string } = {},
+  opts: { azureEndpoint?: string; azureMode?: string; key?: string; file?: string } = {},
 ): ResolvedBackend {
   const norm = name.trim().toLowerCase().replace(/-/g, '_');
   const resolver = RESOLVERS[norm];
@@ -112,7 +138,12 @@ export function resolveBackendName(
       fix: `use one of: ${BACKEND_NAMES.join(', ')}`,
     });
   }
-  return resolver({ name: name.trim(), azureEndpoint: opts.azureEndpoint });
+  return resolver({
+    name: name.trim(),
+    ...(opts.azureEndpoint ? { azureEndpoint: opts.azureEndpoint } : {}),
+    ...(opts.azureMode ? { azureMode: opts.azureMode } : {}),
+    ...(opts.key ? { key: opts.key } : {}),
+  });
 }
 
 /** A plain description of an SDK backend, as config loading produces it. */
@@ -124,6 +155,8 @@ export interface SdkBackendSpec {
   baseUrl?: string;
   azureEndpoint?: string;
   azureApiVersion?: string;
+  /** Azure keyless auth: a bearer-token provider (azureAuth.ts) instead of a key. */
+  azureAdTokenProvider?: () => Promise<string>;
   reasoningEffort?: ReasoningEffort;
   temperature?: number;
   timeoutMs?: number;
@@ -165,6 +198,7 @@ export function createSdkBackend(spec: SdkBackendSpec): ChatBackend {
         deployment: spec.model,
         apiVersion: spec.azureApiVersion,
         apiKey: spec.apiKey,
+        ...(spec.azureAdTokenProvider ? { adTokenProvider: spec.azureAdTokenProvider } : {}),
         timeoutMs: spec.timeoutMs,
         tokenField: spec.tokenField,
         reasoning: spec.reasoning,

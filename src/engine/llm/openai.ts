@@ -137,6 +137,8 @@ export interface AzureOpenAiBackendOptions extends OpenAiCommonOptions {
   apiVersion?: string;
   apiKey?: string;
   keyEnvVar?: string;
+  /** Keyless auth (azure_cli, managed_identity): a bearer token per request instead of a key. */
+  adTokenProvider?: () => Promise<string>;
 }
 
 /** Azure OpenAI through the SDK's `AzureOpenAI` client; same request shape as OpenAiBackend. */
@@ -170,13 +172,16 @@ export class AzureOpenAiBackend implements ChatBackend {
     const endpoint = opts.endpoint.trim();
     this.endpoint = scrubUrl(endpoint);
     this.#urlSecrets = urlSecrets(endpoint);
-    this.#key = requireApiKey({
-      apiKey: opts.apiKey,
-      provider: this.provider,
-      model: opts.deployment,
-      keyEnvVar: this.keyEnvVar,
-      baseUrl: endpoint,
-    });
+    // A keyless sign-in needs no key; the token never reaches our logs (the SDK asks per request).
+    this.#key = opts.adTokenProvider
+      ? PLACEHOLDER_KEY
+      : requireApiKey({
+          apiKey: opts.apiKey,
+          provider: this.provider,
+          model: opts.deployment,
+          keyEnvVar: this.keyEnvVar,
+          baseUrl: endpoint,
+        });
     this.#timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#logger = opts.logger;
     this.#shape = shapeFrom(opts.deployment, opts, 'max_completion_tokens');
@@ -193,7 +198,10 @@ export class AzureOpenAiBackend implements ChatBackend {
       baseURL: null,
       deployment: opts.deployment,
       apiVersion,
-      apiKey: this.#key,
+      // '' (not undefined) keeps AZURE_OPENAI_API_KEY from the environment out of a keyless client.
+      ...(opts.adTokenProvider
+        ? { apiKey: '', azureADTokenProvider: opts.adTokenProvider }
+        : { apiKey: this.#key }),
       organization: null,
       project: null,
       maxRetries: 0,
