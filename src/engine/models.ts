@@ -8,6 +8,7 @@ import { Accounting } from './llm/accounting';
 import type { TokenCredential } from '@azure/identity';
 import { azureAuthFor, azureCredential, azureTokenProvider, type AzureRoleAuth } from './llm/azureAuth';
 import { createSdkBackend, resolveBackendName } from './llm/backends';
+import { familySettings, type ChatFamily } from './llm/chatFamilies';
 import { ResponseCache } from './llm/cache';
 import { createModelClient } from './llm/client';
 import { findOnPath } from './llm/agents/process';
@@ -55,7 +56,7 @@ function buildBackend(
   role: ModelRole,
   kind: BackendKind,
   env: ModelEnvironment & { tasks: readonly TaskItem[]; logger: Logger },
-  defaultBaseUrl?: string,
+  resolved: { defaultBaseUrl?: string; family?: ChatFamily },
   azure?: AzureRoleAuth,
 ): ChatBackend {
   const m = cfg.model;
@@ -91,14 +92,22 @@ function buildBackend(
       const provider: KeyProvider =
         kind === 'azure_openai' ? 'azure_openai' : kind === 'anthropic' ? 'anthropic' : 'openai';
       const configured = roleValue(cfg, role, 'base_url');
-      const baseUrl = (typeof configured === 'string' && configured) || defaultBaseUrl;
+      // Qwen, MiniMax and openai_compatible read their own keys, as the reference does.
+      const family = resolved.family ? familySettings(resolved.family, cfg, role, model, vars) : undefined;
+      const baseUrl =
+        (typeof configured === 'string' && configured) || family?.baseUrl || resolved.defaultBaseUrl;
       // An Azure role's key is its own (config, SecretStorage or variable, azureAuth.ts); for
       // auth mode openai_compatible it is sent to that endpoint as the reference does.
       const keyless = kind === 'azure_openai' && azure && azure.mode !== 'api_key';
+      // A Qwen or MiniMax server never gets the OpenAI key; openai_compatible falls back to it.
       const apiKey = keyless
         ? undefined
-        : (azure?.apiKey ?? env.keys?.[provider] ?? vars[API_KEY_ENV_VARS[provider]] ?? undefined);
-      const temperature = roleValue(cfg, role, 'temperature');
+        : (azure?.apiKey ??
+          family?.apiKey ??
+          (family && family.provider !== 'openai_compatible'
+            ? undefined
+            : (env.keys?.[provider] ?? vars[API_KEY_ENV_VARS[provider]] ?? undefined)));
+      const temperature = family ? family.temperature : roleValue(cfg, role, 'temperature');
       const azureEndpoint =
         azure?.endpoint ||
         (role === 'optimizer' ? m.optimizer_azure_openai_endpoint : m.target_azure_openai_endpoint) ||
@@ -123,7 +132,16 @@ function buildBackend(
           : {}),
         ...(m.reasoning_effort ? { reasoningEffort: m.reasoning_effort as never } : {}),
         ...(typeof temperature === 'number' ? { temperature } : {}),
-        timeoutMs: cfg.limits.request_timeout_s * 1000,
+        timeoutMs: family?.timeoutMs ?? cfg.limits.request_timeout_s * 1000,
+        ...(family
+          ? {
+              provider: family.provider,
+              keyEnvVar: family.keyEnvVar,
+              maxTokensCap: family.maxTokensCap,
+              tokenField: family.tokenField,
+              extraBody: family.extraBody,
+            }
+          : {}),
         ...(m.thinking_budget > 0 ? { thinkingBudget: m.thinking_budget } : {}),
         logger: env.logger,
       });
@@ -363,7 +381,11 @@ export function buildModels(
         fix: 'use openai, azure_openai, anthropic, vscode-lm or sim for the optimizer',
       });
     }
-    const backend = buildBackend(cfg, role, resolved.kind, env, resolved.defaultBaseUrl, azure);
+    const backend = buildBackend(cfg, role, resolved.kind, env, resolved, azure);
+    const familyNotice = resolved.family
+      ? familySettings(resolved.family, cfg, role, backend.model, vars).notice
+      : undefined;
+    if (familyNotice) notices.push(familyNotice);
     const agent = backend instanceof CommandBackend;
     const client = createModelClient({
       role,

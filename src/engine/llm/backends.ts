@@ -1,6 +1,8 @@
 import { SkillOptError } from '../errors';
 import type { Logger } from '../log';
 import { AnthropicBackend } from './anthropic';
+import type { ChatFamily } from './chatFamilies';
+import { QWEN_DEFAULT_BASE_URL, MINIMAX_REGION_URLS } from './chatFamilies';
 import { scrubUrl } from './secrets';
 import type { ReasoningSupport, TokenField } from './openai';
 import { AzureOpenAiBackend, OpenAiBackend } from './openai';
@@ -17,10 +19,12 @@ export interface ResolvedBackend {
   targetOnly?: boolean;
   /** Base URL to use when none is configured (OpenAI-compatible families). */
   defaultBaseUrl?: string;
+  /** The reference chat family whose settings and extra request fields apply (chatFamilies.ts). */
+  family?: ChatFamily;
 }
 
-export const QWEN_DEFAULT_BASE_URL = 'http://localhost:8000/v1';
-export const MINIMAX_DEFAULT_BASE_URL = 'https://api.minimax.io/v1';
+export { QWEN_DEFAULT_BASE_URL };
+export const MINIMAX_DEFAULT_BASE_URL = MINIMAX_REGION_URLS.global_en;
 
 type Resolver = (ctx: {
   name: string;
@@ -86,20 +90,28 @@ const RESOLVERS: Record<string, Resolver> = {
   // The reference's names and aliases (§10.1).
   openai_chat: openaiChat,
   azure: same('azure_openai'),
-  openai_compatible: via('openai', 'the OpenAI SDK against model.*_base_url'),
-  openai_compatible_chat: via('openai', 'the OpenAI SDK against model.*_base_url'),
-  compat: via('openai', 'the OpenAI SDK against model.*_base_url'),
+  openai_compatible: via('openai', 'the OpenAI SDK against model.*_base_url', {
+    family: 'openai_compatible',
+  }),
+  openai_compatible_chat: via('openai', 'the OpenAI SDK against model.*_base_url', {
+    family: 'openai_compatible',
+  }),
+  compat: via('openai', 'the OpenAI SDK against model.*_base_url', { family: 'openai_compatible' }),
   qwen_chat: via('openai', `the OpenAI SDK (default base URL ${QWEN_DEFAULT_BASE_URL})`, {
     defaultBaseUrl: QWEN_DEFAULT_BASE_URL,
+    family: 'qwen',
   }),
   qwen: via('openai', `the OpenAI SDK (default base URL ${QWEN_DEFAULT_BASE_URL})`, {
     defaultBaseUrl: QWEN_DEFAULT_BASE_URL,
+    family: 'qwen',
   }),
-  minimax_chat: via('openai', `the OpenAI SDK (default base URL ${MINIMAX_DEFAULT_BASE_URL})`, {
+  minimax_chat: via('openai', 'the OpenAI SDK (base URL from model.minimax_region / minimax_base_url)', {
     defaultBaseUrl: MINIMAX_DEFAULT_BASE_URL,
+    family: 'minimax',
   }),
-  minimax: via('openai', `the OpenAI SDK (default base URL ${MINIMAX_DEFAULT_BASE_URL})`, {
+  minimax: via('openai', 'the OpenAI SDK (base URL from model.minimax_region / minimax_base_url)', {
     defaultBaseUrl: MINIMAX_DEFAULT_BASE_URL,
+    family: 'minimax',
   }),
   claude_chat: via('anthropic', 'the Anthropic Messages API'),
   claude: via('anthropic', 'the Anthropic Messages API'),
@@ -164,6 +176,9 @@ export interface SdkBackendSpec {
   tokenField?: TokenField;
   reasoning?: ReasoningSupport;
   maxTokensCap?: number;
+  extraBody?: Record<string, unknown>;
+  /** Named in the missing-key message (OpenAI family). */
+  keyEnvVar?: string;
   /** Anthropic only. */
   thinkingBudget?: number;
   maxTokens?: number;
@@ -190,6 +205,8 @@ export function createSdkBackend(spec: SdkBackendSpec): ChatBackend {
         reasoningEffort: spec.reasoningEffort,
         temperature: spec.temperature,
         maxTokensCap: spec.maxTokensCap,
+        ...(spec.extraBody ? { extraBody: spec.extraBody } : {}),
+        ...(spec.keyEnvVar ? { keyEnvVar: spec.keyEnvVar } : {}),
         logger: spec.logger,
       });
     case 'azure_openai':

@@ -38,6 +38,7 @@ interface RequestShape {
   reasoningEffort?: ReasoningEffort;
   temperature?: number;
   maxTokensCap?: number;
+  extraBody?: Record<string, unknown>;
 }
 
 export interface OpenAiCommonOptions {
@@ -51,6 +52,8 @@ export interface OpenAiCommonOptions {
   temperature?: number;
   /** Largest completion cap the server accepts; larger requests are clipped to it. */
   maxTokensCap?: number;
+  /** Fields a server expects beyond Chat Completions (Qwen's chat_template_kwargs, MiniMax's thinking). */
+  extraBody?: Record<string, unknown>;
   logger?: Logger;
 }
 
@@ -233,6 +236,7 @@ function shapeFrom(model: string, opts: OpenAiCommonOptions, defaultField: Token
     reasoningEffort: opts.reasoningEffort,
     temperature: opts.temperature,
     maxTokensCap: opts.maxTokensCap,
+    ...(opts.extraBody && Object.keys(opts.extraBody).length ? { extraBody: opts.extraBody } : {}),
   };
 }
 
@@ -243,6 +247,7 @@ function shapeParams(shape: RequestShape): Record<string, unknown> {
     defaultReasoningEffort: shape.reasoningEffort ?? null,
     defaultTemperature: shape.temperature ?? null,
     maxTokensCap: shape.maxTokensCap ?? null,
+    ...(shape.extraBody ? { extraBody: shape.extraBody } : {}),
   };
 }
 
@@ -260,6 +265,7 @@ function buildBody(
   logger?: Logger,
 ): ChatCompletionCreateParamsNonStreaming {
   const body: ChatCompletionCreateParamsNonStreaming = {
+    ...(structuredClone(shape.extraBody) as object),
     model: shape.model,
     messages: req.messages.map((m) => ({ role: m.role, content: m.content })),
   };
