@@ -6,7 +6,13 @@ import { loadConfig, type LoadedConfig } from './config/load';
 import { formatConfigWarning } from './config/schema/problems';
 import type { SkillOptConfig } from './config/schema';
 import { stepsPerEpoch } from './data/plan';
-import { defaultSplitOutputDir, loadSplitDir, materializeRatioSplit, type LoadedSplits } from './data/splits';
+import {
+  defaultSplitOutputDir,
+  effectiveSplitSeed,
+  loadSplitDir,
+  materializeRatioSplit,
+  type LoadedSplits,
+} from './data/splits';
 import { SkillOptError } from './errors';
 import type { EngineEvent } from '../protocol/events';
 import { silentLogger, type Logger } from './log';
@@ -114,15 +120,16 @@ function loadData(cfg: SkillOptConfig, outDir: string, dryRun: boolean): LoadedS
     });
   }
   const name = env.name || basename(env.data_path).replace(/\.[^.]+$/, '');
+  const seed = effectiveSplitSeed(env.split_seed, cfg.train.seed);
   const outputDir = dryRun
     ? mkdtempSync(join(tmpdir(), 'skillopt-validate-'))
-    : env.split_output_dir || defaultSplitOutputDir(outDir, name, env.split_ratio, env.split_seed);
+    : env.split_output_dir || defaultSplitOutputDir(outDir, name, env.split_ratio, seed);
   try {
     return materializeRatioSplit({
       dataPath: env.data_path,
       outputDir,
       ratio: env.split_ratio,
-      seed: env.split_seed,
+      seed,
       ...common,
     });
   } finally {
