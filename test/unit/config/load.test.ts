@@ -232,7 +232,7 @@ describe('config/load', () => {
       assert.equal(config.train.batch_size, 20);
       assert.equal(config.train.num_epochs, 2);
       assert.equal(config.evaluation.use_gate, false);
-      assert.equal(config.env.max_turns, 3);
+      assert.equal(config.env.max_turns, 1);
       assert.equal(config.env.data_root, 'corpus');
     });
 
