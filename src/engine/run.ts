@@ -278,7 +278,12 @@ export function makeContext(
 /** Run (or resume) training in `prepared.outDir`. Events stream through `hooks.emit`. */
 export async function trainPrepared(
   prepared: PreparedRun,
-  hooks: RunHooks & { resumeCommand: string; reviewer?: Reviewer; requireResume?: boolean },
+  hooks: RunHooks & {
+    resumeCommand: string;
+    reviewer?: Reviewer;
+    requireResume?: boolean;
+    forceConfig?: boolean;
+  },
 ): Promise<TrainOutcome> {
   const { models } = prepared;
   // Every in-flight model call listens on the run's signal; hundreds at once are expected.
@@ -351,6 +356,7 @@ export async function trainPrepared(
       accountingSnapshot: () => models.accounting.snapshot(),
       resumeCommand: hooks.resumeCommand,
       ...(hooks.requireResume ? { requireResume: true } : {}),
+      ...(hooks.forceConfig ? { forceConfig: true } : {}),
       ...(hooks.reviewer ? { reviewer: hooks.reviewer } : {}),
     });
     holder.trainer = trainer;

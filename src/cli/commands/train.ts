@@ -29,6 +29,11 @@ export const trainSpec: CommandSpec = {
       help: 'continue the run in --out (also the default when --out holds a run)',
     },
     { name: 'fresh', type: 'boolean', help: 'start over in --out, deleting the previous run there' },
+    {
+      name: 'force',
+      type: 'boolean',
+      help: 'resume under a changed config, keeping the steps done (not a change of data or batch plan)',
+    },
     cfgOptionsFlag,
     jsonFlag,
     verboseFlag,
@@ -47,6 +52,8 @@ export const trainSpec: CommandSpec = {
 export async function runTrain(args: readonly string[]): Promise<number> {
   const a = parseCommon(args, trainSpec);
   if (a.values.resume && a.values.fresh) throw new UsageError('--resume and --fresh exclude each other');
+  if (a.values.force && a.values.fresh)
+    throw new UsageError('--force and --fresh exclude each other (--fresh already starts the folder over)');
   const outArg = typeof a.values.out === 'string' ? a.values.out : undefined;
   if (a.values.resume && !outArg)
     throw new UsageError('--resume needs --out DIR (the run folder to continue)');
@@ -97,6 +104,7 @@ export async function runTrain(args: readonly string[]): Promise<number> {
       resumeCommand,
       logger,
       ...(a.values.resume ? { requireResume: true } : {}),
+      ...(a.values.force ? { forceConfig: true } : {}),
     });
     if (outcome.status === 'stopped') {
       return controller.signal.aborted ? ExitCode.Interrupted : ExitCode.Budget;
