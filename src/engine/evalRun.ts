@@ -51,11 +51,12 @@ export async function evalPrepared(
   const ctx = makeContext(prepared, opts, outDir, () => undefined);
   const before = prepared.models.accounting.totals();
   const run = new RunLayout(outDir);
-  const { summary } = await evaluateItems(ctx, chosen, opts.skill, run.evalOnlyDir(canonical), 'eval');
+  // Named as the user named the split (selection, valid_seen, …), as the reference's eval_only does.
+  const { summary } = await evaluateItems(ctx, chosen, opts.skill, run.evalOnlyDir(opts.split), 'eval');
   const after = prepared.models.accounting.totals();
   const result: EvalSummary = {
     skill: opts.skillPath,
-    split: canonical,
+    split: opts.split,
     n_items: chosen.length,
     hard: summary.overall.hard,
     soft: summary.overall.soft,
