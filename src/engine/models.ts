@@ -6,9 +6,10 @@ import { SkillOptError } from './errors';
 import type { Logger } from './log';
 import { Accounting } from './llm/accounting';
 import type { TokenCredential } from '@azure/identity';
-import { azureAuthFor, azureCredential, azureTokenProvider, type AzureRoleAuth } from './llm/azureAuth';
-import { createSdkBackend, resolveBackendName } from './llm/backends';
+import { azureAuthFor, type AzureRoleAuth } from './llm/azureAuth';
+import { resolveBackendName } from './llm/backends';
 import { familySettings, type ChatFamily } from './llm/chatFamilies';
+import { buildSdkRole } from './llm/sdkRole';
 import { ResponseCache } from './llm/cache';
 import { createModelClient } from './llm/client';
 import { findOnPath } from './llm/agents/process';
@@ -45,10 +46,6 @@ export interface ModelSetup {
   notices: string[];
   describe: { optimizer: string; target: string };
   close(): Promise<void>;
-}
-
-function roleValue(cfg: SkillOptConfig, role: ModelRole, key: 'base_url' | 'temperature'): unknown {
-  return cfg.model[`${role}_${key}` as keyof SkillOptConfig['model']];
 }
 
 function buildBackend(
@@ -88,64 +85,8 @@ function buildBackend(
       }
       return new VscodeLmBackend(env.lmBridge, { model, role });
     }
-    default: {
-      const provider: KeyProvider =
-        kind === 'azure_openai' ? 'azure_openai' : kind === 'anthropic' ? 'anthropic' : 'openai';
-      const configured = roleValue(cfg, role, 'base_url');
-      // Qwen, MiniMax and openai_compatible read their own keys, as the reference does.
-      const family = resolved.family ? familySettings(resolved.family, cfg, role, model, vars) : undefined;
-      const baseUrl =
-        (typeof configured === 'string' && configured) || family?.baseUrl || resolved.defaultBaseUrl;
-      // An Azure role's key is its own (config, SecretStorage or variable, azureAuth.ts); for
-      // auth mode openai_compatible it is sent to that endpoint as the reference does.
-      const keyless = kind === 'azure_openai' && azure && azure.mode !== 'api_key';
-      // A Qwen or MiniMax server never gets the OpenAI key; openai_compatible falls back to it.
-      const apiKey = keyless
-        ? undefined
-        : (azure?.apiKey ??
-          family?.apiKey ??
-          (family && family.provider !== 'openai_compatible'
-            ? undefined
-            : (env.keys?.[provider] ?? vars[API_KEY_ENV_VARS[provider]] ?? undefined)));
-      const temperature = family ? family.temperature : roleValue(cfg, role, 'temperature');
-      const azureEndpoint =
-        azure?.endpoint ||
-        (role === 'optimizer' ? m.optimizer_azure_openai_endpoint : m.target_azure_openai_endpoint) ||
-        m.azure_openai_endpoint ||
-        vars.AZURE_OPENAI_ENDPOINT ||
-        undefined;
-      return createSdkBackend({
-        kind,
-        model,
-        ...(apiKey ? { apiKey } : {}),
-        ...(baseUrl ? { baseUrl } : {}),
-        ...(azureEndpoint ? { azureEndpoint } : {}),
-        azureApiVersion: azure?.apiVersion || m.azure_openai_api_version,
-        ...(keyless
-          ? {
-              azureAdTokenProvider: azureTokenProvider(
-                env.azureCredential ?? azureCredential(azure),
-                azure.adScope,
-                azure.mode,
-              ),
-            }
-          : {}),
-        ...(m.reasoning_effort ? { reasoningEffort: m.reasoning_effort as never } : {}),
-        ...(typeof temperature === 'number' ? { temperature } : {}),
-        timeoutMs: family?.timeoutMs ?? cfg.limits.request_timeout_s * 1000,
-        ...(family
-          ? {
-              provider: family.provider,
-              keyEnvVar: family.keyEnvVar,
-              maxTokensCap: family.maxTokensCap,
-              tokenField: family.tokenField,
-              extraBody: family.extraBody,
-            }
-          : {}),
-        ...(m.thinking_budget > 0 ? { thinkingBudget: m.thinking_budget } : {}),
-        logger: env.logger,
-      });
-    }
+    default:
+      return buildSdkRole(cfg, role, kind, { ...env, vars }, resolved, azure);
   }
 }
 

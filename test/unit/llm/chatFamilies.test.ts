@@ -21,6 +21,15 @@ describe('llm/chatFamilies: Qwen thinking and MiniMax options on the wire', () =
     cfg.limits.max_retries = 0;
     return buildModels(cfg, { tasks: [], testItems: [], logger: silentLogger, env });
   };
+  /** One rollout call with a completion cap above the family's (16384, as analysts ask). */
+  const ask = (setup: ReturnType<typeof models>) =>
+    setup.target.chat({
+      role: 'target',
+      stage: 'rollout',
+      messages: [{ role: 'user', content: 'q' }],
+      maxTokens: 16384,
+    });
+
   it('qwen: a per-role thinking mode is sent as chat_template_kwargs, with the reference cap and temperature', async () => {
     for (const [mode, expected] of [
       ['disabled', { enable_thinking: false }],
@@ -36,12 +45,7 @@ describe('llm/chatFamilies: Qwen thinking and MiniMax options on the wire', () =
         qwen_chat_base_url: server.url,
         target_qwen_chat_api_key: 'qwen-test-key-0001',
       });
-      await setup.target.chat({
-        role: 'target',
-        stage: 'rollout',
-        messages: [{ role: 'user', content: 'q' }],
-        maxTokens: 16384,
-      });
+      await ask(setup);
       const req = server.requests[0];
       assert.deepEqual(req.body, {
         chat_template_kwargs: expected,
@@ -65,12 +69,7 @@ describe('llm/chatFamilies: Qwen thinking and MiniMax options on the wire', () =
       qwen_chat_temperature: 'none',
       qwen_chat_max_tokens: 2048,
     });
-    await quiet.target.chat({
-      role: 'target',
-      stage: 'rollout',
-      messages: [{ role: 'user', content: 'q' }],
-      maxTokens: 16384,
-    });
+    await ask(quiet);
     assert.deepEqual(server.requests[0].body, {
       model: 'q',
       messages: [{ role: 'user', content: 'q' }],
@@ -128,12 +127,7 @@ describe('llm/chatFamilies: Qwen thinking and MiniMax options on the wire', () =
         minimax_max_tokens: '4000',
         ...model,
       });
-      await setup.target.chat({
-        role: 'target',
-        stage: 'rollout',
-        messages: [{ role: 'user', content: 'q' }],
-        maxTokens: 16384,
-      });
+      await ask(setup);
       const req = server.requests[0];
       assert.deepEqual(req.body, {
         thinking: { type },
