@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -102,7 +104,7 @@ describe('llm/azureAuth: Azure OpenAI sign-in modes', () => {
     assert.equal(server.requests.length, 0);
   });
 
-  it('managed_identity: a per-role mode, scope and client id; the credential token reaches the server', async () => {
+  it('managed_identity: a per-role mode and scope; the credential token reaches the server', async () => {
     const scopes: string[] = [];
     const credential: TokenCredential = {
       getToken: (scope): Promise<AccessToken> => {
@@ -125,6 +127,47 @@ describe('llm/azureAuth: Azure OpenAI sign-in modes', () => {
     });
     assert.equal(result.text, '<answer>ok</answer>');
     assert.deepEqual(scopes, ['api://custom/.default']);
+  });
+
+  it('managed_identity without an injected credential: @azure/identity asks the identity endpoint', async () => {
+    const asked: Array<{ url: string; header: string | undefined }> = [];
+    const identity = createServer((req, res) => {
+      asked.push({ url: req.url ?? '', header: req.headers['x-identity-header'] as string | undefined });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          access_token: 'app-service-mi-token',
+          expires_on: String(Math.floor(Date.now() / 1000) + 3600),
+          resource: 'https://cognitiveservices.azure.com',
+          token_type: 'Bearer',
+        }),
+      );
+    });
+    await new Promise<void>((done) => identity.listen(0, '127.0.0.1', done));
+    const saved = { endpoint: process.env.IDENTITY_ENDPOINT, header: process.env.IDENTITY_HEADER };
+    // The App Service form of a managed identity: an endpoint and a header in the environment.
+    process.env.IDENTITY_ENDPOINT = `http://127.0.0.1:${(identity.address() as AddressInfo).port}/msi/token`;
+    process.env.IDENTITY_HEADER = 'identity-header-for-loopback';
+    try {
+      server = await startOpenAiServer(expecting('authorization', 'Bearer app-service-mi-token'));
+      const { result } = await ask(
+        config({ azure_openai_auth_mode: 'aad', azure_openai_managed_identity_client_id: 'mi-client-1' }),
+      );
+      assert.equal(result.text, '<answer>ok</answer>');
+      assert.equal(asked.length, 1);
+      assert.match(asked[0].url, /resource=https%3A%2F%2Fcognitiveservices\.azure\.com/);
+      assert.match(asked[0].url, /client_id=mi-client-1/);
+      assert.equal(asked[0].header, 'identity-header-for-loopback');
+    } finally {
+      for (const [name, value] of [
+        ['IDENTITY_ENDPOINT', saved.endpoint],
+        ['IDENTITY_HEADER', saved.header],
+      ] as const) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+      await new Promise((done) => identity.close(done));
+    }
   });
 
   it('api_key: the key goes in the api-key header; a blank mode with a key uses it and says so', async () => {
