@@ -1,6 +1,6 @@
 import { SECTION_FIELDS } from '../engine/config/schema';
 import { CODEX_ALIASES, DERIVED_FLAT_KEYS, LEGACY_TO_PATH } from '../engine/config/flat';
-import { typoDistance } from '../engine/config/schema/problems';
+import { editDistance } from '../engine/config/schema/problems';
 import { UsageError } from './exit';
 
 export interface FlagSpec {
@@ -102,7 +102,7 @@ export function nearest(word: string, candidates: Iterable<string>): string | un
   let best: string | undefined;
   let bestDistance = Infinity;
   for (const c of candidates) {
-    const d = typoDistance(w, c.toLowerCase().replace(/-/g, '_'));
+    const d = editDistance(w, c.toLowerCase().replace(/-/g, '_'));
     if (d < bestDistance) [best, bestDistance] = [c, d];
   }
   return bestDistance <= limit ? best : undefined;

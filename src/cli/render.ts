@@ -93,6 +93,11 @@ export class PrettyPrinter {
           );
         break;
       }
+      case 'appendix/updated':
+        this.line(
+          `  appendix: +${e.added} execution note(s), ${e.total} in all${e.consolidated !== undefined ? ' (consolidated)' : ''}`,
+        );
+        break;
       case 'epoch/finished':
         this.line(
           `Epoch ${e.epoch} done${e.slowUpdate ? `; skill origin ${e.slowUpdate}` : ''}${e.metaSkill ? `; meta skill ${e.metaSkill}` : ''}`,
@@ -123,9 +128,7 @@ export class PrettyPrinter {
           ),
         );
         break;
-      case 'run/failed':
-        this.line(this.paint(31, `Failed: ${e.message}`));
-        break;
+      // run/failed: the error itself reaches main, which prints it once with its fix.
       default:
         break;
     }

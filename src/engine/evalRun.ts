@@ -2,7 +2,7 @@
 import { setMaxListeners } from 'node:events';
 import type { TaskItem } from './data/tasks';
 import { makeContext, type PreparedRun, type RunHooks } from './run';
-import { writeJsonAtomic } from './store/atomic';
+import { containWrites, makeDir, writeJsonAtomic } from './store/atomic';
 import { EVAL_FILE, RunLayout } from './store/layout';
 import { evaluateItems, type TestSummary } from './train/evaluate';
 
@@ -51,8 +51,15 @@ export async function evalPrepared(
   const ctx = makeContext(prepared, opts, outDir, () => undefined);
   const before = prepared.models.accounting.totals();
   const run = new RunLayout(outDir);
-  // Named as the user named the split (selection, valid_seen, …), as the reference's eval_only does.
-  const { summary } = await evaluateItems(ctx, chosen, opts.skill, run.evalOnlyDir(opts.split), 'eval');
+  makeDir(outDir);
+  const uncontain = containWrites(outDir);
+  let summary: TestSummary;
+  try {
+    // Named as the user named the split (selection, valid_seen, …), as the reference's eval_only does.
+    ({ summary } = await evaluateItems(ctx, chosen, opts.skill, run.evalOnlyDir(opts.split), 'eval'));
+  } finally {
+    uncontain();
+  }
   const after = prepared.models.accounting.totals();
   const result: EvalSummary = {
     skill: opts.skillPath,

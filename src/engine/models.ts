@@ -280,6 +280,23 @@ function keepAgentErrors(client: ModelClient, backend: CommandBackend): ModelCli
  * Model clients for a run: backends resolved from the config (SkillOpt names mapped, with a notice),
  * shared limits and accounting, the persistent cache, and the test-split guard on the optimizer.
  */
+/**
+ * `env.max_turns` (reference: refinement turns of a chat target). A chat target here answers in
+ * one turn and no task declares tools yet, so more turns are refused before anything is spent; an
+ * agent target runs its own tool loop, which the key does not bound, and that is said once.
+ */
+function maxTurnsNotice(cfg: SkillOptConfig, agentTarget: boolean): string | undefined {
+  const turns = cfg.env.max_turns;
+  if (turns <= 1) return undefined;
+  if (agentTarget) {
+    return `env.max_turns: ${turns} does not bound an agent target: the agent runs its own tool loop until it answers or env.exec_timeout (${cfg.env.exec_timeout}s) ends it`;
+  }
+  throw new SkillOptError('config', `env.max_turns is ${turns}, but a chat target answers in one turn`, {
+    key: 'env.max_turns',
+    fix: 'set env.max_turns to 1, or use an agent target (model.target_backend: claude_code_exec, codex_exec, copilot_exec or command), which runs its own multi-turn tool loop',
+  });
+}
+
 export function buildModels(
   cfg: SkillOptConfig,
   env: ModelEnvironment & { tasks: readonly TaskItem[]; testItems: readonly TaskItem[]; logger: Logger },
@@ -343,6 +360,8 @@ export function buildModels(
     return agent ? keepAgentErrors(client, backend) : client;
   };
   const target = make('target');
+  const turns = maxTurnsNotice(cfg, target.backend === 'command');
+  if (turns) notices.push(turns);
   const testIds = new Set(env.testItems.map((t) => t.id));
   const optimizer = guardOptimizer(
     make('optimizer'),

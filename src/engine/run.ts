@@ -27,10 +27,9 @@ import type { Reviewer } from './train/review';
 import { BudgetGuard } from './llm/budget';
 import { tokenSummary } from './llm/accounting';
 import { acquireRunLock } from './store/runLock';
-import { removeStaleTemps } from './store/atomic';
+import { containWrites, makeDir, removeStaleTemps } from './store/atomic';
 import { RUN_FILE, RunLayout } from './store/layout';
 import { RunLedger } from './llm/ledger';
-import { mkdirSync } from 'node:fs';
 import { setMaxListeners } from 'node:events';
 import type { TrainSettings } from './train/settings';
 
@@ -150,6 +149,10 @@ export function estimateCalls(settings: TrainSettings, splits: LoadedSplits, spe
     ...(settings.updateMode === 'rewrite_from_suggestions' ? { rewrite: 1 } : {}),
     // At most: hypotheses, every refinement round, and the final patch.
     ...(settings.deepReflect.enabled ? { deep_reflect: settings.deepReflect.rounds + 2 } : {}),
+    // At most one consolidation of the execution-notes appendix per step.
+    ...(settings.skillAware.enabled && settings.skillAware.consolidateThreshold > 0
+      ? { appendix_consolidate: 1 }
+      : {}),
     selection: sel,
   };
   const samples = Math.min(settings.slowUpdateSamples, splits.train.length);
@@ -317,11 +320,13 @@ export async function trainPrepared(
     const wait = Math.max(0, 250 - (Date.now() - lastEmit));
     pendingTimer = setTimeout(emitTotals, wait);
   });
-  mkdirSync(prepared.outDir, { recursive: true });
+  makeDir(prepared.outDir);
   let release: (() => void) | undefined;
   let detach: (() => void) | undefined;
+  let uncontain: (() => void) | undefined;
   try {
     release = acquireRunLock(prepared.outDir);
+    uncontain = containWrites(prepared.outDir);
     // A killed process may have left half-written temp files; only we may write here now.
     const stale = removeStaleTemps(prepared.outDir);
     if (stale)
@@ -373,6 +378,7 @@ export async function trainPrepared(
     if (pendingTimer) clearTimeout(pendingTimer);
     emitTotals();
     detach?.();
+    uncontain?.();
     release?.();
   }
 }

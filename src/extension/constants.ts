@@ -24,6 +24,12 @@ export const Commands = {
 
 export type CommandId = (typeof Commands)[keyof typeof Commands];
 
+/** Review commands other surfaces invoke (registered by review/commands.ts). */
+export const ReviewCommands = {
+  /** Reopens the review a live run is paused on (its document may have been closed or reverted). */
+  openWaiting: 'skillopt.review.openWaiting',
+} as const;
+
 export const viewContainerId = 'skillopt';
 export const runsViewId = 'skillopt.runs';
 

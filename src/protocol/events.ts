@@ -92,6 +92,16 @@ export type EngineEvent =
       decision: string;
       rejectedEdits: string[];
     }
+  /** Skill-aware reflection: the step's execution-lapse notes went into the protected appendix. */
+  | {
+      type: 'appendix/updated';
+      step: number;
+      epoch: number;
+      added: number;
+      total: number;
+      /** Set when one consolidation call shortened the appendix to this many notes. */
+      consolidated?: number;
+    }
   | { type: 'step/finished'; record: StepRecord }
   | { type: 'epoch/finished'; epoch: number; slowUpdate?: string; metaSkill?: string }
   | { type: 'accounting'; totals: AccountingTotals }

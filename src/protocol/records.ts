@@ -133,6 +133,11 @@ export interface StepRecord {
   best_origin?: string;
   skill_len: number;
   wall_time_s: number;
+  /** Skill-aware reflection (§5.4), only in steps whose analysts wrote notes. */
+  n_execution_lapse_notes?: number;
+  n_appendix_notes_added?: number;
+  n_appendix_notes_total?: number;
+  n_appendix_notes_consolidated?: number;
   /** Ours: rollout items the target could not answer (kept out of rollout_hard/soft); absent when 0. */
   rollout_errored?: number;
   /** Ours: selection items the target could not answer (kept out of selection_hard/soft); absent when 0. */

@@ -191,6 +191,7 @@ export const STAGE_NAMES = [
   'evaluate',
   'slow_update',
   'meta_skill',
+  'appendix',
   'final_selection',
   'review',
   'test',
@@ -201,3 +202,8 @@ export type StageName = (typeof STAGE_NAMES)[number];
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+
+// ── stop reasons ─────────────────────────────────────────────────────────────────────────────
+
+/** The `run/stopped` reason when the person (Ctrl-C, Stop) asked for it, as opposed to a cap. */
+export const STOPPED_BY_REQUEST = 'stopped by request';

@@ -38,7 +38,9 @@ function editsCell(row: TableRow, open: boolean, hooks: TableHooks): HTMLTableCe
     for (const e of row.edits) {
       const li = el('li', 'edit');
       const head = el('div', 'edit-head');
-      head.append(el('span', 'edit-title', e.title), el('span', `fate fate-${e.fate}`, e.fateLabel));
+      const title = el('span', 'edit-title', e.title);
+      title.title = e.terms;
+      head.append(title, el('span', `fate fate-${e.fate}`, e.fateLabel));
       li.append(head);
       if (e.content) li.append(el('pre', 'edit-content', e.content));
       list.append(li);

@@ -34,6 +34,17 @@ describe('cost estimate before a run', () => {
     assert.match(describeCost(dear, false), /^Estimated cost: \$\d+\.\d\d – \$\d+\.\d\d at list prices/);
   });
 
+  it('counts one appendix consolidation per step only when skill-aware reflection can consolidate', () => {
+    const plain = prepare(['optimizer.use_skill_aware_reflection=true']).estimate;
+    assert.equal(plain.perStep.appendix_consolidate, undefined);
+    const consolidating = prepare([
+      'optimizer.use_skill_aware_reflection=true',
+      'optimizer.skill_aware_consolidate_threshold=5',
+    ]);
+    assert.equal(consolidating.estimate.perStep.appendix_consolidate, 1);
+    assert.equal(consolidating.estimate.total, plain.total + consolidating.totalSteps);
+  });
+
   it('says "unknown price" for a model it has no price for, never $0, and takes prices: from the config', () => {
     const unknown = estimateCost(prepare(['model.optimizer=gpt-4o', 'model.target=my-local-model']));
     assert.equal(unknown.low, null);

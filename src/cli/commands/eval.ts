@@ -39,10 +39,11 @@ export const evalSpec: CommandSpec = {
 export async function runEval(args: readonly string[]): Promise<number> {
   const a = parseCommon(args, evalSpec);
   const skillPath = typeof a.values.skill === 'string' ? a.values.skill : undefined;
-  if (!skillPath) throw new UsageError('eval needs --skill FILE');
+  if (!skillPath)
+    throw new UsageError('eval needs --skill FILE', 'add --skill with the SKILL.md to evaluate');
   const split = typeof a.values.split === 'string' ? a.values.split : 'test';
   if (!(splits as readonly string[]).includes(split))
-    throw new UsageError(`--split must be one of ${splits.join(', ')}`);
+    throw new UsageError(`--split must be one of ${splits.join(', ')}`, 'pass one of those after --split');
   const skill = readInputFile(skillPath, 'skill file', '--skill');
   checkSkillMarkers(skill, skillPath);
   const logger = stderrLogger(a.values.verbose ? 'debug' : 'warn');

@@ -51,12 +51,22 @@ export const trainSpec: CommandSpec = {
  */
 export async function runTrain(args: readonly string[]): Promise<number> {
   const a = parseCommon(args, trainSpec);
-  if (a.values.resume && a.values.fresh) throw new UsageError('--resume and --fresh exclude each other');
+  if (a.values.resume && a.values.fresh)
+    throw new UsageError(
+      '--resume and --fresh exclude each other',
+      'keep --resume to continue the run in --out, or --fresh to start it again',
+    );
   if (a.values.force && a.values.fresh)
-    throw new UsageError('--force and --fresh exclude each other (--fresh already starts the folder over)');
+    throw new UsageError(
+      '--force and --fresh exclude each other',
+      '--fresh already starts the folder over; keep --force to go on with the steps done',
+    );
   const outArg = typeof a.values.out === 'string' ? a.values.out : undefined;
   if (a.values.resume && !outArg)
-    throw new UsageError('--resume needs --out DIR (the run folder to continue)');
+    throw new UsageError(
+      '--resume needs --out DIR (the run folder to continue)',
+      'add --out with the run folder the first run printed',
+    );
   if (a.values.fresh && outArg && existsSync(new RunLayout(outArg).file(RUN_FILE.state))) {
     rmSync(outArg, { recursive: true, force: true });
   }

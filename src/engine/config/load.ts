@@ -143,10 +143,17 @@ function loadFile(
     }
     throw new SkillOptError(
       'config',
-      code === 'ENOENT' ? 'config file not found' : `cannot read config file (${code})`,
+      code === 'ENOENT'
+        ? 'config file not found'
+        : code === 'EISDIR'
+          ? 'is a folder, not a config file'
+          : `cannot read config file (${code})`,
       {
         file: display,
-        fix: 'check the config path',
+        fix:
+          code === 'EISDIR'
+            ? 'give the YAML config file itself (e.g. skillopt.yaml)'
+            : 'check the config path',
       },
     );
   }

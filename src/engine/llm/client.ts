@@ -219,7 +219,10 @@ class RetryingModelClient implements ModelClient {
       return new SkillOptError(err.reason, this.secrets.redact(err.problem), place, { kind: errorKind(err) });
     }
     const plural = attempts === 1 ? 'attempt' : 'attempts';
-    const problem = `${this.backend} ${this.model}: ${describeError(err)} after ${attempts} ${plural}`;
+    // A context overflow is named as such: the server's words vary by provider and say little.
+    const overflow =
+      errorKind(err) === 'context_limit' ? "the prompt is longer than the model's context: " : '';
+    const problem = `${this.backend} ${this.model}: ${overflow}${describeError(err)} after ${attempts} ${plural}`;
     const fix = fixForError(err, { endpoint: this.impl.endpoint, keyEnvVar: this.impl.keyEnvVar });
     this.logger.log('error', 'llm', problem);
     // The SDK error is not attached as `cause`: it can carry request details we do not control.

@@ -223,6 +223,9 @@ export function fixForError(err: unknown, ctx: { endpoint?: string; keyEnvVar?: 
   if (status === 429)
     return 'the provider is rate-limiting: lower limits.provider_concurrency or wait and resume';
   if (status !== undefined && status >= 500) return `the provider${where} is failing; resume the run later`;
+  if (status !== undefined && errorKind(err) === 'context_limit') {
+    return 'use a model with a longer context, shorten the skill (env.skill_init) or long task inputs, or lower train.batch_size and gradient.minibatch_size (fewer trajectories per optimizer prompt)';
+  }
   if (status !== undefined) return 'the provider rejected the request; check the model options in the config';
   if (isTimeoutError(err)) return `raise limits.request_timeout_s or check the server${where}`;
   return `check that the server${where} is reachable`;

@@ -6,6 +6,7 @@ import { API_KEY_ENV_VARS, type BackendKind, type KeyProvider } from '../../prot
 import { azureCredential, azureTokenProvider, type AzureRoleAuth } from './azureAuth';
 import { createSdkBackend } from './backends';
 import { familySettings, type ChatFamily } from './chatFamilies';
+import { scrubUrl } from './secrets';
 import type { ChatBackend, ModelRole } from './types';
 
 /**
@@ -16,6 +17,22 @@ import type { ChatBackend, ModelRole } from './types';
 
 function roleValue(cfg: SkillOptConfig, role: ModelRole, key: 'base_url' | 'temperature'): unknown {
   return cfg.model[`${role}_${key}` as keyof SkillOptConfig['model']];
+}
+
+/** A base URL no request could reach is refused now, not retried for half a minute as "connection failed". */
+function checkBaseUrl(value: string, key: string): void {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname) {
+    throw new SkillOptError('config', `"${scrubUrl(value)}" is not an http(s) URL`, {
+      key,
+      fix: 'write the whole base URL, e.g. https://api.openai.com/v1 or http://localhost:8000/v1',
+    });
+  }
 }
 
 export function buildSdkRole(
@@ -39,6 +56,7 @@ export function buildSdkRole(
   const provider: KeyProvider =
     kind === 'azure_openai' ? 'azure_openai' : kind === 'anthropic' ? 'anthropic' : 'openai';
   const configured = roleValue(cfg, role, 'base_url');
+  if (typeof configured === 'string' && configured) checkBaseUrl(configured, `model.${role}_base_url`);
   // Qwen, MiniMax and openai_compatible read their own keys, as the reference does.
   const family = resolved.family ? familySettings(resolved.family, cfg, role, model, vars) : undefined;
   const baseUrl =

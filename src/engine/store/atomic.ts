@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve, sep } from 'node:path';
+import { SkillOptError } from '../errors';
+import { writeError } from './ioErrors';
 
 /**
  * Write a file so that readers (and a resumed run after a crash) see either the old content or
@@ -9,11 +11,17 @@ import { dirname, join } from 'node:path';
 export function writeFileAtomic(path: string, data: string): void {
   const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
-    withParentDir(path, () => writeFileSync(tmp, data, 'utf8'));
+    // `wx`: never through a link planted at the temp name; the rename replaces a link at `path` itself.
+    withParentDir(path, () => writeFileSync(tmp, data, { encoding: 'utf8', flag: 'wx' }));
     renameSync(tmp, path);
   } catch (err) {
-    rmSync(tmp, { force: true });
-    throw err;
+    // A path through a file (ENOTDIR) cannot hold the temp file either: nothing to remove then.
+    try {
+      rmSync(tmp, { force: true });
+    } catch {
+      // The write's own error is the one to report.
+    }
+    throw writeError(err, path);
   }
 }
 
@@ -44,11 +52,64 @@ export function writeJsonAtomic(path: string, value: unknown): void {
   writeFileAtomic(path, JSON.stringify(value, null, 2) + '\n');
 }
 
+/** Makes a folder (and its parents), with a file-system refusal as a user error naming it. */
+export function makeDir(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (err) {
+    throw writeError(err, dir);
+  }
+}
+
 /** Folders this process has made or seen made; bounded, since the engine process lives long. */
 const knownDirs = new Set<string>();
 
+/** Run folders being written (resolved path → real path): writes under one must stay inside it. */
+const containedRoots = new Map<string, string>();
+
+/**
+ * From now until the returned function is called, a write under `root` whose folder leads out of
+ * `root` through a symbolic link (one planted in a run folder, say) is refused instead of made.
+ */
+export function containWrites(root: string): () => void {
+  const key = resolve(root);
+  containedRoots.set(key, realpathSync(key));
+  // Folders seen before may have been replaced by links since.
+  knownDirs.clear();
+  return () => {
+    containedRoots.delete(key);
+  };
+}
+
+function isInside(path: string, root: string): boolean {
+  return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
+}
+
+/** Refuses `dir` when it is under a contained root but its existing part resolves outside it. */
+function checkContained(dir: string): void {
+  const abs = resolve(dir);
+  for (const [root, real] of containedRoots) {
+    if (!isInside(abs, root)) continue;
+    let existing = abs;
+    while (!existsSync(existing) && existing !== root) existing = dirname(existing);
+    let target: string;
+    try {
+      target = realpathSync(existing);
+    } catch {
+      target = '';
+    }
+    if (!isInside(target, real)) {
+      throw new SkillOptError('io', `${existing} leads out of the run folder (a symbolic link)`, {
+        file: root,
+        fix: `remove the link ${existing} from the run folder, or train into another --out folder`,
+      });
+    }
+  }
+}
+
 function ensureDir(dir: string): void {
   if (knownDirs.has(dir)) return;
+  checkContained(dir);
   mkdirSync(dir, { recursive: true });
   if (knownDirs.size > 10_000) knownDirs.clear();
   knownDirs.add(dir);

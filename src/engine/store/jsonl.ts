@@ -1,5 +1,7 @@
-import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { closeSync, constants, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { SkillOptError } from '../errors';
 import { withParentDir, writeFileAtomic } from './atomic';
+import { writeError } from './ioErrors';
 
 /**
  * Read a JSONL file written line by line. A crash can leave a torn last line; it is dropped (and
@@ -22,7 +24,26 @@ export function readJsonlTolerant<T>(path: string): T[] {
   return rows;
 }
 
+/** Append, create, and never through a symbolic link at `path` (0 where the platform has no such flag). */
+const APPEND_NO_FOLLOW =
+  constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0);
+
 export function appendJsonl(path: string, row: unknown): void {
   const line = JSON.stringify(row) + '\n';
-  withParentDir(path, () => appendFileSync(path, line, 'utf8'));
+  try {
+    withParentDir(path, () => {
+      const fd = openSync(path, APPEND_NO_FOLLOW, 0o666);
+      try {
+        writeSync(fd, line);
+      } finally {
+        closeSync(fd);
+      }
+    });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ELOOP') throw writeError(err, path);
+    throw new SkillOptError('io', 'is a symbolic link; SkillOpt does not append through links', {
+      file: path,
+      fix: 'delete the link (the run writes the file itself), or train into another --out folder',
+    });
+  }
 }

@@ -3,6 +3,7 @@
  * reader (engine reader, CLI, extension tree and review, eval-only) finds files through it; no other
  * module builds a run-folder path or spells a run-folder file name.
  */
+import { createHash } from 'node:crypto';
 import { dirname, join } from 'node:path';
 
 const pad = (n: number, width: number): string => String(n).padStart(width, '0');
@@ -44,9 +45,13 @@ export const STEP_FILE = {
   slowGuidance: 'slow_guidance.json',
   preSlowSkill: 'pre_slow_skill.md',
   metaSkillResult: 'meta_skill_result.json',
+  /** Each meta-skill reply as it arrived, so a stop before the result is written never pays it again. */
+  metaSkillReplies: 'meta_skill_replies.jsonl',
   metaReflectResult: 'meta_reflect_result.json',
   pairs: 'comparison_pairs.json',
   pairsAll: 'comparison_pairs_all.json',
+  /** Skill-aware reflection: the step's execution-lapse notes and the appendix after them. */
+  appendixNotes: 'appendix_notes.json',
 } as const;
 
 /** Folders of one evaluation (rollout, selection or test): results and per-task conversations. */
@@ -54,6 +59,8 @@ export const EVAL_FILE = {
   results: 'results.jsonl',
   predictions: 'predictions',
   conversation: 'conversation.json',
+  /** Task id → prediction folder name, for the ids whose folder is not named by the id itself. */
+  predictionNames: 'prediction_names.json',
   /** Eval-only: the scores of the whole evaluation, beside its `eval_<split>` folder. */
   summary: 'eval_summary.json',
   /** Test and eval-only evaluations: scores per task type, the reference's `{<type>: {total, hard_acc}}`. */
@@ -132,12 +139,24 @@ export function parseBatchDirName(name: string): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
+/** An id that names its prediction folder as it is (the reference's layout): safe characters, bounded. */
+const PLAIN_ID = /^[A-Za-z0-9._-]{1,120}$/;
+
 /**
- * The folder name of one task's prediction: the id with every character outside `[A-Za-z0-9._-]`
- * replaced, cut to 120 characters (the writer's rule; readers must use this, not their own copy).
+ * The folder name of one task's prediction: an ordinary id as it is; any other id (unsafe
+ * characters, `.`/`..`, over 120 characters) as its sanitised prefix, `~` and a hash of the whole id.
+ * No plain id contains `~`, so a hashed name never equals a plain one, and two ids never share one.
+ * Writers assign names through store/predictionNames.ts, which also settles ids that differ only in
+ * case (one folder on a case-insensitive disk) and records the mapping; readers look names up there.
  */
 export function predictionSegment(id: string): string {
-  return id.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 120) || '_';
+  return PLAIN_ID.test(id) && id !== '.' && id !== '..' ? id : hashedPredictionSegment(id);
+}
+
+/** The hashed folder name of an id (`<sanitised prefix>~<16 hex>`), whatever the id looks like. */
+export function hashedPredictionSegment(id: string): string {
+  const prefix = id.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 80);
+  return `${prefix}~${createHash('sha256').update(id, 'utf8').digest('hex').slice(0, 16)}`;
 }
 
 /** Paths inside one evaluation folder (a rollout, a selection or test evaluation, eval-only). */
@@ -145,14 +164,16 @@ export function evalPaths(dir: string): {
   dir: string;
   results: string;
   scores: string;
-  conversation(taskId: string): string;
+  predictionNames: string;
+  /** The conversation file in the prediction folder `segment` (names: store/predictionNames.ts). */
+  conversationIn(segment: string): string;
 } {
   return {
     dir,
     results: join(dir, EVAL_FILE.results),
     scores: join(dir, EVAL_FILE.scores),
-    conversation: (taskId) =>
-      join(dir, EVAL_FILE.predictions, predictionSegment(taskId), EVAL_FILE.conversation),
+    predictionNames: join(dir, EVAL_FILE.predictionNames),
+    conversationIn: (segment) => join(dir, EVAL_FILE.predictions, segment, EVAL_FILE.conversation),
   };
 }
 

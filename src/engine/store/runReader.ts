@@ -1,3 +1,4 @@
+import { conversationPath } from './predictionNames';
 import { runLockHeld } from './runLock';
 import { readHistory, readRuntimeState } from './runSchemas';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -43,6 +44,8 @@ export interface EpochView {
   steps: StepRecord[];
   slowUpdate?: { action: string; content?: string; selectionHard?: number };
   metaSkill?: { action: string; content?: string };
+  /** Skill-aware reflection: notes the epoch's steps added to the protected appendix, and the appendix after them. */
+  appendix?: { added: number; total: number; consolidations: number; notes: string[] };
 }
 
 export interface StepArtifacts {
@@ -50,6 +53,8 @@ export interface StepArtifacts {
   candidate?: string;
   previous?: string;
   applyReport?: string;
+  /** Skill-aware reflection's `appendix_notes.json`. */
+  appendixNotes?: string;
   mergedPatch?: string;
   rankedEdits?: string;
   failedTrajectories: Array<{ id: string; path: string; reason?: string }>;
@@ -122,6 +127,8 @@ export function readRunFolder(dir: string): RunFolder {
         view.metaSkill = { action: str(meta.action) };
         if (typeof meta.meta_skill_content === 'string') view.metaSkill.content = meta.meta_skill_content;
       }
+      const appendix = appendixOfEpoch(layout, view.steps);
+      if (appendix) view.appendix = appendix;
       return view;
     });
   const baseline = (summary?.baseline_selection_hard as number | undefined) ?? state?.baseline_score;
@@ -151,14 +158,15 @@ export function stepArtifacts(dir: string, step: number): StepArtifacts {
       if (batch !== undefined) rollouts.push(join(layout.microBatchDir(step, batch), STEP_DIR.rollout));
     }
   }
-  for (const rollout of rollouts.map(evalPaths)) {
-    if (!existsSync(rollout.results)) continue;
-    for (const line of readFileSync(rollout.results, 'utf8').split('\n')) {
+  for (const rollout of rollouts) {
+    const results = evalPaths(rollout).results;
+    if (!existsSync(results)) continue;
+    for (const line of readFileSync(results, 'utf8').split('\n')) {
       if (!line.trim()) continue;
       try {
         const r = JSON.parse(line) as { id: string; hard: number; fail_reason?: string };
         if (!r.hard) {
-          const p = rollout.conversation(r.id);
+          const p = conversationPath(rollout, r.id);
           failed.push({ id: r.id, path: p, ...(r.fail_reason ? { reason: r.fail_reason } : {}) });
         }
       } catch {
@@ -168,7 +176,7 @@ export function stepArtifacts(dir: string, step: number): StepArtifacts {
   }
   const out: StepArtifacts = { dir: stepDir, failedTrajectories: failed };
   const set = (
-    k: 'candidate' | 'previous' | 'applyReport' | 'mergedPatch' | 'rankedEdits',
+    k: 'candidate' | 'previous' | 'applyReport' | 'appendixNotes' | 'mergedPatch' | 'rankedEdits',
     p: string,
   ): void => {
     const v = opt(p);
@@ -177,6 +185,7 @@ export function stepArtifacts(dir: string, step: number): StepArtifacts {
   set('candidate', layout.stepFile(step, STEP_FILE.candidate));
   set('previous', layout.skillVersion(step - 1));
   set('applyReport', layout.stepFile(step, STEP_FILE.applyReport));
+  set('appendixNotes', layout.stepFile(step, STEP_FILE.appendixNotes));
   set('mergedPatch', layout.stepFile(step, STEP_FILE.merged));
   set('rankedEdits', layout.stepFile(step, STEP_FILE.ranked));
   return out;
@@ -283,5 +292,20 @@ export function verdictFromRecord(
     ...(r.selection_hard !== undefined ? { selectionHard: r.selection_hard } : {}),
     ...(r.selection_soft !== undefined ? { selectionSoft: r.selection_soft } : {}),
     cacheHit,
+  };
+}
+
+/** What the epoch's steps did to the execution-notes appendix; the notes as its last flush left them. */
+function appendixOfEpoch(layout: RunLayout, steps: readonly StepRecord[]): EpochView['appendix'] {
+  const flushed = steps.filter((r) => r.n_appendix_notes_total !== undefined);
+  const last = flushed[flushed.length - 1];
+  if (!last) return undefined;
+  const saved = readJson<{ appendix_after?: unknown }>(layout.stepFile(last.step, STEP_FILE.appendixNotes));
+  const notes = Array.isArray(saved?.appendix_after) ? saved.appendix_after.map(str) : [];
+  return {
+    added: flushed.reduce((n, r) => n + (r.n_appendix_notes_added ?? 0), 0),
+    total: last.n_appendix_notes_total ?? notes.length,
+    consolidations: flushed.filter((r) => r.n_appendix_notes_consolidated !== undefined).length,
+    notes,
   };
 }

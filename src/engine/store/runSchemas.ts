@@ -55,6 +55,24 @@ export const runtimeStateSchema = z.looseObject({
   engine: z.string().optional(),
 }) satisfies z.ZodType<RuntimeState>;
 
+/** `prediction_names.json` of an evaluation folder: task id → its prediction folder name. */
+export const predictionNamesSchema = z.record(
+  z.string(),
+  z
+    .string()
+    .regex(/^[A-Za-z0-9._~-]+$/)
+    .refine((n) => n !== '.' && n !== '..'),
+);
+
+/** One row of a reply journal (`meta_skill_replies.jsonl`): a paid reply, saved as it arrived. */
+export const journalRowSchema = z.looseObject({
+  key: z.string(),
+  text: z.string(),
+  usage: z.object({ promptTokens: num, completionTokens: num }),
+  model: z.string().optional(),
+  truncated: z.boolean().optional(),
+});
+
 /** The fields of a history record the engine relies on; the rest is kept as written. */
 export const historySchema = z.array(
   z.looseObject({
@@ -88,6 +106,12 @@ export const artifactSchemas = {
   }),
   metaSkillResult: z.looseObject({ action: z.string(), meta_skill_content: z.string().optional() }),
   gateResult: z.looseObject({ action: z.string(), score: num }),
+  appendixNotes: z.looseObject({
+    step_notes: z.array(z.string()),
+    appendix_after: z.array(z.string()),
+    n_added: int,
+    consolidated_from: int.optional(),
+  }),
   records: z.array(z.record(z.string(), z.unknown())),
   config: z.record(z.string(), z.unknown()),
   applyReport: z.array(z.looseObject({ index: int, status: z.string() })),

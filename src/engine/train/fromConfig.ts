@@ -61,6 +61,11 @@ export function settingsFromConfig(cfg: SkillOptConfig): TrainSettings {
     slowUpdateGate: o.slow_update_gate_with_selection,
     pairPolicy: o.longitudinal_pair_policy,
     useMetaSkill: o.use_meta_skill,
+    skillAware: {
+      enabled: o.use_skill_aware_reflection,
+      source: o.skill_aware_appendix_source,
+      consolidateThreshold: o.skill_aware_consolidate_threshold,
+    },
     useGate: cfg.evaluation.use_gate,
     gateMetric: cfg.evaluation.gate_metric,
     gateMixedWeight: cfg.evaluation.gate_mixed_weight,

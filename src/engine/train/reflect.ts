@@ -4,6 +4,7 @@ import { analystContract } from '../llm/contracts/reflect';
 import { Semaphore } from '../llm/limiter';
 import { payloadKey, type UpdateMode } from '../prompts/modes';
 import { analystSystemPrompt } from '../prompts/system';
+import { appliesTo, withSkillAware } from '../prompts/skillAware';
 import { blocks, metaSkillBlock, payloadLabel } from '../prompts/shared';
 import { PyRandom } from '../data/pyRandom';
 import { writeJsonAtomic } from '../store/atomic';
@@ -23,6 +24,8 @@ export interface RawPatch {
   /** Ours: which trajectories this minibatch analysed (provenance). */
   trajectory_ids?: string[];
   minibatch?: string;
+  /** Skill-aware reflection: reminders of existing rules the target did not apply (§5.4). */
+  appendix_notes?: string[];
 }
 
 export interface ReflectParams {
@@ -153,18 +156,20 @@ async function runAnalyst(
   );
   const maxTokens =
     mode === 'full_rewrite_minibatch' ? ctx.settings.rewriteMaxTokens : ctx.settings.optimizerMaxTokens;
+  const aware = appliesTo(kind, ctx.settings.skillAware);
   const reply = await askOptimizer<Record<string, unknown>>(
     ctx,
     'analyst',
-    analystContract(mode, kind),
-    analystSystemPrompt(kind, mode),
+    // Only the failure analyst may answer with reminders alone (the reference's lapse-only carrier).
+    analystContract(mode, kind, { appendixNotes: aware && kind === 'failure' }),
+    withSkillAware(analystSystemPrompt(kind, mode), kind, ctx.settings.skillAware),
     user,
     maxTokens,
   );
   if (!reply.ok) return null;
-  const value = reply.value;
-  const patch = (value.patch ?? {}) as RawPatch['patch'];
+  const { appendix_notes: notes, ...value } = reply.value;
   const key = payloadKey(mode);
+  const patch = (value.patch ?? { reasoning: 'execution-lapse only', [key]: [] }) as RawPatch['patch'];
   const items = Array.isArray(patch[key]) ? (patch[key] as unknown[]) : [];
   // The analyst budget is enforced in code, as the reference does (not in full-rewrite mode).
   if (mode !== 'full_rewrite_minibatch' && items.length > budget) patch[key] = items.slice(0, budget);
@@ -174,6 +179,8 @@ async function runAnalyst(
     patch,
     trajectory_ids: members.map((m) => m.id),
     minibatch: patchFileName(kind, index).replace(/\.json$/, ''),
+    // Notes nobody asked for are not kept: with the option off the appendix does not exist.
+    ...(aware && Array.isArray(notes) && notes.length ? { appendix_notes: notes as string[] } : {}),
   };
   writeJsonAtomic(file, raw);
   return raw;

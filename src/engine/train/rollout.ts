@@ -9,6 +9,7 @@ import type { Scorer } from '../scoring/scorers';
 import { writeJsonAtomic } from '../store/atomic';
 import { appendJsonl, readJsonlTolerant } from '../store/jsonl';
 import { evalPaths } from '../store/layout';
+import { assignPredictionNames } from '../store/predictionNames';
 import type { RunContext } from './context';
 import { describeAgentRun, excerpt } from './trajectories';
 import type { AgentRun, ConversationRecord, RolloutResult, Score } from '../../protocol/records';
@@ -68,12 +69,17 @@ export async function rollout(opts: RolloutOptions): Promise<RolloutResult[]> {
     if (prior) opts.onResult?.(prior, ++finished, total);
   }
   const system = renderTargetSystem(opts.skill, opts.answerTag, opts.systemTemplate);
+  const names = assignPredictionNames(
+    opts.dir,
+    opts.items.map((i) => i.id),
+  );
+  const conversation = (id: string): string => evalPaths(opts.dir).conversationIn(names.get(id)!);
 
   await Promise.all(
     opts.items
       .filter((item) => !done.has(item.id))
       .map(async (item) => {
-        const result = await runItem(item, system, opts);
+        const result = await runItem(item, system, opts, conversation(item.id));
         appendJsonl(resultsPath, result);
         done.set(item.id, result);
         opts.onResult?.(result, ++finished, total);
@@ -82,7 +88,12 @@ export async function rollout(opts: RolloutOptions): Promise<RolloutResult[]> {
   return opts.items.map((i) => done.get(i.id)!);
 }
 
-async function runItem(item: TaskItem, system: string, opts: RolloutOptions): Promise<RolloutResult> {
+async function runItem(
+  item: TaskItem,
+  system: string,
+  opts: RolloutOptions,
+  conversationFile: string,
+): Promise<RolloutResult> {
   const user = renderTaskMessage(item);
   const messages: ChatMessage[] = [
     { role: 'system', content: system },
@@ -132,7 +143,7 @@ async function runItem(item: TaskItem, system: string, opts: RolloutOptions): Pr
       error: message,
       error_kind: errorKind(err),
     };
-    writeConversation(opts.dir, item.id, [
+    writeConversation(conversationFile, [
       ...messages.slice(1),
       { role: 'system', content: `[TARGET ERROR] ${message}` },
     ]);
@@ -150,7 +161,7 @@ async function runItem(item: TaskItem, system: string, opts: RolloutOptions): Pr
     ...(cached ? { cached } : {}),
     ...(agentRun ? { agent_run: agentRun } : {}),
   };
-  writeConversation(opts.dir, item.id, [
+  writeConversation(conversationFile, [
     { role: 'user', content: user },
     { role: 'assistant', content: response },
     ...(agentRun ? [{ role: 'system' as const, content: `[AGENT RUN] ${describeAgentRun(agentRun)}` }] : []),
@@ -201,8 +212,8 @@ function agentActivity(trace: Record<string, unknown>): Partial<AgentRun> {
   };
 }
 
-function writeConversation(dir: string, id: string, records: ConversationRecord[]): void {
-  writeJsonAtomic(evalPaths(dir).conversation(id), records);
+function writeConversation(file: string, records: ConversationRecord[]): void {
+  writeJsonAtomic(file, records);
 }
 
 /** The target could not answer this item: no score, no failure, no trajectory for the analysts. */
@@ -243,13 +254,17 @@ export function checkErrored(results: readonly RolloutResult[], what: string, ma
     .sort((a, b) => b[1] - a[1])
     .map(([k, n]) => `${TARGET_ERROR_LABELS[k as TargetErrorKind] ?? k} ×${n}`)
     .join(', ');
-  const first = errored[0].error ?? '';
+  // The first error's own fix (the stored message is `<problem>. Fix: <fix>`) leads the run's fix.
+  const text = errored[0].error ?? '';
+  const cut = text.indexOf('. Fix: ');
+  const first = cut < 0 ? text : text.slice(0, cut);
+  const cause = cut < 0 ? 'fix the cause above' : text.slice(cut + '. Fix: '.length);
   throw new SkillOptError(
     'target',
     `the target could not answer ${errored.length} of ${results.length} items in ${what} (${causes}). First error: ${first}`,
     {
       key: 'limits.max_errored_share',
-      fix: 'fix the cause above and resume the run (nothing answered so far is paid again); the skill was not judged on these items',
+      fix: `${cause}; then resume the run (nothing answered so far is paid again); the skill was not judged on these items`,
     },
   );
 }

@@ -40,6 +40,11 @@ export interface TrainSettings {
   slowUpdateGate: boolean;
   pairPolicy: 'mixed' | 'changed' | 'unchanged';
   useMetaSkill: boolean;
+  /**
+   * Skill-aware reflection (reference §5.4): analysts route execution lapses (the skill has the rule,
+   * the target did not follow it) into notes for the protected appendix instead of body edits.
+   */
+  skillAware: { enabled: boolean; source: 'both' | 'failure_only'; consolidateThreshold: number };
 
   useGate: boolean;
   gateMetric: 'hard' | 'soft' | 'mixed';
@@ -87,6 +92,7 @@ export const defaultTrainSettings: TrainSettings = {
   slowUpdateGate: true,
   pairPolicy: 'mixed',
   useMetaSkill: true,
+  skillAware: { enabled: false, source: 'both', consolidateThreshold: 0 },
   useGate: true,
   gateMetric: 'hard',
   gateMixedWeight: 0.5,

@@ -1,7 +1,8 @@
 /** When the loop stops before its last step: a stop request, a budget cap, or patience. */
+import { STOPPED_BY_REQUEST } from '../../protocol/vocabulary';
 import type { LoopContext } from './loopContext';
 
-export const STOPPED_BY_REQUEST = 'stopped by request';
+export { STOPPED_BY_REQUEST };
 
 /** A reason to stop at this step boundary, or null to go on. */
 export function stopReason(loop: LoopContext): string | null {

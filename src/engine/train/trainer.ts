@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import type { StepRecord } from '../../protocol/records';
 import { planTrainEpoch } from '../data/plan';
 import { SkillOptError } from '../errors';
+import { injectEmptyAppendix } from '../skill/document';
 import { writeJsonAtomic } from '../store/atomic';
 import { RUN_DIR, RUN_FILE } from '../store/layout';
 import { runEpochEnd } from './epochStages';
@@ -67,6 +68,9 @@ export class Trainer {
     }
     writeJsonAtomic(loop.layout.file(RUN_FILE.config), input.flatConfig);
     if (!resumed) loop.files.writeSkill(0, input.initialSkill);
+    // Skill-aware reflection trains with an (empty) appendix from the start, as the reference does;
+    // skill_v0000.md stays the file as given.
+    if (s.skillAware.enabled) state.current = injectEmptyAppendix(state.current);
     else if (loop.files.readSkill(0) !== input.initialSkill) {
       ctx.emit({
         type: 'warning',

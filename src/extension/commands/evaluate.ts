@@ -6,7 +6,8 @@
 import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import * as vscode from 'vscode';
-import { RUN_FILE, RunLayout, evalPaths } from '../../engine/store/layout';
+import { RUN_FILE, RunLayout } from '../../engine/store/layout';
+import { conversationPath as conversationIn } from '../../engine/store/predictionNames';
 import { EngineRequests, type EvalParams, type EvalResult } from '../../protocol/engine';
 import { configFileName } from '../constants';
 import type { Ctx } from '../ctx';
@@ -165,7 +166,7 @@ export async function evaluateSkill(ctx: Ctx, arg?: unknown): Promise<EvalResult
 
 /** Where eval-only wrote the conversation of one task. */
 export function conversationPath(result: EvalResult, taskId: string): string {
-  return evalPaths(new RunLayout(result.out_dir).evalOnlyDir(result.split)).conversation(taskId);
+  return conversationIn(new RunLayout(result.out_dir).evalOnlyDir(result.split), taskId);
 }
 
 export function evalReport(result: EvalResult, skillPath: string): string {

@@ -7,11 +7,13 @@ import * as vscode from 'vscode';
 import type { EngineEvent } from '../../protocol/events';
 import { isCandidateOrigin } from '../../protocol/webview';
 import { isReviewMode } from '../../protocol/vocabulary';
+import { actionLabel } from '../../protocol/words';
+import { ReviewCommands } from '../constants';
 import type { Ctx } from '../ctx';
 import { openCandidateDiff, parseCandidateUri } from './candidateContent';
 import type { ReviewController, TrackedSession } from './controller';
 import type { RunHints } from './reviewContext';
-import { runIdOf } from './runArgs';
+import { runIdOf } from '../commands/shared';
 import { listCandidates, type Origin } from './runFiles';
 import type { EditArgs, ReviewView } from './view';
 
@@ -191,6 +193,17 @@ export function registerReviewCommands(ctx: Ctx, controller: ReviewController, v
     const runDir = typeof a.runDir === 'string' ? a.runDir : (ctx.runs.get(runId)?.dir ?? runId);
     let step = typeof a.step === 'number' ? a.step : undefined;
     let origin = originOf(a.origin);
+    const live = ctx.runs.get(runId)?.live;
+    const waiting = live?.status === 'running' ? live.waiting : undefined;
+    // The step the run is paused on opens into its review, not as a read-only past candidate.
+    if (waiting && (step === undefined || (step === waiting.step && origin === 'step'))) {
+      const picked = step === undefined ? await pickStep(runDir, waiting.step) : { step, origin };
+      if (!picked) return undefined;
+      if (picked.step === waiting.step && picked.origin === 'step')
+        return vscode.commands.executeCommand(ReviewCommands.openWaiting, runId);
+      step = picked.step;
+      origin = picked.origin;
+    }
     if (step === undefined) {
       const picked = await pickStep(runDir);
       if (!picked) return undefined;
@@ -199,6 +212,33 @@ export function registerReviewCommands(ctx: Ctx, controller: ReviewController, v
     }
     const t = await controller.openFromFolder(runId, runDir, step, origin, hintsOf(a));
     return t ? t.session.key : undefined;
+  });
+
+  register(ReviewCommands.openWaiting, async (arg: unknown) => {
+    const waitingRuns = ctx.runs.list().filter((r) => r.live?.status === 'running' && r.live.waiting);
+    const id = runIdOf(arg);
+    let run = id ? ctx.runs.get(id) : waitingRuns.length === 1 ? waitingRuns[0] : undefined;
+    if (!id && waitingRuns.length > 1) {
+      const pick = await vscode.window.showQuickPick(
+        waitingRuns.map((r) => ({ label: r.name, description: `step ${r.live?.waiting?.step}`, run: r })),
+        { title: 'Review the step a run waits for', placeHolder: 'Pick a run' },
+      );
+      run = pick?.run;
+      if (!pick) return undefined;
+    }
+    const request = run?.live?.status === 'running' ? run.live.waiting : undefined;
+    if (!run || !request) {
+      void vscode.window.showInformationMessage('SkillOpt: no run is waiting for your review.');
+      return undefined;
+    }
+    const t = await controller.reopenWaiting(run.dir, request);
+    if (!t) {
+      void vscode.window.showWarningMessage(
+        `SkillOpt: the candidate of step ${request.step} could not be opened; see the SkillOpt log.`,
+      );
+      return undefined;
+    }
+    return { uri: t.uri.toString(), key: t.session.key };
   });
 
   // Internal: feeds one engine event through the same path as the live run events (used to
@@ -271,23 +311,35 @@ async function pickRun(ctx: Ctx): Promise<string | undefined> {
   return pick?.runId;
 }
 
-async function pickStep(runDir: string): Promise<{ step: number; origin: Origin } | undefined> {
+async function pickStep(
+  runDir: string,
+  waitingStep?: number,
+): Promise<{ step: number; origin: Origin } | undefined> {
   const list = listCandidates(runDir);
-  if (list.length === 0) {
+  const items = list.map((c) => ({
+    label:
+      c.origin === 'step'
+        ? `Step ${c.step}`
+        : `Epoch ${c.epoch} ${c.origin === 'slow_update' ? 'slow update' : 'meta reflection'}`,
+    description: actionLabel(c.action),
+    step: c.step,
+    origin: c.origin,
+  }));
+  // Not in history.json yet: the engine is paused on it.
+  if (waitingStep !== undefined)
+    items.unshift({
+      label: `$(bell) Step ${waitingStep}`,
+      description: 'waiting for your review',
+      step: waitingStep,
+      origin: 'step',
+    });
+  if (items.length === 0) {
     void vscode.window.showInformationMessage('SkillOpt: this run has no candidates yet.');
     return undefined;
   }
-  const pick = await vscode.window.showQuickPick(
-    list.map((c) => ({
-      label:
-        c.origin === 'step'
-          ? `Step ${c.step}`
-          : `Epoch ${c.epoch} ${c.origin === 'slow_update' ? 'slow update' : 'meta reflection'}`,
-      description: c.action.replace(/_/g, ' '),
-      step: c.step,
-      origin: c.origin,
-    })),
-    { title: 'Review a step candidate', placeHolder: 'Pick a step' },
-  );
+  const pick = await vscode.window.showQuickPick(items, {
+    title: 'Review a step candidate',
+    placeHolder: 'Pick a step',
+  });
   return pick ? { step: pick.step, origin: pick.origin } : undefined;
 }

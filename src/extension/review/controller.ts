@@ -9,8 +9,15 @@ import type { EngineEvent } from '../../protocol/events';
 import type { Ctx } from '../ctx';
 import type { CandidateContentProvider } from './candidateContent';
 import type { DecisionStore } from './decisionStore';
-import { applyOpsToDocument, followTyping, openSkillDocument } from './documentEdits';
-import { offerOpen, ParkedReviews } from './parked';
+import {
+  applyOpsToDocument,
+  followTyping,
+  lineOpEdits,
+  openSkillDocument,
+  pendingInsertions,
+} from './documentEdits';
+import { candidateName } from '../../protocol/webview';
+import { ParkedReviews } from './parked';
 import {
   readyEventOf,
   readyFromRequest,
@@ -28,6 +35,7 @@ import {
   type GateVerdictEvent,
   type Origin,
 } from './runFiles';
+import { Redraws } from './redraws';
 import { ReviewSession, type LineOp, type Transition } from './session';
 
 type ReviewRequested = Extract<EngineEvent, { type: 'review/requested' }>;
@@ -39,10 +47,9 @@ export interface TrackedSession {
   sent: SentDecision[];
   /** Skill file name, for titles. */
   fileName: string;
+  /** The engine's pause for this candidate, kept so a closed document reopens into it. */
+  request?: ReviewRequested;
 }
-
-/** Debounce for redraws while the person types or events arrive in bursts. */
-const renderDelayMs = 60;
 
 export class ReviewController implements vscode.Disposable {
   private readonly sessions = new Map<string, TrackedSession>();
@@ -53,10 +60,9 @@ export class ReviewController implements vscode.Disposable {
   private readonly liveRuns = new Set<string>();
   private readonly applying = new Set<string>();
   private queue: Promise<unknown> = Promise.resolve();
-  private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
-  private readonly changed = new vscode.EventEmitter<vscode.Uri | undefined>();
+  private readonly redraws = new Redraws();
   /** Fired (debounced) when a document's review changes: redraw decorations and lenses. */
-  readonly onDidChange = this.changed.event;
+  readonly onDidChange = this.redraws.onDidChange;
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
@@ -65,7 +71,7 @@ export class ReviewController implements vscode.Disposable {
     private readonly decisions: DecisionStore,
   ) {
     this.disposables.push(
-      this.changed,
+      this.redraws,
       ctx.runEvents((e) => {
         this.handleEvent(e.runId, e.event).catch((err: unknown) => this.fail('run event', err));
       }),
@@ -73,7 +79,13 @@ export class ReviewController implements vscode.Disposable {
       vscode.workspace.onDidOpenTextDocument((doc) => {
         this.unpark(doc).catch((err: unknown) => this.fail('opening a parked review', err));
       }),
+      // A closed editor's document may stay open in VS Code for minutes: showing it again counts.
+      vscode.window.onDidChangeVisibleTextEditors((editors) => {
+        for (const e of editors)
+          this.unpark(e.document).catch((err: unknown) => this.fail('showing a parked review', err));
+      }),
       vscode.workspace.onDidCloseTextDocument((doc) => this.onClose(doc)),
+      vscode.workspace.onWillSaveTextDocument((e) => this.onWillSave(e)),
     );
   }
 
@@ -165,20 +177,39 @@ export class ReviewController implements vscode.Disposable {
     });
   }
 
+  /**
+   * A save the person asks for during a review (Ctrl+S, the close prompt's Save) never writes the
+   * candidate's undecided lines: they leave the saved text, and the review, which no longer
+   * matches the document, ends. A paused run can be reviewed again from its notification,
+   * the status bar or the tree.
+   */
+  private onWillSave(e: vscode.TextDocumentWillSaveEvent): void {
+    const t = this.sessions.get(e.document.uri.toString());
+    // Auto-save fires a second after every change: stripping there would end every review at once.
+    if (!t || t.session.phase === 'done' || e.reason !== vscode.TextDocumentSaveReason.Manual) return;
+    const ops = pendingInsertions(t.session);
+    if (ops.length === 0) return;
+    e.waitUntil(Promise.resolve(lineOpEdits(e.document, ops)));
+    this.park(t);
+    this.schedule(t.uri);
+    const lines = ops.reduce((n, op) => n + (op.kind === 'delete' ? op.count : 0), 0);
+    const { origin, step, epoch } = t.session.init;
+    void vscode.window.showInformationMessage(
+      `SkillOpt: saved ${t.fileName} without the ${lines} undecided line${lines === 1 ? '' : 's'} of ${candidateName(origin, step, epoch)}.`,
+    );
+  }
+
   private onClose(doc: vscode.TextDocument): void {
     const t = this.sessions.get(doc.uri.toString());
-    if (!t) return;
-    // A closed document keeps nothing on screen; a live review waiting for the person stays parked.
-    this.sessions.delete(doc.uri.toString());
-    if (t.session.phase !== 'done' && t.session.init.live) {
-      const { init } = t.session;
-      this.parked.park(doc.uri.fsPath, init.runId, readyEventOf(t.session), {
-        mode: init.mode,
-        live: init.live,
-        ...(init.runDir ? { runDir: init.runDir } : {}),
-        skillPath: doc.uri.fsPath,
-      });
-    }
+    if (t) this.park(t);
+  }
+
+  /** Ends a review on screen; a live one waiting for the person is replayed when its document opens. */
+  private park(t: TrackedSession, open = t.session.phase !== 'done'): void {
+    this.sessions.delete(t.uri.toString());
+    const { init } = t.session;
+    if (open && init.live) this.parked.parkSession(t.uri.fsPath, readyEventOf(t.session), init, t.request);
+    t.session.dismiss();
   }
 
   private async onCandidate(
@@ -192,8 +223,8 @@ export class ReviewController implements vscode.Disposable {
     // A newer candidate replaces whatever older one waited for this skill to open.
     if (run.skillPath) this.parked.take(vscode.Uri.file(run.skillPath));
     if (!doc) {
+      // When the engine pauses for the person, the "waiting for you" notification opens it.
       if (run.skillPath) this.parked.park(run.skillPath, runId, event, run);
-      if (run.live && run.skillPath && run.mode !== 'auto') offerOpen(run.skillPath, event.step);
       return undefined;
     }
     let candidate = texts?.candidate;
@@ -243,19 +274,9 @@ export class ReviewController implements vscode.Disposable {
   /** A newer candidate replaces an older review: lines only the review put in the document go. */
   private async retire(t: TrackedSession): Promise<void> {
     const s = t.session;
-    if (s.phase === 'review') {
-      const pending = s.withFate('pending');
-      const ops = s
-        .allSegments()
-        .filter(
-          (seg) => pending.includes(seg.owner) && seg.kind === 'added' && seg.present && seg.lines.length > 0,
-        )
-        .map((seg): LineOp => ({ kind: 'delete', start: seg.start, count: seg.lines.length }));
-      s.dismiss();
-      await this.applyOps(t, ops);
-    } else {
-      s.dismiss();
-    }
+    const ops = s.phase === 'review' ? pendingInsertions(s) : [];
+    s.dismiss();
+    await this.applyOps(t, ops);
     this.sessions.delete(t.uri.toString());
     this.schedule(t.uri);
   }
@@ -280,6 +301,7 @@ export class ReviewController implements vscode.Disposable {
       t = await this.onCandidate(runId, ready.event, { ...run, live: true }, ready.texts);
       if (!t) return;
     }
+    t.request = event;
     await this.run(
       t,
       t.session.onReviewRequested(event.phase, {
@@ -308,32 +330,52 @@ export class ReviewController implements vscode.Disposable {
     origin: Origin,
     hints: RunHints = {},
   ): Promise<TrackedSession | undefined> {
-    return this.serial(() => this.openFromFolderNow(runId, runDir, step, origin, hints));
+    return this.serial(async () => {
+      const got = stepCandidateFromFolder(runDir, step, origin);
+      if (!got) {
+        void vscode.window.showWarningMessage(`SkillOpt: ${runDir} has no candidate for step ${step}.`);
+        return undefined;
+      }
+      const run = { ...this.contextOf(runId, got.event.candidatePath), runDir, ...hints };
+      if (run.skillPath && !openSkillDocument(run.skillPath)) {
+        await vscode.window.showTextDocument(vscode.Uri.file(run.skillPath), { preview: false });
+      }
+      return this.onCandidate(
+        runId,
+        got.event,
+        run,
+        { previous: got.previousText, candidate: got.candidateText },
+        { ...(got.verdict ? { verdict: got.verdict } : {}), reviewNow: true },
+      );
+    });
   }
 
-  private async openFromFolderNow(
-    runId: string,
-    runDir: string,
-    step: number,
-    origin: Origin,
-    hints: RunHints,
-  ): Promise<TrackedSession | undefined> {
-    const got = stepCandidateFromFolder(runDir, step, origin);
-    if (!got) {
-      void vscode.window.showWarningMessage(`SkillOpt: ${runDir} has no candidate for step ${step}.`);
-      return undefined;
-    }
-    const run = { ...this.contextOf(runId, got.event.candidatePath), runDir, ...hints };
-    if (run.skillPath && !openSkillDocument(run.skillPath)) {
-      await vscode.window.showTextDocument(vscode.Uri.file(run.skillPath), { preview: false });
-    }
-    return this.onCandidate(
-      runId,
-      got.event,
-      run,
-      { previous: got.previousText, candidate: got.candidateText },
-      { ...(got.verdict ? { verdict: got.verdict } : {}), reviewNow: true },
-    );
+  /**
+   * Brings back the review a live run is paused on: shows it if it is intact, otherwise (the
+   * document was closed, reverted or saved over) rebuilds it from the run folder.
+   */
+  reopenWaiting(runId: string, request: ReviewRequested): Promise<TrackedSession | undefined> {
+    return this.serial(async () => {
+      const skillPath = this.contextOf(runId, request.candidatePath).skillPath;
+      if (!skillPath) return undefined;
+      const uri = vscode.Uri.file(skillPath);
+      const t = this.findByRun(runId, request.step, 'step');
+      const doc = openSkillDocument(skillPath);
+      // The review's lines make the document dirty; a clean one lost them (revert or save).
+      if (t && t.uri.toString() === uri.toString() && doc?.isDirty && t.session.phase === 'review') {
+        await vscode.window.showTextDocument(uri, { preview: false });
+        return t;
+      }
+      if (t) {
+        t.session.dismiss();
+        this.sessions.delete(t.uri.toString());
+        this.schedule(t.uri);
+      }
+      this.parked.take(uri);
+      await vscode.window.showTextDocument(uri, { preview: false });
+      await this.onReviewRequested(runId, request);
+      return this.findByRun(runId, request.step, 'step');
+    });
   }
 
   transition(t: TrackedSession, make: (s: ReviewSession) => Transition): Promise<void> {
@@ -384,22 +426,23 @@ export class ReviewController implements vscode.Disposable {
     const key = e.document.uri.toString();
     const t = this.sessions.get(key);
     if (!t || this.applying.has(key) || e.contentChanges.length === 0) return;
+    const pendingBefore = pendingInsertions(t.session).length;
+    const open = t.session.phase !== 'done';
     const lost = followTyping(t.session, e);
     if (lost.length > 0)
       this.ctx.log.info(`review: your typing detached ${lost.length} edit(s) from the review`);
+    // Every undecided line went at once (a revert, an undo of the review's edit): set the review
+    // aside; showing the document again, or the run's "waiting" surfaces, bring it back.
+    if (pendingBefore > 0 && pendingInsertions(t.session).length === 0) {
+      this.ctx.log.info(`review: ${t.fileName} lost the candidate's lines; the review is set aside`);
+      // Losing every edit may have ended the session itself; it was open before the change.
+      this.park(t, open);
+    }
     this.schedule(t.uri);
   }
 
   schedule(uri: vscode.Uri): void {
-    const key = uri.toString();
-    if (this.timers.has(key)) return;
-    this.timers.set(
-      key,
-      setTimeout(() => {
-        this.timers.delete(key);
-        this.changed.fire(uri);
-      }, renderDelayMs),
-    );
+    this.redraws.schedule(uri);
   }
 
   private fail(what: string, err: unknown): void {
@@ -407,8 +450,6 @@ export class ReviewController implements vscode.Disposable {
   }
 
   dispose(): void {
-    for (const timer of this.timers.values()) clearTimeout(timer);
-    this.timers.clear();
     for (const d of this.disposables.splice(0)) d.dispose();
   }
 }

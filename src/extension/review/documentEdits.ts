@@ -10,25 +10,30 @@ import { applyLineOps, type LineOp, type ReviewSession } from './session';
  */
 export async function applyOpsToDocument(doc: vscode.TextDocument, ops: readonly LineOp[]): Promise<boolean> {
   const edit = new vscode.WorkspaceEdit();
-  const eol = doc.eol === vscode.EndOfLine.CRLF ? '\r\n' : '\n';
-  const n = doc.lineCount;
-  const lineEnd = (line: number): vscode.Position => doc.lineAt(line).range.end;
-  for (const op of ops) {
-    if (op.kind === 'insert') {
-      const text = op.lines.join(eol);
-      if (op.at < n) edit.insert(doc.uri, new vscode.Position(op.at, 0), text + eol);
-      else edit.insert(doc.uri, lineEnd(n - 1), eol + text);
-    } else {
-      const end = op.start + op.count;
-      if (end < n) edit.delete(doc.uri, new vscode.Range(op.start, 0, end, 0));
-      else if (op.start > 0) edit.delete(doc.uri, new vscode.Range(lineEnd(op.start - 1), lineEnd(n - 1)));
-      else edit.delete(doc.uri, new vscode.Range(new vscode.Position(0, 0), lineEnd(n - 1)));
-    }
-  }
+  edit.set(doc.uri, lineOpEdits(doc, ops));
   const expected = applyLineOps(doc.getText().replace(/\r\n/g, '\n'), ops);
   const ok = await runWithoutProtectedWarning(doc.uri, () => vscode.workspace.applyEdit(edit));
   if (ok) await textReaches(doc, expected);
   return ok;
+}
+
+/** The text edits of `ops`, each addressed in the document as it is now. */
+export function lineOpEdits(doc: vscode.TextDocument, ops: readonly LineOp[]): vscode.TextEdit[] {
+  const eol = doc.eol === vscode.EndOfLine.CRLF ? '\r\n' : '\n';
+  const n = doc.lineCount;
+  const lineEnd = (line: number): vscode.Position => doc.lineAt(line).range.end;
+  return ops.map((op) => {
+    if (op.kind === 'insert') {
+      const text = op.lines.join(eol);
+      return op.at < n
+        ? vscode.TextEdit.insert(new vscode.Position(op.at, 0), text + eol)
+        : vscode.TextEdit.insert(lineEnd(n - 1), eol + text);
+    }
+    const end = op.start + op.count;
+    if (end < n) return vscode.TextEdit.delete(new vscode.Range(op.start, 0, end, 0));
+    if (op.start > 0) return vscode.TextEdit.delete(new vscode.Range(lineEnd(op.start - 1), lineEnd(n - 1)));
+    return vscode.TextEdit.delete(new vscode.Range(new vscode.Position(0, 0), lineEnd(n - 1)));
+  });
 }
 
 /** Resolves once the document holds `expected` (or after a short wait, if it never does). */
@@ -81,4 +86,15 @@ export function openSkillDocument(skillPath: string | undefined): vscode.TextDoc
   }
   const active = vscode.window.activeTextEditor?.document;
   return active && isSkillLanguage(active.languageId) ? active : undefined;
+}
+
+/** Deletes of the lines only the review put in the document (its undecided additions). */
+export function pendingInsertions(s: ReviewSession): LineOp[] {
+  const pending = s.withFate('pending');
+  return s
+    .allSegments()
+    .filter(
+      (seg) => pending.includes(seg.owner) && seg.kind === 'added' && seg.present && seg.lines.length > 0,
+    )
+    .map((seg): LineOp => ({ kind: 'delete', start: seg.start, count: seg.lines.length }));
 }

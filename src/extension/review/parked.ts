@@ -25,6 +25,23 @@ export class ParkedReviews {
     });
   }
 
+  /** A closed document's live review, with the engine's pause for it if there was one. */
+  parkSession(
+    skillPath: string,
+    ready: CandidateReady,
+    init: { runId: string; step: number; mode: RunHints['mode']; live: boolean; runDir?: string },
+    request?: EngineEvent,
+  ): void {
+    this.park(skillPath, init.runId, ready, {
+      ...(init.mode ? { mode: init.mode } : {}),
+      live: init.live,
+      ...(init.runDir ? { runDir: init.runDir } : {}),
+      skillPath,
+    });
+    // Without the request, the reopened document would show a candidate nobody is asked about.
+    if (request) this.followUp(init.runId, init.step, request);
+  }
+
   /** A verdict or review request for a parked candidate joins its chain. */
   followUp(runId: string, step: number, event: EngineEvent): boolean {
     for (const p of this.bySkill.values()) {
@@ -42,14 +59,4 @@ export class ParkedReviews {
     this.bySkill.delete(uri.toString());
     return p;
   }
-}
-
-/** Tells the person a live run waits on a skill that is not open. */
-export function offerOpen(skillPath: string, step: number): void {
-  const name = skillPath.split(/[\\/]/).pop() ?? skillPath;
-  void vscode.window
-    .showInformationMessage(`SkillOpt: step ${step} has a candidate for ${name} to review.`, 'Review')
-    .then(async (choice) => {
-      if (choice === 'Review') await vscode.window.showTextDocument(vscode.Uri.file(skillPath));
-    });
 }

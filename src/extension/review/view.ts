@@ -5,6 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { candidateName } from '../../protocol/webview';
+import { editTitle } from '../../protocol/words';
 import type { ReviewController, TrackedSession } from './controller';
 import { isHunkOwner } from './layout';
 import type { OwnerState, ReviewSession, Segment } from './session';
@@ -26,14 +27,13 @@ export interface EditArgs {
 
 function ownerTitle(o: OwnerState, s: ReviewSession): string {
   if (isHunkOwner(o.id)) return s.init.origin === 'slow_update' ? 'slow update' : 'change';
-  const parts = [o.edit?.op ?? 'edit'];
+  const title = editTitle({
+    ...(o.edit?.op ? { op: o.edit.op } : {}),
+    ...(o.edit?.support_count !== undefined ? { supportCount: o.edit.support_count } : {}),
+    ...(o.edit?.source_type ? { sourceType: o.edit.source_type } : {}),
+  });
   // Two edits pulling the same rule opposite ways: say so where the person decides.
-  if (o.edit?.conflicts_with?.length) parts.unshift('⚠ conflicts with another edit');
-  if (o.edit?.support_count !== undefined) parts.push(`support ${o.edit.support_count}`);
-  const src = o.edit?.source_type;
-  if (src)
-    parts.push(src === 'failure' ? 'from failures' : src === 'success' ? 'from successes' : `from ${src}`);
-  return parts.join(' · ');
+  return o.edit?.conflicts_with?.length ? `⚠ conflicts with another edit · ${title}` : title;
 }
 
 function firstLine(text: string | undefined, max = 70): string {

@@ -9,6 +9,7 @@ import type { RunFolder } from '../../engine/store/runReader';
 import type { StepRecord } from '../../protocol/records';
 
 export type CandidateReadyEvent = Extract<EngineEvent, { type: 'candidate/ready' }>;
+export type ReviewRequestedEvent = Extract<EngineEvent, { type: 'review/requested' }>;
 
 export type LiveStatus = 'running' | 'finished' | 'stopped' | 'failed' | 'interrupted';
 
@@ -38,6 +39,8 @@ export interface LiveState {
   spend: LiveSpend;
   simulated: boolean;
   lastCandidate?: CandidateReadyEvent;
+  /** The engine is paused until the person decides this step's candidate. */
+  waiting?: ReviewRequestedEvent;
   /** Why the run stopped or failed. */
   message?: string;
   resumedFromStep?: number;
@@ -102,10 +105,17 @@ export function applyEvent(prev: LiveState | undefined, seq: number, event: Engi
     case 'candidate/ready':
       s.lastCandidate = event;
       return s;
+    case 'review/requested':
+      s.waiting = event;
+      return s;
+    case 'review/decided':
+      if (s.waiting?.step === event.step) delete s.waiting;
+      return s;
     case 'gate/verdict':
       s.bestScore = event.bestScore;
       return s;
     case 'step/finished':
+      if (s.waiting && s.waiting.step <= event.record.step) delete s.waiting;
       s.records = [...s.records.filter((r) => r.step !== event.record.step), event.record];
       s.finishedStep = Math.max(s.finishedStep, event.record.step);
       s.step = Math.max(s.step, event.record.step);
@@ -125,6 +135,7 @@ export function applyEvent(prev: LiveState | undefined, seq: number, event: Engi
       return s;
     case 'run/finished':
       s.status = 'finished';
+      delete s.waiting;
       s.bestScore = event.bestScore;
       s.baselineScore = event.baselineScore;
       delete s.stage;
@@ -132,12 +143,14 @@ export function applyEvent(prev: LiveState | undefined, seq: number, event: Engi
       return s;
     case 'run/stopped':
       s.status = 'stopped';
+      delete s.waiting;
       s.message = event.reason;
       delete s.stage;
       delete s.progress;
       return s;
     case 'run/failed':
       s.status = 'failed';
+      delete s.waiting;
       s.message = event.message;
       delete s.stage;
       delete s.progress;
@@ -151,6 +164,7 @@ export function applyEvent(prev: LiveState | undefined, seq: number, event: Engi
 export function markInterrupted(state: LiveState, why: string): LiveState {
   if (state.status !== 'running') return state;
   const next: LiveState = { ...state, status: 'interrupted', message: why };
+  delete next.waiting;
   delete next.stage;
   delete next.progress;
   return next;

@@ -1,5 +1,26 @@
 import type { EngineEvent } from '../../protocol/events';
+import { STOPPED_BY_REQUEST } from '../../protocol/vocabulary';
 import { formatScore } from './treeNodes';
+
+export type ReviewRequest = Extract<EngineEvent, { type: 'review/requested' }>;
+
+/** The actions of the "waiting for you" notification, in the order shown. */
+export const REVIEW_ACTIONS = ['Review', 'Accept', 'Reject'] as const;
+
+/** The notification when the engine pauses for the person (pure, for tests). */
+export function reviewNotice(name: string, event: ReviewRequest): { text: string; actions: string[] } {
+  const scores =
+    event.phase === 'after_gate' && event.candidateScore !== undefined
+      ? ` It passed the gate: ${formatScore(event.candidateScore)} against ${formatScore(event.currentScore)} now.`
+      : event.phase === 'before_gate'
+        ? ' The gate scores what you keep.'
+        : '';
+  const edits = `${event.edits.length} edit${event.edits.length === 1 ? '' : 's'}`;
+  return {
+    text: `SkillOpt: ${plain(name)} is paused until you review step ${event.step} (${edits}).${scores}`,
+    actions: [...REVIEW_ACTIONS],
+  };
+}
 
 export type EndEvent = Extract<EngineEvent, { type: 'run/finished' | 'run/stopped' | 'run/failed' }>;
 
@@ -17,13 +38,27 @@ export function runNotice(
   switch (event.type) {
     case 'run/finished': {
       const early = event.stoppedEarly ? ` Stopped early: ${plain(event.stoppedEarly)}.` : '';
+      const report = event.reportPath ? ['Open Report'] : [];
+      // Step 0 is the initial skill: there is nothing better to apply.
+      if (event.bestStep === 0)
+        return {
+          kind: 'info',
+          text: `SkillOpt: ${name} finished. No candidate beat the initial skill (${formatScore(event.baselineScore)}); your skill stays as it is.${early}`,
+          actions: report,
+        };
       return {
         kind: 'info',
         text: `SkillOpt: ${name} finished. Best selection score ${formatScore(event.bestScore)} (initial ${formatScore(event.baselineScore)}).${early}`,
-        actions: [...(event.reportPath ? ['Open Report'] : []), 'Apply Best Skill'],
+        actions: [...report, 'Apply Best Skill'],
       };
     }
     case 'run/stopped':
+      if (event.reason === STOPPED_BY_REQUEST)
+        return {
+          kind: 'info',
+          text: `SkillOpt: ${name} stopped as you asked. Nothing accepted is lost.`,
+          actions: ['Resume Run'],
+        };
       return {
         kind: 'warning',
         text: `SkillOpt: ${name} stopped: ${plain(event.reason)}. Nothing accepted is lost.`,

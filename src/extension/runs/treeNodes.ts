@@ -7,7 +7,9 @@ import { RUN_FILE, RunLayout, skillVersionName } from '../../engine/store/layout
 import type { StepArtifacts } from '../../engine/store/runReader';
 import type { StepRecord } from '../../protocol/records';
 import { isAccepted, isSkipped, type StepAction } from '../../protocol/vocabulary';
-import { Commands, TreeItemContext } from '../constants';
+import { actionLabel } from '../../protocol/words';
+import { Commands, ReviewCommands, TreeItemContext } from '../constants';
+import { appendixArtifactNode, appendixEpochNode } from './appendixNodes';
 import { effectiveStatus, statusText, type RunView } from './liveState';
 
 export type NodeKind =
@@ -63,23 +65,19 @@ interface Verdict {
   icon: NodeIcon;
 }
 
-const stepVerdicts: Record<StepAction, Verdict> = {
-  accept_new_best: { text: 'accepted, new best', icon: { id: 'star-full', color: 'testing.iconPassed' } },
-  accept: { text: 'accepted', icon: { id: 'check', color: 'testing.iconPassed' } },
-  force_accept: { text: 'accepted without the gate', icon: { id: 'check', color: 'list.warningForeground' } },
-  reject: { text: 'rejected by the gate', icon: { id: 'close', color: 'testing.iconFailed' } },
-  skip_no_patches: {
-    text: 'skipped: no edits proposed',
-    icon: { id: 'circle-slash', color: 'disabledForeground' },
-  },
-  skip_no_rewrite: { text: 'skipped: no rewrite', icon: { id: 'circle-slash', color: 'disabledForeground' } },
+const stepIcons: Record<StepAction, NodeIcon> = {
+  accept_new_best: { id: 'star-full', color: 'testing.iconPassed' },
+  accept: { id: 'check', color: 'testing.iconPassed' },
+  force_accept: { id: 'check', color: 'list.warningForeground' },
+  reject: { id: 'close', color: 'testing.iconFailed' },
+  skip_no_patches: { id: 'circle-slash', color: 'disabledForeground' },
+  skip_no_rewrite: { id: 'circle-slash', color: 'disabledForeground' },
 };
 
 /** How a step's gate action reads and looks (an action from another writer reads as itself). */
 export function verdictOf(action: string): Verdict {
-  return Object.hasOwn(stepVerdicts, action)
-    ? stepVerdicts[action as StepAction]
-    : { text: action, icon: { id: 'circle-outline' } };
+  const icon = Object.hasOwn(stepIcons, action) ? stepIcons[action as StepAction] : { id: 'circle-outline' };
+  return { text: actionLabel(action), icon };
 }
 
 function runIcon(run: RunView): NodeIcon {
@@ -116,7 +114,9 @@ export function runNode(run: RunView): NodeSpec {
   const status = statusText(run);
   const best = bestScoreOf(run);
   const parts = [status];
-  if (live && status === 'running') {
+  if (live && status === 'running' && live.waiting) {
+    parts[0] = `waiting for your review of step ${live.waiting.step}`;
+  } else if (live && status === 'running') {
     if (live.totalSteps > 0) parts.push(`step ${Math.max(live.step, 1)}/${live.totalSteps}`);
     else if (live.stage === 'baseline') parts.push('baseline');
   }
@@ -286,7 +286,7 @@ export function stepNodes(run: RunView, epoch: number): NodeSpec[] {
     if (!onDisk) {
       const stage = live.stage ? live.stage.replace('_', ' ') : 'starting';
       const progress = live.progress ? ` ${live.progress.done}/${live.progress.total}` : '';
-      out.push({
+      const row: NodeSpec = {
         id: `step:${run.dir}:${live.step}`,
         kind: 'step',
         runId: run.dir,
@@ -297,9 +297,19 @@ export function stepNodes(run: RunView, epoch: number): NodeSpec[] {
         icon: { id: 'loading~spin' },
         contextValue: TreeItemContext.message,
         collapsible: 'none',
-      });
+      };
+      // The engine is paused on this step: the row says so and opens the review.
+      if (live.waiting?.step === live.step) {
+        row.description = 'waiting for your review';
+        row.tooltip = 'The run is paused until you accept or reject this candidate. Click to review it.';
+        row.icon = { id: 'bell', color: 'list.warningForeground' };
+        row.command = { command: ReviewCommands.openWaiting, title: 'Review', arguments: [run.dir] };
+      }
+      out.push(row);
     }
   }
+  const appendix = view && appendixEpochNode(run, view);
+  if (appendix) out.push(appendix);
   if (view?.slowUpdate) {
     out.push({
       id: `slow:${run.dir}:${epoch}`,
@@ -307,7 +317,7 @@ export function stepNodes(run: RunView, epoch: number): NodeSpec[] {
       runId: run.dir,
       epoch,
       label: 'Slow update',
-      description: view.slowUpdate.action.replace(/_/g, ' '),
+      description: actionLabel(view.slowUpdate.action),
       ...(view.slowUpdate.content ? { tooltip: view.slowUpdate.content } : {}),
       icon: { id: 'history' },
       contextValue: TreeItemContext.message,
@@ -321,7 +331,7 @@ export function stepNodes(run: RunView, epoch: number): NodeSpec[] {
       runId: run.dir,
       epoch,
       label: 'Meta skill',
-      description: view.metaSkill.action.replace(/_/g, ' '),
+      description: actionLabel(view.metaSkill.action),
       ...(view.metaSkill.content ? { tooltip: view.metaSkill.content } : {}),
       icon: { id: 'lightbulb' },
       contextValue: TreeItemContext.message,
@@ -378,6 +388,7 @@ export function artifactNodes(run: RunView, step: number, a: StepArtifacts): Nod
       command: open(a.applyReport),
     });
   }
+  if (a.appendixNotes) out.push(appendixArtifactNode(run, step, a.appendixNotes));
   if (a.mergedPatch) {
     out.push({
       id: `${base}:patch`,

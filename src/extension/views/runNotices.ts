@@ -5,13 +5,17 @@
  */
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
-import { Commands } from '../constants';
+import { Commands, ReviewCommands } from '../constants';
 import type { Ctx } from '../ctx';
-import { runNotice } from '../runs/runNotice';
+import { reviewNotice, runNotice, type ReviewRequest } from '../runs/runNotice';
 
 export function registerRunNotices(ctx: Ctx): void {
   ctx.pushExtCleanup(
     ctx.runEvents(({ runId, event }) => {
+      if (event.type === 'review/requested') {
+        showReviewNotice(ctx, runId, event);
+        return;
+      }
       if (event.type !== 'run/finished' && event.type !== 'run/stopped' && event.type !== 'run/failed')
         return;
       const notice = runNotice(ctx.runs.get(runId)?.name ?? basename(runId), event);
@@ -34,4 +38,21 @@ export function registerRunNotices(ctx: Ctx): void {
       });
     }),
   );
+}
+
+/** "Waiting for you": the run is paused, the document may be closed; one click reaches the review. */
+function showReviewNotice(ctx: Ctx, runId: string, event: ReviewRequest): void {
+  const notice = reviewNotice(ctx.runs.get(runId)?.name ?? basename(runId), event);
+  void vscode.window.showInformationMessage(notice.text, ...notice.actions).then(async (choice) => {
+    if (!choice) return;
+    const review = await vscode.commands.executeCommand<{ uri: string; key: string } | undefined>(
+      ReviewCommands.openWaiting,
+      runId,
+    );
+    // A notification clicked late may find the step decided already: then there is nothing to do.
+    if (!review) return;
+    if (choice === 'Accept') await vscode.commands.executeCommand('skillopt.review.acceptCandidate', review);
+    else if (choice === 'Reject')
+      await vscode.commands.executeCommand('skillopt.review.rejectCandidate', review);
+  });
 }

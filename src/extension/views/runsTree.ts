@@ -145,6 +145,20 @@ export function registerRunsTree(ctx: Ctx): {
       : 'Restricted Mode: you can browse runs, but training and evaluation need a trusted workspace.';
   };
   updateMessage();
-  ctx.pushExtCleanup(provider, view, vscode.workspace.onDidGrantWorkspaceTrust(updateMessage));
+  // A badge on the view: a paused run is easy to miss when its document is not visible.
+  const updateBadge = (): void => {
+    const waiting = ctx.runs.list().filter((r) => r.live?.status === 'running' && r.live.waiting).length;
+    view.badge =
+      waiting > 0
+        ? { value: waiting, tooltip: `${waiting} run${waiting === 1 ? '' : 's'} waiting for your review` }
+        : undefined;
+  };
+  updateBadge();
+  ctx.pushExtCleanup(
+    provider,
+    view,
+    vscode.workspace.onDidGrantWorkspaceTrust(updateMessage),
+    ctx.runs.onDidChange(updateBadge),
+  );
   return { provider, view };
 }

@@ -3,7 +3,7 @@
  * the run in the Runs view. After the run ends it shows the result for a short while.
  */
 import * as vscode from 'vscode';
-import { Commands } from '../constants';
+import { Commands, ReviewCommands } from '../constants';
 import type { Ctx } from '../ctx';
 import type { RunView } from '../runs/liveState';
 import { bestScoreOf, formatScore, formatSpend } from '../runs/treeNodes';
@@ -16,6 +16,8 @@ export function statusText(run: RunView): string {
   if (!live) return `SkillOpt: ${run.name}`;
   const best = `best ${formatScore(bestScoreOf(run))}`;
   const spend = formatSpend(live.spend.dollars, live.simulated);
+  if (live.status === 'running' && live.waiting)
+    return `$(bell) SkillOpt: step ${live.waiting.step} waits for your review`;
   switch (live.status) {
     case 'running': {
       const step =
@@ -31,6 +33,24 @@ export function statusText(run: RunView): string {
     default:
       return `$(warning) SkillOpt ${live.status} · ${best}`;
   }
+}
+
+/** What a screen reader says for the item: the same facts in words, no icon codes or Markdown. */
+export function statusLabel(run: RunView): string {
+  const live = run.live;
+  if (!live) return `SkillOpt run ${run.name}`;
+  const best = bestScoreOf(run);
+  const facts = [
+    `SkillOpt run ${run.name}${live.simulated ? ' (simulated models)' : ''}`,
+    live.status === 'running' && live.waiting
+      ? `paused: step ${live.waiting.step} waits for your review`
+      : live.status === 'running' && live.totalSteps > 0
+        ? `training step ${Math.max(live.step, 1)} of ${live.totalSteps}`
+        : live.status,
+    ...(best !== undefined ? [`best score ${formatScore(best)}`] : []),
+    live.simulated ? '' : `spend ${formatSpend(live.spend.dollars, false)}`,
+  ];
+  return facts.filter(Boolean).join(', ');
 }
 
 export function registerStatusBar(ctx: Ctx): vscode.StatusBarItem {
@@ -67,9 +87,16 @@ export function registerStatusBar(ctx: Ctx): vscode.StatusBarItem {
       .appendMarkdown('\n\n')
       .appendText(`Model calls: ${live.spend.calls} (${live.spend.cacheHits} from cache)`);
     if (live.message) tip.appendMarkdown('\n\n').appendText(live.message);
-    tip.appendMarkdown('\n\n').appendText('Click to show the run.');
+    if (live.status === 'running' && live.waiting)
+      tip.appendMarkdown('\n\n').appendText('Click to review the candidate; the run waits until you decide.');
+    else tip.appendMarkdown('\n\n').appendText('Click to show the run.');
     item.tooltip = tip;
-    item.command = { command: Commands.revealRun, title: 'Show Run', arguments: [run.dir] };
+    item.accessibilityInformation = { label: statusLabel(run), role: 'button' };
+    const waiting = live.status === 'running' ? live.waiting : undefined;
+    item.backgroundColor = waiting ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+    item.command = waiting
+      ? { command: ReviewCommands.openWaiting, title: 'Review Waiting Step', arguments: [run.dir] }
+      : { command: Commands.revealRun, title: 'Show Run', arguments: [run.dir] };
     item.show();
     if (active.length === 0 && !lingerTimer) {
       lingerTimer = setTimeout(() => {

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { gateHistoryViewType } from '../../protocol/webview';
 import type { Ctx } from '../ctx';
 import { DecisionStore } from '../review/decisionStore';
-import { runIdOf } from '../review/runArgs';
+import { runIdOf } from '../commands/shared';
 import { GateHistoryPanels } from './gateHistoryPanel';
 
 /** The Gate History panel: command, serializer, live updates. */

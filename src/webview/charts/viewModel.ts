@@ -13,9 +13,9 @@ import {
   isAccepted,
   isSkipped,
   verdictKind as kindOfVerdict,
-  type VerdictAction,
   type VerdictKind as ActionKind,
 } from '../../protocol/vocabulary';
+import { actionLabel, editTerms, editTitle } from '../../protocol/words';
 
 export interface Point {
   x: number;
@@ -62,6 +62,8 @@ export type VerdictKind = 'accept' | 'reject' | 'skip' | 'pending';
 export interface TableEdit {
   id: string;
   title: string;
+  /** The engine's terms for the same edit (op, support_count, source_type), for the hover. */
+  terms: string;
   /** Optimizer-written text: shown with textContent only. */
   content: string;
   fate: EditFate;
@@ -103,20 +105,9 @@ export function verdictKind(action: string): VerdictKind {
   return Object.hasOwn(undecided, action) ? 'pending' : kinds[kindOfVerdict(action)];
 }
 
-const actionLabels: Partial<Record<VerdictAction, string>> = {
-  accept_new_best: 'accepted, new best',
-  accept: 'accepted',
-  force_accept: 'accepted without gate',
-  reject: 'rejected',
-  skip_no_patches: 'skipped: no edits proposed',
-  skip_no_rewrite: 'skipped: no rewrite',
-  keep: 'kept current',
-};
-const labels: Record<string, string | undefined> = { ...actionLabels, ...undecided };
-
 /** How a row's action reads; other actions (e.g. `no_content`) read as their words. */
 export function verdictLabel(action: string): string {
-  return (Object.hasOwn(labels, action) ? labels[action] : undefined) ?? action.replace(/_/g, ' ');
+  return Object.hasOwn(undecided, action) ? undecided[action as keyof typeof undecided] : actionLabel(action);
 }
 
 const fateLabels: Record<EditFate, string> = {
@@ -238,16 +229,6 @@ export function humanLabel(h: NonNullable<GateStepRow['human']>): string {
   return 'you decided per edit';
 }
 
-function editTitle(e: GateStepRow['edits'][number]): string {
-  const parts = [e.op || 'edit'];
-  if (e.supportCount !== undefined) parts.push(`support ${e.supportCount}`);
-  if (e.sourceType)
-    parts.push(
-      `from ${e.sourceType === 'failure' ? 'failures' : e.sourceType === 'success' ? 'successes' : e.sourceType}`,
-    );
-  return parts.join(' · ');
-}
-
 function fateText(e: GateStepRow['edits'][number]): string {
   const base = fateLabels[e.fate];
   if (e.fate === 'skipped' && e.status) return `${base} (${e.status.replace(/_/g, ' ')})`;
@@ -284,6 +265,7 @@ export function tableRows(data: GateHistoryData): TableRow[] {
       edits: row.edits.map((e) => ({
         id: e.id,
         title: editTitle(e),
+        terms: editTerms(e),
         content: e.content ?? e.target ?? '',
         fate: e.fate,
         fateLabel: fateText(e),

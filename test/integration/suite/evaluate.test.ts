@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
+import { conversationPath } from '../../../src/engine/store/predictionNames';
 import { LmBridgeError, serveLmRequest } from '../../../src/extension/lm/lmBridge';
 import type { EvalResult } from '../../../src/protocol/engine';
 import { closeEditors, skillopt, workspacePath } from './support';
@@ -42,11 +43,7 @@ describe('SkillOpt extension: eval-only and VS Code language models', function (
     };
     assert.equal(summary.hard, result.hard);
     for (const id of result.failing) {
-      const safe = id.replace(/[^A-Za-z0-9._-]/g, '_');
-      assert.ok(
-        existsSync(join(result.out_dir, 'eval_val', 'predictions', safe, 'conversation.json')),
-        `conversation of ${id}`,
-      );
+      assert.ok(existsSync(conversationPath(join(result.out_dir, 'eval_val'), id)), `conversation of ${id}`);
     }
   });
 

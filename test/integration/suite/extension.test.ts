@@ -72,8 +72,8 @@ describe('SkillOpt extension: activation and browsing runs', function () {
       steps.map((s) => [s.label, s.description, s.icon]),
       [
         ['Step 2', '0.500 (−0.050) · 2 edits', 'close'],
-        ['Slow update', 'force accept', 'history'],
-        ['Meta skill', 'write meta skill', 'lightbulb'],
+        ['Slow update', 'accepted without the gate', 'history'],
+        ['Meta skill', 'written', 'lightbulb'],
       ],
     );
     const files = rows(api, steps[0]!.el).map((f) => f.label);

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { gateHistoryViewType } from '../../../src/protocol/webview';
 import { closeAll, simRun, waitFor, type SimRun } from './reviewSupport';
+import { rows, skillopt } from './support';
 
 function historyTabs(): vscode.Tab[] {
   return vscode.window.tabGroups.all
@@ -42,5 +43,17 @@ describe('review: Gate History panel', function () {
     await waitFor(() => historyTabs()[0]?.isActive, 'the same panel, active again');
     assert.equal(historyTabs().length, 1);
     await waitFor(() => historyTabs()[0]?.label === 'Gate History: run', 'the run name in the title');
+  });
+
+  it("opens from the run's context menu, which passes the tree row itself", async () => {
+    const api = await skillopt();
+    // A right-click hands the command the tree element ({id: "run:…", spec}), not the run id.
+    const row = await waitFor(
+      () => rows(api).find((r) => r.el.spec.kind === 'run' && r.el.spec.runId === run.runDir),
+      'the run in the tree',
+    );
+    await vscode.commands.executeCommand('skillopt.showGateHistory', row.el);
+    const tab = await waitFor(() => historyTabs()[0], 'the Gate History tab');
+    assert.equal(tab.label, 'Gate History: run');
   });
 });

@@ -9,6 +9,18 @@ import { openAiMessages } from './openaiServer';
 export const scriptedOptimizerModel = 'scripted-optimizer';
 export const scriptedTargetModel = 'scripted-target';
 
+/** Config overrides that point both roles at a loopback server playing `scriptedModels`. */
+export function scriptedWireOverrides(url: string): string[] {
+  return [
+    'model.optimizer_backend=openai_compatible',
+    'model.target_backend=openai',
+    `model.optimizer=${scriptedOptimizerModel}`,
+    `model.target=${scriptedTargetModel}`,
+    `model.optimizer_base_url=${url}`,
+    `model.target_base_url=${url}`,
+  ];
+}
+
 /** Which optimizer stage a request is, read from our own prompts (the wire carries no stage label). */
 export function stageOf(messages: ChatMessage[]): Stage {
   const system = messages.find((m) => m.role === 'system')?.content ?? '';
@@ -21,6 +33,7 @@ export function stageOf(messages: ChatMessage[]): Stage {
   if (/"learning_rate"/.test(system)) return 'lr_autonomous';
   if (/"new_skill": "<the complete document>"/.test(system)) return 'rewrite';
   if (/## (Patches to Merge|Two Pre-merged Groups)/.test(user)) return 'merge';
+  if (/^## Execution Notes \(\d+\)$/m.test(user)) return 'appendix_consolidate';
   return 'analyst';
 }
 

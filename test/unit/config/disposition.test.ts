@@ -151,14 +151,6 @@ describe('config/disposition: every reference key is honoured, mapped or refused
     const { dir, cleanup } = tempDir();
     try {
       const cases: Array<[string, RegExp]> = [
-        [
-          'optimizer:\n  use_skill_aware_reflection: true\n',
-          /\(optimizer\.use_skill_aware_reflection\): optimizer\.use_skill_aware_reflection \(true\) is not built yet.*Fix: set it to false/,
-        ],
-        [
-          'env:\n  max_turns: 4\n',
-          /\(env\.max_turns\): env\.max_turns \(4\) above 1 .*Fix: set env\.max_turns: 1, or use an agent target/,
-        ],
         ['evaluation:\n  repeats: 3\n', /\(evaluation\.repeats\): .*not built yet.*Fix: remove it/],
         ['model:\n  target_minimax_api_key: abc\n', /never read .*Fix: use model\.minimax_base_url/],
         ['model:\n  copilot_chat_timeout: 60\n', /Fix: use limits\.request_timeout_s/],

@@ -544,6 +544,28 @@ describe('config/schema', () => {
       assert.equal(loud.warnings[0].key, 'optimizer.lr_control_mode');
     });
 
+    it('says so when an appendix option is set while skill-aware reflection is off', () => {
+      const reference = validateConfigObject({
+        optimizer: { skill_aware_appendix_source: 'both', skill_aware_consolidate_threshold: 0 },
+      });
+      assert.ok(reference.ok);
+      assert.deepEqual(reference.warnings, []);
+      const off = validateConfigObject({
+        optimizer: { skill_aware_appendix_source: 'failure_only', skill_aware_consolidate_threshold: 5 },
+      });
+      assert.ok(off.ok);
+      assert.deepEqual(
+        off.warnings.map((w) => w.key),
+        ['optimizer.skill_aware_appendix_source', 'optimizer.skill_aware_consolidate_threshold'],
+      );
+      assert.match(off.warnings[0].message, /use_skill_aware_reflection is false/);
+      const on = validateConfigObject({
+        optimizer: { use_skill_aware_reflection: true, skill_aware_consolidate_threshold: 5 },
+      });
+      assert.ok(on.ok);
+      assert.deepEqual(on.warnings, []);
+    });
+
     it('fills azure_openai_* from the legacy azure_* names when blank', () => {
       const r = validateConfigObject({
         model: { azure_endpoint: 'https://legacy/', azure_api_key: 'k', azure_openai_api_key: 'explicit' },

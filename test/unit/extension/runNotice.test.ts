@@ -29,6 +29,34 @@ describe('extension runs: the notification when a run ends', () => {
     assert.deepEqual(python.actions, ['Apply Best Skill'], 'no report to open');
   });
 
+  it('offers nothing to apply when no candidate beat the initial skill', () => {
+    const none = runNotice('hs', {
+      type: 'run/finished',
+      outDir: '/runs/hs',
+      bestStep: 0,
+      bestScore: 0.4,
+      baselineScore: 0.4,
+      bestSkillPath: '/runs/hs/best_skill.md',
+      reportPath: '/runs/hs/report.md',
+    });
+    assert.deepEqual(none.actions, ['Open Report']);
+    assert.match(none.text, /No candidate beat the initial skill \(0\.400\)/);
+  });
+
+  it('says a stop the person asked for plainly, without a warning', () => {
+    const n = runNotice('hs', {
+      type: 'run/stopped',
+      outDir: '/r',
+      reason: 'stopped by request',
+      resumeCommand: '',
+    });
+    assert.deepEqual(n, {
+      kind: 'info',
+      text: 'SkillOpt: hs stopped as you asked. Nothing accepted is lost.',
+      actions: ['Resume Run'],
+    });
+  });
+
   it('offers Resume after a stop and the log after a failure', () => {
     assert.deepEqual(
       runNotice('hs', {

@@ -233,11 +233,11 @@ describe('extension runs: tree nodes', () => {
     assert.deepEqual(rows, [
       // Step 1 beat the baseline 0.400 by 0.150; step 2's candidate fell 0.050 short of 0.550.
       ['Step 1', '0.550 (+0.150) · 3 edits', 'star-full'],
-      ['Slow update', 'inject placeholder', 'history'],
-      ['Meta skill', 'skip first epoch', 'lightbulb'],
+      ['Slow update', 'empty block added, filled from the next epoch', 'history'],
+      ['Meta skill', 'not run after the first epoch', 'lightbulb'],
       ['Step 2', '0.500 (−0.050) · 2 edits', 'close'],
-      ['Slow update', 'force accept', 'history'],
-      ['Meta skill', 'write meta skill', 'lightbulb'],
+      ['Slow update', 'accepted without the gate', 'history'],
+      ['Meta skill', 'written', 'lightbulb'],
     ]);
 
     // After the epochs, the run's own files: the Python run has a best skill but no report.md.
@@ -270,7 +270,9 @@ describe('extension runs: tree nodes', () => {
     try {
       cpSync(pythonRun, dir, { recursive: true });
       const rollout = join(dir, 'steps', 'step_0001', 'rollout');
-      mkdirSync(rollout, { recursive: true });
+      // The reference (and SkillOpt before prediction_names.json) named the folder of `q/2` `q_2`.
+      mkdirSync(join(rollout, 'predictions', 'q_2'), { recursive: true });
+      writeFileSync(join(rollout, 'predictions', 'q_2', 'conversation.json'), '[]');
       writeFileSync(
         join(rollout, 'results.jsonl'),
         [
@@ -331,8 +333,8 @@ describe('extension runs: tree nodes', () => {
       [
         ['Step 2', '0.500 (−0.050) · 2 edits', 'close'],
         ['Step 3', 'reflect…', 'loading~spin'],
-        ['Slow update', 'force accept', 'history'],
-        ['Meta skill', 'write meta skill', 'lightbulb'],
+        ['Slow update', 'accepted without the gate', 'history'],
+        ['Meta skill', 'written', 'lightbulb'],
       ],
     );
     assert.deepEqual(

@@ -387,6 +387,34 @@ describe('models: agent target wiring', () => {
     }
   });
 
+  it('refuses env.max_turns > 1 for a chat target and says an agent target runs its own loop', () => {
+    const withTurns = (model: Record<string, unknown>, turns: number, env?: NodeJS.ProcessEnv) => {
+      const cfg = defaultConfig();
+      Object.assign(cfg.model, { optimizer_backend: 'sim', ...model });
+      cfg.env.max_turns = turns;
+      return buildModels(cfg, {
+        tasks: [],
+        testItems: [],
+        logger: silentLogger,
+        trustedWorkspace: true,
+        env: env ?? { PATH: '/nonexistent' },
+      });
+    };
+    assert.throws(
+      () => withTurns({ target_backend: 'sim' }, 3),
+      (e: unknown) =>
+        SkillOptError.is(e, 'config') &&
+        e.place.key === 'env.max_turns' &&
+        /chat target answers in one turn/.test(e.message) &&
+        /agent target/.test(e.place.fix ?? ''),
+    );
+    assert.deepEqual(withTurns({ target_backend: 'sim' }, 1).notices, []);
+    const agent = withTurns({ target_backend: 'command', target_command: 'true {prompt}' }, 30, {
+      PATH: process.env.PATH ?? '',
+    });
+    assert.ok(agent.notices.some((n) => /^env\.max_turns: 30 does not bound an agent target/.test(n)));
+  });
+
   it('maps the reference names onto presets and refuses what cannot hold', () => {
     const bin = mkdtempSync(join(tmpdir(), 'skillopt-bin-'));
     try {

@@ -3,6 +3,11 @@ import { Accounting } from '../../../src/engine/llm/accounting';
 import { AnthropicBackend } from '../../../src/engine/llm/anthropic';
 import { createModelClient } from '../../../src/engine/llm/client';
 import { analystContract } from '../../../src/engine/llm/contracts/reflect';
+import { CONSOLIDATE_SYSTEM, consolidateUserMessage } from '../../../src/engine/prompts/skillAware';
+import { replaceAppendix } from '../../../src/engine/skill/document';
+import type { RunContext } from '../../../src/engine/train/context';
+import { defaultTrainSettings } from '../../../src/engine/train/settings';
+import { flushAppendix } from '../../../src/engine/train/step/appendix';
 import { rankingContract } from '../../../src/engine/llm/contracts/update';
 import { OpenAiBackend } from '../../../src/engine/llm/openai';
 import { reaskMessage, structuredCall } from '../../../src/engine/llm/structured';
@@ -134,6 +139,63 @@ for (const wire of WIRES) {
       assert.equal(snapshot.entries[0].stage, 'ranking');
       assert.equal(snapshot.entries[0].calls, 2);
       assert.equal(snapshot.entries[0].retries, 0);
+    });
+
+    it('skill-aware: sends the consolidation prompt, reads notes back, and takes a lapse-only analyst reply', async () => {
+      const h = await setup([
+        reply(
+          '{"appendix_notes": ["Zero-pad month and day (existing date rule).", {"note": "Name the unit."}]}',
+        ),
+        reply('```json\n{"batch_size": 2, "appendix_notes": "Apply the existing date rule."}\n```'),
+        reply('{"batch_size": 2, "appendix_notes": "Apply the existing date rule."}'),
+        reply('{"batch_size": 2}'),
+      ]);
+      const fallbacks: string[] = [];
+      const ctx = {
+        settings: defaultTrainSettings,
+        optimizer: h.client,
+        signal: new AbortController().signal,
+        logger: h.logger,
+        recordFallback: (stage: string) => fallbacks.push(stage),
+      } as unknown as RunContext;
+      const skill = replaceAppendix('# S\n\n- Dates are YYYY-MM-DD.\n', ['Pad dates.', 'Name units.']);
+      const out = await flushAppendix(ctx, skill, ['pad the dates'], 2);
+      assert.deepEqual(out, {
+        step_notes: ['pad the dates'],
+        appendix_after: ['Zero-pad month and day (existing date rule).', 'Name the unit.'],
+        n_added: 1,
+        consolidated_from: 3,
+      });
+      assert.deepEqual(wire.conversation(h.server.requests[0]), [
+        { role: 'system', content: CONSOLIDATE_SYSTEM },
+        { role: 'user', content: consolidateUserMessage(['Pad dates.', 'Name units.', 'pad the dates']) },
+      ]);
+
+      const analyst: ChatRequest = {
+        role: 'optimizer',
+        stage: 'analyst',
+        messages: [
+          { role: 'system', content: 'Analyse the failures.' },
+          { role: 'user', content: '## Failed Trajectories (2 total)' },
+        ],
+        maxTokens: 100,
+      };
+      const aware = await structuredCall(
+        h.client,
+        analyst,
+        analystContract('patch', 'failure', { appendixNotes: true }),
+        { logger: h.logger },
+      );
+      assert.ok(aware.ok);
+      assert.deepEqual(aware.value.appendix_notes, ['Apply the existing date rule.']);
+      assert.equal(aware.value.patch, undefined);
+      // Without skill-aware reflection a reply with no patch is unusable (re-asked, then a fallback).
+      const plain = await structuredCall(h.client, analyst, analystContract('patch', 'failure'), {
+        logger: h.logger,
+      });
+      assert.equal(plain.ok, false);
+      assert.equal(h.server.requests.length, 4);
+      assert.deepEqual(fallbacks, []);
     });
 
     it('re-asks once when the reply was cut off at the token cap', async () => {

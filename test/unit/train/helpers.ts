@@ -240,3 +240,24 @@ export function paidKeys(...logs: CallLog[]): Map<string, number> {
   for (const log of logs) for (const c of log.paid()) out.set(c.key, (out.get(c.key) ?? 0) + 1);
   return out;
 }
+
+export interface Spend {
+  total: unknown;
+  steps: unknown[];
+  ledgerCalls: number;
+}
+
+/** What a run paid, from summary.json, history.json and the ledger. */
+export function spend(dir: string): Spend {
+  const summary = readJson<{ token_summary: { _total: unknown } }>(dir, 'summary.json');
+  const history = readJson<Array<{ step: number; tokens: unknown }>>(dir, 'history.json');
+  const ledger = read(dir, 'ledger.jsonl')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { calls?: number });
+  return {
+    total: summary.token_summary._total,
+    steps: history.map((r) => [r.step, r.tokens]),
+    ledgerCalls: ledger.reduce((n, r) => n + (r.calls ?? 0), 0),
+  };
+}

@@ -4,11 +4,7 @@ import { join } from 'node:path';
 import { prepareRun } from '../../../src/engine/run';
 import type { StepRecord } from '../../../src/protocol/records';
 import { startOpenAiServer, type LoopbackServer } from '../../support/loopback/openaiServer';
-import {
-  scriptedModels,
-  scriptedOptimizerModel,
-  scriptedTargetModel,
-} from '../../support/loopback/scriptedModels';
+import { scriptedModels, scriptedWireOverrides } from '../../support/loopback/scriptedModels';
 import { exampleConfig, prepareSim, readJson, runSim, tempDir } from './helpers';
 
 /**
@@ -41,16 +37,7 @@ describe('mechanisms over the OpenAI wire format (loopback)', function () {
     const prepared = prepareRun({
       configPath: exampleConfig,
       outDir: out,
-      overrides: [
-        ...overrides,
-        'cache.enabled=false',
-        'model.optimizer_backend=openai_compatible',
-        'model.target_backend=openai',
-        `model.optimizer=${scriptedOptimizerModel}`,
-        `model.target=${scriptedTargetModel}`,
-        `model.optimizer_base_url=${server.url}`,
-        `model.target_base_url=${server.url}`,
-      ],
+      overrides: [...overrides, 'cache.enabled=false', ...scriptedWireOverrides(server.url)],
     });
     assert.equal((await runSim(prepared)).outcome.status, 'finished');
     return out;

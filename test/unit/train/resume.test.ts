@@ -7,16 +7,13 @@ import type { Stage } from '../../../src/engine/llm/types';
 import type { RuntimeState, StepRecord } from '../../../src/protocol/records';
 import { prepareRun } from '../../../src/engine/run';
 import { startOpenAiServer } from '../../support/loopback/openaiServer';
-import {
-  scriptedModels,
-  scriptedOptimizerModel,
-  scriptedTargetModel,
-} from '../../support/loopback/scriptedModels';
+import { scriptedModels, scriptedWireOverrides } from '../../support/loopback/scriptedModels';
 import {
   CallLog,
   comparableHistory,
   exampleConfig,
   paidKeys,
+  spend,
   prepareSim,
   prepareSimCached,
   read,
@@ -24,28 +21,8 @@ import {
   runSim,
   tempDir,
   type CallRecord,
+  type Spend,
 } from './helpers';
-
-interface Spend {
-  total: unknown;
-  steps: unknown[];
-  ledgerCalls: number;
-}
-
-/** What a run paid, from summary.json, history.json and the ledger. */
-function spend(dir: string): Spend {
-  const summary = readJson<{ token_summary: { _total: unknown } }>(dir, 'summary.json');
-  const history = readJson<Array<{ step: number; tokens: unknown }>>(dir, 'history.json');
-  const ledger = read(dir, 'ledger.jsonl')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as { calls?: number });
-  return {
-    total: summary.token_summary._total,
-    steps: history.map((r) => [r.step, r.tokens]),
-    ledgerCalls: ledger.reduce((n, r) => n + (r.calls ?? 0), 0),
-  };
-}
 
 type Crash = { name: string; when: (e: EngineEvent, all: EngineEvent[]) => boolean };
 
@@ -135,15 +112,7 @@ describe('kill and resume', function () {
     const probe = prepareRun({ configPath: exampleConfig, dryRun: true, outDir: '/nonexistent-probe' });
     const tasks = [...probe.splits.train, ...probe.splits.val, ...probe.splits.test.unsealForEvaluation()];
     const server = await startOpenAiServer(scriptedModels(tasks), { latencyMs: 25 });
-    const wire = [
-      'cache.enabled=false',
-      'model.optimizer_backend=openai_compatible',
-      'model.target_backend=openai',
-      `model.optimizer=${scriptedOptimizerModel}`,
-      `model.target=${scriptedTargetModel}`,
-      `model.optimizer_base_url=${server.url}`,
-      `model.target_base_url=${server.url}`,
-    ];
+    const wire = ['cache.enabled=false', ...scriptedWireOverrides(server.url)];
     const cli = join(__dirname, '..', '..', '..', 'src', 'cli', 'main.ts');
     const dir = tempDir('skillopt-kill-');
     try {

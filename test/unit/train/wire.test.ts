@@ -8,6 +8,7 @@ import {
   scriptedModels,
   scriptedOptimizerModel,
   scriptedTargetModel,
+  scriptedWireOverrides,
 } from '../../support/loopback/scriptedModels';
 import { exampleConfig, readJson, runSim, tempDir } from './helpers';
 
@@ -61,16 +62,7 @@ describe('training loop over the OpenAI wire format (loopback)', function () {
     const prepared = prepareRun({
       configPath: exampleConfig,
       outDir: dir.path,
-      overrides: [
-        'cache.enabled=false',
-        'model.optimizer_backend=openai_compatible',
-        'model.target_backend=openai',
-        `model.optimizer=${scriptedOptimizerModel}`,
-        `model.target=${scriptedTargetModel}`,
-        `model.optimizer_base_url=${server.url}`,
-        `model.target_base_url=${server.url}`,
-        'limits.max_retries=2',
-      ],
+      overrides: ['cache.enabled=false', ...scriptedWireOverrides(server.url), 'limits.max_retries=2'],
     });
     assert.equal(prepared.models.simulated, false);
     const { outcome, events } = await runSim(prepared);

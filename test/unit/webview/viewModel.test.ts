@@ -103,11 +103,11 @@ describe('gate history view model', () => {
     );
     assert.deepEqual(
       m.epochEnd.map((p) => [p.x, p.y, p.label]),
-      [[2.66, 0.4, 'epoch 1 slow update: rejected']],
+      [[2.66, 0.4, 'epoch 1 slow update: rejected by the gate']],
     );
     assert.deepEqual(
       m.human.map((p) => [p.x, p.label]),
-      [[2, 'step 2: rejected; you accepted']],
+      [[2, 'step 2: rejected by the gate; you accepted']],
     );
     assert.deepEqual(
       m.pending.map((p) => [p.x, p.y]),
@@ -162,15 +162,16 @@ describe('gate history view model', () => {
       rows.map((r) => [r.title, r.verdict, r.verdictKind, r.score, r.delta, r.human ?? '']),
       [
         ['Step 1', 'accepted, new best', 'accept', '0.500', '+0.250', ''],
-        ['Step 2', 'rejected', 'reject', '0.500', '±0.000', 'you accepted'],
-        ['Epoch 1 slow update', 'rejected', 'reject', '0.400', '−0.100', ''],
+        ['Step 2', 'rejected by the gate', 'reject', '0.500', '±0.000', 'you accepted'],
+        ['Epoch 1 slow update', 'rejected by the gate', 'reject', '0.400', '−0.100', ''],
         ['Step 3', 'gate running…', 'pending', '–', '', ''],
       ],
     );
     assert.equal(rows[0]!.editsSummary, '2 edits: 1 kept, 1 not applied');
     assert.deepEqual(rows[0]!.edits[0], {
       id: 'e-1',
-      title: 'append · support 4 · from failures',
+      title: 'Add at the end · proposed by 4 analyses · from failed tasks',
+      terms: 'append · support_count 4 · source_type failure',
       content: '<script>alert(1)</script>',
       fate: 'kept',
       fateLabel: 'kept',

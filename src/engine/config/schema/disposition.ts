@@ -187,20 +187,10 @@ export const DISPOSITIONS: Readonly<Record<string, Disposition>> = {
     honoured,
   ),
   'optimizer.meta_learning_rate': mapped('optimizer.meta_learning_rate has no effect; remove it'),
-  'optimizer.use_skill_aware_reflection': refused(
-    'is not built yet here (skill-aware reflection and its protected appendix)',
-    'set it to false; the slow update (optimizer.use_slow_update) keeps longitudinal guidance',
-  ),
-  'optimizer.skill_aware_appendix_source': refused(
-    'is read only with use_skill_aware_reflection, which is refused for now',
-    'leave it; it has no effect while skill-aware reflection is off',
-    () => true,
-  ),
-  'optimizer.skill_aware_consolidate_threshold': refused(
-    'is read only with use_skill_aware_reflection, which is refused for now',
-    'leave it; it has no effect while skill-aware reflection is off',
-    () => true,
-  ),
+  // Skill-aware reflection (train/step/appendix.ts); appendix options set while it is off warn (validate.ts).
+  'optimizer.use_skill_aware_reflection': honoured,
+  'optimizer.skill_aware_appendix_source': honoured,
+  'optimizer.skill_aware_consolidate_threshold': honoured,
   // ── evaluation ──
   ...each(
     [
@@ -244,11 +234,8 @@ export const DISPOSITIONS: Readonly<Record<string, Disposition>> = {
     ].map((k) => `env.${k}`),
     honoured,
   ),
-  'env.max_turns': refused(
-    'above 1 (multi-turn rollouts) is not built yet for chat targets',
-    'set env.max_turns: 1, or use an agent target (model.target_backend: claude_code_exec, codex_exec, copilot_exec or command), which runs its own turns',
-    (v) => v === undefined || v === null || v === 1,
-  ),
+  // Above 1: refused for a chat target, a notice for an agent target (models.ts, before any spending).
+  'env.max_turns': honoured,
   'env.image_detail': benchmarkKey('docvqa'),
   ...each(
     ['env.shuffle_choices', 'env.use_theorem', 'env.use_sketch'],

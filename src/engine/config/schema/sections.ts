@@ -243,7 +243,12 @@ export const evaluationFields = {
 const SPLIT_RATIO = /^[1-9]\d*:[1-9]\d*:[1-9]\d*$/;
 
 export const envFields = {
-  name: text(''),
+  // Names run and split folders, so it must stay one folder name (`../..` would write outside the run).
+  name: z
+    .string()
+    .regex(/^(?:[A-Za-z0-9_-][A-Za-z0-9 ._-]*)?$/)
+    .default('')
+    .describe('a folder name: letters, digits, spaces, ".", "_" and "-", not starting with "." or a space'),
   skill_init: text(''),
   // A skill is a prompt: a file this large is almost surely the wrong file, and every call would pay for it.
   max_skill_bytes: z

@@ -214,6 +214,21 @@ export function validateConfigObject(raw: unknown, options: ValidateOptions = {}
     }
     config.optimizer.lr_control_mode = 'none';
   }
+  // The appendix options only act with skill-aware reflection on; a non-default value without it says so.
+  if (!config.optimizer.use_skill_aware_reflection) {
+    const changed: Array<[string, boolean]> = [
+      ['skill_aware_appendix_source', config.optimizer.skill_aware_appendix_source !== 'both'],
+      ['skill_aware_consolidate_threshold', config.optimizer.skill_aware_consolidate_threshold !== 0],
+    ];
+    for (const [key, set] of changed) {
+      if (set) {
+        warn(
+          ['optimizer', key],
+          `optimizer.${key} has no effect while optimizer.use_skill_aware_reflection is false; set that to true or remove ${key}`,
+        );
+      }
+    }
+  }
   // Legacy azure_* names fill the azure_openai_* keys when those are blank (reference behaviour).
   const m = config.model;
   if (!m.azure_openai_endpoint && m.azure_endpoint) m.azure_openai_endpoint = m.azure_endpoint;

@@ -1,6 +1,7 @@
 import type { BackendReply, ChatBackend, ChatMessage, ChatRequest } from '../types';
 import { simDeepReflect, simMetaReflect } from './deep';
 import { estimateTokens } from './target';
+import { LAPSE_HEADING } from '../../prompts/skillAware';
 import { habits, harmfulRules, hash, neutralRules, nextTurn } from './habits';
 
 type Json = Record<string, unknown>;
@@ -98,8 +99,10 @@ export class SimOptimizerBackend implements ChatBackend {
         return simMetaReflect(user);
       case 'analyst':
         return /Failed Trajectories/.test(user)
-          ? this.analystFailure(user, mode)
+          ? this.analystFailure(user, mode, system.includes(LAPSE_HEADING))
           : this.analystSuccess(user, mode);
+      case 'appendix_consolidate':
+        return consolidate(user);
       case 'merge':
         return this.merge(user, mode);
       case 'ranking':
@@ -168,16 +171,21 @@ export class SimOptimizerBackend implements ChatBackend {
     );
   }
 
-  private analystFailure(user: string, mode: Mode): Json {
+  private analystFailure(user: string, mode: Mode, skillAware: boolean): Json {
     const skill = between(user, '<current_skill>', '</current_skill>');
     const failures = parseTrajectories(user);
     const found = new Map<string, { text: string; title: string; support: number }>();
+    const lapses = new Set<string>();
     let numeric = false;
     for (const t of failures) {
       const habit = habits.find((h) => h.diagnose(t.answer, t.expected));
       if (!habit) continue;
       if (habit.name === 'rounded-measurement' || habit.name === 'missing-currency-symbol') numeric = true;
-      if (habit.corrected.test(skill)) continue;
+      // The skill has the rule and the target did not apply it: an execution lapse.
+      if (habit.corrected.test(skill)) {
+        if (skillAware) lapses.add(lapseNote(habit.name, habit.rules[0]));
+        continue;
+      }
       const prev = found.get(habit.name);
       found.set(habit.name, { text: habit.rules[0], title: habit.name, support: (prev?.support ?? 0) + 1 });
     }
@@ -202,6 +210,7 @@ export class SimOptimizerBackend implements ChatBackend {
           rules.slice(0, mode === 'skill_candidates' ? rules.length : this.budget(user)),
         ),
       },
+      ...(skillAware ? { appendix_notes: [...lapses] } : {}),
     };
   }
 
@@ -314,4 +323,24 @@ export class SimOptimizerBackend implements ChatBackend {
       ].join('\n'),
     };
   }
+}
+
+/** A reminder of an existing rule; it names the habit, which is what the simulated target heeds. */
+function lapseNote(name: string, rule: string): string {
+  return `${tag} Apply the skill's existing ${name} rule on every answer: ${rule.replace(/^- /, '')}`;
+}
+
+/** One note naming every habit the notes remind of (fewer notes, nothing lost for the target). */
+function consolidate(user: string): Json {
+  const notes = [...user.matchAll(/^\d+\. (.*)$/gm)].map((m) => m[1]);
+  const names = habits.map((h) => h.name).filter((n) => notes.some((note) => note.includes(n)));
+  const other = notes.filter((note) => !names.some((n) => note.includes(n)));
+  return {
+    appendix_notes: [
+      ...(names.length
+        ? [`${tag} Apply the skill's existing rules on every answer (${names.join(', ')}).`]
+        : []),
+      ...other,
+    ],
+  };
 }

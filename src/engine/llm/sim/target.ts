@@ -67,8 +67,14 @@ export class SimTargetBackend implements ChatBackend {
     let answer = gold;
     // Like a real model, the habit shows on most answers of its kind, not all (7 in 10, by content).
     const slips = hash(task.input) % 10 < 7;
+    const reminders = appendixOf(skill);
+    // A skill with an execution-notes appendix (skill-aware runs) meets an executor that sometimes
+    // does not apply a rule it has (3 in 10, by content) until the appendix reminds it by name.
+    const lapses = reminders !== undefined && hash(`lapse:${task.input}`) % 10 < 3;
     for (const habit of habits) {
-      if (slips && habit.applies(gold, task.taskType) && !habit.corrected.test(skill)) {
+      if (!habit.applies(gold, task.taskType)) continue;
+      const corrected = habit.corrected.test(skill);
+      if ((slips && !corrected) || (lapses && corrected && !reminders.includes(habit.name))) {
         answer = habit.distort(gold);
         break;
       }
@@ -78,4 +84,11 @@ export class SimTargetBackend implements ChatBackend {
     }
     return answer;
   }
+}
+
+/** The text of the execution-notes appendix, if the skill has one. */
+function appendixOf(skill: string): string | undefined {
+  const start = skill.indexOf('<!-- APPENDIX_START -->');
+  const end = skill.indexOf('<!-- APPENDIX_END -->', start);
+  return start >= 0 && end > start ? skill.slice(start, end) : undefined;
 }

@@ -3,12 +3,14 @@
  * the comparison of the previous and current epoch's skills and read by the next epoch's prompts.
  */
 import { round1 } from '../step/record';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeJsonAtomic } from '../../store/atomic';
 import { STEP_FILE } from '../../store/layout';
 import { artifactSchemas, readArtifact } from '../../store/runSchemas';
 import { loadPairs, longitudinalPairs, savePairs, writeMetaSkill } from '../epochEnd';
 import type { LoopContext } from '../loopContext';
+import { journaledClient } from '../replyJournal';
 import type { EpochEndStage, EpochWork } from './index';
 
 async function run(loop: LoopContext, ep: EpochWork): Promise<void> {
@@ -46,7 +48,14 @@ async function run(loop: LoopContext, ep: EpochWork): Promise<void> {
       savePairs(dir, kept, all, s.pairPolicy);
       pairs = kept;
     }
-    const memory = await writeMetaSkill(loop.ctx, ep.prevSkill, currSkill, state.metaSkill, pairs);
+    const optimizer = journaledClient(loop.ctx.optimizer, join(dir, STEP_FILE.metaSkillReplies));
+    const memory = await writeMetaSkill(
+      { ...loop.ctx, optimizer },
+      ep.prevSkill,
+      currSkill,
+      state.metaSkill,
+      pairs,
+    );
     result = memory
       ? { reasoning: memory.reasoning, meta_skill_content: memory.content, action: 'write_meta_skill' }
       : { action: 'no_content' };
@@ -54,6 +63,8 @@ async function run(loop: LoopContext, ep: EpochWork): Promise<void> {
     if (memory) state.metaSkill = memory.content;
   }
   writeJsonAtomic(resultPath, result);
+  // The result now holds what the replies said: keep it once (the journal only bridged the gap).
+  rmSync(join(dir, STEP_FILE.metaSkillReplies), { force: true });
   ep.metaAction = String(result.action);
 }
 

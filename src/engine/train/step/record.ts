@@ -119,6 +119,14 @@ export class StepRecordBuilder {
     this.r.action = x.action;
   }
 
+  /** The appendix flush after the gate (or the skip): the reference's four counters. */
+  appendix(x: { lapseNotes: number; added: number; total: number; consolidated?: number }): void {
+    this.r.n_execution_lapse_notes = x.lapseNotes;
+    this.r.n_appendix_notes_added = x.added;
+    this.r.n_appendix_notes_total = x.total;
+    if (x.consolidated !== undefined) this.r.n_appendix_notes_consolidated = x.consolidated;
+  }
+
   skipped(action: SkipAction): void {
     this.r.action = action;
   }

@@ -1,0 +1,72 @@
+/**
+ * How the engine's terms read to a person: one plain label per gate action, epoch-end action and
+ * edit operation, used by the tree, Gate History, the review and notifications alike. The engine
+ * terms stay in hovers and files; labels are what a user of the editor reads. Browser-safe.
+ */
+import type { VerdictAction } from './vocabulary';
+
+/** Epoch-end results that are not gate actions (slow update and meta skill `action` fields). */
+export type EpochEndAction =
+  | 'no_content'
+  | 'no_candidate'
+  | 'inject_placeholder'
+  | 'skip_first_epoch'
+  | 'skip_last_epoch'
+  | 'write_meta_skill';
+
+const ACTION_LABELS: Record<VerdictAction | EpochEndAction, string> = {
+  accept_new_best: 'accepted, new best',
+  accept: 'accepted',
+  force_accept: 'accepted without the gate',
+  reject: 'rejected by the gate',
+  skip_no_patches: 'skipped: no edits proposed',
+  skip_no_rewrite: 'skipped: no rewrite',
+  promote: 'promoted to best',
+  keep: 'kept the current skill',
+  no_content: 'nothing to add',
+  no_candidate: 'no candidate',
+  inject_placeholder: 'empty block added, filled from the next epoch',
+  skip_first_epoch: 'not run after the first epoch',
+  skip_last_epoch: 'not run after the last epoch',
+  write_meta_skill: 'written',
+  human_accept: 'you accepted',
+  human_reject: 'you rejected',
+  human_revert: 'you reverted',
+};
+
+/** How an action reads; an action from another writer reads as its own words. */
+export function actionLabel(action: string): string {
+  return Object.hasOwn(ACTION_LABELS, action)
+    ? ACTION_LABELS[action as VerdictAction | EpochEndAction]
+    : action.replace(/_/g, ' ');
+}
+
+const EDIT_OP_LABELS: Record<string, string> = {
+  append: 'add at the end',
+  insert_after: 'insert after a line',
+  replace: 'rewrite',
+  delete: 'remove',
+};
+
+/** What an edit does and where it came from, in words ("insert after a line · 3 analyses · from failed tasks"). */
+export function editTitle(e: { op?: string; supportCount?: number; sourceType?: string }): string {
+  const op = e.op ? (EDIT_OP_LABELS[e.op] ?? e.op.replace(/_/g, ' ')) : 'edit';
+  const parts = [op.charAt(0).toUpperCase() + op.slice(1)];
+  if (e.supportCount !== undefined)
+    parts.push(e.supportCount === 1 ? 'proposed once' : `proposed by ${e.supportCount} analyses`);
+  const src = e.sourceType;
+  if (src)
+    parts.push(
+      src === 'failure' ? 'from failed tasks' : src === 'success' ? 'from passed tasks' : `from ${src}`,
+    );
+  return parts.join(' · ');
+}
+
+/** The engine's wording of the same edit, for hovers: `insert_after · support 3 · failure`. */
+export function editTerms(e: { op?: string; supportCount?: number; sourceType?: string }): string {
+  return [
+    e.op ?? 'edit',
+    ...(e.supportCount !== undefined ? [`support_count ${e.supportCount}`] : []),
+    ...(e.sourceType ? [`source_type ${e.sourceType}`] : []),
+  ].join(' · ');
+}

@@ -1,0 +1,141 @@
+/**
+ * A live run paused for the person (human-first review), in a real VS Code with the real engine
+ * process: every surface says the run waits, and a skill document closed or reverted without a
+ * decision comes back into the pending review, from reopening the file and from the command the
+ * tree row, the status bar and the notification use.
+ */
+import assert from 'node:assert/strict';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import type { StartResult } from '../../../src/protocol/engine';
+import { ReviewCommands } from '../../../src/extension/constants';
+import { statusLabel, statusText } from '../../../src/extension/views/statusBar';
+import { inspect, repoRoot } from './reviewSupport';
+import { openSkill, recordEvents, rows, skillopt, waitFor, waitForStatus, workspacePath } from './support';
+
+describe('review: a run waiting for the person', function () {
+  this.timeout(120_000);
+
+  it('says the run waits, and brings the review back after its document was closed or reverted', async () => {
+    const api = await skillopt();
+    // Auto-save (on by default) writes the buffer, review lines included, a second after each
+    // change; what this test checks is the person's own saves, closes and reverts.
+    const files = vscode.workspace.getConfiguration('files');
+    await files.update('autoSave', 'off', vscode.ConfigurationTarget.Global);
+    const dir = workspacePath('waiting-review');
+    mkdirSync(dir, { recursive: true });
+    const example = join(repoRoot(), 'examples', 'house-style');
+    for (const f of ['SKILL.md', 'tasks.jsonl', 'skillopt.yaml'])
+      copyFileSync(join(example, f), join(dir, f));
+    const skill = join(dir, 'SKILL.md');
+    const uri = vscode.Uri.file(skill);
+    await openSkill(skill);
+    const rec = recordEvents(api);
+    let runId: string | undefined;
+    try {
+      const started = await vscode.commands.executeCommand<StartResult | undefined>(
+        'skillopt.optimizeSkill',
+        uri,
+        { confirm: false, overrides: ['review.mode=human-first', 'cache.enabled=false'] },
+      );
+      assert.ok(started, 'a run started');
+      runId = started.runId;
+      const run = await waitFor(() => {
+        const r = api.ctx.runs.get(started.runId);
+        return r?.live?.waiting ? r : undefined;
+      }, 'the run to pause for the person');
+      const step = run.live!.waiting!.step;
+      assert.equal(statusText(run), `$(bell) SkillOpt: step ${step} waits for your review`);
+      assert.match(statusLabel(run), new RegExp(`paused: step ${step} waits for your review`));
+      assert.doesNotMatch(statusLabel(run), /\$\(|\*\*/, 'no icon codes or Markdown in the accessible label');
+      const row = await waitFor(
+        () => rows(api).find((r) => r.el.spec.kind === 'run' && r.el.spec.runId === started.runId),
+        'the run row',
+      );
+      assert.match(row.description, new RegExp(`^waiting for your review of step ${step}`));
+      await waitFor(async () => (await inspect(uri))?.waiting, 'the review in the editor');
+      const original = readFileSync(join(example, 'SKILL.md'), 'utf8');
+      const onDisk = (where: string): void =>
+        assert.equal(readFileSync(skill, 'utf8'), original, `nothing unreviewed on disk ${where}`);
+      onDisk('while the review is shown');
+
+      // Closed without saving ("Don't Save" reverts, then closes): reopening the file brings it back.
+      await vscode.window.showTextDocument(uri, { preview: false });
+      await vscode.commands.executeCommand('workbench.action.files.revert');
+      await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+      await waitFor(
+        () => (vscode.window.visibleTextEditors.length === 0 ? true : undefined),
+        'the editor closed',
+      );
+      onDisk('after closing without saving');
+      await openSkill(skill);
+      let seen: unknown;
+      const back = await waitFor(async () => {
+        const r = await inspect(uri);
+        seen = r;
+        return r?.waiting && r.step === step && r.drawn?.added.length ? r : undefined;
+      }, 'the pending review after reopening').catch((err: unknown) => {
+        throw new Error(`${String(err)}; last ${JSON.stringify(seen)}`);
+      });
+      assert.equal(back.phase, 'review');
+
+      onDisk('after reopening');
+      // Reverted in place: the review's lines are gone; the command rebuilds the review.
+      await vscode.commands.executeCommand('workbench.action.files.revert');
+      onDisk('after reverting');
+      await waitFor(
+        () =>
+          vscode.workspace.textDocuments.find((d) => d.uri.fsPath === skill)?.isDirty ? undefined : true,
+        'the reverted document',
+      );
+      const review = await vscode.commands.executeCommand<{ uri: string; key: string } | undefined>(
+        ReviewCommands.openWaiting,
+        started.runId,
+      );
+      assert.ok(review, 'the waiting review reopened');
+      let last: unknown;
+      const rebuilt = await waitFor(async () => {
+        const r = await inspect(uri);
+        const d = vscode.workspace.textDocuments.find((x) => x.uri.fsPath === skill);
+        last = r && {
+          ...r,
+          dirty: d?.isDirty,
+          lines: d?.lineCount,
+          visible: vscode.window.visibleTextEditors.map((e) => e.document.uri.fsPath),
+        };
+        return r?.waiting && r.key === review.key && r.drawn?.added.length ? r : undefined;
+      }, 'the rebuilt review').catch((err: unknown) => {
+        throw new Error(`${String(err)}; review ${JSON.stringify(review)}; last ${JSON.stringify(last)}`);
+      });
+      await waitFor(
+        () => vscode.workspace.textDocuments.find((d) => d.uri.fsPath === skill)?.isDirty,
+        'the candidate lines back in the document',
+      );
+
+      // The decision reaches the engine, and the waiting state goes.
+      await vscode.commands.executeCommand('skillopt.review.acceptCandidate', review);
+      await waitFor(
+        () => rec.of(started.runId).some((e) => e.type === 'review/decided' && e.step === step),
+        'the decision in the engine',
+      );
+      await waitFor(
+        () => (api.ctx.runs.get(started.runId)?.live?.waiting?.step === step ? undefined : true),
+        'the waiting state to clear',
+      );
+      assert.equal(rebuilt.step, step);
+    } finally {
+      rec.dispose();
+      if (runId) {
+        await vscode.commands.executeCommand('skillopt.stopRun', runId);
+        await waitForStatus(api, runId, 'stopped').catch(() => undefined);
+      }
+      for (const doc of vscode.workspace.textDocuments.filter((d) => d.isDirty))
+        await vscode.window
+          .showTextDocument(doc)
+          .then(() => vscode.commands.executeCommand('workbench.action.files.revert'));
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      await files.update('autoSave', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+});

@@ -1,0 +1,431 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { main } from '../../../src/cli/main';
+import { startAnthropicServer } from '../../support/loopback/anthropicServer';
+import type { LoopbackServer, Script } from '../../support/loopback/core';
+import { startOpenAiServer } from '../../support/loopback/openaiServer';
+import { tempDir } from '../train/helpers';
+
+const example = join(__dirname, '..', '..', '..', 'examples', 'house-style');
+
+interface Output {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** The CLI in this process (its own entry point, `main`), with stdout and stderr captured. */
+async function cli(argv: string[]): Promise<Output> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const stdout = process.stdout.write.bind(process.stdout);
+  const stderr = process.stderr.write.bind(process.stderr);
+  const capture =
+    (into: string[]) =>
+    (chunk: string | Uint8Array): boolean => {
+      into.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
+      return true;
+    };
+  process.stdout.write = capture(out) as typeof process.stdout.write;
+  process.stderr.write = capture(err) as typeof process.stderr.write;
+  try {
+    const code = await main(argv);
+    return { code, stdout: out.join(''), stderr: err.join('') };
+  } finally {
+    process.stdout.write = stdout;
+    process.stderr.write = stderr;
+  }
+}
+
+/** A tmpfs mounted at `dir` (root on Linux only); false where this machine cannot mount one. */
+function mountTmpfs(dir: string, options: string): boolean {
+  mkdirSync(dir, { recursive: true });
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', options, 'tmpfs', dir], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+interface Case {
+  name: string;
+  /** The command line, given the case's folder (a copy of the bundled example). */
+  argv: (d: string) => string[];
+  setup?: (d: string) => void;
+  /** What the one message must name: the file, key or flag to change. */
+  place: RegExp;
+  /** More the message must say. */
+  says?: RegExp;
+}
+
+const yaml = (d: string, name: string, text: string): string => {
+  writeFileSync(join(d, name), text);
+  return join(d, name);
+};
+/** The example's models and tasks, and `extra` sections (each section written once: YAML keys are unique). */
+const withConfig = (d: string, extra: string): string =>
+  yaml(
+    d,
+    'bad.yaml',
+    'model:\n  optimizer_backend: sim\n  target_backend: sim\n  optimizer: sim-optimizer\n  target: sim-target\n' +
+      'env:\n  skill_init: SKILL.md\n  data_path: tasks.jsonl\n  split_ratio: "4:3:3"\n  scorer: exact\n' +
+      extra,
+  );
+const validate =
+  (config: (d: string) => string, ...rest: string[]) =>
+  (d: string) => ['validate', config(d), ...rest];
+const opts =
+  (...o: string[]) =>
+  (d: string) => ['validate', join(d, 'skillopt.yaml'), '--cfg-options', ...o];
+
+const CASES: Case[] = [
+  // ── the command line ──
+  { name: 'no command', argv: () => ['train'], place: /config/ },
+  { name: 'unknown command', argv: () => ['frobnicate'], place: /frobnicate/ },
+  { name: 'unknown flag', argv: (d) => ['eval', join(d, 'skillopt.yaml'), '--frob'], place: /--frob/ },
+  { name: 'missing config file', argv: (d) => ['validate', join(d, 'nope.yaml')], place: /nope\.yaml/ },
+  { name: 'config is a folder', argv: (d) => ['validate', d], place: /is a folder|folder/ },
+  {
+    name: '--resume with --fresh',
+    argv: (d) => ['train', join(d, 'skillopt.yaml'), '--resume', '--fresh', '--out', join(d, 'r')],
+    place: /--resume/,
+  },
+  {
+    name: '--resume without --out',
+    argv: (d) => ['train', join(d, 'skillopt.yaml'), '--resume'],
+    place: /--out/,
+  },
+  {
+    name: '--resume on a folder with no run',
+    argv: (d) => ['train', join(d, 'skillopt.yaml'), '--resume', '--out', join(d, 'empty')],
+    place: /empty/,
+  },
+  { name: '--cfg-options without =', argv: opts('train.num_epochs'), place: /train\.num_epochs/ },
+  {
+    name: '--cfg-options unknown key',
+    argv: opts('train.num_epoch=2'),
+    place: /train\.num_epoch/,
+    says: /num_epochs/,
+  },
+  { name: '--cfg-options unknown section', argv: opts('trian.num_epochs=2'), place: /trian/ },
+  {
+    name: '--out is a file',
+    argv: (d) => ['train', join(d, 'skillopt.yaml'), '--out', join(d, 'SKILL.md')],
+    place: /SKILL\.md/,
+  },
+  // ── the config file ──
+  {
+    name: 'YAML syntax error',
+    argv: validate((d) => yaml(d, 'bad.yaml', 'train:\n  num_epochs: [1,\n')),
+    place: /bad\.yaml/,
+  },
+  {
+    name: 'config is a list',
+    argv: validate((d) => yaml(d, 'bad.yaml', '- train\n- env\n')),
+    place: /bad\.yaml/,
+  },
+  {
+    name: 'config is empty',
+    argv: validate((d) => yaml(d, 'bad.yaml', '')),
+    place: /bad\.yaml|data_path|skill_init/,
+  },
+  {
+    name: 'section typo trian:',
+    argv: validate((d) =>
+      yaml(d, 'bad.yaml', `trian:\n  num_epochs: 2\n${readFileSync(join(example, 'skillopt.yaml'), 'utf8')}`),
+    ),
+    place: /trian/,
+    says: /did you mean train/,
+  },
+  {
+    name: 'key typo in a section',
+    argv: validate((d) => withConfig(d, 'train:\n  num_epoch: 2\n')),
+    place: /num_epoch/,
+    says: /num_epochs/,
+  },
+  { name: 'section is a scalar', argv: validate((d) => withConfig(d, 'train: 3\n')), place: /train/ },
+  { name: 'negative epochs', argv: opts('train.num_epochs=-1'), place: /train\.num_epochs/ },
+  { name: 'epochs as text', argv: opts('train.num_epochs=two'), place: /train\.num_epochs/ },
+  { name: 'batch size 0', argv: opts('train.batch_size=0'), place: /train\.batch_size/ },
+  { name: 'fractional batch size', argv: opts('train.batch_size=2.5'), place: /train\.batch_size/ },
+  { name: 'learning rate 0', argv: opts('optimizer.learning_rate=0'), place: /optimizer\.learning_rate/ },
+  {
+    name: 'min learning rate above learning rate',
+    argv: opts('optimizer.learning_rate=2', 'optimizer.min_learning_rate=5'),
+    place: /min_learning_rate/,
+  },
+  {
+    name: 'unknown update mode',
+    argv: opts('optimizer.skill_update_mode=bogus'),
+    place: /skill_update_mode/,
+  },
+  { name: 'unknown lr scheduler', argv: opts('optimizer.lr_scheduler=bogus'), place: /lr_scheduler/ },
+  { name: 'unknown gate metric', argv: opts('evaluation.gate_metric=bogus'), place: /gate_metric/ },
+  { name: 'unknown review mode', argv: opts('review.mode=bogus'), place: /review\.mode/ },
+  { name: 'errored share above 1', argv: opts('limits.max_errored_share=2'), place: /max_errored_share/ },
+  { name: 'negative dollar cap', argv: opts('limits.max_dollars=-1'), place: /max_dollars/ },
+  { name: 'unknown target backend', argv: opts('model.target_backend=frob'), place: /model\.target_backend/ },
+  {
+    name: 'unknown optimizer backend',
+    argv: opts('model.optimizer_backend=frob'),
+    place: /model\.optimizer_backend/,
+  },
+  { name: 'bad split ratio', argv: opts('env.split_ratio=1:2'), place: /split_ratio/ },
+  { name: 'unknown split mode', argv: opts('env.split_mode=bogus'), place: /split_mode/ },
+  {
+    name: 'split_dir mode without a folder',
+    argv: opts('env.split_mode=split_dir'),
+    place: /env\.split_dir/,
+  },
+  {
+    name: 'split_dir is missing',
+    argv: opts('env.split_mode=split_dir', 'env.split_dir=nowhere'),
+    place: /nowhere/,
+  },
+  {
+    name: 'train_size does not match the split',
+    argv: opts('train.train_size=7'),
+    place: /train\.train_size/,
+  },
+  { name: 'env.name leaves the run folder', argv: opts('env.name=../..'), place: /env\.name/ },
+  { name: 'unknown scorer', argv: opts('env.scorer=bogus'), place: /scorer/ },
+  {
+    name: 'bad price',
+    argv: validate((d) => withConfig(d, 'prices:\n  sim-target:\n    input_per_mtok: cheap\n')),
+    place: /prices/,
+  },
+  {
+    name: 'missing _base_',
+    argv: validate((d) => yaml(d, 'bad.yaml', '_base_: nowhere.yaml\n')),
+    place: /nowhere\.yaml/,
+  },
+  {
+    name: 'malformed base URL',
+    argv: opts('model.target_backend=openai', 'model.target=m', 'model.target_base_url=htp:/bad'),
+    place: /model\.target_base_url/,
+    says: /not an http/,
+  },
+  {
+    name: 'base URL of another scheme',
+    argv: opts(
+      'model.optimizer_backend=openai',
+      'model.optimizer=m',
+      'model.optimizer_base_url=ftp://example.com/v1',
+    ),
+    place: /model\.optimizer_base_url/,
+  },
+  // ── tasks ──
+  { name: 'task file missing', argv: opts('env.data_path=nope.jsonl'), place: /nope\.jsonl/ },
+  { name: 'no task file', argv: opts('env.data_path='), place: /env\.data_path/ },
+  {
+    name: 'task file not JSON',
+    setup: (d) => writeFileSync(join(d, 't.jsonl'), 'this is not json\n'),
+    argv: opts('env.data_path=t.jsonl'),
+    place: /t\.jsonl/,
+  },
+  {
+    name: 'task file not UTF-8',
+    setup: (d) => writeFileSync(join(d, 't.jsonl'), Buffer.from([0x7b, 0xff, 0xfe, 0x7d, 0x0a])),
+    argv: opts('env.data_path=t.jsonl'),
+    place: /t\.jsonl/,
+  },
+  {
+    name: 'task file empty',
+    setup: (d) => writeFileSync(join(d, 't.jsonl'), ''),
+    argv: opts('env.data_path=t.jsonl'),
+    place: /t\.jsonl/,
+  },
+  {
+    name: 'task without an answer',
+    setup: (d) => writeFileSync(join(d, 't.jsonl'), '{"id":"a","question":"q"}\n'.repeat(20)),
+    argv: opts('env.data_path=t.jsonl'),
+    place: /t\.jsonl/,
+  },
+  {
+    name: 'split folder without train/',
+    setup: (d) => mkdirSync(join(d, 'splits', 'val'), { recursive: true }),
+    argv: opts('env.split_mode=split_dir', 'env.split_dir=splits'),
+    place: /splits/,
+  },
+  {
+    name: 'split file not JSON',
+    setup: (d) => {
+      for (const s of ['train', 'val', 'test']) {
+        mkdirSync(join(d, 'splits', s), { recursive: true });
+        writeFileSync(
+          join(d, 'splits', s, 'items.json'),
+          s === 'val' ? '{not json' : '[{"id":"a","input":"q","answer":"x"}]',
+        );
+      }
+    },
+    argv: opts('env.split_mode=split_dir', 'env.split_dir=splits'),
+    place: /val/,
+  },
+  // ── the skill ──
+  { name: 'skill missing', argv: opts('env.skill_init=missing.md'), place: /env\.skill_init/ },
+  {
+    name: 'skill is a folder',
+    argv: (d) => ['validate', join(d, 'skillopt.yaml'), '--cfg-options', `env.skill_init=${d}`],
+    place: /env\.skill_init/,
+  },
+  {
+    name: 'skill is binary',
+    setup: (d) => writeFileSync(join(d, 'b.md'), Buffer.from([0, 1, 2, 0xff, 0xfe, 0])),
+    argv: opts('env.skill_init=b.md'),
+    place: /b\.md/,
+  },
+  { name: 'skill too large', argv: opts('env.max_skill_bytes=10'), place: /SKILL\.md|max_skill_bytes/ },
+  // ── eval and apply-edits ──
+  {
+    name: 'eval with a missing skill',
+    argv: (d) => ['eval', join(d, 'skillopt.yaml'), '--skill', join(d, 'nope.md'), '--out', join(d, 'e')],
+    place: /nope\.md/,
+  },
+  {
+    name: 'eval without --skill',
+    argv: (d) => ['eval', join(d, 'skillopt.yaml'), '--out', join(d, 'e')],
+    place: /--skill/,
+  },
+  {
+    name: 'eval with a folder as skill',
+    argv: (d) => ['eval', join(d, 'skillopt.yaml'), '--skill', d, '--out', join(d, 'e')],
+    place: /--skill|folder/,
+  },
+  {
+    name: 'eval of an unknown split',
+    argv: (d) => [
+      'eval',
+      join(d, 'skillopt.yaml'),
+      '--skill',
+      join(d, 'SKILL.md'),
+      '--split',
+      'bogus',
+      '--out',
+      join(d, 'e'),
+    ],
+    place: /--split/,
+  },
+  {
+    name: 'apply-edits with a missing edits file',
+    argv: (d) => ['apply-edits', '--skill', join(d, 'SKILL.md'), '--edits', join(d, 'nope.json')],
+    place: /nope\.json/,
+  },
+  {
+    name: 'apply-edits with edits that are not JSON',
+    setup: (d) => writeFileSync(join(d, 'e.json'), '{nope'),
+    argv: (d) => ['apply-edits', '--skill', join(d, 'SKILL.md'), '--edits', join(d, 'e.json')],
+    place: /e\.json/,
+  },
+  {
+    name: 'apply-edits without --edits',
+    argv: (d) => ['apply-edits', '--skill', join(d, 'SKILL.md')],
+    place: /--edits/,
+  },
+];
+
+/** One message naming the place and the fix, exit 1 or 2, no stack trace. */
+function assertOneMessage(c: Pick<Case, 'name' | 'place' | 'says'>, r: Output): void {
+  const all = `${r.stdout}${r.stderr}`;
+  const context = `${c.name}: exit ${r.code}\n${all}`;
+  assert.ok(r.code === 1 || r.code === 2, context);
+  assert.doesNotMatch(all, /^\s+at .+[:(]\d+/m, `stack trace in ${context}`);
+  assert.doesNotMatch(all, /unexpected error/, context);
+  const messages = r.stderr.split('\n').filter((l) => l.startsWith('skillopt: '));
+  assert.equal(messages.length, 1, context);
+  // Besides it, only the log's own lines (`[error] llm: ...` for each failed call).
+  const others = r.stderr.split('\n').filter((l) => l.trim() && l !== messages[0] && !/^\[\w+\] /.test(l));
+  assert.deepEqual(others, [], `more than one message in ${context}`);
+  assert.match(messages[0], /\. Fix: \S/, `no fix in ${context}`);
+  assert.match(messages[0], c.place, `place not named in ${context}`);
+  if (c.says) assert.match(messages[0], c.says, context);
+}
+
+describe('bad input: one message with the place and the fix, no stack trace', function () {
+  this.timeout(60_000);
+  let tmp: ReturnType<typeof tempDir>;
+  let d: string;
+  const keys = ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY'] as const;
+  const saved = keys.map((k) => process.env[k]);
+  beforeEach(() => {
+    tmp = tempDir('skillopt-bad-');
+    d = join(tmp.path, 'cfg');
+    cpSync(example, d, { recursive: true });
+    for (const k of keys) process.env[k] = 'test-key-not-real';
+  });
+  afterEach(() => {
+    keys.forEach((k, i) => {
+      if (saved[i] === undefined) delete process.env[k];
+      else process.env[k] = saved[i];
+    });
+    tmp.cleanup();
+  });
+
+  for (const c of CASES) {
+    it(c.name, async () => {
+      c.setup?.(d);
+      assertOneMessage(c, await cli(c.argv(d)));
+    });
+  }
+
+  it('a read-only out folder', async function () {
+    const ro = join(tmp.path, 'ro');
+    if (!mountTmpfs(ro, 'ro,size=1m')) this.skip();
+    try {
+      const r = await cli(['train', join(d, 'skillopt.yaml'), '--out', join(ro, 'run')]);
+      assertOneMessage({ name: 'read-only', place: /ro\/run/, says: /read-only/ }, r);
+    } finally {
+      execFileSync('umount', [ro]);
+    }
+  });
+
+  it('a full disk', async function () {
+    const full = join(tmp.path, 'full');
+    if (!mountTmpfs(full, 'size=64k')) this.skip();
+    try {
+      writeFileSync(join(full, 'filler'), Buffer.alloc(40 * 1024));
+      const r = await cli(['train', join(d, 'skillopt.yaml'), '--out', join(full, 'run')]);
+      assertOneMessage({ name: 'disk full', place: /full\/run/, says: /disk is full/ }, r);
+    } finally {
+      execFileSync('umount', [full]);
+    }
+  });
+
+  // The provider's context-limit 400, over both SDK wires: named as such, with the fix, not retried.
+  const overflow: Array<[string, string, (script: Script) => Promise<LoopbackServer>, string]> = [
+    [
+      'OpenAI',
+      'openai',
+      startOpenAiServer,
+      "This model's maximum context length is 8192 tokens. However, your messages resulted in 9120 tokens.",
+    ],
+    ['Anthropic', 'anthropic', startAnthropicServer, 'prompt is too long: 210000 tokens > 200000 maximum'],
+  ];
+  for (const [wire, backend, start, message] of overflow) {
+    it(`a context-limit 400 (${wire} wire)`, async () => {
+      const server = await start(() => ({ kind: 'status', status: 400, message }));
+      try {
+        const r = await cli([
+          'train',
+          join(d, 'skillopt.yaml'),
+          '--out',
+          join(tmp.path, 'run'),
+          '--cfg-options',
+          `model.target_backend=${backend}`,
+          'model.target=m',
+          `model.target_base_url=${server.url}`,
+          'cache.enabled=false',
+        ]);
+        assertOneMessage(
+          { name: wire, place: /m\b/, says: /the prompt is longer than the model's context/ },
+          r,
+        );
+        assert.match(r.stderr, /Fix: .*longer context/);
+      } finally {
+        await server.close();
+      }
+    });
+  }
+});
