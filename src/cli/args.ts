@@ -1,5 +1,6 @@
 import { SECTION_FIELDS } from '../engine/config/schema';
 import { CODEX_ALIASES, DERIVED_FLAT_KEYS, LEGACY_TO_PATH } from '../engine/config/flat';
+import { editDistance } from '../engine/config/schema/problems';
 import { UsageError } from './exit';
 
 export interface FlagSpec {
@@ -101,26 +102,10 @@ export function nearest(word: string, candidates: Iterable<string>): string | un
   let best: string | undefined;
   let bestDistance = Infinity;
   for (const c of candidates) {
-    const d = typoDistance(w, c.toLowerCase().replace(/-/g, '_'));
+    const d = editDistance(w, c.toLowerCase().replace(/-/g, '_'));
     if (d < bestDistance) [best, bestDistance] = [c, d];
   }
   return bestDistance <= limit ? best : undefined;
-}
-
-/** Edit distance where swapping two neighbouring letters counts once (the commonest typo). */
-export function typoDistance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
-    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
-  );
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
-        d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
-    }
-  }
-  return d[a.length][b.length];
 }
 
 export const verboseFlag: FlagSpec = {

@@ -58,14 +58,15 @@ export async function evalPrepared(
   const uncontain = containWrites(outDir);
   let summary: TestSummary;
   try {
-    ({ summary } = await evaluateItems(ctx, chosen, opts.skill, run.evalOnlyDir(canonical), 'eval'));
+    // Named as the user named the split (selection, valid_seen, …), as the reference's eval_only does.
+    ({ summary } = await evaluateItems(ctx, chosen, opts.skill, run.evalOnlyDir(opts.split), 'eval'));
   } finally {
     uncontain();
   }
   const after = prepared.models.accounting.totals();
   const result: EvalSummary = {
     skill: opts.skillPath,
-    split: canonical,
+    split: opts.split,
     n_items: chosen.length,
     hard: summary.overall.hard,
     soft: summary.overall.soft,

@@ -5,7 +5,11 @@ import type { TaskItem } from './data/tasks';
 import { SkillOptError } from './errors';
 import type { Logger } from './log';
 import { Accounting } from './llm/accounting';
-import { createSdkBackend, resolveBackendName } from './llm/backends';
+import type { TokenCredential } from '@azure/identity';
+import { azureAuthFor, type AzureRoleAuth } from './llm/azureAuth';
+import { resolveBackendName } from './llm/backends';
+import { familySettings, type ChatFamily } from './llm/chatFamilies';
+import { buildSdkRole } from './llm/sdkRole';
 import { ResponseCache } from './llm/cache';
 import { createModelClient } from './llm/client';
 import { PRESETS, presetProgram } from './llm/agents/presets';
@@ -13,8 +17,8 @@ import { findOnPath } from './llm/agents/process';
 import { AgentRunError, CommandBackend, type AgentName, type AgentSettings } from './llm/command';
 import { targetBatch, type TargetBatch } from './llm/batch/fromConfig';
 import { LimitRegistry, limitsFromConfig } from './llm/limiter';
-import { promptCacheKeyNotice, sendsPromptCacheKey } from './llm/promptCacheConfig';
-import { scrubUrl, urlSecrets } from './llm/secrets';
+import { promptCacheKeyNotice } from './llm/promptCacheConfig';
+import { urlSecrets } from './llm/secrets';
 import { SimOptimizerBackend } from './llm/sim/optimizer';
 import { SimTargetBackend } from './llm/sim/target';
 import type { ChatBackend, ModelClient, ModelRole } from './llm/types';
@@ -32,6 +36,8 @@ export interface ModelEnvironment {
   trustedWorkspace?: boolean;
   /** Default: ~/.cache/skillopt/responses (shared across runs and eval-only). */
   cacheDir?: string;
+  /** Azure keyless auth: a credential to use instead of the one the auth mode names (tests, hosts). */
+  azureCredential?: TokenCredential;
 }
 
 export interface ModelSetup {
@@ -47,32 +53,13 @@ export interface ModelSetup {
   close(): Promise<void>;
 }
 
-function roleValue(cfg: SkillOptConfig, role: ModelRole, key: 'base_url' | 'temperature'): unknown {
-  return cfg.model[`${role}_${key}` as keyof SkillOptConfig['model']];
-}
-
-/** A base URL no request could reach is refused now, not retried for half a minute as "connection failed". */
-function checkBaseUrl(value: string, key: string): void {
-  let url: URL | undefined;
-  try {
-    url = new URL(value);
-  } catch {
-    url = undefined;
-  }
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname) {
-    throw new SkillOptError('config', `"${scrubUrl(value)}" is not an http(s) URL`, {
-      key,
-      fix: 'write the whole base URL, e.g. https://api.openai.com/v1 or http://localhost:8000/v1',
-    });
-  }
-}
-
 function buildBackend(
   cfg: SkillOptConfig,
   role: ModelRole,
   kind: BackendKind,
   env: ModelEnvironment & { tasks: readonly TaskItem[]; logger: Logger },
-  defaultBaseUrl?: string,
+  resolved: { defaultBaseUrl?: string; family?: ChatFamily },
+  azure?: AzureRoleAuth,
 ): ChatBackend {
   const m = cfg.model;
   const model = role === 'optimizer' ? m.optimizer : m.target;
@@ -103,37 +90,13 @@ function buildBackend(
       }
       return new VscodeLmBackend(env.lmBridge, { model, role });
     }
-    default: {
-      const provider: KeyProvider =
-        kind === 'azure_openai' ? 'azure_openai' : kind === 'anthropic' ? 'anthropic' : 'openai';
-      const configured = roleValue(cfg, role, 'base_url');
-      if (typeof configured === 'string' && configured) checkBaseUrl(configured, `model.${role}_base_url`);
-      const baseUrl = (typeof configured === 'string' && configured) || defaultBaseUrl;
-      const apiKey = env.keys?.[provider] ?? vars[API_KEY_ENV_VARS[provider]] ?? undefined;
-      const temperature = roleValue(cfg, role, 'temperature');
-      const azureEndpoint =
-        (role === 'optimizer' ? m.optimizer_azure_openai_endpoint : m.target_azure_openai_endpoint) ||
-        m.azure_openai_endpoint ||
-        vars.AZURE_OPENAI_ENDPOINT ||
-        undefined;
-      return createSdkBackend({
-        kind,
-        model,
-        ...(apiKey ? { apiKey } : {}),
-        ...(baseUrl ? { baseUrl } : {}),
-        ...(azureEndpoint ? { azureEndpoint } : {}),
-        azureApiVersion: m.azure_openai_api_version,
-        ...(m.reasoning_effort ? { reasoningEffort: m.reasoning_effort as never } : {}),
-        ...(typeof temperature === 'number' ? { temperature } : {}),
-        timeoutMs: cfg.limits.request_timeout_s * 1000,
-        ...(m.thinking_budget > 0 ? { thinkingBudget: m.thinking_budget } : {}),
-        promptCaching: m.prompt_caching,
-        promptCacheKey: sendsPromptCacheKey(cfg, kind, baseUrl),
-        logger: env.logger,
-      });
-    }
+    default:
+      return buildSdkRole(cfg, role, kind, { ...env, vars }, resolved, azure);
   }
 }
+
+/** Backend names whose role signs in to Azure OpenAI (azureAuth.ts). */
+const AZURE_NAMES = new Set(['openai_chat', 'azure', 'azure_openai']);
 
 /** The reference's agent-target names (§10.1) and ours, mapped onto the presets. */
 const AGENT_BY_BACKEND: Record<string, AgentName> = {
@@ -368,22 +331,30 @@ export function buildModels(
   let targetBackend: ChatBackend | undefined;
   const make = (role: ModelRole): ModelClient => {
     const name = role === 'optimizer' ? cfg.model.optimizer_backend : cfg.model.target_backend;
-    const azureEndpoint = cfg.model.azure_openai_endpoint || vars.AZURE_OPENAI_ENDPOINT;
+    const azure = AZURE_NAMES.has(name.trim().toLowerCase().replace(/-/g, '_'))
+      ? azureAuthFor(cfg, role, vars, env.keys?.azure_openai)
+      : undefined;
     const resolved = resolveBackendName(name, {
-      ...(azureEndpoint ? { azureEndpoint } : {}),
+      ...(azure?.endpoint ? { azureEndpoint: azure.endpoint } : {}),
+      ...(azure ? { azureMode: azure.mode } : {}),
       key: `model.${role}_backend`,
     });
     if (resolved.notice) notices.push(`${role}: ${resolved.notice}`);
+    if (azure?.notice) notices.push(azure.notice);
     if (resolved.targetOnly && role === 'optimizer') {
       throw new SkillOptError('config', `backend '${name}' runs an agent and can only be the target`, {
         key: 'model.optimizer_backend',
         fix: 'use openai, azure_openai, anthropic, vscode-lm or sim for the optimizer',
       });
     }
-    const backend = buildBackend(cfg, role, resolved.kind, env, resolved.defaultBaseUrl);
+    const backend = buildBackend(cfg, role, resolved.kind, env, resolved, azure);
     if (role === 'target') targetBackend = backend;
     const cacheNotice = promptCacheKeyNotice(cfg, backend);
     if (cacheNotice) notices.push(`${role}: ${cacheNotice}`);
+    const familyNotice = resolved.family
+      ? familySettings(resolved.family, cfg, role, backend.model, vars).notice
+      : undefined;
+    if (familyNotice) notices.push(familyNotice);
     const agent = backend instanceof CommandBackend;
     const client = createModelClient({
       role,

@@ -13,7 +13,13 @@ import {
   withBenchmarkChoices,
   withImageDetail,
 } from './data/benchmarkRun';
-import { defaultSplitOutputDir, loadSplitDir, materializeRatioSplit, type LoadedSplits } from './data/splits';
+import {
+  defaultSplitOutputDir,
+  effectiveSplitSeed,
+  loadSplitDir,
+  materializeRatioSplit,
+  type LoadedSplits,
+} from './data/splits';
 import { SkillOptError } from './errors';
 import type { EngineEvent } from '../protocol/events';
 import { silentLogger, type Logger } from './log';
@@ -131,15 +137,16 @@ function loadData(
     });
   }
   const name = env.name || basename(env.data_path).replace(/\.[^.]+$/, '');
+  const seed = effectiveSplitSeed(env.split_seed, cfg.train.seed);
   const outputDir = dryRun
     ? mkdtempSync(join(tmpdir(), 'skillopt-validate-'))
-    : env.split_output_dir || defaultSplitOutputDir(outDir, name, env.split_ratio, env.split_seed);
+    : env.split_output_dir || defaultSplitOutputDir(outDir, name, env.split_ratio, seed);
   try {
     return materializeRatioSplit({
       dataPath: env.data_path,
       outputDir,
       ratio: env.split_ratio,
-      seed: env.split_seed,
+      seed,
       ...common,
       ...(bench?.readRaw ? { readRaw: bench.readRaw } : {}),
     });
@@ -314,7 +321,12 @@ export function makeContext(
 /** Run (or resume) training in `prepared.outDir`. Events stream through `hooks.emit`. */
 export async function trainPrepared(
   prepared: PreparedRun,
-  hooks: RunHooks & { resumeCommand: string; reviewer?: Reviewer; requireResume?: boolean },
+  hooks: RunHooks & {
+    resumeCommand: string;
+    reviewer?: Reviewer;
+    requireResume?: boolean;
+    forceConfig?: boolean;
+  },
 ): Promise<TrainOutcome> {
   const { models } = prepared;
   // Every in-flight model call listens on the run's signal; hundreds at once are expected.
@@ -391,6 +403,7 @@ export async function trainPrepared(
       accountingSnapshot: () => models.accounting.snapshot(),
       resumeCommand: hooks.resumeCommand,
       ...(hooks.requireResume ? { requireResume: true } : {}),
+      ...(hooks.forceConfig ? { forceConfig: true } : {}),
       ...(hooks.reviewer ? { reviewer: hooks.reviewer } : {}),
     });
     holder.trainer = trainer;

@@ -1,8 +1,11 @@
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { basename, dirname, extname, join, resolve } from 'node:path';
 import type { EngineEvent } from '../../protocol/events';
 import { SkillOptError } from '../../engine/errors';
 import { evalPrepared } from '../../engine/evalRun';
+import { loadConfig } from '../../engine/config/load';
 import { prepareRun } from '../../engine/run';
+import { RUN_DIR, RUN_FILE, RunLayout } from '../../engine/store/layout';
 import { checkSkillMarkers } from '../../engine/skill/markers';
 import { ExitCode, UsageError } from '../exit';
 import { PrettyPrinter } from '../render';
@@ -23,7 +26,7 @@ export const evalSpec: CommandSpec = {
       name: 'out',
       type: 'string',
       value: 'DIR',
-      help: 'where results go (default: a new folder under the run root)',
+      help: 'where results go (default: <run>/eval_only/<skill>_<split> when --skill is in a run folder, else env.out_root)',
     },
     {
       name: 'batch',
@@ -55,12 +58,13 @@ export async function runEval(args: readonly string[]): Promise<number> {
   const logger = stderrLogger(a.values.verbose ? 'debug' : 'warn');
   // --batch is evaluation.batch_api for this evaluation (refused before any call for a target without one).
   const batch = a.values.batch === true;
+  const outDir = evalOutDir(a, skillPath, split);
   const prepared = prepareRun({
     configPath: a.config,
     overrides: batch ? [...a.overrides, 'evaluation.batch_api=final'] : a.overrides,
     legacyArgs: a.legacyArgs,
     models: cliModels,
-    ...(typeof a.values.out === 'string' ? { outDir: a.values.out } : {}),
+    ...(outDir ? { outDir } : {}),
     logger,
   });
   const printer = new PrettyPrinter(process.stdout);
@@ -123,4 +127,26 @@ export async function runEval(args: readonly string[]): Promise<number> {
     process.off('SIGINT', onSigint);
     await prepared.models.close();
   }
+}
+
+/** The run folder a skill file lies in (`<run>/best_skill.md`, `<run>/skills/skill_v0003.md`). */
+function runFolderOf(skillPath: string): string | undefined {
+  const dir = dirname(resolve(skillPath));
+  return [dir, dirname(dir)].find((d) => existsSync(new RunLayout(d).file(RUN_FILE.state)));
+}
+
+/**
+ * Where eval writes: --out, else under the run folder the skill comes from, else env.out_root; never
+ * a new folder beside the config on every call.
+ */
+function evalOutDir(a: ReturnType<typeof parseCommon>, skillPath: string, split: string): string | undefined {
+  if (typeof a.values.out === 'string') return a.values.out;
+  const run = runFolderOf(skillPath);
+  if (run) return join(run, RUN_DIR.evalOnly, `${basename(skillPath, extname(skillPath))}_${split}`);
+  const { config } = loadConfig(a.config, { overrides: a.overrides, legacyArgs: a.legacyArgs });
+  if (config.env.out_root) return undefined;
+  throw new UsageError(
+    'eval needs a place for its results',
+    'give --out DIR, or a --skill inside a run folder (results go to <run>/eval_only/), or set env.out_root',
+  );
 }

@@ -29,6 +29,11 @@ export const trainSpec: CommandSpec = {
       help: 'continue the run in --out (also the default when --out holds a run)',
     },
     { name: 'fresh', type: 'boolean', help: 'start over in --out, deleting the previous run there' },
+    {
+      name: 'force',
+      type: 'boolean',
+      help: 'resume under a changed config, keeping the steps done (not a change of data or batch plan)',
+    },
     cfgOptionsFlag,
     jsonFlag,
     verboseFlag,
@@ -50,6 +55,11 @@ export async function runTrain(args: readonly string[]): Promise<number> {
     throw new UsageError(
       '--resume and --fresh exclude each other',
       'keep --resume to continue the run in --out, or --fresh to start it again',
+    );
+  if (a.values.force && a.values.fresh)
+    throw new UsageError(
+      '--force and --fresh exclude each other',
+      '--fresh already starts the folder over; keep --force to go on with the steps done',
     );
   const outArg = typeof a.values.out === 'string' ? a.values.out : undefined;
   if (a.values.resume && !outArg)
@@ -97,6 +107,7 @@ export async function runTrain(args: readonly string[]): Promise<number> {
       resumeCommand,
       logger,
       ...(a.values.resume ? { requireResume: true } : {}),
+      ...(a.values.force ? { forceConfig: true } : {}),
     });
     // The run's whole spend, earlier processes included (the ledger is merged into the accounting).
     if (!a.json) process.stdout.write(spendLine(prepared.models.accounting.totals()) + '\n');

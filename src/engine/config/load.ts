@@ -4,6 +4,7 @@ import { dirname, isAbsolute, join, normalize, resolve } from 'node:path';
 import { isMap, isScalar, LineCounter, parseDocument } from 'yaml';
 import type { Node as YamlNode } from 'yaml';
 import { SkillOptError } from '../errors';
+import { applyBackendChoice } from './backendChoice';
 import { CODEX_ALIASES, DERIVED_FLAT_KEYS, FLAT_TO_DOTTED, FLAT_TO_PATH } from './flat';
 import { applyCfgOptions, applyLegacyArgs, deleteAt, getAt, moveValue, Origins } from './overrides';
 import type { ConfigPath, Layer } from './overrides';
@@ -67,6 +68,9 @@ export function loadConfig(configPath: string, options: LoadConfigOptions = {}):
   if (!result.ok) throw problemsToError(inFileOrder(result.problems, [...ctx.display.values()]));
 
   const config = result.config;
+  // Exact origins only: a key counts as set by the user where it was written, not via its section.
+  const notice = applyBackendChoice(config, (path) => layer.origins.get(path));
+  if (notice) ctx.warnings.push(notice);
   resolvePaths(config, locatePath, cwd);
   const skillInit = config.env.skill_init;
   if (skillInit && !existsSync(skillInit)) {

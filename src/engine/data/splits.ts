@@ -199,6 +199,11 @@ function taskOptions(opts: SplitLoadOptions): Pick<LoadTasksOptions, 'mapRecord'
   };
 }
 
+/** The seed a ratio split is shuffled with: `split_seed: 0` means train.seed, as in the reference (datasets/base.py). */
+export function effectiveSplitSeed(splitSeed: number, trainSeed: number): number {
+  return splitSeed === 0 ? trainSeed : splitSeed;
+}
+
 /** The reference's default folder for a generated split: `<outRoot>/_generated_splits/<name>_2-1-7_seed42`. */
 export function defaultSplitOutputDir(outRoot: string, name: string, ratio = '2:1:7', seed = 42): string {
   return join(outRoot, RUN_DIR.generatedSplits, `${name}_${ratio.replace(/:/g, '-')}_seed${seed}`);

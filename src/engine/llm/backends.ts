@@ -1,6 +1,9 @@
 import { SkillOptError } from '../errors';
 import type { Logger } from '../log';
 import { AnthropicBackend } from './anthropic';
+import type { ChatFamily } from './chatFamilies';
+import { QWEN_DEFAULT_BASE_URL, MINIMAX_REGION_URLS } from './chatFamilies';
+import { scrubUrl } from './secrets';
 import type { ReasoningSupport, TokenField } from './openai';
 import { AzureOpenAiBackend, OpenAiBackend } from './openai';
 import type { ChatBackend, ReasoningEffort } from './types';
@@ -16,12 +19,20 @@ export interface ResolvedBackend {
   targetOnly?: boolean;
   /** Base URL to use when none is configured (OpenAI-compatible families). */
   defaultBaseUrl?: string;
+  /** The reference chat family whose settings and extra request fields apply (chatFamilies.ts). */
+  family?: ChatFamily;
 }
 
-export const QWEN_DEFAULT_BASE_URL = 'http://localhost:8000/v1';
-export const MINIMAX_DEFAULT_BASE_URL = 'https://api.minimax.io/v1';
+export { QWEN_DEFAULT_BASE_URL };
+export const MINIMAX_DEFAULT_BASE_URL = MINIMAX_REGION_URLS.global_en;
 
-type Resolver = (ctx: { name: string; azureEndpoint?: string }) => ResolvedBackend;
+type Resolver = (ctx: {
+  name: string;
+  azureEndpoint?: string;
+  /** The role's Azure auth mode (azureAuth.ts); `openai_compatible` means the plain OpenAI SDK. */
+  azureMode?: string;
+  key?: string;
+}) => ResolvedBackend;
 
 const same =
   (kind: BackendKind): Resolver =>
@@ -37,16 +48,35 @@ const harness: Resolver = ({ name }) => ({
   notice: `model backend '${name}' runs as an agent command (model.target_command) here`,
 });
 
-const openaiChat: Resolver = ({ name, azureEndpoint }) =>
-  azureEndpoint?.trim()
-    ? {
-        kind: 'azure_openai',
-        notice: `model backend '${name}' runs through Azure OpenAI (${azureEndpoint.trim()}) here`,
-      }
-    : {
-        kind: 'openai',
-        notice: `model backend '${name}' runs through the OpenAI API here (no Azure endpoint is configured)`,
-      };
+/**
+ * The reference's openai_chat is Azure OpenAI (or, with auth mode openai_compatible, the OpenAI SDK
+ * against that endpoint); without an endpoint the reference stops, so it is refused here rather
+ * than sent to the public OpenAI API.
+ */
+const openaiChat: Resolver = ({ name, azureEndpoint, azureMode, key }) => {
+  const endpoint = azureEndpoint?.trim();
+  if (!endpoint) {
+    throw new SkillOptError(
+      'config',
+      `model backend '${name}' is Azure OpenAI, but no Azure endpoint is set`,
+      {
+        ...(key ? { key } : {}),
+        fix: 'set model.azure_openai_endpoint (or AZURE_OPENAI_ENDPOINT), or choose the public OpenAI API with openai as the backend',
+      },
+    );
+  }
+  if (azureMode === 'openai_compatible') {
+    return {
+      kind: 'openai',
+      defaultBaseUrl: endpoint,
+      notice: `model backend '${name}' runs through the OpenAI SDK against ${scrubUrl(endpoint)} (auth mode openai_compatible)`,
+    };
+  }
+  return {
+    kind: 'azure_openai',
+    notice: `model backend '${name}' runs through Azure OpenAI (${scrubUrl(endpoint)})${azureMode ? ` with ${azureMode} auth` : ''}`,
+  };
+};
 
 /** Names are matched lower-cased with `-` read as `_`. */
 const RESOLVERS: Record<string, Resolver> = {
@@ -60,20 +90,28 @@ const RESOLVERS: Record<string, Resolver> = {
   // The reference's names and aliases (§10.1).
   openai_chat: openaiChat,
   azure: same('azure_openai'),
-  openai_compatible: via('openai', 'the OpenAI SDK against model.*_base_url'),
-  openai_compatible_chat: via('openai', 'the OpenAI SDK against model.*_base_url'),
-  compat: via('openai', 'the OpenAI SDK against model.*_base_url'),
+  openai_compatible: via('openai', 'the OpenAI SDK against model.*_base_url', {
+    family: 'openai_compatible',
+  }),
+  openai_compatible_chat: via('openai', 'the OpenAI SDK against model.*_base_url', {
+    family: 'openai_compatible',
+  }),
+  compat: via('openai', 'the OpenAI SDK against model.*_base_url', { family: 'openai_compatible' }),
   qwen_chat: via('openai', `the OpenAI SDK (default base URL ${QWEN_DEFAULT_BASE_URL})`, {
     defaultBaseUrl: QWEN_DEFAULT_BASE_URL,
+    family: 'qwen',
   }),
   qwen: via('openai', `the OpenAI SDK (default base URL ${QWEN_DEFAULT_BASE_URL})`, {
     defaultBaseUrl: QWEN_DEFAULT_BASE_URL,
+    family: 'qwen',
   }),
-  minimax_chat: via('openai', `the OpenAI SDK (default base URL ${MINIMAX_DEFAULT_BASE_URL})`, {
+  minimax_chat: via('openai', 'the OpenAI SDK (base URL from model.minimax_region / minimax_base_url)', {
     defaultBaseUrl: MINIMAX_DEFAULT_BASE_URL,
+    family: 'minimax',
   }),
-  minimax: via('openai', `the OpenAI SDK (default base URL ${MINIMAX_DEFAULT_BASE_URL})`, {
+  minimax: via('openai', 'the OpenAI SDK (base URL from model.minimax_region / minimax_base_url)', {
     defaultBaseUrl: MINIMAX_DEFAULT_BASE_URL,
+    family: 'minimax',
   }),
   claude_chat: via('anthropic', 'the Anthropic Messages API'),
   claude: via('anthropic', 'the Anthropic Messages API'),
@@ -101,7 +139,7 @@ export const BACKEND_NAMES: readonly string[] = Object.keys(RESOLVERS).map((n) =
  */
 export function resolveBackendName(
   name: string,
-  opts: { azureEndpoint?: string; key?: string; file?: string } = {},
+  opts: { azureEndpoint?: string; azureMode?: string; key?: string; file?: string } = {},
 ): ResolvedBackend {
   const norm = name.trim().toLowerCase().replace(/-/g, '_');
   const resolver = RESOLVERS[norm];
@@ -112,7 +150,12 @@ export function resolveBackendName(
       fix: `use one of: ${BACKEND_NAMES.join(', ')}`,
     });
   }
-  return resolver({ name: name.trim(), azureEndpoint: opts.azureEndpoint });
+  return resolver({
+    name: name.trim(),
+    ...(opts.azureEndpoint ? { azureEndpoint: opts.azureEndpoint } : {}),
+    ...(opts.azureMode ? { azureMode: opts.azureMode } : {}),
+    ...(opts.key ? { key: opts.key } : {}),
+  });
 }
 
 /** A plain description of an SDK backend, as config loading produces it. */
@@ -124,6 +167,8 @@ export interface SdkBackendSpec {
   baseUrl?: string;
   azureEndpoint?: string;
   azureApiVersion?: string;
+  /** Azure keyless auth: a bearer-token provider (azureAuth.ts) instead of a key. */
+  azureAdTokenProvider?: () => Promise<string>;
   reasoningEffort?: ReasoningEffort;
   temperature?: number;
   timeoutMs?: number;
@@ -131,6 +176,9 @@ export interface SdkBackendSpec {
   tokenField?: TokenField;
   reasoning?: ReasoningSupport;
   maxTokensCap?: number;
+  extraBody?: Record<string, unknown>;
+  /** Named in the missing-key message (OpenAI family). */
+  keyEnvVar?: string;
   /** Anthropic only. */
   thinkingBudget?: number;
   maxTokens?: number;
@@ -162,6 +210,8 @@ export function createSdkBackend(spec: SdkBackendSpec): ChatBackend {
         temperature: spec.temperature,
         maxTokensCap: spec.maxTokensCap,
         promptCacheKey: spec.promptCacheKey,
+        ...(spec.extraBody ? { extraBody: spec.extraBody } : {}),
+        ...(spec.keyEnvVar ? { keyEnvVar: spec.keyEnvVar } : {}),
         logger: spec.logger,
       });
     case 'azure_openai':
@@ -170,6 +220,7 @@ export function createSdkBackend(spec: SdkBackendSpec): ChatBackend {
         deployment: spec.model,
         apiVersion: spec.azureApiVersion,
         apiKey: spec.apiKey,
+        ...(spec.azureAdTokenProvider ? { adTokenProvider: spec.azureAdTokenProvider } : {}),
         timeoutMs: spec.timeoutMs,
         tokenField: spec.tokenField,
         reasoning: spec.reasoning,

@@ -42,6 +42,7 @@ interface RequestShape {
   temperature?: number;
   maxTokensCap?: number;
   promptCacheKey: boolean;
+  extraBody?: Record<string, unknown>;
 }
 
 export interface OpenAiCommonOptions {
@@ -57,6 +58,8 @@ export interface OpenAiCommonOptions {
   maxTokensCap?: number;
   /** Send `prompt_cache_key` per skill version (config `model.prompt_caching` / `prompt_cache_key`). */
   promptCacheKey?: boolean;
+  /** Fields a server expects beyond Chat Completions (Qwen's chat_template_kwargs, MiniMax's thinking). */
+  extraBody?: Record<string, unknown>;
   logger?: Logger;
 }
 
@@ -160,6 +163,8 @@ export interface AzureOpenAiBackendOptions extends OpenAiCommonOptions {
   apiVersion?: string;
   apiKey?: string;
   keyEnvVar?: string;
+  /** Keyless auth (azure_cli, managed_identity): a bearer token per request instead of a key. */
+  adTokenProvider?: () => Promise<string>;
 }
 
 /** Azure OpenAI through the SDK's `AzureOpenAI` client; same request shape as OpenAiBackend. */
@@ -194,13 +199,16 @@ export class AzureOpenAiBackend implements ChatBackend {
     const endpoint = opts.endpoint.trim();
     this.endpoint = scrubUrl(endpoint);
     this.#urlSecrets = urlSecrets(endpoint);
-    this.#key = requireApiKey({
-      apiKey: opts.apiKey,
-      provider: this.provider,
-      model: opts.deployment,
-      keyEnvVar: this.keyEnvVar,
-      baseUrl: endpoint,
-    });
+    // A keyless sign-in needs no key; the token never reaches our logs (the SDK asks per request).
+    this.#key = opts.adTokenProvider
+      ? PLACEHOLDER_KEY
+      : requireApiKey({
+          apiKey: opts.apiKey,
+          provider: this.provider,
+          model: opts.deployment,
+          keyEnvVar: this.keyEnvVar,
+          baseUrl: endpoint,
+        });
     this.#timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#logger = opts.logger;
     this.#shape = shapeFrom(opts.deployment, opts, 'max_completion_tokens');
@@ -217,7 +225,10 @@ export class AzureOpenAiBackend implements ChatBackend {
       baseURL: null,
       deployment: opts.deployment,
       apiVersion,
-      apiKey: this.#key,
+      // '' (not undefined) keeps AZURE_OPENAI_API_KEY from the environment out of a keyless client.
+      ...(opts.adTokenProvider
+        ? { apiKey: '', azureADTokenProvider: opts.adTokenProvider }
+        : { apiKey: this.#key }),
       organization: null,
       project: null,
       maxRetries: 0,
@@ -250,6 +261,7 @@ function shapeFrom(model: string, opts: OpenAiCommonOptions, defaultField: Token
     temperature: opts.temperature,
     maxTokensCap: opts.maxTokensCap,
     promptCacheKey: opts.promptCacheKey ?? false,
+    ...(opts.extraBody && Object.keys(opts.extraBody).length ? { extraBody: opts.extraBody } : {}),
   };
 }
 
@@ -260,6 +272,7 @@ function shapeParams(shape: RequestShape): Record<string, unknown> {
     defaultReasoningEffort: shape.reasoningEffort ?? null,
     defaultTemperature: shape.temperature ?? null,
     maxTokensCap: shape.maxTokensCap ?? null,
+    ...(shape.extraBody ? { extraBody: shape.extraBody } : {}),
   };
 }
 
@@ -277,6 +290,7 @@ function buildBody(
   logger?: Logger,
 ): ChatCompletionCreateParamsNonStreaming {
   const body: ChatCompletionCreateParamsNonStreaming = {
+    ...(structuredClone(shape.extraBody) as object),
     model: shape.model,
     messages: req.messages.map(chatMessage),
   };

@@ -89,6 +89,8 @@ export const RUN_DIR = {
   testBaseline: 'test_eval_baseline',
   testFinal: 'test_eval_final',
   generatedSplits: '_generated_splits',
+  /** `skillopt eval` of a skill inside a run folder: `eval_only/<skill>_<split>/`. */
+  evalOnly: 'eval_only',
 } as const;
 
 /** The epoch-end stages that keep a folder per epoch. */

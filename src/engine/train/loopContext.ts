@@ -36,6 +36,8 @@ export interface TrainInput {
   resumeCommand: string;
   /** `--resume`: refuse to start a new run when the folder holds none. */
   requireResume?: boolean;
+  /** `--force`: resume under a changed config (not one that changes the data or epoch plan). */
+  forceConfig?: boolean;
   /** The person in the loop; without one every review mode behaves like `auto`. */
   reviewer?: Reviewer;
 }

@@ -38,12 +38,35 @@ const show = (v: unknown): string => {
   return s.length > 60 ? `${s.slice(0, 57)}...` : s;
 };
 
-/** Refuses to resume `outDir` under `now` when it differs from the config the run was started with. */
+/**
+ * Keys that decide which items each step sees (the splits and the epoch plan): a run cannot go on
+ * under other values even with --force, because its finished steps were drawn from the old plan.
+ */
+const PLAN = new Set([
+  'env',
+  'data_path',
+  'split_dir',
+  'split_mode',
+  'split_ratio',
+  'split_seed',
+  'limit',
+  'seed',
+  'train_size',
+  'batch_size',
+  'accumulation',
+]);
+
+/**
+ * Refuses to resume `outDir` under `now` when it differs from the config the run was started with.
+ * With `force` (`skillopt train --force`) the run goes on under the new config and the differences
+ * come back for a warning, unless one of them changes the run's data or epoch plan.
+ */
 export function checkSameConfig(
   outDir: string,
   saved: Record<string, unknown>,
   now: Record<string, unknown>,
-): void {
+  force = false,
+): string[] {
   const keys = [...new Set([...Object.keys(saved), ...Object.keys(now)])];
   const differ = keys.filter(
     (k) =>
@@ -52,17 +75,24 @@ export function checkSameConfig(
       k in saved &&
       JSON.stringify(saved[k]) !== JSON.stringify(now[k]),
   );
-  if (!differ.length) return;
-  const list = differ
-    .slice(0, 6)
-    .map((k) => `${k}: ${show(saved[k])} → ${show(now[k])}`)
-    .join('; ');
-  throw new SkillOptError(
-    'config',
-    `this run folder was started with a different config (${list}${differ.length > 6 ? `; and ${differ.length - 6} more` : ''})`,
-    {
-      file: outDir,
-      fix: 'resume with the config the run was started with, train into another --out folder, or start this folder afresh with --fresh',
-    },
-  );
+  const lines = differ.map((k) => `${k}: ${show(saved[k])} → ${show(now[k])}`);
+  if (!differ.length) return [];
+  const planned = differ.filter((k) => PLAN.has(k));
+  if (force && !planned.length) return lines;
+  const list = lines.slice(0, 6).join('; ');
+  const more = differ.length > 6 ? `; and ${differ.length - 6} more` : '';
+  if (force) {
+    throw new SkillOptError(
+      'config',
+      `--force cannot change ${planned.join(', ')}: they decide which items each step sees (${list}${more})`,
+      {
+        file: outDir,
+        fix: 'resume with the values the run was started with, train into another --out folder, or start this folder afresh with --fresh',
+      },
+    );
+  }
+  throw new SkillOptError('config', `this run folder was started with a different config (${list}${more})`, {
+    file: outDir,
+    fix: 'resume with the config the run was started with, pass --force to go on under the new one (keeping the steps done), train into another --out folder, or start this folder afresh with --fresh',
+  });
 }

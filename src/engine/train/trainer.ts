@@ -53,7 +53,13 @@ export class Trainer {
         loop.layout.file(RUN_FILE.config),
         artifactSchemas.config,
       );
-      if (saved) checkSameConfig(ctx.outDir, saved, input.flatConfig);
+      const changed = saved ? checkSameConfig(ctx.outDir, saved, input.flatConfig, input.forceConfig) : [];
+      if (changed.length) {
+        ctx.emit({
+          type: 'warning',
+          message: `resuming under a changed config (--force); the steps already done keep their results: ${changed.join('; ')}`,
+        });
+      }
     } else if (input.requireResume) {
       throw new SkillOptError('config', 'there is no run to resume in this folder', {
         file: ctx.outDir,

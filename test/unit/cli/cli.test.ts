@@ -1,9 +1,19 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { RUN_FILE } from '../../../src/engine/store/layout';
 
 const root = join(__dirname, '..', '..', '..');
 const example = join(root, 'examples', 'house-style');
@@ -220,6 +230,41 @@ describe('skillopt CLI', function () {
     assert.match(r.stderr, /the sim target has no batch API/);
     assert.match(r.stderr, /evaluation\.batch_api: off \(or drop --batch\)/);
     assert.equal(existsSync(join(out, 'eval_val')), false);
+  });
+
+  it('eval writes under the run folder of the skill, names the split as given, and never beside the config', () => {
+    const bare = cli([
+      'eval',
+      join(dir, 'skillopt.yaml'),
+      '--skill',
+      join(dir, 'SKILL.md'),
+      '--split',
+      'selection',
+    ]);
+    assert.equal(bare.code, 2, bare.stdout + bare.stderr);
+    assert.match(bare.stderr, /eval needs a place for its results.*--out DIR/s);
+    const run = join(dir, 'runs', 'hs');
+    mkdirSync(run, { recursive: true });
+    writeFileSync(join(run, RUN_FILE.state), '{}');
+    copyFileSync(join(dir, 'SKILL.md'), join(run, RUN_FILE.bestSkill));
+    const r = cli([
+      'eval',
+      join(dir, 'skillopt.yaml'),
+      '--skill',
+      join(run, RUN_FILE.bestSkill),
+      '--split',
+      'selection',
+      '--json',
+      '--cfg-options',
+      'cache.enabled=false',
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const summary = JSON.parse(r.stdout) as { split: string; out_dir: string; n_items: number };
+    assert.equal(summary.split, 'selection');
+    assert.equal(summary.n_items, 19);
+    assert.equal(summary.out_dir, join(run, 'eval_only', 'best_skill_selection'));
+    assert.ok(existsSync(join(summary.out_dir, 'eval_selection', 'results.jsonl')));
+    assert.ok(existsSync(join(summary.out_dir, 'eval_summary.json')));
   });
 
   it('runs an agent CLI as the target, and keeps how each agent run ended in the trajectory', () => {

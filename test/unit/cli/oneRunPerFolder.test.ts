@@ -105,6 +105,40 @@ describe('one run per folder (CLI processes)', function () {
     assert.equal(JSON.parse(readFileSync(join(out, RUN_FILE.config), 'utf8')).seed, 7);
   });
 
+  it('--force goes on under a changed config, keeping the steps done, but never with other data or batches', () => {
+    const first = train([]);
+    assert.equal(first.code, 0, first.out);
+    const steps = (JSON.parse(readFileSync(join(out, RUN_FILE.history), 'utf8')) as unknown[]).length;
+    const refused = train(['--resume'], ['train.num_epochs=2', 'optimizer.learning_rate=5']);
+    assert.equal(refused.code, 1, refused.out);
+    assert.match(refused.out, /different config \(num_epochs: 1 → 2; edit_budget: 3 → 5\)/);
+    assert.match(refused.out, /pass --force/);
+    const forced = cli([
+      'train',
+      config,
+      '--out',
+      out,
+      '--resume',
+      '--force',
+      '--cfg-options',
+      'train.num_epochs=2',
+      'cache.enabled=false',
+      'optimizer.learning_rate=5',
+    ]);
+    assert.equal(forced.code, 0, forced.out);
+    assert.match(forced.out, /resuming under a changed config \(--force\).*num_epochs: 1 → 2/);
+    const config2 = JSON.parse(readFileSync(join(out, RUN_FILE.config), 'utf8')) as Record<string, unknown>;
+    assert.equal(config2.num_epochs, 2);
+    assert.ok((JSON.parse(readFileSync(join(out, RUN_FILE.history), 'utf8')) as unknown[]).length > steps);
+    const seed = train(
+      ['--resume', '--force'],
+      ['train.num_epochs=2', 'optimizer.learning_rate=5', 'train.seed=7'],
+    );
+    assert.equal(seed.code, 1, seed.out);
+    assert.match(seed.out, /--force cannot change seed: they decide which items each step sees/);
+    assert.match(train(['--force', '--fresh']).out, /--force and --fresh exclude each other/);
+  });
+
   it('says so when --resume names a folder without a run, and starts nothing', () => {
     const r = cli(['train', config, '--out', out, '--resume']);
     assert.equal(r.code, 1, r.out);

@@ -215,7 +215,12 @@ describe('config/load', () => {
   describe('flat legacy configs', () => {
     it('maps flat names into sections and other keys into env', () => {
       const { config, warnings } = loadConfig(path.join(FIXTURES, 'flat-legacy.yaml'));
-      assert.deepEqual(warnings, []);
+      // model_backend is the one-switch choice: both roles follow it, with its notice.
+      assert.deepEqual(
+        warnings.map((w) => w.key),
+        ['model.backend'],
+      );
+      assert.equal(config.model.optimizer_backend, 'openai_compatible');
       assert.equal(config.env.name, 'searchqa');
       assert.equal(config.model.backend, 'openai_compatible');
       assert.equal(config.model.optimizer, 'flat-optimizer');
@@ -227,7 +232,7 @@ describe('config/load', () => {
       assert.equal(config.train.batch_size, 20);
       assert.equal(config.train.num_epochs, 2);
       assert.equal(config.evaluation.use_gate, false);
-      assert.equal(config.env.max_turns, 3);
+      assert.equal(config.env.max_turns, 1);
       assert.equal(config.env.data_root, 'corpus');
     });
 
@@ -286,6 +291,17 @@ describe('config/load', () => {
           'evalution: unknown section "evalution" would be ignored. Fix: did you mean evaluation?',
           'limits.target_concurency: unknown key "target_concurency" in section limits would be ignored. Fix: did you mean limits.target_concurrency?',
         ],
+      );
+    });
+
+    it('counts a swap of two neighbouring letters as one typo (trian → train)', () => {
+      const result = validateConfigObject(
+        parseYaml('trian:\n  num_epochs: 2\noptimizer:\n  lr_schedluer: linear\n'),
+      );
+      assert.ok(!result.ok);
+      assert.deepEqual(
+        result.problems.map((p) => p.fix),
+        ['did you mean train?', 'did you mean optimizer.lr_scheduler?'],
       );
     });
 

@@ -172,7 +172,7 @@ describe('config/overrides', () => {
           '--env',
           'sq',
           '--max-turns',
-          '2',
+          '1',
           '--data_root',
           'corpus',
         ],
@@ -181,7 +181,7 @@ describe('config/overrides', () => {
       assert.equal(config.optimizer.min_learning_rate, 3);
       assert.equal(config.model.backend, 'claude');
       assert.equal(config.env.name, 'sq');
-      assert.equal(config.env.max_turns, 2);
+      assert.equal(config.env.max_turns, 1);
       assert.equal(config.env.data_root, 'corpus');
     });
 

@@ -24,7 +24,6 @@ describe('llm/backends', () => {
       ['vscode-lm', 'vscode-lm', false],
       ['command', 'command', false],
       ['sim', 'sim', false],
-      ['openai_chat', 'openai', true],
       ['openai_compatible', 'openai', true],
       ['compat', 'openai', true],
       ['qwen_chat', 'openai', true],
@@ -51,16 +50,30 @@ describe('llm/backends', () => {
     assert.equal(resolveBackendName('qwen_chat').defaultBaseUrl, 'http://localhost:8000/v1');
   });
 
-  it('sends openai_chat to Azure only when an Azure endpoint is configured', () => {
+  it('sends openai_chat to Azure, and refuses it without an Azure endpoint instead of using the OpenAI API', () => {
     assert.deepEqual(resolveBackendName('openai_chat', { azureEndpoint: 'https://r.openai.azure.com' }), {
       kind: 'azure_openai',
-      notice: "model backend 'openai_chat' runs through Azure OpenAI (https://r.openai.azure.com) here",
+      notice: "model backend 'openai_chat' runs through Azure OpenAI (https://r.openai.azure.com)",
     });
-    assert.deepEqual(resolveBackendName('openai_chat', { azureEndpoint: ' ' }), {
-      kind: 'openai',
-      notice:
-        "model backend 'openai_chat' runs through the OpenAI API here (no Azure endpoint is configured)",
-    });
+    assert.deepEqual(
+      resolveBackendName('openai_chat', {
+        azureEndpoint: 'https://r.openai.azure.com',
+        azureMode: 'openai_compatible',
+      }),
+      {
+        kind: 'openai',
+        defaultBaseUrl: 'https://r.openai.azure.com',
+        notice:
+          "model backend 'openai_chat' runs through the OpenAI SDK against https://r.openai.azure.com (auth mode openai_compatible)",
+      },
+    );
+    assert.throws(
+      () => resolveBackendName('openai_chat', { azureEndpoint: ' ', key: 'model.optimizer_backend' }),
+      (e: unknown) =>
+        SkillOptError.is(e, 'config') &&
+        e.message ===
+          "model.optimizer_backend: model backend 'openai_chat' is Azure OpenAI, but no Azure endpoint is set. Fix: set model.azure_openai_endpoint (or AZURE_OPENAI_ENDPOINT), or choose the public OpenAI API with openai as the backend",
+    );
   });
 
   it('rejects an unknown name, listing the valid ones', () => {

@@ -1,3 +1,4 @@
+import { dispositionOf } from './disposition';
 import { ALIASED_KEYS, normalizeAlias } from './enums';
 import { configSchema, describeExpected, fieldSchema, isSectionName } from './index';
 import type { SkillOptConfig } from './index';
@@ -98,21 +99,25 @@ export function validateConfigObject(raw: unknown, options: ValidateOptions = {}
       delete cfg[top];
       continue;
     }
-    if (top === 'env' || top === 'prices') continue;
+    if (top === 'prices') continue;
     for (const key of Object.keys(value)) {
-      if (top === 'gradient' && key === 'max_analyst_rounds') {
-        warn(
-          [top, key],
-          'gradient.max_analyst_rounds was retired and is ignored (the analyst call count follows from the rollout results, minibatch_size and failure_only); remove it',
-        );
-        delete value[key];
-      } else if (top === 'train' && key === 'steps_per_epoch') {
-        warn(
-          [top, key],
-          'train.steps_per_epoch is ignored: steps per epoch are always derived as ceil(train_size / (batch_size × accumulation)); remove it',
-        );
-        delete value[key];
-      } else if (fieldSchema(top, key) === undefined) {
+      // The reference's keys: honoured, mapped with a notice, or refused (disposition.ts).
+      const d = dispositionOf(`${top}.${key}`);
+      const known = fieldSchema(top, key) !== undefined;
+      if (d?.kind === 'refused') {
+        if (!d.inert(value[key]))
+          fail([top, key], `${top}.${key} (${show(value[key])}) ${d.reason}`, d.alternative);
+        // Env keys pass through to the adapters; others the schema does not know are dropped.
+        if (!d.inert(value[key]) || (!known && top !== 'env')) delete value[key];
+        continue;
+      }
+      if (d?.kind === 'mapped') {
+        if (d.applies ? d.applies(value[key]) : value[key] !== undefined) warn([top, key], d.notice);
+        if (d.drop || !known) delete value[key];
+        continue;
+      }
+      if (top === 'env') continue;
+      if (!known) {
         unknown(
           [top, key],
           `unknown key "${key}" in section ${top}`,
@@ -144,9 +149,6 @@ export function validateConfigObject(raw: unknown, options: ValidateOptions = {}
     } else {
       optimizer[key] = canonical;
     }
-  }
-  if (optimizer && optimizer.meta_learning_rate !== undefined) {
-    warn(['optimizer', 'meta_learning_rate'], 'optimizer.meta_learning_rate has no effect; remove it');
   }
 
   // Cross-field rule checked on the raw values so it is reported even when other keys are wrong.
