@@ -52,6 +52,14 @@ export interface Score {
   soft: number;
 }
 
+/** Per-item selection scores (the mean over repeats), by task id; errored items are absent. */
+export type ItemScores = Record<string, Score>;
+
+/** A selection-cache entry: the skill's mean score, and its per-item scores when they are known. */
+export interface CachedSelection extends Score {
+  items?: ItemScores;
+}
+
 /**
  * One changed block of lines between two skill texts (src/engine/skill/hunks.ts computes them),
  * numbered exactly as in a unified diff header: 1-based, and for an empty side
@@ -189,7 +197,7 @@ export interface RuntimeState {
   /** Ours: the initial skill's selection score. */
   baseline_score?: number;
   /** Ours: selection scores by skill hash, so a resumed run never scores the same skill twice. */
-  selection_cache?: Record<string, Score>;
+  selection_cache?: Record<string, CachedSelection>;
   /** Ours: which program wrote the file (ENGINE_ID). */
   engine?: string;
 }

@@ -281,6 +281,7 @@ function buildBody(
       body.temperature = temperature;
     }
   }
+  if (req.seed !== undefined) body.seed = req.seed;
   return body;
 }
 

@@ -58,6 +58,13 @@ export interface ChatRequest {
   timeoutMs?: number;
   /** Only for target calls that run an agent harness. */
   task?: TaskContext;
+  /**
+   * Which repeated sample of the same prompt this is (`evaluation.repeats`), counted from 0; absent
+   * or 0 is the first. Part of the cache key, so each repeat is cached (and paid) on its own.
+   */
+  repeat?: number;
+  /** Sampling seed, sent by backends whose provider takes one (OpenAI `seed`); part of the cache key. */
+  seed?: number;
 }
 
 export interface Usage {

@@ -51,7 +51,9 @@ export const runtimeStateSchema = z.looseObject({
   budget_decay: num.optional(),
   steps_without_improvement: int.optional(),
   baseline_score: num.optional(),
-  selection_cache: z.record(z.string(), score).optional(),
+  selection_cache: z
+    .record(z.string(), score.extend({ items: z.record(z.string(), score).optional() }))
+    .optional(),
   engine: z.string().optional(),
 }) satisfies z.ZodType<RuntimeState>;
 

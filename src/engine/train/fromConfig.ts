@@ -78,6 +78,7 @@ export function settingsFromConfig(cfg: SkillOptConfig): TrainSettings {
     testEnvNum: cfg.evaluation.test_env_num,
     evalTest: cfg.evaluation.eval_test,
     patience: cfg.evaluation.patience,
+    repeats: cfg.evaluation.repeats,
     maxErroredShare: cfg.limits.max_errored_share,
     reviewMode: cfg.review.mode,
     answerTag: cfg.env.answer_tag || 'answer',

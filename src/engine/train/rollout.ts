@@ -27,6 +27,8 @@ export interface RolloutOptions {
   systemTemplate?: string;
   maxTokens?: number;
   temperature?: number;
+  /** A repeated sample (evaluation.repeats), counted from 0: sent with a seed of its own, cached apart. */
+  repeat?: number;
   signal: AbortSignal;
   /** Called as each item finishes (resumed items first), with the count done so far. */
   onResult?: (result: RolloutResult, done: number, total: number) => void;
@@ -117,6 +119,7 @@ async function runItem(
         messages,
         ...(opts.maxTokens !== undefined ? { maxTokens: opts.maxTokens } : {}),
         ...(opts.temperature !== undefined ? { temperature: opts.temperature } : {}),
+        ...(opts.repeat ? { repeat: opts.repeat, seed: opts.repeat } : {}),
         // Agent harnesses see only task.md and SKILL.md, so the answer format travels with the task.
         task: {
           taskId: item.id,
@@ -287,6 +290,7 @@ export async function rolloutFor(
   dir: string,
   stage: Stage,
   onResult?: RolloutOptions['onResult'],
+  repeat?: number,
 ): Promise<RolloutResult[]> {
   const s = ctx.settings;
   const results = await rollout({
@@ -300,6 +304,7 @@ export async function rolloutFor(
     ...(s.targetSystemTemplate !== undefined ? { systemTemplate: s.targetSystemTemplate } : {}),
     maxTokens: s.targetMaxTokens,
     ...(s.targetTemperature !== undefined ? { temperature: s.targetTemperature } : {}),
+    ...(repeat ? { repeat } : {}),
     signal: ctx.signal,
     ...(onResult ? { onResult } : {}),
   });

@@ -54,6 +54,8 @@ export interface TrainSettings {
   testEnvNum: number;
   evalTest: boolean;
   patience: number;
+  /** evaluation.repeats: samples per selection item; the item's score is their mean. */
+  repeats: number;
   /** limits.max_errored_share: a batch with more errored target items than this stops the run. */
   maxErroredShare: number;
 
@@ -101,6 +103,7 @@ export const defaultTrainSettings: TrainSettings = {
   testEnvNum: 0,
   evalTest: true,
   patience: 0,
+  repeats: 1,
   maxErroredShare: 0.5,
   reviewMode: 'auto',
   answerTag: 'answer',

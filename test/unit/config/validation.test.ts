@@ -82,6 +82,7 @@ describe('config/schema', () => {
           test_env_num: 0,
           eval_test: true,
           patience: 0,
+          repeats: 1,
         },
       );
       assert.deepEqual(

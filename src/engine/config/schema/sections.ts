@@ -238,6 +238,8 @@ export const evaluationFields = {
   test_env_num: int(0, 0),
   eval_test: flag(true),
   patience: int(0, 0),
+  // Ours: samples per selection item (each a paid call, cached on its own); the item scores their mean.
+  repeats: int(1, 1),
 };
 
 const SPLIT_RATIO = /^[1-9]\d*:[1-9]\d*:[1-9]\d*$/;
