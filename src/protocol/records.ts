@@ -52,12 +52,39 @@ export interface Score {
   soft: number;
 }
 
+/**
+ * Ours: the paired gate's test of a candidate against the current skill on the same selection
+ * items (evaluation.gate_test: paired). Deltas are candidate − current, per item, on the gate metric.
+ */
+export interface GateTestRecord {
+  /** `sign`: exact sign test (McNemar) on 0–1 scores; `permutation`: sign-flip permutation test. */
+  test: 'sign' | 'permutation';
+  /** Items scored under both skills. */
+  n: number;
+  /** Samples per item (evaluation.repeats, or more after on_inconclusive: more_repeats). */
+  repeats: number;
+  improved: number;
+  regressed: number;
+  mean_delta: number;
+  /** One-sided p-value of "the candidate is better". */
+  p_value: number;
+  /** false: the p-value is a seeded Monte Carlo estimate (many items with fractional scores). */
+  exact: boolean;
+  alpha: number;
+  /** The two-sided (1 − alpha) bootstrap interval of the mean delta. */
+  ci_low: number;
+  ci_high: number;
+  verdict: 'accept' | 'reject' | 'inconclusive';
+}
+
 /** Per-item selection scores (the mean over repeats), by task id; errored items are absent. */
 export type ItemScores = Record<string, Score>;
 
 /** A selection-cache entry: the skill's mean score, and its per-item scores when they are known. */
 export interface CachedSelection extends Score {
   items?: ItemScores;
+  /** Samples per item behind `items`; absent = 1. */
+  repeats?: number;
 }
 
 /**
@@ -150,6 +177,8 @@ export interface StepRecord {
   rollout_errored?: number;
   /** Ours: selection items the target could not answer (kept out of selection_hard/soft); absent when 0. */
   selection_errored?: number;
+  /** Ours: the paired gate's test (evaluation.gate_test: paired). */
+  gate_test?: GateTestRecord;
   /** Ours: estimated tokens of the skill after the step. */
   skill_tokens?: number;
   /** Ours: dollars spent in this step, null when a price is unknown. */

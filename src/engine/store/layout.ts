@@ -165,6 +165,14 @@ export function repeatDir(dir: string, r: number): string {
   return r === 0 ? dir : join(dir, `repeat_${pad(r + 1, 2)}`);
 }
 
+/**
+ * Where the paired gate evaluates the current skill again, inside the candidate's selection folder,
+ * when its per-item scores are not known (a run resumed from an older engine) or more repeats are due.
+ */
+export function currentSkillEvalDir(selectionDir: string): string {
+  return join(selectionDir, 'current_skill');
+}
+
 /** Paths inside one evaluation folder (a rollout, a selection or test evaluation, eval-only). */
 export function evalPaths(dir: string): {
   dir: string;

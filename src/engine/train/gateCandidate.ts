@@ -4,7 +4,7 @@
  * `candidate/ready` and `gate/verdict` events are built nowhere else.
  */
 import type { CandidateEdit } from '../../protocol/events';
-import type { Score } from '../../protocol/records';
+import type { GateTestRecord, Score } from '../../protocol/records';
 import type {
   CandidateOrigin,
   GateAction,
@@ -18,6 +18,7 @@ import { skillHash } from '../skill/document';
 import { lineHunks } from '../skill/hunks';
 import { conflictsWithin } from './conflicts';
 import type { LoopContext } from './loopContext';
+import { pairedDecision } from './pairedGate';
 import type { SelectionOutcome } from './selection';
 
 /** A candidate's edits as the review surfaces show them, with their apply status. */
@@ -75,6 +76,7 @@ export function announceVerdict(
     candidateScore: number;
     score?: Score;
     cacheHit: boolean;
+    gateTest?: GateTestRecord;
   },
 ): void {
   const { state } = loop;
@@ -89,6 +91,7 @@ export function announceVerdict(
     bestScore: state.bestScore,
     ...(v.score ? { selectionHard: v.score.hard, selectionSoft: v.score.soft } : {}),
     cacheHit: v.cacheHit,
+    ...(v.gateTest ? { gateTest: v.gateTest } : {}),
   });
 }
 
@@ -113,22 +116,45 @@ export interface GateRequest {
 export interface GateOutcome {
   action: GateAction;
   sel: SelectionOutcome;
+  /** The paired gate's test (evaluation.gate_test: paired). */
+  test?: GateTestRecord;
   /** The current score before the verdict. */
   before: number;
 }
 
-/** Score a candidate on the selection split, decide (strict, ties reject), apply and announce. */
+/**
+ * Score a candidate on the selection split, decide (strict: ties reject; paired: an exact test on
+ * per-item deltas, which may be inconclusive), apply and announce.
+ */
 export async function gateCandidate(loop: LoopContext, req: GateRequest): Promise<GateOutcome> {
   const { state } = loop;
-  const evaluate = (): Promise<SelectionOutcome> =>
-    loop.selection.evaluate(req.candidate, req.dir, req.step, req.stage);
-  const sel = await (req.around ? req.around(evaluate) : evaluate());
-  let action = decideGate({
-    candidate: sel.projected,
-    current: state.currentScore,
-    best: state.bestScore,
-    useGate: req.useGate,
-  });
+  const paired = loop.s.gate.test === 'paired' && req.useGate;
+  const evaluate = async (): Promise<{
+    sel: SelectionOutcome;
+    action: GateAction;
+    test?: GateTestRecord;
+  }> => {
+    const first = await loop.selection.evaluate(req.candidate, req.dir, req.step, req.stage, {
+      needItems: paired,
+    });
+    if (paired) return pairedDecision(loop, req, first);
+    const action = decideGate({
+      candidate: first.projected,
+      current: state.currentScore,
+      best: state.bestScore,
+      useGate: req.useGate,
+    });
+    return { sel: first, action };
+  };
+  // The evaluate stage's time covers the paired gate's extra samples too.
+  let decided: { sel: SelectionOutcome; action: GateAction; test?: GateTestRecord } | undefined;
+  const timed = async (): Promise<SelectionOutcome> => {
+    decided = await evaluate();
+    return decided.sel;
+  };
+  await (req.around ? req.around(timed) : timed());
+  const { sel, test } = decided!;
+  let action = decided!.action;
   if (req.review) action = await req.review(action, sel);
   const before = state.currentScore;
   state.applyVerdict(action, req.candidate, sel.projected, req.step, req.label);
@@ -140,8 +166,9 @@ export async function gateCandidate(loop: LoopContext, req: GateRequest): Promis
     candidateScore: sel.projected,
     score: sel.score,
     cacheHit: sel.cacheHit,
+    ...(test ? { gateTest: test } : {}),
   });
-  return { action, sel, before };
+  return { action, sel, before, ...(test ? { test } : {}) };
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import type { GateAction, ReviewPhase } from '../../protocol/vocabulary';
-import { isAccepted } from '../../protocol/vocabulary';
+import { isAccepted, isInconclusive } from '../../protocol/vocabulary';
 import { applyEdits } from '../skill/applyEdits';
 import { skillHash } from '../skill/document';
 import { writeFileAtomic, writeJsonAtomic } from '../store/atomic';
@@ -91,6 +91,9 @@ export function afterGateReview(
   if (loop.s.reviewMode !== 'gate-then-human' || !loop.input.reviewer) return undefined;
   return async (action, sel) => {
     if (action === 'reject') return action;
+    // An inconclusive verdict goes to the person only when evaluation.on_inconclusive says ask.
+    const inconclusive = isInconclusive(action);
+    if (inconclusive && loop.s.gate.onInconclusive !== 'ask') return action;
     const record = recordOf(work);
     const decision = await askReview(loop, work, 'after_gate', {
       candidateScore: sel.projected,
@@ -114,7 +117,10 @@ export function afterGateReview(
       decision: accepted ? 'human_accept' : 'human_reject',
       rejectedEdits: accepted ? [] : work.candidateEdits.map((e) => e.id),
     });
-    return accepted ? action : 'reject';
+    if (!accepted) return 'reject';
+    // The person keeps a candidate the gate could not tell from noise: an accept like any other.
+    if (inconclusive) return sel.projected > loop.state.bestScore ? 'accept_new_best' : 'accept';
+    return action;
   };
 }
 

@@ -15,6 +15,8 @@ export interface SelectionOutcome {
   hash: string;
   /** Per-item scores (means over repeats); absent for a cache entry written without them. */
   items?: ItemScores;
+  /** Samples per item behind `items`. */
+  repeats: number;
   /** Every row of every repeat. */
   results?: RolloutResult[];
 }
@@ -79,20 +81,43 @@ export class SelectionEvaluator {
     });
   }
 
-  async evaluate(skill: string, dir: string, step: number, stage: StageName): Promise<SelectionOutcome> {
+  /** Per-item scores projected onto the gate metric (no skill-level bonus: it belongs to no item). */
+  projectItems(items: ItemScores): Map<string, number> {
+    const s = this.ctx.settings;
+    const out = new Map<string, number>();
+    for (const [id, score] of Object.entries(items))
+      out.set(id, projectScore(score, { metric: s.gateMetric, mixedWeight: s.gateMixedWeight }));
+    return out;
+  }
+
+  /**
+   * `needItems`: a cache entry without per-item scores is evaluated again (the paired gate needs
+   * them). `repeats`: sample each item this many times (on_inconclusive: more_repeats); the repeats
+   * already in `dir` are reused, not paid again.
+   */
+  async evaluate(
+    skill: string,
+    dir: string,
+    step: number,
+    stage: StageName,
+    opts: { needItems?: boolean; repeats?: number } = {},
+  ): Promise<SelectionOutcome> {
     const hash = skillHash(skill);
     const cached = this.cache.get(hash);
-    if (cached) {
+    const repeats = Math.max(1, opts.repeats ?? this.ctx.settings.repeats);
+    const usable =
+      cached && (!opts.needItems || cached.items) && (!opts.repeats || (cached.repeats ?? 1) >= repeats);
+    if (cached && usable) {
       const score = { hard: cached.hard, soft: cached.soft };
       return {
         score,
         projected: this.project(score, skill),
         cacheHit: true,
         hash,
+        repeats: cached.repeats ?? 1,
         ...(cached.items ? { items: cached.items } : {}),
       };
     }
-    const repeats = Math.max(1, this.ctx.settings.repeats);
     const total = this.items.length * repeats;
     let passed = 0;
     let done = 0;
@@ -116,13 +141,14 @@ export class SelectionEvaluator {
     const means = itemMeans(runs);
     const score = meanOfItems(means);
     const items: ItemScores = Object.fromEntries(means);
-    this.cache.set(hash, { ...score, items });
+    this.cache.set(hash, { ...score, items, ...(repeats > 1 ? { repeats } : {}) });
     return {
       score,
       projected: this.project(score, skill),
       cacheHit: false,
       hash,
       items,
+      repeats,
       results: runs.flat(),
     };
   }

@@ -1,6 +1,15 @@
 import type { ReviewMode } from '../../protocol/vocabulary';
 import type { UpdateMode } from '../prompts/modes';
 
+/** How the selection gate decides (evaluation.gate_test, alpha, on_inconclusive, max_repeats). */
+export interface GateSettings {
+  test: 'strict' | 'paired';
+  alpha: number;
+  onInconclusive: 'reject' | 'more_repeats' | 'ask';
+  /** The repeats cap of on_inconclusive: more_repeats. */
+  maxRepeats: number;
+}
+
 /**
  * Everything the training loop reads, in one typed object. Built from the validated config in
  * src/engine/train/fromConfig.ts, so the loop never digs through config sections itself.
@@ -56,6 +65,7 @@ export interface TrainSettings {
   patience: number;
   /** evaluation.repeats: samples per selection item; the item's score is their mean. */
   repeats: number;
+  gate: GateSettings;
   /** limits.max_errored_share: a batch with more errored target items than this stops the run. */
   maxErroredShare: number;
 
@@ -104,6 +114,7 @@ export const defaultTrainSettings: TrainSettings = {
   evalTest: true,
   patience: 0,
   repeats: 1,
+  gate: { test: 'strict', alpha: 0.05, onInconclusive: 'reject', maxRepeats: 0 },
   maxErroredShare: 0.5,
   reviewMode: 'auto',
   answerTag: 'answer',

@@ -72,6 +72,7 @@ const stepIcons: Record<StepAction, NodeIcon> = {
   reject: { id: 'close', color: 'testing.iconFailed' },
   skip_no_patches: { id: 'circle-slash', color: 'disabledForeground' },
   skip_no_rewrite: { id: 'circle-slash', color: 'disabledForeground' },
+  inconclusive: { id: 'question', color: 'list.warningForeground' },
 };
 
 /** How a step's gate action reads and looks (an action from another writer reads as itself). */

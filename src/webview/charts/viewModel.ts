@@ -57,7 +57,7 @@ export interface SpendChartModel {
   maxStep: number;
 }
 
-export type VerdictKind = 'accept' | 'reject' | 'skip' | 'pending';
+export type VerdictKind = 'accept' | 'reject' | 'inconclusive' | 'skip' | 'pending';
 
 export interface TableEdit {
   id: string;
@@ -99,7 +99,12 @@ export function rowKey(row: Pick<GateStepRow, 'step' | 'origin'>): string {
 /** Rows whose candidate the gate has not decided yet: the gate runs, or the person is asked first. */
 const undecided = { pending: 'gate running…', waiting: 'waiting for your review' } as const;
 
-const kinds: Record<ActionKind, VerdictKind> = { accepted: 'accept', rejected: 'reject', skipped: 'skip' };
+const kinds: Record<ActionKind, VerdictKind> = {
+  accepted: 'accept',
+  rejected: 'reject',
+  inconclusive: 'inconclusive',
+  skipped: 'skip',
+};
 
 export function verdictKind(action: string): VerdictKind {
   return Object.hasOwn(undecided, action) ? 'pending' : kinds[kindOfVerdict(action)];

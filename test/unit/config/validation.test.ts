@@ -83,6 +83,10 @@ describe('config/schema', () => {
           eval_test: true,
           patience: 0,
           repeats: 1,
+          gate_test: 'strict',
+          alpha: 0.05,
+          on_inconclusive: 'reject',
+          max_repeats: 0,
         },
       );
       assert.deepEqual(

@@ -10,6 +10,10 @@ export const LR_SCHEDULERS = ['constant', 'linear', 'cosine', 'autonomous'] as c
 export const GATE_METRICS = ['hard', 'soft', 'mixed'] as const;
 export const SPLIT_MODES = ['ratio', 'split_dir'] as const;
 export const ANCHOR_MODES = ['strict', 'reference'] as const;
+/** evaluation.gate_test: the reference's strict comparison of means, or a paired test on per-item deltas. */
+export const GATE_TESTS = ['strict', 'paired'] as const;
+/** evaluation.on_inconclusive: what a paired gate does when the difference is within noise. */
+export const ON_INCONCLUSIVE = ['reject', 'more_repeats', 'ask'] as const;
 
 const UPDATE_MODE_ALIASES: Record<string, (typeof UPDATE_MODES)[number]> = {
   patch: 'patch',

@@ -3,8 +3,10 @@ import { REVIEW_MODES } from '../../../protocol/vocabulary';
 import {
   ANCHOR_MODES,
   GATE_METRICS,
+  GATE_TESTS,
   LR_CONTROL_MODES,
   LR_SCHEDULERS,
+  ON_INCONCLUSIVE,
   PAIR_POLICIES,
   SPLIT_MODES,
   UPDATE_MODES,
@@ -240,6 +242,12 @@ export const evaluationFields = {
   patience: int(0, 0),
   // Ours: samples per selection item (each a paid call, cached on its own); the item scores their mean.
   repeats: int(1, 1),
+  // Ours: strict = the reference's rule; paired = an exact test on per-item deltas at `alpha`.
+  gate_test: oneOf(GATE_TESTS, 'strict'),
+  alpha: z.number().gt(0).lt(1).default(0.05).describe('a number between 0 and 1 (exclusive)'),
+  on_inconclusive: oneOf(ON_INCONCLUSIVE, 'reject'),
+  // Ours: the cap of on_inconclusive: more_repeats (0 = no cap set).
+  max_repeats: int(0, 0),
 };
 
 const SPLIT_RATIO = /^[1-9]\d*:[1-9]\d*:[1-9]\d*$/;
