@@ -3,7 +3,7 @@
  * JSON object per line), the worker forwards them to the extension, and `eventsFromRunFolder`
  * rebuilds the same sequence from a finished run folder. New fields must be optional.
  */
-import type { GateTestRecord, LineHunk, StepRecord } from './records';
+import type { GateTestRecord, ItemRegressions, LineHunk, StepRecord } from './records';
 import type { CandidateOrigin, StageName, VerdictAction, VerdictOrigin } from './vocabulary';
 
 export interface AccountingTotals {
@@ -74,6 +74,8 @@ export type EngineEvent =
       cacheHit: boolean;
       /** The paired gate's test: p-value and interval of the per-item delta (gate_test: paired). */
       gateTest?: GateTestRecord;
+      /** Items the candidate broke (evaluation.max_item_regressions). */
+      itemRegressions?: ItemRegressions;
     }
   | {
       /** The run waits for the person (review.mode gate-then-human or human-first). */

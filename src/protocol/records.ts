@@ -77,6 +77,18 @@ export interface GateTestRecord {
   verdict: 'accept' | 'reject' | 'inconclusive';
 }
 
+/**
+ * Ours: selection items the current skill passes and the candidate fails (evaluation.max_item_regressions);
+ * an item passes when it is right in at least half of its samples.
+ */
+export interface ItemRegressions {
+  /** The most the candidate may break. */
+  max: number;
+  items: string[];
+  /** The candidate was turned down for breaking more than `max`. */
+  rejected: boolean;
+}
+
 /** Per-item selection scores (the mean over repeats), by task id; errored items are absent. */
 export type ItemScores = Record<string, Score>;
 
@@ -179,6 +191,8 @@ export interface StepRecord {
   selection_errored?: number;
   /** Ours: the paired gate's test (evaluation.gate_test: paired). */
   gate_test?: GateTestRecord;
+  /** Ours: items the candidate broke (evaluation.max_item_regressions). */
+  item_regressions?: ItemRegressions;
   /** Ours: estimated tokens of the skill after the step. */
   skill_tokens?: number;
   /** Ours: dollars spent in this step, null when a price is unknown. */

@@ -108,6 +108,9 @@ export const historySchema = z.array(
     selection_hard: num.optional(),
     selection_soft: num.optional(),
     gate_test: gateTestSchema.optional(),
+    item_regressions: z
+      .looseObject({ max: int.min(0), items: z.array(z.string()), rejected: z.boolean() })
+      .optional(),
   }),
 );
 

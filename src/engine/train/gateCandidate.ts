@@ -4,7 +4,7 @@
  * `candidate/ready` and `gate/verdict` events are built nowhere else.
  */
 import type { CandidateEdit } from '../../protocol/events';
-import type { GateTestRecord, Score } from '../../protocol/records';
+import type { GateTestRecord, ItemRegressions, Score } from '../../protocol/records';
 import type {
   CandidateOrigin,
   GateAction,
@@ -12,13 +12,14 @@ import type {
   VerdictAction,
   VerdictOrigin,
 } from '../../protocol/vocabulary';
+import { isAccepted } from '../../protocol/vocabulary';
 import { decideGate } from '../optimizer/gate';
 import type { Edit } from '../skill/applyEdits';
 import { skillHash } from '../skill/document';
 import { lineHunks } from '../skill/hunks';
 import { conflictsWithin } from './conflicts';
 import type { LoopContext } from './loopContext';
-import { pairedDecision } from './pairedGate';
+import { brokenItems, pairedDecision } from './pairedGate';
 import type { SelectionOutcome } from './selection';
 
 /** A candidate's edits as the review surfaces show them, with their apply status. */
@@ -77,6 +78,7 @@ export function announceVerdict(
     score?: Score;
     cacheHit: boolean;
     gateTest?: GateTestRecord;
+    itemRegressions?: ItemRegressions;
   },
 ): void {
   const { state } = loop;
@@ -92,6 +94,7 @@ export function announceVerdict(
     ...(v.score ? { selectionHard: v.score.hard, selectionSoft: v.score.soft } : {}),
     cacheHit: v.cacheHit,
     ...(v.gateTest ? { gateTest: v.gateTest } : {}),
+    ...(v.itemRegressions ? { itemRegressions: v.itemRegressions } : {}),
   });
 }
 
@@ -118,8 +121,17 @@ export interface GateOutcome {
   sel: SelectionOutcome;
   /** The paired gate's test (evaluation.gate_test: paired). */
   test?: GateTestRecord;
+  /** Items the candidate broke (evaluation.max_item_regressions). */
+  regressions?: ItemRegressions;
   /** The current score before the verdict. */
   before: number;
+}
+
+interface Decided {
+  sel: SelectionOutcome;
+  action: GateAction;
+  test?: GateTestRecord;
+  regressions?: ItemRegressions;
 }
 
 /**
@@ -129,13 +141,10 @@ export interface GateOutcome {
 export async function gateCandidate(loop: LoopContext, req: GateRequest): Promise<GateOutcome> {
   const { state } = loop;
   const paired = loop.s.gate.test === 'paired' && req.useGate;
-  const evaluate = async (): Promise<{
-    sel: SelectionOutcome;
-    action: GateAction;
-    test?: GateTestRecord;
-  }> => {
+  const maxBroken = req.useGate ? loop.s.gate.maxItemRegressions : undefined;
+  const decide = async (): Promise<Decided> => {
     const first = await loop.selection.evaluate(req.candidate, req.dir, req.step, req.stage, {
-      needItems: paired,
+      needItems: paired || maxBroken !== undefined,
     });
     if (paired) return pairedDecision(loop, req, first);
     const action = decideGate({
@@ -146,14 +155,26 @@ export async function gateCandidate(loop: LoopContext, req: GateRequest): Promis
     });
     return { sel: first, action };
   };
+  const evaluate = async (): Promise<Decided> => {
+    const d = await decide();
+    if (maxBroken === undefined) return d;
+    // A higher mean must not hide broken items: more than the allowed number rejects.
+    const items = await brokenItems(loop, req, d.sel);
+    const rejected = items.length > maxBroken && isAccepted(d.action);
+    return {
+      ...d,
+      ...(rejected ? { action: 'reject' as const } : {}),
+      regressions: { max: maxBroken, items, rejected },
+    };
+  };
   // The evaluate stage's time covers the paired gate's extra samples too.
-  let decided: { sel: SelectionOutcome; action: GateAction; test?: GateTestRecord } | undefined;
+  let decided: Decided | undefined;
   const timed = async (): Promise<SelectionOutcome> => {
     decided = await evaluate();
     return decided.sel;
   };
   await (req.around ? req.around(timed) : timed());
-  const { sel, test } = decided!;
+  const { sel, test, regressions } = decided!;
   let action = decided!.action;
   if (req.review) action = await req.review(action, sel);
   const before = state.currentScore;
@@ -167,8 +188,9 @@ export async function gateCandidate(loop: LoopContext, req: GateRequest): Promis
     score: sel.score,
     cacheHit: sel.cacheHit,
     ...(test ? { gateTest: test } : {}),
+    ...(regressions ? { itemRegressions: regressions } : {}),
   });
-  return { action, sel, before, ...(test ? { test } : {}) };
+  return { action, sel, before, ...(test ? { test } : {}), ...(regressions ? { regressions } : {}) };
 }
 
 /**

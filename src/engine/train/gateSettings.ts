@@ -40,5 +40,6 @@ export function gateSettingsFromConfig(cfg: SkillOptConfig): GateSettings {
     alpha: e.alpha,
     onInconclusive: e.on_inconclusive,
     maxRepeats: e.max_repeats,
+    ...(e.max_item_regressions !== undefined ? { maxItemRegressions: e.max_item_regressions } : {}),
   };
 }

@@ -89,3 +89,28 @@ export async function pairedDecision(
   const second = await look(loop, req, more, alpha, g.maxRepeats);
   return { ...second, sel: more };
 }
+
+/** Right in at least half of its samples (with one repeat: right). */
+const passes = (s: { hard: number } | undefined): boolean => s !== undefined && s.hard >= 0.5;
+
+/**
+ * evaluation.max_item_regressions: the items the current skill passes and the candidate fails, on
+ * the same number of samples. An item the candidate could not answer (errored) is not counted.
+ */
+export async function brokenItems(
+  loop: LoopContext,
+  req: GateRequest,
+  sel: SelectionOutcome,
+): Promise<string[]> {
+  const current = await loop.selection.evaluate(
+    loop.state.current,
+    currentSkillEvalDir(req.dir),
+    req.step,
+    req.stage,
+    { needItems: true, ...(sel.repeats > loop.s.repeats ? { repeats: sel.repeats } : {}) },
+  );
+  const cand = sel.items ?? {};
+  return Object.entries(current.items ?? {})
+    .filter(([id, s]) => passes(s) && cand[id] !== undefined && !passes(cand[id]))
+    .map(([id]) => id);
+}

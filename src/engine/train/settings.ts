@@ -8,6 +8,8 @@ export interface GateSettings {
   onInconclusive: 'reject' | 'more_repeats' | 'ask';
   /** The repeats cap of on_inconclusive: more_repeats. */
   maxRepeats: number;
+  /** evaluation.max_item_regressions: most items the candidate may break; undefined = no such rule. */
+  maxItemRegressions?: number;
 }
 
 /**

@@ -6,12 +6,13 @@ import { SkillOptError } from '../../../src/engine/errors';
 import { prepareRun } from '../../../src/engine/run';
 import type { EngineEvent } from '../../../src/protocol/events';
 import type { StepRecord } from '../../../src/protocol/records';
+import { describeGateTest } from '../../../src/protocol/gateText';
 import { isAccepted } from '../../../src/protocol/vocabulary';
 import { lastUserText as anthropicUser, startAnthropicServer } from '../../support/loopback/anthropicServer';
 import type { Handler, LoopbackServer, RecordedRequest } from '../../support/loopback/core';
 import { lastUserText as openAiUser, startOpenAiServer } from '../../support/loopback/openaiServer';
 import { scriptedModels, scriptedTargetModel } from '../../support/loopback/scriptedModels';
-import { exampleConfig, readJson, runSim, tempDir } from './helpers';
+import { exampleConfig, read, readJson, runSim, tempDir } from './helpers';
 
 /**
  * A target whose answers ignore the skill: right with probability 1 − errorRate, drawn from a hash
@@ -163,6 +164,46 @@ describe('the paired gate in the loop (evaluation.gate_test: paired)', function 
     const kept = run.history.filter((r) => isAccepted(r.action));
     assert.ok(kept.length > 0);
     for (const r of kept) assert.equal(r.gate_test?.verdict, 'accept');
+    // report.md has a row per tested step, in the same words as the CLI and the tree.
+    const report = read(`${dir.path}/sim`, 'report.md');
+    assert.match(report, /## Gate tests/);
+    const first = run.history.find((r) => r.gate_test)!;
+    assert.ok(report.includes(describeGateTest(first.gate_test!)), report);
+    assert.match(
+      describeGateTest(first.gate_test!),
+      /^p (< 0\.001|\d\.\d{3}) \((sign|permutation) test, \d+ items × 1\): Δ [+−]\d\.\d{3}, 95% interval \[[+−]\d\.\d{3}, [+−]\d\.\d{3}\]$/,
+    );
+  });
+
+  it('max_item_regressions rejects a candidate that breaks more items than allowed, even when its mean rises', async () => {
+    const server = await startOpenAiServer(
+      scriptedModels(tasks, (req, stage) =>
+        stage === 'target' && hash(JSON.stringify(req.body)) % 100 < 10
+          ? { kind: 'reply', text: '<answer>not sure</answer>' }
+          : undefined,
+      ),
+    );
+    servers.push(server);
+    const run = await train('regressions', [
+      'model.target_backend=openai',
+      `model.target=${scriptedTargetModel}`,
+      `model.target_base_url=${server.url}`,
+      'evaluation.max_item_regressions=0',
+    ]);
+    const steps = run.history.filter((r) => r.item_regressions);
+    assert.ok(steps.length > 0);
+    for (const r of steps) {
+      const reg = r.item_regressions!;
+      assert.equal(reg.max, 0);
+      if (isAccepted(r.action)) assert.deepEqual(reg.items, []);
+      if (reg.rejected) assert.ok(r.action === 'reject' && reg.items.length > 0);
+    }
+    // The strict gate alone would have kept it: the mean rose, yet broken items turned it down.
+    const hidden = gated(run.events).filter(
+      (v) => v.itemRegressions?.rejected && v.candidateScore > v.currentScore,
+    );
+    assert.ok(hidden.length > 0, 'no candidate with a higher mean was turned down for broken items');
+    assert.ok(hidden.every((v) => v.action === 'reject' && v.itemRegressions!.items.length > 0));
   });
 
   it('refuses gate settings it cannot honour before spending, naming the key and the fix', () => {

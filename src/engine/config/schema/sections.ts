@@ -248,6 +248,13 @@ export const evaluationFields = {
   on_inconclusive: oneOf(ON_INCONCLUSIVE, 'reject'),
   // Ours: the cap of on_inconclusive: more_repeats (0 = no cap set).
   max_repeats: int(0, 0),
+  // Ours: reject a candidate that breaks more than this many items the current skill passes (absent = off).
+  max_item_regressions: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe('an integer ≥ 0 (absent = no per-item rule)'),
 };
 
 const SPLIT_RATIO = /^[1-9]\d*:[1-9]\d*:[1-9]\d*$/;

@@ -28,6 +28,7 @@ async function run(loop: LoopContext, work: StepWork): Promise<StageEnd> {
     action: gate.action,
     errored: gate.sel.results?.filter(isErrored).length ?? 0,
     ...(gate.test ? { test: gate.test } : {}),
+    ...(gate.regressions ? { regressions: gate.regressions } : {}),
   });
   loop.state.countGated(gate.action, loop.s.decayOnReject);
   return 'next';

@@ -1,4 +1,4 @@
-import type { GateTestRecord, Score, StepRecord } from '../../../protocol/records';
+import type { GateTestRecord, ItemRegressions, Score, StepRecord } from '../../../protocol/records';
 import type { GateAction, SkipAction } from '../../../protocol/vocabulary';
 import type { TrainState } from '../trainState';
 import type { StageTokens } from '../loopContext';
@@ -117,6 +117,7 @@ export class StepRecordBuilder {
     action: GateAction;
     errored: number;
     test?: GateTestRecord;
+    regressions?: ItemRegressions;
   }): void {
     this.r.selection_hard = x.score.hard;
     this.r.selection_soft = x.score.soft;
@@ -125,6 +126,7 @@ export class StepRecordBuilder {
     this.r.candidate_gate_score = x.projected;
     this.r.action = x.action;
     if (x.test) this.r.gate_test = x.test;
+    if (x.regressions) this.r.item_regressions = x.regressions;
   }
 
   /** The appendix flush after the gate (or the skip): the reference's four counters. */
