@@ -2,6 +2,7 @@
  * Pure shaping of a run's gate history into what the charts and the table draw. No DOM, no
  * Chart.js: render.ts and table.ts only paint these values, and the unit tests check them.
  */
+import { describeGateTest } from '../../protocol/gateText';
 import {
   candidateName,
   type CandidateOrigin,
@@ -38,6 +39,11 @@ export interface ScoreChartModel {
   human: Marker[];
   /** Slow updates and meta reflections, between the epoch's last step and the next. */
   epochEnd: Marker[];
+  /**
+   * The paired gate's interval of each candidate's delta, as a vertical bar through its marker:
+   * two points per bar, a NaN point between bars so the line breaks.
+   */
+  errorBars: Point[];
   /** Last step on the x axis (the run's planned length while it runs). */
   maxStep: number;
 }
@@ -153,7 +159,8 @@ function maxStepOf(data: GateHistoryData): number {
 }
 
 function markerLabel(row: GateStepRow): string {
-  return `${candidateName(row.origin, row.step, row.epoch)}: ${verdictLabel(row.action)}`;
+  const test = row.gateTest ? `; ${describeGateTest(row.gateTest)}` : '';
+  return `${candidateName(row.origin, row.step, row.epoch)}: ${verdictLabel(row.action)}${test}`;
 }
 
 export function scoreChart(data: GateHistoryData): ScoreChartModel {
@@ -166,6 +173,7 @@ export function scoreChart(data: GateHistoryData): ScoreChartModel {
     pending: [],
     human: [],
     epochEnd: [],
+    errorBars: [],
     maxStep: maxStepOf(data),
   };
   if (data.baselineScore !== undefined) {
@@ -185,6 +193,16 @@ export function scoreChart(data: GateHistoryData): ScoreChartModel {
       continue;
     }
     const marker: Marker = { x, y: row.candidateScore, key: rowKey(row), label: markerLabel(row) };
+    const t = row.gateTest;
+    if (t) {
+      // The delta's interval, placed on the candidate: its score less the delta is the current's.
+      const y = row.candidateScore;
+      model.errorBars.push(
+        { x, y: y - (t.mean_delta - t.ci_low) },
+        { x, y: y + (t.ci_high - t.mean_delta) },
+        { x, y: Number.NaN },
+      );
+    }
     if (row.origin !== 'step') model.epochEnd.push(marker);
     else if (isAccepted(row.action)) model.accepted.push(marker);
     else model.rejected.push(marker);

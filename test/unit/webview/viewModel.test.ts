@@ -203,4 +203,36 @@ describe('gate history colours', () => {
     assert.equal(opaque('#59a4f9'), '#59a4f9');
     assert.equal(opaque('CanvasText'), 'CanvasText');
   });
+
+  it('draws the paired gate’s interval of the delta as an error bar through the candidate, and names it', () => {
+    const gateTest = {
+      test: 'sign' as const,
+      n: 20,
+      repeats: 1,
+      improved: 3,
+      regressed: 1,
+      mean_delta: 0.1,
+      p_value: 0.3125,
+      exact: true,
+      alpha: 0.05,
+      ci_low: -0.05,
+      ci_high: 0.2,
+      verdict: 'inconclusive' as const,
+    };
+    const m = scoreChart({
+      ...data,
+      steps: [step({ step: 1, action: 'inconclusive', candidateScore: 0.6, previousScore: 0.5, gateTest })],
+    });
+    assert.equal(m.errorBars.length, 3);
+    assert.ok(Math.abs(m.errorBars[0].y - 0.45) < 1e-12 && Math.abs(m.errorBars[1].y - 0.7) < 1e-12);
+    assert.ok(Number.isNaN(m.errorBars[2].y), 'a gap ends each bar');
+    assert.deepEqual(
+      m.rejected.map((p) => p.label),
+      [
+        'step 1: inconclusive: within noise, not kept; p 0.313 (sign test, 20 items × 1): Δ +0.100, 95% interval [−0.050, +0.200]',
+      ],
+    );
+    assert.equal(verdictKind('inconclusive'), 'inconclusive');
+    assert.equal(scoreChart(data).errorBars.length, 0);
+  });
 });
