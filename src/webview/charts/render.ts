@@ -253,6 +253,7 @@ export function scoreConfig(
     },
     markerSet('accepted', m.accepted, p.green, 'triangle', 6, hidden),
     markerSet('rejected', m.rejected, p.red, 'crossRot', 6, hidden),
+    markerSet('inconclusive (within noise)', m.inconclusive, p.yellow, 'rect', 5, hidden),
     markerSet('epoch end (slow update, meta)', m.epochEnd, p.orange, 'star', 7, hidden),
     markerSet('gate running', m.pending, p.muted, 'circle', 4, hidden),
     {

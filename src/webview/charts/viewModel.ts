@@ -12,6 +12,7 @@ import {
 } from '../../protocol/webview';
 import {
   isAccepted,
+  isInconclusive,
   isSkipped,
   verdictKind as kindOfVerdict,
   type VerdictKind as ActionKind,
@@ -35,6 +36,8 @@ export interface ScoreChartModel {
   rollout: Point[];
   accepted: Marker[];
   rejected: Marker[];
+  /** The paired gate could not tell these from the current skill (not kept). */
+  inconclusive: Marker[];
   pending: Marker[];
   human: Marker[];
   /** Slow updates and meta reflections, between the epoch's last step and the next. */
@@ -170,6 +173,7 @@ export function scoreChart(data: GateHistoryData): ScoreChartModel {
     rollout: [],
     accepted: [],
     rejected: [],
+    inconclusive: [],
     pending: [],
     human: [],
     epochEnd: [],
@@ -197,14 +201,17 @@ export function scoreChart(data: GateHistoryData): ScoreChartModel {
     if (t) {
       // The delta's interval, placed on the candidate: its score less the delta is the current's.
       const y = row.candidateScore;
+      // Scores live in [0, 1]; so does the bar.
+      const clamp = (v: number): number => Math.min(1, Math.max(0, v));
       model.errorBars.push(
-        { x, y: y - (t.mean_delta - t.ci_low) },
-        { x, y: y + (t.ci_high - t.mean_delta) },
+        { x, y: clamp(y - (t.mean_delta - t.ci_low)) },
+        { x, y: clamp(y + (t.ci_high - t.mean_delta)) },
         { x, y: Number.NaN },
       );
     }
     if (row.origin !== 'step') model.epochEnd.push(marker);
     else if (isAccepted(row.action)) model.accepted.push(marker);
+    else if (isInconclusive(row.action)) model.inconclusive.push(marker);
     else model.rejected.push(marker);
     if (row.human) model.human.push({ ...marker, label: `${marker.label}; ${humanLabel(row.human)}` });
   }

@@ -227,7 +227,7 @@ describe('gate history colours', () => {
     assert.ok(Math.abs(m.errorBars[0].y - 0.45) < 1e-12 && Math.abs(m.errorBars[1].y - 0.7) < 1e-12);
     assert.ok(Number.isNaN(m.errorBars[2].y), 'a gap ends each bar');
     assert.deepEqual(
-      m.rejected.map((p) => p.label),
+      m.inconclusive.map((p) => p.label),
       [
         'step 1: inconclusive: within noise, not kept; p 0.313 (sign test, 20 items × 1): Δ +0.100, 95% interval [−0.050, +0.200]',
       ],
