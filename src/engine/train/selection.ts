@@ -5,7 +5,7 @@ import { skillHash } from '../skill/document';
 import { repeatDir } from '../store/layout';
 import type { StageName } from '../../protocol/vocabulary';
 import type { RunContext } from './context';
-import { isErrored, rolloutFor } from './rollout';
+import { isErrored, meanOf, rolloutFor } from './rollout';
 import type { CachedSelection, ItemScores, RolloutResult, Score } from '../../protocol/records';
 
 export interface SelectionOutcome {
@@ -47,15 +47,7 @@ export function itemMeans(runs: ReadonlyArray<readonly RolloutResult[]>): Map<st
  * reference's mean over answered items, bit for bit.
  */
 export function meanOfItems(items: ReadonlyMap<string, Score>): Score {
-  const all = [...items.values()];
-  if (all.length === 0) return { hard: 0, soft: 0 };
-  let hard = 0;
-  let soft = 0;
-  for (const s of all) {
-    hard += s.hard;
-    soft += s.soft;
-  }
-  return { hard: hard / all.length, soft: soft / all.length };
+  return meanOf([...items.values()]);
 }
 
 /**

@@ -53,6 +53,19 @@ describe('the paired gate in the loop (evaluation.gate_test: paired)', function 
     dir.cleanup();
   });
 
+  /** The scripted target (the skill's fixes count) over OpenAI, wrong on `percent`% of requests. */
+  const scriptedNoisy = async (percent: number): Promise<LoopbackServer> => {
+    const server = await startOpenAiServer(
+      scriptedModels(tasks, (req, stage) =>
+        stage === 'target' && hash(JSON.stringify(req.body)) % 100 < percent
+          ? { kind: 'reply', text: '<answer>not sure</answer>' }
+          : undefined,
+      ),
+    );
+    servers.push(server);
+    return server;
+  };
+
   const train = async (name: string, overrides: string[]) => {
     const out = `${dir.path}/${name}`;
     const prepared = prepareRun({
@@ -108,14 +121,7 @@ describe('the paired gate in the loop (evaluation.gate_test: paired)', function 
 
   it('on_inconclusive: more_repeats samples both skills up to max_repeats and looks once more', async () => {
     // Real fixes under heavy noise: some first looks cannot tell them apart yet.
-    const server = await startOpenAiServer(
-      scriptedModels(tasks, (req, stage) =>
-        stage === 'target' && hash(JSON.stringify(req.body)) % 100 < 25
-          ? { kind: 'reply', text: '<answer>not sure</answer>' }
-          : undefined,
-      ),
-    );
-    servers.push(server);
+    const server = await scriptedNoisy(25);
     const run = await train('more', [
       'model.target_backend=openai',
       `model.target=${scriptedTargetModel}`,
@@ -138,15 +144,7 @@ describe('the paired gate in the loop (evaluation.gate_test: paired)', function 
 
   it('still keeps candidates that truly fix items, with a noisy OpenAI target', async () => {
     // The scripted target applies the skill (its habits fixed by the right rules) and then errs 10%.
-    const all = tasks;
-    const server = await startOpenAiServer(
-      scriptedModels(all, (req, stage) =>
-        stage === 'target' && hash(JSON.stringify(req.body)) % 100 < 10
-          ? { kind: 'reply', text: '<answer>not sure</answer>' }
-          : undefined,
-      ),
-    );
-    servers.push(server);
+    const server = await scriptedNoisy(10);
     const run = await train('fixes', [
       'model.target_backend=openai',
       `model.target=${scriptedTargetModel}`,
@@ -176,14 +174,7 @@ describe('the paired gate in the loop (evaluation.gate_test: paired)', function 
   });
 
   it('max_item_regressions rejects a candidate that breaks more items than allowed, even when its mean rises', async () => {
-    const server = await startOpenAiServer(
-      scriptedModels(tasks, (req, stage) =>
-        stage === 'target' && hash(JSON.stringify(req.body)) % 100 < 10
-          ? { kind: 'reply', text: '<answer>not sure</answer>' }
-          : undefined,
-      ),
-    );
-    servers.push(server);
+    const server = await scriptedNoisy(10);
     const run = await train('regressions', [
       'model.target_backend=openai',
       `model.target=${scriptedTargetModel}`,
