@@ -88,6 +88,10 @@ export type EngineEvent =
       edits: CandidateEdit[];
       candidateScore?: number;
       currentScore?: number;
+      /** after_gate, paired gate: p-value and interval of the delta. */
+      gateTest?: GateTestRecord;
+      /** after_gate: the items the candidate broke (evaluation.max_item_regressions). */
+      itemRegressions?: ItemRegressions;
     }
   | {
       type: 'review/decided';

@@ -113,7 +113,7 @@ export interface GateRequest {
   /** Wraps the selection evaluation (a step times it as its `evaluate` stage). */
   around?: (evaluate: () => Promise<SelectionOutcome>) => Promise<SelectionOutcome>;
   /** gate-then-human: the person may turn an accept into a reject before it is applied. */
-  review?: (action: GateAction, sel: SelectionOutcome) => Promise<GateAction>;
+  review?: (action: GateAction, sel: SelectionOutcome, evidence: GateEvidence) => Promise<GateAction>;
 }
 
 export interface GateOutcome {
@@ -125,6 +125,12 @@ export interface GateOutcome {
   regressions?: ItemRegressions;
   /** The current score before the verdict. */
   before: number;
+}
+
+/** What the gate found beyond the means, shown to the person who reviews the verdict. */
+export interface GateEvidence {
+  test?: GateTestRecord;
+  regressions?: ItemRegressions;
 }
 
 interface Decided {
@@ -176,7 +182,11 @@ export async function gateCandidate(loop: LoopContext, req: GateRequest): Promis
   await (req.around ? req.around(timed) : timed());
   const { sel, test, regressions } = decided!;
   let action = decided!.action;
-  if (req.review) action = await req.review(action, sel);
+  if (req.review)
+    action = await req.review(action, sel, {
+      ...(test ? { test } : {}),
+      ...(regressions ? { regressions } : {}),
+    });
   const before = state.currentScore;
   state.applyVerdict(action, req.candidate, sel.projected, req.step, req.label);
   announceVerdict(loop, {

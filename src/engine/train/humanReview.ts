@@ -11,7 +11,7 @@ import { skillHash } from '../skill/document';
 import { writeFileAtomic, writeJsonAtomic } from '../store/atomic';
 import { reviewFileName, RUN_FILE, STEP_FILE, stepDirName } from '../store/layout';
 import { artifactSchemas, readArtifact } from '../store/runSchemas';
-import { announceVerdict } from './gateCandidate';
+import { announceVerdict, type GateEvidence } from './gateCandidate';
 import type { LoopContext } from './loopContext';
 import type { ReviewDecision, ReviewRequest } from './review';
 import type { SelectionOutcome } from './selection';
@@ -23,7 +23,7 @@ async function askReview(
   loop: LoopContext,
   work: StepWork,
   phase: ReviewPhase,
-  extra: Pick<ReviewRequest, 'candidateScore' | 'currentScore'> = {},
+  extra: Pick<ReviewRequest, 'candidateScore' | 'currentScore' | 'gateTest' | 'itemRegressions'> = {},
 ): Promise<ReviewDecision> {
   const request: ReviewRequest = {
     step: work.step,
@@ -87,9 +87,9 @@ export const humanFirstStage: StepStage = { name: 'human_first_review', run: hum
 export function afterGateReview(
   loop: LoopContext,
   work: StepWork,
-): ((action: GateAction, sel: SelectionOutcome) => Promise<GateAction>) | undefined {
+): ((action: GateAction, sel: SelectionOutcome, evidence: GateEvidence) => Promise<GateAction>) | undefined {
   if (loop.s.reviewMode !== 'gate-then-human' || !loop.input.reviewer) return undefined;
-  return async (action, sel) => {
+  return async (action, sel, evidence) => {
     if (action === 'reject') return action;
     // An inconclusive verdict goes to the person only when evaluation.on_inconclusive says ask.
     const inconclusive = isInconclusive(action);
@@ -98,6 +98,8 @@ export function afterGateReview(
     const decision = await askReview(loop, work, 'after_gate', {
       candidateScore: sel.projected,
       currentScore: loop.state.currentScore,
+      ...(evidence.test ? { gateTest: evidence.test } : {}),
+      ...(evidence.regressions ? { itemRegressions: evidence.regressions } : {}),
     });
     const accepted = decision.candidate !== 'reject';
     record.reviewed({

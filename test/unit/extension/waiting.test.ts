@@ -87,6 +87,28 @@ describe('extension runs: a run waiting for the person', () => {
     assert.equal(busy?.command, undefined, 'a step the engine works on opens nothing');
   });
 
+  it('says when the gate could not tell the candidate from noise (on_inconclusive: ask), with its test', () => {
+    const gateTest = {
+      test: 'sign' as const,
+      n: 20,
+      repeats: 1,
+      improved: 3,
+      regressed: 1,
+      mean_delta: 0.1,
+      p_value: 0.3125,
+      exact: true,
+      alpha: 0.05,
+      ci_low: -0.05,
+      ci_high: 0.2,
+      verdict: 'inconclusive' as const,
+    };
+    const asked = { ...request, gateTest } as Extract<EngineEvent, { type: 'review/requested' }>;
+    assert.match(
+      reviewNotice('house-style', asked).text,
+      /The gate could not tell it from noise: 0\.625 against 0\.500 now \(p 0\.313 \(sign test, 20 items × 1\)/,
+    );
+  });
+
   it('asks with Review, Accept and Reject, naming the step and the gate scores', () => {
     assert.deepEqual(reviewNotice('house-style', request), {
       text: 'SkillOpt: house-style is paused until you review step 2 (2 edits). It passed the gate: 0.625 against 0.500 now.',
