@@ -4,6 +4,7 @@ import type { TaskItem } from '../../../src/engine/data/tasks';
 import { hash } from '../../../src/engine/llm/sim/habits';
 import { SkillOptError } from '../../../src/engine/errors';
 import { prepareRun } from '../../../src/engine/run';
+import { eventsFromRunFolder } from '../../../src/engine/store/runReader';
 import type { EngineEvent } from '../../../src/protocol/events';
 import type { StepRecord } from '../../../src/protocol/records';
 import { describeGateTest } from '../../../src/protocol/gateText';
@@ -162,6 +163,12 @@ describe('the paired gate in the loop (evaluation.gate_test: paired)', function 
     const kept = run.history.filter((r) => isAccepted(r.action));
     assert.ok(kept.length > 0);
     for (const r of kept) assert.equal(r.gate_test?.verdict, 'accept');
+    // A run folder read back gives the same verdict events, the test included.
+    const replayed = eventsFromRunFolder(`${dir.path}/sim`).flatMap((e) =>
+      e.type === 'gate/verdict' && e.origin === 'step' ? [e] : [],
+    );
+    for (const r of run.history.filter((h) => h.gate_test))
+      assert.deepEqual(replayed.find((e) => e.step === r.step)?.gateTest, r.gate_test);
     // report.md has a row per tested step, in the same words as the CLI and the tree.
     const report = read(`${dir.path}/sim`, 'report.md');
     assert.match(report, /## Gate tests/);
