@@ -4,9 +4,11 @@ import { decideGate, decidePairedGate } from '../../../src/engine/optimizer/gate
 import {
   binomialUpperTail,
   bootstrapInterval,
+  describePower,
   pairedTest,
   permutationTest,
   signTest,
+  smallestDetectableDelta,
 } from '../../../src/engine/optimizer/pairedTest';
 
 /** Expected p-values from scipy 1.17.1 (pairedTest.scipy.py beside this file). */
@@ -136,5 +138,21 @@ describe('paired gate statistics', () => {
     }
     assert.ok(paired / trials <= 0.07, `paired false-accept rate ${paired / trials}`);
     assert.ok(strict / trials > 0.4, `strict false-accept rate ${strict / trials}`);
+  });
+
+  it('says before spending the smallest improvement the gate can tell from noise, and what would do better', () => {
+    // 5 of 5 items improved: p = 1/32 ≤ 0.05; 4 of 4: p = 1/16 > 0.05. So 20 items need Δ ≥ 5/20.
+    assert.ok(signTest(5, 0) <= 0.05 && signTest(4, 0) > 0.05);
+    assert.equal(smallestDetectableDelta(20, 1, 0.05), 0.25);
+    assert.equal(smallestDetectableDelta(20, 5, 0.05), 0.05);
+    assert.equal(smallestDetectableDelta(20, 1, 0.01), 0.35);
+    assert.equal(
+      describePower(20, 1, 0.05),
+      '20 items × 1 repeat: only Δ ≥ 0.250 can be told from noise at alpha 0.05; for Δ 0.10, 3 repeats or 50 selection items',
+    );
+    assert.equal(
+      describePower(50, 1, 0.05),
+      '50 items × 1 repeat: only Δ ≥ 0.100 can be told from noise at alpha 0.05',
+    );
   });
 });
