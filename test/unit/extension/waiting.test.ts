@@ -3,6 +3,7 @@
  * engine's events, that the tree and the notification read.
  */
 import assert from 'node:assert/strict';
+import { inconclusiveGateTest } from '../../support/gateTest';
 import type { EngineEvent } from '../../../src/protocol/events';
 import { applyEvent, type LiveState, type RunView } from '../../../src/extension/runs/liveState';
 import { reviewNotice, type ReviewRequest } from '../../../src/extension/runs/runNotice';
@@ -88,20 +89,7 @@ describe('extension runs: a run waiting for the person', () => {
   });
 
   it('says when the gate could not tell the candidate from noise (on_inconclusive: ask), with its test', () => {
-    const gateTest = {
-      test: 'sign' as const,
-      n: 20,
-      repeats: 1,
-      improved: 3,
-      regressed: 1,
-      mean_delta: 0.1,
-      p_value: 0.3125,
-      exact: true,
-      alpha: 0.05,
-      ci_low: -0.05,
-      ci_high: 0.2,
-      verdict: 'inconclusive' as const,
-    };
+    const gateTest = inconclusiveGateTest;
     const asked = { ...request, gateTest } as Extract<EngineEvent, { type: 'review/requested' }>;
     assert.match(
       reviewNotice('house-style', asked).text,

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { inconclusiveGateTest } from '../../support/gateTest';
 import type { GateHistoryData, GateStepRow } from '../../../src/protocol/webview';
 import { opaque } from '../../../src/webview/charts/render';
 import {
@@ -205,20 +206,7 @@ describe('gate history colours', () => {
   });
 
   it('draws the paired gate’s interval of the delta as an error bar through the candidate, and names it', () => {
-    const gateTest = {
-      test: 'sign' as const,
-      n: 20,
-      repeats: 1,
-      improved: 3,
-      regressed: 1,
-      mean_delta: 0.1,
-      p_value: 0.3125,
-      exact: true,
-      alpha: 0.05,
-      ci_low: -0.05,
-      ci_high: 0.2,
-      verdict: 'inconclusive' as const,
-    };
+    const gateTest = inconclusiveGateTest;
     const m = scoreChart({
       ...data,
       steps: [step({ step: 1, action: 'inconclusive', candidateScore: 0.6, previousScore: 0.5, gateTest })],
