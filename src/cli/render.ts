@@ -1,5 +1,6 @@
 import type { EngineEvent } from '../protocol/events';
-import { isAccepted, isSkipped } from '../protocol/vocabulary';
+import { describeGateTest, describeItemRegressions } from '../protocol/gateText';
+import { isAccepted, isInconclusive, isSkipped } from '../protocol/vocabulary';
 
 /** Terminal output for people: one progress line that redraws on a TTY, one line per step verdict. */
 export class PrettyPrinter {
@@ -75,7 +76,7 @@ export class PrettyPrinter {
         break;
       case 'gate/verdict': {
         const ok = isAccepted(e.action);
-        const verdict = this.paint(ok ? 32 : 31, e.action.toUpperCase());
+        const verdict = this.paint(ok ? 32 : isInconclusive(e.action) ? 33 : 31, e.action.toUpperCase());
         const where =
           e.origin === 'step'
             ? `Step ${e.step}`
@@ -85,6 +86,8 @@ export class PrettyPrinter {
         this.line(
           `${where}: ${verdict}  candidate ${e.candidateScore.toFixed(4)}  current ${e.currentScore.toFixed(4)}  best ${e.bestScore.toFixed(4)}${e.cacheHit ? '  (cached)' : ''}`,
         );
+        if (e.gateTest) this.line(`  paired gate: ${describeGateTest(e.gateTest)}`);
+        if (e.itemRegressions?.items.length) this.line(`  ${describeItemRegressions(e.itemRegressions)}`);
         break;
       }
       case 'step/finished': {

@@ -283,6 +283,19 @@ function keepAgentErrors(client: ModelClient, backend: CommandBackend): ModelCli
   };
 }
 
+/** Backends whose provider takes a sampling seed, so repeated samples can differ by seed. */
+const SEEDED_BACKENDS: ReadonlySet<string> = new Set(['openai', 'azure_openai']);
+
+/** What evaluation.repeats can vary on this target, said once (repeats are never silently alike). */
+function repeatsNotice(kind: string, cfg: SkillOptConfig): string | undefined {
+  const n = cfg.evaluation.repeats;
+  if (n <= 1 || SEEDED_BACKENDS.has(kind)) return undefined;
+  const t = cfg.model.target_temperature;
+  if (kind === 'sim')
+    return `evaluation.repeats: ${n}: the simulated target is deterministic, so its repeats give the same answers`;
+  return `evaluation.repeats: ${n}: the ${kind} target takes no seed; repeats differ only by sampling (target temperature ${t ?? 'the provider default'})`;
+}
+
 /**
  * Model clients for a run: backends resolved from the config (SkillOpt names mapped, with a notice),
  * shared limits and accounting, the persistent cache, and the test-split guard on the optimizer.
@@ -341,6 +354,10 @@ export function buildModels(
     });
     if (resolved.notice) notices.push(`${role}: ${resolved.notice}`);
     if (azure?.notice) notices.push(azure.notice);
+    if (role === 'target') {
+      const notice = repeatsNotice(resolved.kind, cfg);
+      if (notice) notices.push(notice);
+    }
     if (resolved.targetOnly && role === 'optimizer') {
       throw new SkillOptError('config', `backend '${name}' runs an agent and can only be the target`, {
         key: 'model.optimizer_backend',

@@ -157,7 +157,10 @@ function loadData(
 
 export function estimateCalls(settings: TrainSettings, splits: LoadedSplits, spe: number): CallEstimate {
   const batch = Math.min(settings.batchSize, splits.train.length) * settings.accumulation;
-  const sel = settings.selEnvNum > 0 ? Math.min(settings.selEnvNum, splits.val.length) : splits.val.length;
+  // Every repeat of a selection item is a call of its own.
+  const sel =
+    (settings.selEnvNum > 0 ? Math.min(settings.selEnvNum, splits.val.length) : splits.val.length) *
+    Math.max(1, settings.repeats);
   const analysts = (Math.ceil(batch / settings.minibatchSize) + 1) * 1;
   const perStep: Record<string, number> = {
     rollout: batch,

@@ -3,7 +3,7 @@
  * JSON object per line), the worker forwards them to the extension, and `eventsFromRunFolder`
  * rebuilds the same sequence from a finished run folder. New fields must be optional.
  */
-import type { LineHunk, StepRecord } from './records';
+import type { GateTestRecord, ItemRegressions, LineHunk, StepRecord } from './records';
 import type { CandidateOrigin, StageName, VerdictAction, VerdictOrigin } from './vocabulary';
 
 export interface AccountingTotals {
@@ -93,6 +93,10 @@ export type EngineEvent =
       selectionHard?: number;
       selectionSoft?: number;
       cacheHit: boolean;
+      /** The paired gate's test: p-value and interval of the per-item delta (gate_test: paired). */
+      gateTest?: GateTestRecord;
+      /** Items the candidate broke (evaluation.max_item_regressions). */
+      itemRegressions?: ItemRegressions;
     }
   | {
       /** The run waits for the person (review.mode gate-then-human or human-first). */
@@ -105,6 +109,10 @@ export type EngineEvent =
       edits: CandidateEdit[];
       candidateScore?: number;
       currentScore?: number;
+      /** after_gate, paired gate: p-value and interval of the delta. */
+      gateTest?: GateTestRecord;
+      /** after_gate: the items the candidate broke (evaluation.max_item_regressions). */
+      itemRegressions?: ItemRegressions;
     }
   | {
       type: 'review/decided';

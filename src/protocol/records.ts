@@ -53,6 +53,53 @@ export interface Score {
 }
 
 /**
+ * Ours: the paired gate's test of a candidate against the current skill on the same selection
+ * items (evaluation.gate_test: paired). Deltas are candidate − current, per item, on the gate metric.
+ */
+export interface GateTestRecord {
+  /** `sign`: exact sign test (McNemar) on 0–1 scores; `permutation`: sign-flip permutation test. */
+  test: 'sign' | 'permutation';
+  /** Items scored under both skills. */
+  n: number;
+  /** Samples per item (evaluation.repeats, or more after on_inconclusive: more_repeats). */
+  repeats: number;
+  improved: number;
+  regressed: number;
+  mean_delta: number;
+  /** One-sided p-value of "the candidate is better". */
+  p_value: number;
+  /** false: the p-value is a seeded Monte Carlo estimate (many items with fractional scores). */
+  exact: boolean;
+  alpha: number;
+  /** The two-sided (1 − alpha) bootstrap interval of the mean delta. */
+  ci_low: number;
+  ci_high: number;
+  verdict: 'accept' | 'reject' | 'inconclusive';
+}
+
+/**
+ * Ours: selection items the current skill passes and the candidate fails (evaluation.max_item_regressions);
+ * an item passes when it is right in at least half of its samples.
+ */
+export interface ItemRegressions {
+  /** The most the candidate may break. */
+  max: number;
+  items: string[];
+  /** The candidate was turned down for breaking more than `max`. */
+  rejected: boolean;
+}
+
+/** Per-item selection scores (the mean over repeats), by task id; errored items are absent. */
+export type ItemScores = Record<string, Score>;
+
+/** A selection-cache entry: the skill's mean score, and its per-item scores when they are known. */
+export interface CachedSelection extends Score {
+  items?: ItemScores;
+  /** Samples per item behind `items`; absent = 1. */
+  repeats?: number;
+}
+
+/**
  * One changed block of lines between two skill texts (src/engine/skill/hunks.ts computes them),
  * numbered exactly as in a unified diff header: 1-based, and for an empty side
  * (`oldLines`/`newLines` = 0) the start is the line *after which* the change sits, so 0 means
@@ -142,6 +189,10 @@ export interface StepRecord {
   rollout_errored?: number;
   /** Ours: selection items the target could not answer (kept out of selection_hard/soft); absent when 0. */
   selection_errored?: number;
+  /** Ours: the paired gate's test (evaluation.gate_test: paired). */
+  gate_test?: GateTestRecord;
+  /** Ours: items the candidate broke (evaluation.max_item_regressions). */
+  item_regressions?: ItemRegressions;
   /** Ours: estimated tokens of the skill after the step. */
   skill_tokens?: number;
   /** Ours: dollars spent in this step, null when a price is unknown. */
@@ -189,7 +240,7 @@ export interface RuntimeState {
   /** Ours: the initial skill's selection score. */
   baseline_score?: number;
   /** Ours: selection scores by skill hash, so a resumed run never scores the same skill twice. */
-  selection_cache?: Record<string, Score>;
+  selection_cache?: Record<string, CachedSelection>;
   /** Ours: which program wrote the file (ENGINE_ID). */
   engine?: string;
 }

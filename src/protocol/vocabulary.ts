@@ -17,8 +17,12 @@ export const ENGINE_ID = 'skillopt-vscode';
 
 // ── gate actions ─────────────────────────────────────────────────────────────────────────────
 
-/** What the selection gate decides about a candidate (reference §4.2). */
-export const GATE_ACTIONS = ['accept_new_best', 'accept', 'reject', 'force_accept'] as const;
+/**
+ * What the selection gate decides about a candidate (reference §4.2). `inconclusive` is ours: the
+ * paired gate (evaluation.gate_test: paired) could not tell the candidate from the current skill
+ * beyond noise; the candidate is not kept.
+ */
+export const GATE_ACTIONS = ['accept_new_best', 'accept', 'reject', 'force_accept', 'inconclusive'] as const;
 export type GateAction = (typeof GATE_ACTIONS)[number];
 
 /** A step that produced no candidate. */
@@ -62,16 +66,22 @@ export function isSkipped(action: string): boolean {
   return action.startsWith('skip_') || action === 'no_content' || action === 'keep';
 }
 
-/** The candidate was turned down (by the gate or by a person). */
+/** The candidate was turned down (by the gate or by a person); an inconclusive verdict is not this. */
 export function isRejected(action: string): boolean {
   return action === 'reject' || action === 'human_reject' || action === 'human_revert';
 }
 
+/** The paired gate could not tell the candidate from the current skill: not kept, not proven worse. */
+export function isInconclusive(action: string): boolean {
+  return action === 'inconclusive';
+}
+
 /** One word per action for tables, counts and icons. */
-export type VerdictKind = 'accepted' | 'rejected' | 'skipped';
+export type VerdictKind = 'accepted' | 'rejected' | 'inconclusive' | 'skipped';
 export function verdictKind(action: string): VerdictKind {
   if (isAccepted(action)) return 'accepted';
   if (isSkipped(action)) return 'skipped';
+  if (isInconclusive(action)) return 'inconclusive';
   return 'rejected';
 }
 

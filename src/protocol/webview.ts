@@ -5,6 +5,7 @@
  * after a reload the host's serializer knows which run to show and sends the data again.
  */
 
+import type { GateTestRecord } from './records';
 import { CANDIDATE_ORIGINS, type CandidateDecision, type CandidateOrigin } from './vocabulary';
 
 export type { CandidateOrigin };
@@ -68,6 +69,8 @@ export interface GateStepRow {
   edits: GateEditRow[];
   /** A candidate file exists, so the row can open its diff. */
   hasCandidate: boolean;
+  /** The paired gate's test (p-value, interval of the per-item delta), when it ran. */
+  gateTest?: GateTestRecord;
 }
 
 export interface GateHistoryData {

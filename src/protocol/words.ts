@@ -19,6 +19,7 @@ const ACTION_LABELS: Record<VerdictAction | EpochEndAction, string> = {
   accept: 'accepted',
   force_accept: 'accepted without the gate',
   reject: 'rejected by the gate',
+  inconclusive: 'inconclusive: within noise, not kept',
   skip_no_patches: 'skipped: no edits proposed',
   skip_no_rewrite: 'skipped: no rewrite',
   promote: 'promoted to best',

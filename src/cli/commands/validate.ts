@@ -1,3 +1,4 @@
+import { describePower } from '../../engine/optimizer/pairedTest';
 import { describeCost, estimateCost } from '../../engine/costEstimate';
 import { SkillOptError } from '../../engine/errors';
 import type { Logger } from '../../engine/log';
@@ -131,6 +132,13 @@ function validateReport(prepared: PreparedRun): Record<string, unknown> {
   };
 }
 
+/** Selection items a gate compares on (evaluation.sel_env_num caps the split). */
+function selectionSize(prepared: PreparedRun): number {
+  const n = prepared.splits.val.length;
+  const cap = prepared.settings.selEnvNum;
+  return cap > 0 ? Math.min(cap, n) : n;
+}
+
 function reportLines(prepared: PreparedRun): string[] {
   const s = prepared.settings;
   return [
@@ -147,6 +155,8 @@ function reportLines(prepared: PreparedRun): string[] {
       .map(([k, v]) => `${k} ${v}`)
       .join(', ')})`,
     `  ${describeCost(estimateCost(prepared), prepared.models.simulated)}`,
+    // The power check: what the selection split can tell apart, before anything is spent.
+    `  gate      ${s.gate.test}; ${describePower(selectionSize(prepared), s.repeats, s.gate.onInconclusive === 'more_repeats' ? s.gate.alpha / 2 : s.gate.alpha)}`,
     ...prepared.warnings.map((w) => `  warning: ${w}`),
   ];
 }

@@ -103,6 +103,7 @@ function swappedModel(
   const swaps = role === 'optimizer' ? ['claude_chat', 'anthropic', 'qwen_chat'] : SWAPPED_TARGETS;
   return swaps.includes(backend) ? BACKEND_DEFAULT_MODELS[backend] : undefined;
 }
+const AGENT_BACKENDS = new Set(['claude_code_exec', 'codex_exec', 'copilot_exec', 'cursor_exec']);
 const SWAPPED_TARGETS = ['claude_chat', 'anthropic', 'claude_code_exec', 'cursor_exec', 'qwen_chat'];
 
 /**
@@ -146,8 +147,9 @@ export function applyBackendChoice(
     if (fromCommandLine(role)) continue;
     let model: string | undefined;
     if (MODEL_SENTINELS.has(current)) model = swappedModel(cfg, role, roleBackend);
-    // An empty name takes the backend's default, as the reference's clients do.
-    else if (current === '' && roleBackend !== 'copilot_exec') model = BACKEND_DEFAULT_MODELS[roleBackend];
+    // An empty name takes the backend's default, as the reference's clients do; for an agent CLI it
+    // means the CLI's own default model, the one the user's agent runs with.
+    else if (current === '' && !AGENT_BACKENDS.has(roleBackend)) model = BACKEND_DEFAULT_MODELS[roleBackend];
     if (model === undefined || model === m[role]) continue;
     changes.push(`model.${role} ${model || '(the CLI default)'}`);
     m[role] = model;

@@ -30,7 +30,8 @@ function sortKeys(value: unknown): unknown {
 /**
  * SHA-256 over everything that can change a reply: provider, model, the backend's own reply-
  * affecting parameters, token cap, temperature, reasoning effort, thinking budget, the messages,
- * and the agent task when there is one. Stage, role and timeout are left out on purpose: the same
+ * the agent task when there is one, and the repeat index and seed of a repeated sample (absent for
+ * the first sample, so a run without repeats keeps its keys). Stage, role and timeout are left out on purpose: the same
  * prompt asked by a different stage gets the same answer.
  */
 export function cacheKey(
@@ -49,6 +50,8 @@ export function cacheKey(
     // Prompt-cache breakpoints do not change replies, so they stay out of the key.
     messages: req.messages.map((m) => ({ role: m.role, content: m.content })),
     task: req.task,
+    repeat: req.repeat ? req.repeat : undefined,
+    seed: req.seed,
   };
   return createHash('sha256').update(canonicalJson(material)).digest('hex');
 }

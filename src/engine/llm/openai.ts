@@ -323,6 +323,7 @@ function buildBody(
       body.temperature = temperature;
     }
   }
+  if (req.seed !== undefined) body.seed = req.seed;
   return body;
 }
 

@@ -72,6 +72,13 @@ export interface ChatRequest {
    * cache (target calls use `task.skill`).
    */
   cacheSkill?: string;
+  /**
+   * Which repeated sample of the same prompt this is (`evaluation.repeats`), counted from 0; absent
+   * or 0 is the first. Part of the cache key, so each repeat is cached (and paid) on its own.
+   */
+  repeat?: number;
+  /** Sampling seed, sent by backends whose provider takes one (OpenAI `seed`); part of the cache key. */
+  seed?: number;
 }
 
 export interface Usage {

@@ -114,3 +114,22 @@ export function decideGate(input: GateInput): GateDecision {
   if (input.candidate > input.current) return input.candidate > input.best ? 'accept_new_best' : 'accept';
   return 'reject';
 }
+
+export interface PairedGateInput extends GateInput {
+  /** The paired test of candidate against current on the same items. */
+  test: { meanDelta: number; pValue: number };
+  alpha: number;
+}
+
+/**
+ * The paired gate (evaluation.gate_test: paired): accept only when the per-item deltas show the
+ * candidate better at level `alpha` (and its mean is higher); reject when the candidate is not
+ * better on average; otherwise the difference is within noise: inconclusive.
+ */
+export function decidePairedGate(input: PairedGateInput): GateDecision {
+  if (!input.useGate) return 'force_accept';
+  if (!(input.test.meanDelta > 0)) return 'reject';
+  if (input.test.pValue <= input.alpha && input.candidate > input.current)
+    return input.candidate > input.best ? 'accept_new_best' : 'accept';
+  return 'inconclusive';
+}

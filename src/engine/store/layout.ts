@@ -161,6 +161,22 @@ export function hashedPredictionSegment(id: string): string {
   return `${prefix}~${createHash('sha256').update(id, 'utf8').digest('hex').slice(0, 16)}`;
 }
 
+/**
+ * Where repeat `r` (counted from 0) of a repeated evaluation goes: the first sample in the folder
+ * itself (as without repeats), the others in `repeat_02`, `repeat_03`, … inside it.
+ */
+export function repeatDir(dir: string, r: number): string {
+  return r === 0 ? dir : join(dir, `repeat_${pad(r + 1, 2)}`);
+}
+
+/**
+ * Where the paired gate evaluates the current skill again, inside the candidate's selection folder,
+ * when its per-item scores are not known (a run resumed from an older engine) or more repeats are due.
+ */
+export function currentSkillEvalDir(selectionDir: string): string {
+  return join(selectionDir, 'current_skill');
+}
+
 /** Paths inside one evaluation folder (a rollout, a selection or test evaluation, eval-only). */
 export function evalPaths(dir: string): {
   dir: string;

@@ -292,6 +292,8 @@ export function verdictFromRecord(
     ...(r.selection_hard !== undefined ? { selectionHard: r.selection_hard } : {}),
     ...(r.selection_soft !== undefined ? { selectionSoft: r.selection_soft } : {}),
     cacheHit,
+    ...(r.gate_test ? { gateTest: r.gate_test } : {}),
+    ...(r.item_regressions ? { itemRegressions: r.item_regressions } : {}),
   };
 }
 

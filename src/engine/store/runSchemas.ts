@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { GATE_ACTIONS, SKIP_ACTIONS } from '../../protocol/vocabulary';
-import type { RuntimeState, StepBufferEntry, StepRecord } from '../../protocol/records';
+import type { GateTestRecord, RuntimeState, StepBufferEntry, StepRecord } from '../../protocol/records';
 import { SkillOptError } from '../errors';
 
 /**
@@ -51,7 +51,12 @@ export const runtimeStateSchema = z.looseObject({
   budget_decay: num.optional(),
   steps_without_improvement: int.optional(),
   baseline_score: num.optional(),
-  selection_cache: z.record(z.string(), score).optional(),
+  selection_cache: z
+    .record(
+      z.string(),
+      score.extend({ items: z.record(z.string(), score).optional(), repeats: int.min(1).optional() }),
+    )
+    .optional(),
   engine: z.string().optional(),
 }) satisfies z.ZodType<RuntimeState>;
 
@@ -73,6 +78,22 @@ export const journalRowSchema = z.looseObject({
   truncated: z.boolean().optional(),
 });
 
+/** The paired gate's test in a step record (history.json `gate_test`). */
+export const gateTestSchema = z.looseObject({
+  test: z.enum(['sign', 'permutation']),
+  n: int.min(0),
+  repeats: int.min(1),
+  improved: int.min(0),
+  regressed: int.min(0),
+  mean_delta: num,
+  p_value: num.min(0).max(1),
+  exact: z.boolean(),
+  alpha: num,
+  ci_low: num,
+  ci_high: num,
+  verdict: z.enum(['accept', 'reject', 'inconclusive']),
+}) satisfies z.ZodType<GateTestRecord>;
+
 /** The fields of a history record the engine relies on; the rest is kept as written. */
 export const historySchema = z.array(
   z.looseObject({
@@ -86,6 +107,10 @@ export const historySchema = z.array(
     candidate_gate_score: num.optional(),
     selection_hard: num.optional(),
     selection_soft: num.optional(),
+    gate_test: gateTestSchema.optional(),
+    item_regressions: z
+      .looseObject({ max: int.min(0), items: z.array(z.string()), rejected: z.boolean() })
+      .optional(),
   }),
 );
 

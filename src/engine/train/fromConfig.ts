@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { SkillOptConfig } from '../config/schema';
 import { SkillOptError } from '../errors';
+import { gateSettingsFromConfig } from './gateSettings';
 import type { TrainSettings } from './settings';
 
 /** The loop's settings from a validated config (aliases are already normalised by the loader). */
@@ -78,6 +79,8 @@ export function settingsFromConfig(cfg: SkillOptConfig): TrainSettings {
     testEnvNum: cfg.evaluation.test_env_num,
     evalTest: cfg.evaluation.eval_test,
     patience: cfg.evaluation.patience,
+    repeats: cfg.evaluation.repeats,
+    gate: gateSettingsFromConfig(cfg),
     maxErroredShare: cfg.limits.max_errored_share,
     reviewMode: cfg.review.mode,
     answerTag: cfg.env.answer_tag || 'answer',

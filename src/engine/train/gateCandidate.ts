@@ -4,7 +4,7 @@
  * `candidate/ready` and `gate/verdict` events are built nowhere else.
  */
 import type { CandidateEdit } from '../../protocol/events';
-import type { Score } from '../../protocol/records';
+import type { GateTestRecord, ItemRegressions, Score } from '../../protocol/records';
 import type {
   CandidateOrigin,
   GateAction,
@@ -12,12 +12,14 @@ import type {
   VerdictAction,
   VerdictOrigin,
 } from '../../protocol/vocabulary';
+import { isAccepted } from '../../protocol/vocabulary';
 import { decideGate } from '../optimizer/gate';
 import type { Edit } from '../skill/applyEdits';
 import { skillHash } from '../skill/document';
 import { lineHunks } from '../skill/hunks';
 import { conflictsWithin } from './conflicts';
 import type { LoopContext } from './loopContext';
+import { brokenItems, pairedDecision } from './pairedGate';
 import type { SelectionOutcome } from './selection';
 
 /** A candidate's edits as the review surfaces show them, with their apply status. */
@@ -75,6 +77,8 @@ export function announceVerdict(
     candidateScore: number;
     score?: Score;
     cacheHit: boolean;
+    gateTest?: GateTestRecord;
+    itemRegressions?: ItemRegressions;
   },
 ): void {
   const { state } = loop;
@@ -89,6 +93,8 @@ export function announceVerdict(
     bestScore: state.bestScore,
     ...(v.score ? { selectionHard: v.score.hard, selectionSoft: v.score.soft } : {}),
     cacheHit: v.cacheHit,
+    ...(v.gateTest ? { gateTest: v.gateTest } : {}),
+    ...(v.itemRegressions ? { itemRegressions: v.itemRegressions } : {}),
   });
 }
 
@@ -107,29 +113,80 @@ export interface GateRequest {
   /** Wraps the selection evaluation (a step times it as its `evaluate` stage). */
   around?: (evaluate: () => Promise<SelectionOutcome>) => Promise<SelectionOutcome>;
   /** gate-then-human: the person may turn an accept into a reject before it is applied. */
-  review?: (action: GateAction, sel: SelectionOutcome) => Promise<GateAction>;
+  review?: (action: GateAction, sel: SelectionOutcome, evidence: GateEvidence) => Promise<GateAction>;
 }
 
 export interface GateOutcome {
   action: GateAction;
   sel: SelectionOutcome;
+  /** The paired gate's test (evaluation.gate_test: paired). */
+  test?: GateTestRecord;
+  /** Items the candidate broke (evaluation.max_item_regressions). */
+  regressions?: ItemRegressions;
   /** The current score before the verdict. */
   before: number;
 }
 
-/** Score a candidate on the selection split, decide (strict, ties reject), apply and announce. */
+/** What the gate found beyond the means, shown to the person who reviews the verdict. */
+export interface GateEvidence {
+  test?: GateTestRecord;
+  regressions?: ItemRegressions;
+}
+
+interface Decided {
+  sel: SelectionOutcome;
+  action: GateAction;
+  test?: GateTestRecord;
+  regressions?: ItemRegressions;
+}
+
+/**
+ * Score a candidate on the selection split, decide (strict: ties reject; paired: an exact test on
+ * per-item deltas, which may be inconclusive), apply and announce.
+ */
 export async function gateCandidate(loop: LoopContext, req: GateRequest): Promise<GateOutcome> {
   const { state } = loop;
-  const evaluate = (): Promise<SelectionOutcome> =>
-    loop.selection.evaluate(req.candidate, req.dir, req.step, req.stage);
-  const sel = await (req.around ? req.around(evaluate) : evaluate());
-  let action = decideGate({
-    candidate: sel.projected,
-    current: state.currentScore,
-    best: state.bestScore,
-    useGate: req.useGate,
-  });
-  if (req.review) action = await req.review(action, sel);
+  const paired = loop.s.gate.test === 'paired' && req.useGate;
+  const maxBroken = req.useGate ? loop.s.gate.maxItemRegressions : undefined;
+  const decide = async (): Promise<Decided> => {
+    const first = await loop.selection.evaluate(req.candidate, req.dir, req.step, req.stage, {
+      needItems: paired || maxBroken !== undefined,
+    });
+    if (paired) return pairedDecision(loop, req, first);
+    const action = decideGate({
+      candidate: first.projected,
+      current: state.currentScore,
+      best: state.bestScore,
+      useGate: req.useGate,
+    });
+    return { sel: first, action };
+  };
+  const evaluate = async (): Promise<Decided> => {
+    const d = await decide();
+    if (maxBroken === undefined) return d;
+    // A higher mean must not hide broken items: more than the allowed number rejects.
+    const items = await brokenItems(loop, req, d.sel);
+    const rejected = items.length > maxBroken && isAccepted(d.action);
+    return {
+      ...d,
+      ...(rejected ? { action: 'reject' as const } : {}),
+      regressions: { max: maxBroken, items, rejected },
+    };
+  };
+  // The evaluate stage's time covers the paired gate's extra samples too.
+  let decided: Decided | undefined;
+  const timed = async (): Promise<SelectionOutcome> => {
+    decided = await evaluate();
+    return decided.sel;
+  };
+  await (req.around ? req.around(timed) : timed());
+  const { sel, test, regressions } = decided!;
+  let action = decided!.action;
+  if (req.review)
+    action = await req.review(action, sel, {
+      ...(test ? { test } : {}),
+      ...(regressions ? { regressions } : {}),
+    });
   const before = state.currentScore;
   state.applyVerdict(action, req.candidate, sel.projected, req.step, req.label);
   announceVerdict(loop, {
@@ -140,8 +197,10 @@ export async function gateCandidate(loop: LoopContext, req: GateRequest): Promis
     candidateScore: sel.projected,
     score: sel.score,
     cacheHit: sel.cacheHit,
+    ...(test ? { gateTest: test } : {}),
+    ...(regressions ? { itemRegressions: regressions } : {}),
   });
-  return { action, sel, before };
+  return { action, sel, before, ...(test ? { test } : {}), ...(regressions ? { regressions } : {}) };
 }
 
 /**

@@ -5,13 +5,13 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import type { GateAction, ReviewPhase } from '../../protocol/vocabulary';
-import { isAccepted } from '../../protocol/vocabulary';
+import { isAccepted, isInconclusive } from '../../protocol/vocabulary';
 import { applyEdits } from '../skill/applyEdits';
 import { skillHash } from '../skill/document';
 import { writeFileAtomic, writeJsonAtomic } from '../store/atomic';
 import { reviewFileName, RUN_FILE, STEP_FILE, stepDirName } from '../store/layout';
 import { artifactSchemas, readArtifact } from '../store/runSchemas';
-import { announceVerdict } from './gateCandidate';
+import { announceVerdict, type GateEvidence } from './gateCandidate';
 import type { LoopContext } from './loopContext';
 import type { ReviewDecision, ReviewRequest } from './review';
 import type { SelectionOutcome } from './selection';
@@ -23,7 +23,7 @@ async function askReview(
   loop: LoopContext,
   work: StepWork,
   phase: ReviewPhase,
-  extra: Pick<ReviewRequest, 'candidateScore' | 'currentScore'> = {},
+  extra: Pick<ReviewRequest, 'candidateScore' | 'currentScore' | 'gateTest' | 'itemRegressions'> = {},
 ): Promise<ReviewDecision> {
   const request: ReviewRequest = {
     step: work.step,
@@ -87,14 +87,19 @@ export const humanFirstStage: StepStage = { name: 'human_first_review', run: hum
 export function afterGateReview(
   loop: LoopContext,
   work: StepWork,
-): ((action: GateAction, sel: SelectionOutcome) => Promise<GateAction>) | undefined {
+): ((action: GateAction, sel: SelectionOutcome, evidence: GateEvidence) => Promise<GateAction>) | undefined {
   if (loop.s.reviewMode !== 'gate-then-human' || !loop.input.reviewer) return undefined;
-  return async (action, sel) => {
+  return async (action, sel, evidence) => {
     if (action === 'reject') return action;
+    // An inconclusive verdict goes to the person only when evaluation.on_inconclusive says ask.
+    const inconclusive = isInconclusive(action);
+    if (inconclusive && loop.s.gate.onInconclusive !== 'ask') return action;
     const record = recordOf(work);
     const decision = await askReview(loop, work, 'after_gate', {
       candidateScore: sel.projected,
       currentScore: loop.state.currentScore,
+      ...(evidence.test ? { gateTest: evidence.test } : {}),
+      ...(evidence.regressions ? { itemRegressions: evidence.regressions } : {}),
     });
     const accepted = decision.candidate !== 'reject';
     record.reviewed({
@@ -114,7 +119,10 @@ export function afterGateReview(
       decision: accepted ? 'human_accept' : 'human_reject',
       rejectedEdits: accepted ? [] : work.candidateEdits.map((e) => e.id),
     });
-    return accepted ? action : 'reject';
+    if (!accepted) return 'reject';
+    // The person keeps a candidate the gate could not tell from noise: an accept like any other.
+    if (inconclusive) return sel.projected > loop.state.bestScore ? 'accept_new_best' : 'accept';
+    return action;
   };
 }
 

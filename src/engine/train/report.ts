@@ -5,9 +5,11 @@ import { promptCacheSummary, promptCacheText, type PromptCacheSummary } from '..
 import { EVAL_FILE, RUN_DIR, RUN_FILE } from '../store/layout';
 import { lineOrigins, type ProvenanceRecord } from './provenance';
 import { isErrored } from './rollout';
-import type { RolloutResult, StepRecord } from '../../protocol/records';
+import { describeGateTest, describeItemRegressions } from '../../protocol/gateText';
+import type { GateTestRecord, ItemRegressions, RolloutResult, StepRecord } from '../../protocol/records';
 import {
   isAccepted,
+  isInconclusive,
   isRejected,
   isSkipped,
   TARGET_ERROR_LABELS,
@@ -27,7 +29,22 @@ export interface RunReport {
     test: { initial: number | null; best: number | null; final: number | null };
   };
   edits: { proposed: number; merged: number; applied: number; kept: number; acceptance_rate: number | null };
-  steps: { total: number; accepted: number; rejected: number; skipped: number; human_decisions: number };
+  steps: {
+    total: number;
+    accepted: number;
+    rejected: number;
+    /** The paired gate could not tell the candidate from the current skill (not kept). */
+    inconclusive: number;
+    skipped: number;
+    human_decisions: number;
+  };
+  /** Steps whose gate ran the paired test or the per-item rule, with what they found. */
+  gate_tests: Array<{
+    step: number;
+    action: string;
+    test?: GateTestRecord;
+    item_regressions?: ItemRegressions;
+  }>;
   /** Why the run ended before its last epoch (gate patience), when it did. */
   stopped_early?: string;
   skill_length: Array<{ step: number; chars: number; tokens: number }>;
@@ -159,9 +176,18 @@ export function buildReport(args: {
       total: h.length,
       accepted: h.filter((r) => isAccepted(r.action)).length,
       rejected: h.filter((r) => isRejected(r.action)).length,
+      inconclusive: h.filter((r) => isInconclusive(r.action)).length,
       skipped: h.filter((r) => isSkipped(r.action)).length,
       human_decisions: args.humanDecisions + h.filter((r) => r.review).length,
     },
+    gate_tests: h
+      .filter((r) => r.gate_test || r.item_regressions)
+      .map((r) => ({
+        step: r.step,
+        action: r.action,
+        ...(r.gate_test ? { test: r.gate_test } : {}),
+        ...(r.item_regressions ? { item_regressions: r.item_regressions } : {}),
+      })),
     ...(args.stoppedEarly ? { stopped_early: args.stoppedEarly } : {}),
     skill_length: h.map((r) => ({
       step: r.step,
@@ -204,6 +230,22 @@ const f = (n: number | null | undefined, digits = 4): string =>
   n === null || n === undefined ? '–' : n.toFixed(digits);
 const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
+/** The paired gate's tests and the per-item rule, one row per step that ran them. */
+function gateTestLines(r: RunReport): string[] {
+  if (!r.gate_tests.length) return [];
+  return [
+    '## Gate tests',
+    '',
+    '| step | verdict | paired test | broken items |',
+    '|---|---|---|---|',
+    ...r.gate_tests.map(
+      (g) =>
+        `| ${g.step} | ${g.action} | ${g.test ? cell(describeGateTest(g.test)) : '–'} | ${g.item_regressions ? cell(describeItemRegressions(g.item_regressions)) : '–'} |`,
+    ),
+    '',
+  ];
+}
+
 export function renderReport(r: RunReport, outDir: string, simulated: boolean): string {
   const lines: string[] = ['# SkillOpt run report', ''];
   if (simulated)
@@ -227,9 +269,10 @@ export function renderReport(r: RunReport, outDir: string, simulated: boolean): 
     '## Edits',
     '',
     `Proposed by analysts ${e.proposed}, after merging ${e.merged}, applied to candidates ${e.applied}, kept by the gate ${e.kept} (acceptance ${e.acceptance_rate === null ? '–' : `${(e.acceptance_rate * 100).toFixed(0)}%`}).`,
-    `Steps: ${r.steps.total} (accepted ${r.steps.accepted}, rejected ${r.steps.rejected}, skipped ${r.steps.skipped}); human decisions ${r.steps.human_decisions}.`,
+    `Steps: ${r.steps.total} (accepted ${r.steps.accepted}, rejected ${r.steps.rejected}, ${r.steps.inconclusive ? `inconclusive ${r.steps.inconclusive}, ` : ''}skipped ${r.steps.skipped}); human decisions ${r.steps.human_decisions}.`,
     ...(r.stopped_early ? ['', `Stopped early: ${r.stopped_early}.`] : []),
     '',
+    ...gateTestLines(r),
     '## Skill length and edit budget per step',
     '',
     '| step | characters | tokens (estimate: chars/4) | edit budget |',

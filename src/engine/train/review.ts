@@ -1,4 +1,5 @@
 import type { CandidateEdit } from '../../protocol/events';
+import type { GateTestRecord, ItemRegressions } from '../../protocol/records';
 import type { ReviewPhase } from '../../protocol/vocabulary';
 
 /** One question to the person in the loop; `review.mode` (REVIEW_MODES) decides when it is asked. */
@@ -12,6 +13,10 @@ export interface ReviewRequest {
   /** after_gate only: the gate's view. */
   candidateScore?: number;
   currentScore?: number;
+  /** after_gate, paired gate: the test the person weighs (an inconclusive verdict is asked only so). */
+  gateTest?: GateTestRecord;
+  /** after_gate, evaluation.max_item_regressions: the items the candidate broke. */
+  itemRegressions?: ItemRegressions;
 }
 
 export interface EditDecision {

@@ -24,6 +24,8 @@ export interface RolloutOptions {
   systemTemplate?: string;
   maxTokens?: number;
   temperature?: number;
+  /** A repeated sample (evaluation.repeats), counted from 0: sent with a seed of its own, cached apart. */
+  repeat?: number;
   signal: AbortSignal;
   /** Called as each item finishes (resumed items first), with the count done so far. */
   onResult?: (result: RolloutResult, done: number, total: number) => void;
@@ -79,15 +81,19 @@ export function isErrored(r: RolloutResult): boolean {
 
 /** Unweighted means over the answered items, as the reference computes them over all of its. */
 export function meanScore(results: readonly RolloutResult[]): Score {
-  const answered = results.filter((r) => !isErrored(r));
-  if (answered.length === 0) return { hard: 0, soft: 0 };
+  return meanOf(results.filter((r) => !isErrored(r)));
+}
+
+/** The unweighted mean of some scores, summed in their order; 0 for none. */
+export function meanOf(scores: readonly Score[]): Score {
+  if (scores.length === 0) return { hard: 0, soft: 0 };
   let hard = 0;
   let soft = 0;
-  for (const r of answered) {
-    hard += r.hard;
-    soft += r.soft;
+  for (const s of scores) {
+    hard += s.hard;
+    soft += s.soft;
   }
-  return { hard: hard / answered.length, soft: soft / answered.length };
+  return { hard: hard / scores.length, soft: soft / scores.length };
 }
 
 /** An answered item that scored 0 (errored items are neither failures nor successes). */
@@ -139,6 +145,7 @@ export async function rolloutFor(
   dir: string,
   stage: Stage,
   onResult?: RolloutOptions['onResult'],
+  repeat?: number,
 ): Promise<RolloutResult[]> {
   const s = ctx.settings;
   const results = await rollout({
@@ -152,6 +159,7 @@ export async function rolloutFor(
     ...(s.targetSystemTemplate !== undefined ? { systemTemplate: s.targetSystemTemplate } : {}),
     maxTokens: s.targetMaxTokens,
     ...(s.targetTemperature !== undefined ? { temperature: s.targetTemperature } : {}),
+    ...(repeat ? { repeat } : {}),
     signal: ctx.signal,
     ...(onResult ? { onResult } : {}),
     ...(ctx.batch?.stages.has(stage)

@@ -48,6 +48,7 @@ export function targetRequest(item: TaskItem, system: string, opts: RolloutOptio
     messages,
     ...(opts.maxTokens !== undefined ? { maxTokens: opts.maxTokens } : {}),
     ...(opts.temperature !== undefined ? { temperature: opts.temperature } : {}),
+    ...(opts.repeat ? { repeat: opts.repeat, seed: opts.repeat } : {}),
     // Agent harnesses see only task.md and SKILL.md, so the answer format travels with the task.
     task: {
       taskId: item.id,

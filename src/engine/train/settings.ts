@@ -1,6 +1,17 @@
 import type { ReviewMode } from '../../protocol/vocabulary';
 import type { UpdateMode } from '../prompts/modes';
 
+/** How the selection gate decides (evaluation.gate_test, alpha, on_inconclusive, max_repeats). */
+export interface GateSettings {
+  test: 'strict' | 'paired';
+  alpha: number;
+  onInconclusive: 'reject' | 'more_repeats' | 'ask';
+  /** The repeats cap of on_inconclusive: more_repeats. */
+  maxRepeats: number;
+  /** evaluation.max_item_regressions: most items the candidate may break; undefined = no such rule. */
+  maxItemRegressions?: number;
+}
+
 /**
  * Everything the training loop reads, in one typed object. Built from the validated config in
  * src/engine/train/fromConfig.ts, so the loop never digs through config sections itself.
@@ -54,6 +65,9 @@ export interface TrainSettings {
   testEnvNum: number;
   evalTest: boolean;
   patience: number;
+  /** evaluation.repeats: samples per selection item; the item's score is their mean. */
+  repeats: number;
+  gate: GateSettings;
   /** limits.max_errored_share: a batch with more errored target items than this stops the run. */
   maxErroredShare: number;
 
@@ -101,6 +115,8 @@ export const defaultTrainSettings: TrainSettings = {
   testEnvNum: 0,
   evalTest: true,
   patience: 0,
+  repeats: 1,
+  gate: { test: 'strict', alpha: 0.05, onInconclusive: 'reject', maxRepeats: 0 },
   maxErroredShare: 0.5,
   reviewMode: 'auto',
   answerTag: 'answer',

@@ -1,4 +1,4 @@
-import type { RuntimeState, Score, StepBufferEntry, StepRecord } from '../../protocol/records';
+import type { CachedSelection, RuntimeState, StepBufferEntry, StepRecord } from '../../protocol/records';
 import { becomesBest, ENGINE_ID, GATE_ACTIONS, isAccepted } from '../../protocol/vocabulary';
 import type { EditBudgetScheduler } from '../optimizer/schedule';
 import { RUN_FILE } from '../store/layout';
@@ -33,7 +33,7 @@ export class TrainState {
   /** Gated steps since the last new best (evaluation.patience). */
   noImprove = 0;
   /** Selection scores by skill hash: a skill is never scored twice in a run. */
-  readonly selectionCache = new Map<string, Score>();
+  readonly selectionCache = new Map<string, CachedSelection>();
 
   constructor(
     readonly files: RunFiles,
@@ -140,8 +140,15 @@ export class TrainState {
     this.baselineScore = state.baseline_score ?? this.history[0]?.current_score ?? state.current_score;
     for (const [h, sc] of Object.entries(state.selection_cache ?? {})) this.selectionCache.set(h, sc);
     for (const r of this.history) {
-      if (r.candidate_hash && r.selection_hard !== undefined)
-        this.selectionCache.set(r.candidate_hash, { hard: r.selection_hard, soft: r.selection_soft ?? 0 });
+      if (r.candidate_hash && r.selection_hard !== undefined) {
+        // The history's means win; the per-item scores only runtime_state.json keeps stay.
+        const { items, repeats } = this.selectionCache.get(r.candidate_hash) ?? {};
+        this.selectionCache.set(r.candidate_hash, {
+          hard: r.selection_hard,
+          soft: r.selection_soft ?? 0,
+          ...(items ? { items, ...(repeats ? { repeats } : {}) } : {}),
+        });
+      }
     }
     return true;
   }

@@ -307,6 +307,8 @@ export class ReviewController implements vscode.Disposable {
       t.session.onReviewRequested(event.phase, {
         ...(event.candidateScore !== undefined ? { candidateScore: event.candidateScore } : {}),
         ...(event.currentScore !== undefined ? { currentScore: event.currentScore } : {}),
+        ...(event.gateTest ? { gateTest: event.gateTest } : {}),
+        ...(event.itemRegressions ? { itemRegressions: event.itemRegressions } : {}),
       }),
     );
   }

@@ -13,7 +13,7 @@ import { verdictFromRecord } from '../../engine/store/runReader';
 import { RUN_FILE, RunLayout, STEP_FILE, runDirOfStageFile } from '../../engine/store/layout';
 import { conflictsWithin } from '../../engine/train/conflicts';
 import type { CandidateOrigin } from '../../protocol/webview';
-import { isAccepted, isRejected, type OverruleDecision } from '../../protocol/vocabulary';
+import { isAccepted, isInconclusive, isRejected, type OverruleDecision } from '../../protocol/vocabulary';
 
 export type CandidateReady = Extract<EngineEvent, { type: 'candidate/ready' }>;
 export type GateVerdictEvent = Extract<EngineEvent, { type: 'gate/verdict' }>;
@@ -228,7 +228,9 @@ function epochEndVerdict(runDir: string, r: EpochEndResult): GateVerdictEvent | 
     ? (r.action as GateVerdictEvent['action'])
     : isRejected(r.action)
       ? 'reject'
-      : 'keep';
+      : isInconclusive(r.action)
+        ? 'inconclusive'
+        : 'keep';
   return {
     type: 'gate/verdict',
     step: r.step,

@@ -4,6 +4,7 @@
  * transition must do to the text (line operations) and tell the engine (a decision). The
  * controller turns line operations into one undoable WorkspaceEdit and sends the decision.
  */
+import type { GateTestRecord, ItemRegressions } from '../../protocol/records';
 import { skillHash } from '../../engine/skill/document';
 import type { DecideParams } from '../../protocol/engine';
 import {
@@ -39,7 +40,15 @@ export class ReviewSession {
   phase: Phase = 'review';
   verdict: Verdict | undefined;
   /** The gate's scores when the engine asked after the gate accepted (gate-then-human). */
-  gateScores: { candidateScore: number; currentScore: number } | undefined;
+  gateScores:
+    | {
+        candidateScore: number;
+        currentScore: number;
+        /** The paired gate's test; `inconclusive` when the person is asked to decide within noise. */
+        gateTest?: GateTestRecord;
+        itemRegressions?: ItemRegressions;
+      }
+    | undefined;
   /** The document already held the candidate when the review opened. */
   readonly startedOnCandidate: boolean;
   /** The engine is paused until the person answers (it asked with `review/requested`). */
@@ -186,7 +195,12 @@ export class ReviewSession {
   /** The engine paused and asks the person (after the gate accepted, or before the gate runs). */
   onReviewRequested(
     phase: 'before_gate' | 'after_gate',
-    scores?: { candidateScore?: number; currentScore?: number },
+    scores?: {
+      candidateScore?: number;
+      currentScore?: number;
+      gateTest?: GateTestRecord;
+      itemRegressions?: ItemRegressions;
+    },
   ): Transition {
     if (this.phase === 'done' || this.phase === 'verdict') return { ops: [] };
     this.waiting = true;
@@ -194,6 +208,8 @@ export class ReviewSession {
       this.gateScores = {
         candidateScore: scores.candidateScore,
         currentScore: scores.currentScore ?? scores.candidateScore,
+        ...(scores.gateTest ? { gateTest: scores.gateTest } : {}),
+        ...(scores.itemRegressions ? { itemRegressions: scores.itemRegressions } : {}),
       };
     }
     if (this.phase === 'review') return { ops: [] };

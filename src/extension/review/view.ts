@@ -3,6 +3,7 @@
  * CodeLens actions addressed by edit id, and hovers that explain each edit. Everything is derived
  * from the session on each (debounced) redraw.
  */
+import { describeGateTest, describeItemRegressions } from '../../protocol/gateText';
 import * as vscode from 'vscode';
 import { candidateName } from '../../protocol/webview';
 import { editTitle } from '../../protocol/words';
@@ -211,9 +212,19 @@ export class ReviewView implements vscode.Disposable, vscode.CodeLensProvider, v
       case 'review': {
         if (!s.perEdit) {
           const g = s.gateScores;
+          const vs = g ? ` (${score(g.candidateScore)} vs ${score(g.currentScore)})` : '';
+          // What the gate found beyond the means: the paired test and any broken items.
+          const evidence = [
+            ...(g?.gateTest ? [describeGateTest(g.gateTest)] : []),
+            ...(g?.itemRegressions?.items.length ? [describeItemRegressions(g.itemRegressions)] : []),
+          ]
+            .map((t) => ` · ${t}`)
+            .join('');
           lens(
             top,
-            `$(pass) SkillOpt ${what(s)} passed the gate${g ? ` (${score(g.candidateScore)} vs ${score(g.currentScore)})` : ''}; the run waits for you${unplaced}`,
+            g?.gateTest?.verdict === 'inconclusive'
+              ? `$(question) SkillOpt ${what(s)}: the gate could not tell it from noise${vs}${evidence}; the run waits for you${unplaced}`
+              : `$(pass) SkillOpt ${what(s)} passed the gate${vs}${evidence}; the run waits for you${unplaced}`,
           );
           lens(
             top,

@@ -1,3 +1,4 @@
+import { describeGateTest } from '../../protocol/gateText';
 import type { EngineEvent } from '../../protocol/events';
 import { STOPPED_BY_REQUEST } from '../../protocol/vocabulary';
 import { formatScore } from './treeNodes';
@@ -11,7 +12,9 @@ export const REVIEW_ACTIONS = ['Review', 'Accept', 'Reject'] as const;
 export function reviewNotice(name: string, event: ReviewRequest): { text: string; actions: string[] } {
   const scores =
     event.phase === 'after_gate' && event.candidateScore !== undefined
-      ? ` It passed the gate: ${formatScore(event.candidateScore)} against ${formatScore(event.currentScore)} now.`
+      ? event.gateTest?.verdict === 'inconclusive'
+        ? ` The gate could not tell it from noise: ${formatScore(event.candidateScore)} against ${formatScore(event.currentScore)} now (${describeGateTest(event.gateTest)}).`
+        : ` It passed the gate: ${formatScore(event.candidateScore)} against ${formatScore(event.currentScore)} now.`
       : event.phase === 'before_gate'
         ? ' The gate scores what you keep.'
         : '';

@@ -6,6 +6,7 @@
 import { RUN_FILE, RunLayout, skillVersionName } from '../../engine/store/layout';
 import type { StepArtifacts } from '../../engine/store/runReader';
 import type { StepRecord } from '../../protocol/records';
+import { describeGateTest, describeItemRegressions } from '../../protocol/gateText';
 import { isAccepted, isSkipped, type StepAction } from '../../protocol/vocabulary';
 import { actionLabel } from '../../protocol/words';
 import { Commands, ReviewCommands, TreeItemContext } from '../constants';
@@ -85,6 +86,7 @@ const stepIcons: Record<StepAction, NodeIcon> = {
   reject: { id: 'close', color: 'testing.iconFailed' },
   skip_no_patches: { id: 'circle-slash', color: 'disabledForeground' },
   skip_no_rewrite: { id: 'circle-slash', color: 'disabledForeground' },
+  inconclusive: { id: 'question', color: 'list.warningForeground' },
 };
 
 /** How a step's gate action reads and looks (an action from another writer reads as itself). */
@@ -274,6 +276,9 @@ export function stepNode(run: RunView, r: StepRecord): NodeSpec {
   // A skipped step has no candidate: say why instead of counting edits it never applied.
   if (isSkipped(r.action)) desc.push(verdict.text);
   else desc.push(`${edits} edit${edits === 1 ? '' : 's'}`);
+  // The paired gate's evidence, short in the row and whole in the hover.
+  if (r.gate_test) desc.push(`p ${r.gate_test.p_value < 0.001 ? '< 0.001' : r.gate_test.p_value.toFixed(3)}`);
+  if (r.item_regressions?.items.length) desc.push(`broke ${r.item_regressions.items.length}`);
   const review = r.review ? ` · you: ${r.review.decision.replace('human_', '').replace('_', ' ')}` : '';
   const tooltip = [
     `Step ${r.step} (epoch ${r.epoch}): ${verdict.text}${review}`,
@@ -281,6 +286,8 @@ export function stepNode(run: RunView, r: StepRecord): NodeSpec {
     `Best ${formatScore(r.best_score)} (step ${r.best_step})`,
     `Train rollout ${formatScore(r.rollout_hard)} on ${r.rollout_n} tasks`,
     `Edits applied ${edits}${r.edit_apply_summary ? ` of ${r.edit_apply_summary.total}` : ''}`,
+    ...(r.gate_test ? [`Paired gate: ${describeGateTest(r.gate_test)}`] : []),
+    ...(r.item_regressions ? [`Per-item rule: ${describeItemRegressions(r.item_regressions)}`] : []),
   ].join('\n');
   return {
     id: `step:${run.dir}:${r.step}`,

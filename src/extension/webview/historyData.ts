@@ -235,6 +235,7 @@ export function buildGateHistory(input: HistoryInput): GateHistoryData {
     if (r.edit_budget !== undefined) row.editBudget = r.edit_budget;
     if (r.skill_tokens !== undefined) row.skillTokens = r.skill_tokens;
     if (r.cost_usd !== undefined) row.costUsd = r.cost_usd;
+    if (r.gate_test) row.gateTest = r.gate_test;
     const human = humanOf(h);
     if (human) row.human = human;
     rows.push(row);
@@ -258,6 +259,7 @@ export function buildGateHistory(input: HistoryInput): GateHistoryData {
       row.candidateScore = v.candidateScore;
       row.currentScore = v.currentScore;
       row.bestScore = v.bestScore;
+      if (v.gateTest) row.gateTest = v.gateTest;
     }
     const human = humanOf(h);
     if (human) row.human = human;
@@ -296,6 +298,7 @@ export function buildGateHistory(input: HistoryInput): GateHistoryData {
       row.candidateScore = v.candidateScore;
       row.currentScore = v.currentScore;
       row.bestScore = v.bestScore;
+      if (v.gateTest) row.gateTest = v.gateTest;
     }
     endRows.set(key, row);
   }

@@ -2,6 +2,7 @@
  * Pure shaping of a run's gate history into what the charts and the table draw. No DOM, no
  * Chart.js: render.ts and table.ts only paint these values, and the unit tests check them.
  */
+import { describeGateTest } from '../../protocol/gateText';
 import {
   candidateName,
   type CandidateOrigin,
@@ -11,6 +12,7 @@ import {
 } from '../../protocol/webview';
 import {
   isAccepted,
+  isInconclusive,
   isSkipped,
   verdictKind as kindOfVerdict,
   type VerdictKind as ActionKind,
@@ -34,10 +36,17 @@ export interface ScoreChartModel {
   rollout: Point[];
   accepted: Marker[];
   rejected: Marker[];
+  /** The paired gate could not tell these from the current skill (not kept). */
+  inconclusive: Marker[];
   pending: Marker[];
   human: Marker[];
   /** Slow updates and meta reflections, between the epoch's last step and the next. */
   epochEnd: Marker[];
+  /**
+   * The paired gate's interval of each candidate's delta, as a vertical bar through its marker:
+   * two points per bar, a NaN point between bars so the line breaks.
+   */
+  errorBars: Point[];
   /** Last step on the x axis (the run's planned length while it runs). */
   maxStep: number;
 }
@@ -57,7 +66,7 @@ export interface SpendChartModel {
   maxStep: number;
 }
 
-export type VerdictKind = 'accept' | 'reject' | 'skip' | 'pending';
+export type VerdictKind = 'accept' | 'reject' | 'inconclusive' | 'skip' | 'pending';
 
 export interface TableEdit {
   id: string;
@@ -99,7 +108,12 @@ export function rowKey(row: Pick<GateStepRow, 'step' | 'origin'>): string {
 /** Rows whose candidate the gate has not decided yet: the gate runs, or the person is asked first. */
 const undecided = { pending: 'gate running…', waiting: 'waiting for your review' } as const;
 
-const kinds: Record<ActionKind, VerdictKind> = { accepted: 'accept', rejected: 'reject', skipped: 'skip' };
+const kinds: Record<ActionKind, VerdictKind> = {
+  accepted: 'accept',
+  rejected: 'reject',
+  inconclusive: 'inconclusive',
+  skipped: 'skip',
+};
 
 export function verdictKind(action: string): VerdictKind {
   return Object.hasOwn(undecided, action) ? 'pending' : kinds[kindOfVerdict(action)];
@@ -148,7 +162,8 @@ function maxStepOf(data: GateHistoryData): number {
 }
 
 function markerLabel(row: GateStepRow): string {
-  return `${candidateName(row.origin, row.step, row.epoch)}: ${verdictLabel(row.action)}`;
+  const test = row.gateTest ? `; ${describeGateTest(row.gateTest)}` : '';
+  return `${candidateName(row.origin, row.step, row.epoch)}: ${verdictLabel(row.action)}${test}`;
 }
 
 export function scoreChart(data: GateHistoryData): ScoreChartModel {
@@ -158,9 +173,11 @@ export function scoreChart(data: GateHistoryData): ScoreChartModel {
     rollout: [],
     accepted: [],
     rejected: [],
+    inconclusive: [],
     pending: [],
     human: [],
     epochEnd: [],
+    errorBars: [],
     maxStep: maxStepOf(data),
   };
   if (data.baselineScore !== undefined) {
@@ -180,8 +197,21 @@ export function scoreChart(data: GateHistoryData): ScoreChartModel {
       continue;
     }
     const marker: Marker = { x, y: row.candidateScore, key: rowKey(row), label: markerLabel(row) };
+    const t = row.gateTest;
+    if (t) {
+      // The delta's interval, placed on the candidate: its score less the delta is the current's.
+      const y = row.candidateScore;
+      // Scores live in [0, 1]; so does the bar.
+      const clamp = (v: number): number => Math.min(1, Math.max(0, v));
+      model.errorBars.push(
+        { x, y: clamp(y - (t.mean_delta - t.ci_low)) },
+        { x, y: clamp(y + (t.ci_high - t.mean_delta)) },
+        { x, y: Number.NaN },
+      );
+    }
     if (row.origin !== 'step') model.epochEnd.push(marker);
     else if (isAccepted(row.action)) model.accepted.push(marker);
+    else if (isInconclusive(row.action)) model.inconclusive.push(marker);
     else model.rejected.push(marker);
     if (row.human) model.human.push({ ...marker, label: `${marker.label}; ${humanLabel(row.human)}` });
   }

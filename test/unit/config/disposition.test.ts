@@ -151,7 +151,6 @@ describe('config/disposition: every reference key is honoured, mapped or refused
     const { dir, cleanup } = tempDir();
     try {
       const cases: Array<[string, RegExp]> = [
-        ['evaluation:\n  repeats: 3\n', /\(evaluation\.repeats\): .*not built yet.*Fix: remove it/],
         ['model:\n  target_minimax_api_key: abc\n', /never read .*Fix: use model\.minimax_base_url/],
         ['model:\n  copilot_chat_timeout: 60\n', /Fix: use limits\.request_timeout_s/],
       ];

@@ -84,6 +84,11 @@ describe('config/schema', () => {
           patience: 0,
           batch_api: 'off',
           batch_poll_s: 30,
+          repeats: 1,
+          gate_test: 'strict',
+          alpha: 0.05,
+          on_inconclusive: 'reject',
+          max_repeats: 0,
         },
       );
       assert.deepEqual(

@@ -413,4 +413,38 @@ describe('extension runs: tree nodes', () => {
     delete (skipped as { selection_hard?: number }).selection_hard;
     assert.equal(stepNode(run, skipped).description, 'skipped: no edits proposed');
   });
+
+  it('shows an inconclusive step with its p-value, broken items and the whole test in the hover', () => {
+    const run: RunView = readRunFolder(pythonRun);
+    const r: StepRecord = {
+      ...record(3, 1, 'inconclusive', 0.6, 0.7),
+      gate_test: {
+        test: 'sign',
+        n: 20,
+        repeats: 2,
+        improved: 4,
+        regressed: 2,
+        mean_delta: 0.05,
+        p_value: 0.34375,
+        exact: true,
+        alpha: 0.05,
+        ci_low: -0.05,
+        ci_high: 0.15,
+        verdict: 'inconclusive',
+      },
+      item_regressions: { max: 3, items: ['q1', 'q9'], rejected: false },
+    };
+    const node = stepNode(run, r);
+    assert.equal(node.icon?.id, 'question');
+    assert.match(node.description ?? '', /p 0\.344 · broke 2/);
+    assert.match(String(node.tooltip), /inconclusive: within noise, not kept/);
+    assert.match(
+      String(node.tooltip),
+      /Paired gate: p 0\.344 \(sign test, 20 items × 2\): Δ \+0\.050, 95% interval \[−0\.050, \+0\.150\]/,
+    );
+    assert.match(
+      String(node.tooltip),
+      /broke 2 item\(s\) the current skill passes \(at most 3 allowed\): q1, q9/,
+    );
+  });
 });

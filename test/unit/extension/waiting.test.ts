@@ -3,6 +3,7 @@
  * engine's events, that the tree and the notification read.
  */
 import assert from 'node:assert/strict';
+import { inconclusiveGateTest } from '../../support/gateTest';
 import type { EngineEvent } from '../../../src/protocol/events';
 import { applyEvent, type LiveState, type RunView } from '../../../src/extension/runs/liveState';
 import { reviewNotice, type ReviewRequest } from '../../../src/extension/runs/runNotice';
@@ -85,6 +86,15 @@ describe('extension runs: a run waiting for the person', () => {
     assert.equal(row?.command?.command, 'skillopt.review.openWaiting');
     const busy = stepNodes(view(fold([started, stage])), 1).find((n) => n.step === 2);
     assert.equal(busy?.command, undefined, 'a step the engine works on opens nothing');
+  });
+
+  it('says when the gate could not tell the candidate from noise (on_inconclusive: ask), with its test', () => {
+    const gateTest = inconclusiveGateTest;
+    const asked = { ...request, gateTest } as Extract<EngineEvent, { type: 'review/requested' }>;
+    assert.match(
+      reviewNotice('house-style', asked).text,
+      /The gate could not tell it from noise: 0\.625 against 0\.500 now \(p 0\.313 \(sign test, 20 items × 1\)/,
+    );
   });
 
   it('asks with Review, Accept and Reject, naming the step and the gate scores', () => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import {
   becomesBest,
   isAccepted,
+  isInconclusive,
   isRejected,
   isSkipped,
   OTHER_VERDICTS,
@@ -36,6 +37,7 @@ describe('vocabulary', () => {
       accept: 'accepted',
       force_accept: 'accepted',
       reject: 'rejected',
+      inconclusive: 'inconclusive',
       skip_no_patches: 'skipped',
       skip_no_rewrite: 'skipped',
       promote: 'accepted',
@@ -50,7 +52,7 @@ describe('vocabulary', () => {
     assert.deepEqual(all.slice().sort(), Object.keys(kinds).sort());
     for (const a of all) {
       assert.equal(verdictKind(a), kinds[a], a);
-      const flags = [isAccepted(a), isSkipped(a), isRejected(a)].filter(Boolean).length;
+      const flags = [isAccepted(a), isSkipped(a), isRejected(a), isInconclusive(a)].filter(Boolean).length;
       assert.equal(flags, 1, a);
     }
   });

@@ -87,6 +87,26 @@ describe('review modes (engine side)', function () {
     );
   });
 
+  it('gate-then-human with on_inconclusive: ask: the person decides a candidate the paired gate could not tell from noise', async () => {
+    const reviewer = new ScriptedReviewer(() => ({ candidate: 'accept' }));
+    await train(dir.path, 'gate-then-human', reviewer, [
+      'evaluation.gate_test=paired',
+      'evaluation.on_inconclusive=ask',
+      'optimizer.use_meta_reflect=true',
+    ]);
+    // Every question carries the test it rests on.
+    assert.ok(reviewer.seen.length > 0 && reviewer.seen.every((r) => r.gateTest !== undefined));
+    const asked = reviewer.seen.filter((r) => r.gateTest!.verdict === 'inconclusive');
+    assert.ok(asked.length > 0, 'no inconclusive verdict was put to the person');
+    const history = readJson<StepRecord[]>(dir.path, 'history.json');
+    const kept = history.filter((r) => r.review?.gate_action === 'inconclusive');
+    assert.ok(kept.length > 0);
+    for (const r of kept) {
+      assert.equal(r.review?.decision, 'human_accept');
+      assert.ok(r.action === 'accept' || r.action === 'accept_new_best', r.action);
+    }
+  });
+
   it('auto: the person may overrule a finished step; it is recorded as a human decision', async () => {
     const reviewer = new ScriptedReviewer(
       () => ({}),

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { inconclusiveGateTest } from '../../support/gateTest';
 import type { GateHistoryData, GateStepRow } from '../../../src/protocol/webview';
 import { opaque } from '../../../src/webview/charts/render';
 import {
@@ -202,5 +203,24 @@ describe('gate history colours', () => {
     assert.equal(opaque('#d1861680'), '#d18616');
     assert.equal(opaque('#59a4f9'), '#59a4f9');
     assert.equal(opaque('CanvasText'), 'CanvasText');
+  });
+
+  it('draws the paired gate’s interval of the delta as an error bar through the candidate, and names it', () => {
+    const gateTest = inconclusiveGateTest;
+    const m = scoreChart({
+      ...data,
+      steps: [step({ step: 1, action: 'inconclusive', candidateScore: 0.6, previousScore: 0.5, gateTest })],
+    });
+    assert.equal(m.errorBars.length, 3);
+    assert.ok(Math.abs(m.errorBars[0].y - 0.45) < 1e-12 && Math.abs(m.errorBars[1].y - 0.7) < 1e-12);
+    assert.ok(Number.isNaN(m.errorBars[2].y), 'a gap ends each bar');
+    assert.deepEqual(
+      m.inconclusive.map((p) => p.label),
+      [
+        'step 1: inconclusive: within noise, not kept; p 0.313 (sign test, 20 items × 1): Δ +0.100, 95% interval [−0.050, +0.200]',
+      ],
+    );
+    assert.equal(verdictKind('inconclusive'), 'inconclusive');
+    assert.equal(scoreChart(data).errorBars.length, 0);
   });
 });

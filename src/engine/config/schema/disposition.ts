@@ -196,11 +196,7 @@ export const DISPOSITIONS: Readonly<Record<string, Disposition>> = {
     ].map((k) => `evaluation.${k}`),
     honoured,
   ),
-  'evaluation.repeats': refused(
-    'is not built yet here (repeated selection evaluation)',
-    'remove it; each selection item is asked once',
-    (v) => v === undefined || v === null || v === 1,
-  ),
+  'evaluation.repeats': honoured,
   // ── env ──
   // Benchmarks that need a simulator or code execution are refused by data/benchmarks.ts, naming
   // what each needs and the agent targets, before any spending.

@@ -4,8 +4,10 @@ import {
   ANCHOR_MODES,
   BATCH_API_MODES,
   GATE_METRICS,
+  GATE_TESTS,
   LR_CONTROL_MODES,
   LR_SCHEDULERS,
+  ON_INCONCLUSIVE,
   PAIR_POLICIES,
   SPLIT_MODES,
   UPDATE_MODES,
@@ -250,6 +252,21 @@ export const evaluationFields = {
   // `skillopt eval`; `selection` = every selection evaluation too. See the README's "Batch APIs".
   batch_api: oneOf(BATCH_API_MODES, 'off'),
   batch_poll_s: positive(30),
+  // Ours: samples per selection item (each a paid call, cached on its own); the item scores their mean.
+  repeats: int(1, 1),
+  // Ours: strict = the reference's rule; paired = an exact test on per-item deltas at `alpha`.
+  gate_test: oneOf(GATE_TESTS, 'strict'),
+  alpha: z.number().gt(0).lt(1).default(0.05).describe('a number between 0 and 1 (exclusive)'),
+  on_inconclusive: oneOf(ON_INCONCLUSIVE, 'reject'),
+  // Ours: the cap of on_inconclusive: more_repeats (0 = no cap set).
+  max_repeats: int(0, 0),
+  // Ours: reject a candidate that breaks more than this many items the current skill passes (absent = off).
+  max_item_regressions: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe('an integer ≥ 0 (absent = no per-item rule)'),
 };
 
 const SPLIT_RATIO = /^[1-9]\d*:[1-9]\d*:[1-9]\d*$/;

@@ -27,6 +27,8 @@ async function run(loop: LoopContext, work: StepWork): Promise<StageEnd> {
     projected: gate.sel.projected,
     action: gate.action,
     errored: gate.sel.results?.filter(isErrored).length ?? 0,
+    ...(gate.test ? { test: gate.test } : {}),
+    ...(gate.regressions ? { regressions: gate.regressions } : {}),
   });
   loop.state.countGated(gate.action, loop.s.decayOnReject);
   return 'next';

@@ -1,4 +1,4 @@
-import type { Score, StepRecord } from '../../../protocol/records';
+import type { GateTestRecord, ItemRegressions, Score, StepRecord } from '../../../protocol/records';
 import type { GateAction, SkipAction } from '../../../protocol/vocabulary';
 import type { TrainState } from '../trainState';
 import type { StageTokens } from '../loopContext';
@@ -110,13 +110,23 @@ export class StepRecordBuilder {
     if (rollout > 0) this.r.rollout_errored = rollout;
   }
 
-  gated(x: { score: Score; metric: string; projected: number; action: GateAction; errored: number }): void {
+  gated(x: {
+    score: Score;
+    metric: string;
+    projected: number;
+    action: GateAction;
+    errored: number;
+    test?: GateTestRecord;
+    regressions?: ItemRegressions;
+  }): void {
     this.r.selection_hard = x.score.hard;
     this.r.selection_soft = x.score.soft;
     if (x.errored > 0) this.r.selection_errored = x.errored;
     this.r.gate_metric = x.metric;
     this.r.candidate_gate_score = x.projected;
     this.r.action = x.action;
+    if (x.test) this.r.gate_test = x.test;
+    if (x.regressions) this.r.item_regressions = x.regressions;
   }
 
   /** The appendix flush after the gate (or the skip): the reference's four counters. */

@@ -1,0 +1,163 @@
+/**
+ * The paired gate's statistics (evaluation.gate_test: paired): is the candidate better than the
+ * current skill on the same selection items, beyond the noise of the target and the scorer?
+ * Small exact tests written here on purpose: a binomial tail and a sign-flip permutation are a few
+ * lines each, not worth a statistics package. Every random draw is seeded, so a resumed run and a
+ * re-run decide the same.
+ */
+import { PyRandom } from '../data/pyRandom';
+
+/** Which test was used: exact sign test (McNemar on 0–1 scores) or a sign-flip permutation test. */
+export type PairedTestKind = 'sign' | 'permutation';
+
+export interface PairedTestResult {
+  test: PairedTestKind;
+  /** Items scored under both skills. */
+  n: number;
+  /** Items the candidate scored higher / lower on. */
+  improved: number;
+  regressed: number;
+  meanDelta: number;
+  /** One-sided p-value of "the candidate is better" (H0: deltas symmetric about 0). */
+  pValue: number;
+  /** Whether the p-value was enumerated exactly or estimated by seeded Monte Carlo draws. */
+  exact: boolean;
+  /** Two-sided (1 − alpha) percentile bootstrap interval of the mean delta. */
+  interval: [number, number];
+}
+
+/** Largest count of non-zero deltas whose 2^n sign flips are enumerated exactly. */
+export const EXACT_PERMUTATION_MAX = 16;
+export const MONTE_CARLO_DRAWS = 20_000;
+export const BOOTSTRAP_DRAWS = 2_000;
+
+/** P(X ≥ k) for X ~ Binomial(n, 1/2), summed in log space so large n neither overflows nor underflows. */
+export function binomialUpperTail(k: number, n: number): number {
+  if (k <= 0) return 1;
+  if (k > n) return 0;
+  const logFact = [0];
+  for (let i = 1; i <= n; i++) logFact.push(logFact[i - 1] + Math.log(i));
+  const half = n * Math.LN2;
+  let p = 0;
+  for (let i = k; i <= n; i++) p += Math.exp(logFact[n] - logFact[i] - logFact[n - i] - half);
+  return Math.min(1, p);
+}
+
+/** Exact one-sided sign test: `wins` improvements against `losses` regressions, ties dropped (McNemar). */
+export function signTest(wins: number, losses: number): number {
+  return binomialUpperTail(wins, wins + losses);
+}
+
+/**
+ * One-sided sign-flip permutation test of "mean delta > 0": the share of sign assignments whose
+ * sum is at least the observed one. Exact for up to EXACT_PERMUTATION_MAX non-zero deltas,
+ * otherwise (1 + hits) / (1 + draws) over seeded random flips.
+ */
+export function permutationTest(deltas: readonly number[], seed: number): { p: number; exact: boolean } {
+  const d = deltas.filter((x) => x !== 0);
+  if (d.length === 0) return { p: 1, exact: true };
+  const observed = d.reduce((a, b) => a + b, 0);
+  // Sums that equal the observed one up to rounding count as "at least as large".
+  const eps = 1e-9 * d.reduce((a, b) => a + Math.abs(b), 0);
+  if (d.length <= EXACT_PERMUTATION_MAX) {
+    let hits = 0;
+    const total = 2 ** d.length;
+    for (let mask = 0; mask < total; mask++) {
+      let s = 0;
+      for (let i = 0; i < d.length; i++) s += mask & (1 << i) ? -d[i] : d[i];
+      if (s >= observed - eps) hits++;
+    }
+    return { p: hits / total, exact: true };
+  }
+  const rng = new PyRandom(seed);
+  let hits = 0;
+  for (let k = 0; k < MONTE_CARLO_DRAWS; k++) {
+    let s = 0;
+    // One random bit per sign, 32 from each draw of the generator.
+    let bits = 0;
+    for (let i = 0; i < d.length; i++) {
+      if (i % 32 === 0) bits = rng.getrandbits(32);
+      s += bits & 1 ? -d[i] : d[i];
+      bits >>>= 1;
+    }
+    if (s >= observed - eps) hits++;
+  }
+  return { p: (1 + hits) / (1 + MONTE_CARLO_DRAWS), exact: false };
+}
+
+/** Two-sided (1 − alpha) percentile bootstrap interval of the mean of `deltas`, seeded. */
+export function bootstrapInterval(deltas: readonly number[], alpha: number, seed: number): [number, number] {
+  const n = deltas.length;
+  if (n === 0) return [0, 0];
+  const rng = new PyRandom(seed);
+  const means: number[] = [];
+  for (let k = 0; k < BOOTSTRAP_DRAWS; k++) {
+    let s = 0;
+    for (let i = 0; i < n; i++) s += deltas[Math.floor(rng.random() * n)];
+    means.push(s / n);
+  }
+  means.sort((a, b) => a - b);
+  const at = (q: number): number =>
+    means[Math.min(BOOTSTRAP_DRAWS - 1, Math.max(0, Math.floor(q * BOOTSTRAP_DRAWS)))];
+  return [at(alpha / 2), at(1 - alpha / 2)];
+}
+
+/**
+ * The paired comparison of a candidate with the current skill on per-item scores (both already
+ * projected to the gate metric, keyed by item id). Items scored under only one skill are left out.
+ * 0–1 scores on every item get the exact sign test; any fractional score (soft metrics, repeats)
+ * the permutation test.
+ */
+export function pairedTest(
+  candidate: ReadonlyMap<string, number>,
+  current: ReadonlyMap<string, number>,
+  opts: { alpha: number; seed: number },
+): PairedTestResult {
+  const deltas: number[] = [];
+  let binary = true;
+  for (const [id, c] of candidate) {
+    const b = current.get(id);
+    if (b === undefined) continue;
+    deltas.push(c - b);
+    if ((c !== 0 && c !== 1) || (b !== 0 && b !== 1)) binary = false;
+  }
+  const improved = deltas.filter((x) => x > 0).length;
+  const regressed = deltas.filter((x) => x < 0).length;
+  const n = deltas.length;
+  const meanDelta = n ? deltas.reduce((a, b) => a + b, 0) / n : 0;
+  const perm = binary
+    ? { p: signTest(improved, regressed), exact: true }
+    : permutationTest(deltas, opts.seed);
+  return {
+    test: binary ? 'sign' : 'permutation',
+    n,
+    improved,
+    regressed,
+    meanDelta,
+    pValue: perm.p,
+    exact: perm.exact,
+    interval: bootstrapInterval(deltas, opts.alpha, opts.seed),
+  };
+}
+
+/**
+ * The smallest mean improvement the paired gate can tell from noise on `items` items sampled
+ * `repeats` times, at level `alpha`: even when every change points the candidate's way, a one-sided
+ * sign-flip test needs k changed items with 2^−k ≤ alpha, and one item moves the mean by at least
+ * 1 / (items × repeats).
+ */
+export function smallestDetectableDelta(items: number, repeats: number, alpha: number): number {
+  const k = Math.ceil(Math.log2(1 / alpha));
+  return items > 0 ? Math.min(1, k / (items * Math.max(1, repeats))) : 1;
+}
+
+/** `20 items × 1 repeat: only Δ ≥ 0.250 can be told from noise at alpha 0.05; for Δ 0.10, 3 repeats or 50 items` */
+export function describePower(items: number, repeats: number, alpha: number, target = 0.1): string {
+  const d = smallestDetectableDelta(items, repeats, alpha);
+  const k = Math.ceil(Math.log2(1 / alpha));
+  const needRepeats = Math.ceil(k / (target * Math.max(1, items)));
+  const needItems = Math.ceil(k / (target * Math.max(1, repeats)));
+  const hint =
+    d <= target ? '' : `; for Δ ${target.toFixed(2)}, ${needRepeats} repeats or ${needItems} selection items`;
+  return `${items} items × ${repeats} repeat${repeats === 1 ? '' : 's'}: only Δ ≥ ${d.toFixed(3)} can be told from noise at alpha ${alpha}${hint}`;
+}
