@@ -9,7 +9,7 @@
 //    (test/integration/harness/runSuites.ts), counting each mocha test,
 // 4. packages the .vsix (npm run package) and walks a new user's path with it in Chromium against a
 //    clean code-server (test/e2e/newUser.ts; screenshots in .cache/e2e-screenshots/), check by check,
-// 5. checks the review screens in a light and a dark theme, and that hostile edit text stays inert in
+// 5. checks the review screens in a light, a dark and a high-contrast theme, and that hostile edit text stays inert in
 //    the Gate History webview (test/integration/review-runner/shots.ts; .cache/review-screenshots/).
 // Install, build and package count only when they fail; the others count each test they report
 // (scripts/testCounts.mjs). Alone, it prints its own `N passed, N failed` line and exit code.
@@ -69,7 +69,7 @@ export async function runVsCodeStages(tally, { e2e = true } = {}) {
         }
         // Packaging builds minified bundles without source maps; leave the development build behind.
         if (await infra('rebuild for development', process.execPath, ['esbuild.mjs'])) {
-          await counted('review screens (Chromium, light and dark)', process.execPath, [
+          await counted('review screens (Chromium, light, dark and high contrast)', process.execPath, [
             ...tsx,
             'test/integration/review-runner/shots.ts',
           ]);

@@ -1,12 +1,12 @@
 /**
- * Browser checks of the review features after a real `sim` run, in a light and a dark theme, with
+ * Browser checks of the review features after a real `sim` run, in a light, a dark and a high-contrast theme, with
  * screenshots for a person to look at: the inline review on SKILL.md (with a hover), the diff view
  * with Accept / Reject in the editor title, the folded protected block with its lock, and the Gate
  * History panel, where an edit whose text contains `<script>` and HTML must show as inert text.
  * Each check is named and counted by `npm test`; a screenshot counts only as the check that it was
  * written and is not blank. After a failed step the rest of that theme's checks fail without running.
  *
- *   node esbuild.mjs && node --import tsx test/integration/review-runner/shots.ts [OUT_DIR] [light,dark]
+ *   node esbuild.mjs && node --import tsx test/integration/review-runner/shots.ts [OUT_DIR] [light,dark,hc]
  *
  * Uses the project's harness (test/integration/harness/host.ts): the VS Code server with SkillOpt
  * loaded from this checkout as a development extension, driven in Chromium. Prints `N passed, N failed`.
@@ -61,6 +61,8 @@ async function session(theme: Theme): Promise<Results> {
       server = await startServer(install, sandbox);
       browser = await launchBrowser(sandbox);
       page = browser.pages()[0] ?? (await browser.newPage());
+      // High contrast as a person gets it: the OS asks for forced colours and VS Code follows.
+      if (theme === 'hc') await page.emulateMedia({ forcedColors: 'active', colorScheme: 'dark' });
       page.on('console', (m) => {
         if (/Content Security Policy|Refused to/i.test(m.text())) refused.push(m.text());
       });

@@ -8,7 +8,11 @@ import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { repoRoot } from '../harness/host';
 
-export const themes = { light: 'Default Light Modern', dark: 'Default Dark Modern' } as const;
+export const themes = {
+  light: 'Default Light Modern',
+  dark: 'Default Dark Modern',
+  hc: 'Default High Contrast',
+} as const;
 export type Theme = keyof typeof themes;
 
 /** Text an optimizer could write; the webview must show it, not run it. */
