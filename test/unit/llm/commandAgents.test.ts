@@ -203,6 +203,46 @@ describe('llm/agents transcripts', () => {
     );
   });
 
+  it('reads a Copilot CLI session aborted by our SIGTERM as no answer, though it prints a result with exit code 0', () => {
+    // The events Copilot CLI 1.0.102 printed when the time limit's SIGTERM reached it mid-request
+    // (a loopback server that never replied), ids and timestamps left out.
+    const cancelled = [
+      { type: 'assistant.turn_start', data: { turnId: '0' } },
+      { type: 'model.call_start', data: { turnId: '0', model: 'loopback-model' } },
+      { type: 'agent.interrupted', data: { activity: 'model_call', cancelPhase: 'pre_first_token' } },
+      { type: 'abort', data: { reason: 'user_initiated' } },
+      { type: 'model.call_finished', data: { turnId: '0', outcome: 'cancelled' } },
+      { type: 'assistant.turn_end', data: { turnId: '0' } },
+      { type: 'assistant.idle', data: { aborted: true } },
+      { type: 'result', exitCode: 0, usage: { premiumRequests: 0 } },
+    ];
+    const timedOut = run({ timedOut: true, exitCode: 0 });
+    const t = parseCopilot(jsonl(...cancelled), 'capitals');
+    assert.equal(t.answer, undefined);
+    assert.equal(classifyRun(timedOut, t, 'A')?.kind, 'timeout');
+    // Aborted after a first turn's message (the skill load): that message is not the answer either.
+    const midway = parseCopilot(
+      jsonl(
+        { type: 'assistant.message', data: { content: 'Loading the skill.' } },
+        ...cancelled.filter((e) => e.type !== 'assistant.idle'),
+      ),
+      'capitals',
+    );
+    assert.equal(midway.answer, undefined);
+    assert.equal(classifyRun(timedOut, midway, 'A')?.kind, 'timeout');
+  });
+
+  it('reads a timed-out Codex run with a message but no turn.completed as a timeout', () => {
+    const t = parseCodex(
+      jsonl({ type: 'item.completed', item: { type: 'agent_message', text: 'Let me read the skill.' } }),
+      'capitals',
+    );
+    assert.equal(
+      classifyRun(run({ timedOut: true, exitCode: null, signal: 'SIGTERM' }), t, 'A')?.kind,
+      'timeout',
+    );
+  });
+
   it('classifies runs without an answer: timeout, killed, exit without a final event', () => {
     const empty = parseClaude('', 'x');
     assert.equal(

@@ -95,7 +95,9 @@ export function classifyRun(
   label: string,
 ): { kind: AgentErrorKind; message: string; transient: boolean } | undefined {
   if (t.error) return { kind: t.error.kind, message: t.error.message, transient: t.error.transient };
-  if (t.answer !== undefined) return undefined;
+  // A run killed at the time limit answered only if the CLI had printed its final event: a message
+  // seen mid-run (Codex prints each turn's) is not the answer.
+  if (t.answer !== undefined && (t.completed || !run.timedOut)) return undefined;
   const stderr = tail(run.stderr);
   if (run.timedOut) {
     return { kind: 'timeout', message: `${label} gave no answer within the time limit`, transient: false };

@@ -243,9 +243,18 @@ export function parseCopilot(stdout: string, skillName: string): AgentTranscript
   const t: AgentTranscript = { skillLoaded: false, toolCalls: [], turns: 0, completed: false };
   let lastMessage: string | undefined;
   let exitCode: number | undefined;
+  // On SIGTERM (our time limit or a cancel) Copilot CLI aborts the turn and still prints a `result`
+  // with exit code 0: that ends a cancelled session, not a model reply.
+  let aborted = false;
   for (const e of lines(stdout)) {
     const data = obj(e.data);
     switch (e.type) {
+      case 'abort':
+        aborted = true;
+        break;
+      case 'assistant.idle':
+        if (data.aborted === true) aborted = true;
+        break;
       case 'session.skills_loaded':
         t.skillsAvailable = (Array.isArray(data.skills) ? data.skills : [])
           .map((s) => str(obj(s).name))
@@ -285,7 +294,7 @@ export function parseCopilot(stdout: string, skillName: string): AgentTranscript
         break;
     }
   }
-  if (!t.error && t.completed) {
+  if (!t.error && t.completed && !aborted) {
     if (exitCode !== undefined && exitCode !== 0 && lastMessage === undefined) {
       t.error = { kind: 'crash', message: `the CLI reported exit code ${exitCode}`, transient: false };
     } else {
