@@ -19,12 +19,11 @@ import {
   launchBrowser,
   makeSandbox,
   palette,
-  removeDir,
   repoRoot,
   startServer,
   type Server,
 } from '../harness/host';
-import { pick, quickOpen } from './ui';
+import { endSession, pick, quickOpen } from './ui';
 
 const out = resolve(process.argv[2] || join(repoRoot, '.cache', 'agent-picker-screenshots'));
 const themes = { light: 'Default Light Modern', dark: 'Default Dark Modern', hc: 'Default High Contrast' };
@@ -133,10 +132,7 @@ async function session(theme: Theme): Promise<Results> {
       `${tag} agent-picker-missing`,
     );
   } finally {
-    if (checks.results().failed && server) console.log(server.log().slice(-3000));
-    await browser?.close().catch(() => undefined);
-    server?.stop();
-    removeDir(sandbox);
+    await endSession(checks, server, browser, sandbox);
   }
   return checks.results();
 }

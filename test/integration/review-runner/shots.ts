@@ -21,12 +21,11 @@ import {
   launchBrowser,
   makeSandbox,
   palette,
-  removeDir,
   repoRoot,
   startServer,
   type Server,
 } from '../harness/host';
-import { activeWebviewFrame, closeEditors, hoverUntil, pick, quickOpen, webview } from './ui';
+import { activeWebviewFrame, closeEditors, endSession, hoverUntil, pick, quickOpen, webview } from './ui';
 import { skillBeforeMetaReflection, themes, workspace, type Theme } from './workspace';
 
 const out = resolve(process.argv[2] ?? join(repoRoot, '.cache', 'review-screenshots'));
@@ -241,10 +240,7 @@ async function session(theme: Theme): Promise<Results> {
       assert.deepEqual(refused, []);
     });
   } finally {
-    if (checks.results().failed && server) console.log(server.log().slice(-3000));
-    await browser?.close().catch(() => undefined);
-    server?.stop();
-    removeDir(sandbox);
+    await endSession(checks, server, browser, sandbox);
   }
   return checks.results();
 }

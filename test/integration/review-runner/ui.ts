@@ -1,6 +1,20 @@
 /** Workbench moves for the review screenshots, on top of test/integration/harness/host.ts. */
-import type { Frame, FrameLocator, Page } from 'playwright-core';
-import { palette } from '../harness/host';
+import type { BrowserContext, Frame, FrameLocator, Page } from 'playwright-core';
+import type { Checks } from '../harness/checks';
+import { palette, removeDir, type Server } from '../harness/host';
+
+/** Ends a browser session: the server log's tail when a check failed, then everything closed. */
+export async function endSession(
+  checks: Checks,
+  server: Server | undefined,
+  browser: BrowserContext | undefined,
+  sandbox: string,
+): Promise<void> {
+  if (checks.results().failed && server) console.log(server.log().slice(-3000));
+  await browser?.close().catch(() => undefined);
+  server?.stop();
+  removeDir(sandbox);
+}
 
 export async function pick(page: Page, label: string | RegExp): Promise<void> {
   const row = page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first();

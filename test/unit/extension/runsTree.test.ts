@@ -3,6 +3,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, write
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EngineEvent } from '../../../src/protocol/events';
+import { started } from './events';
 import { readRunFolder, stepArtifacts } from '../../../src/engine/store/runReader';
 import type { StepRecord } from '../../../src/protocol/records';
 import {
@@ -68,19 +69,6 @@ function record(
     wall_time_s: 1,
   };
 }
-
-const started: EngineEvent = {
-  type: 'run/started',
-  runId: '/runs/a',
-  outDir: '/runs/a',
-  totalSteps: 6,
-  epochs: 2,
-  stepsPerEpoch: 3,
-  splitSizes: { train: 24, val: 18, test: 18 },
-  optimizer: 'sim/sim-optimizer',
-  target: 'sim/sim-target',
-  simulated: true,
-};
 
 describe('extension runs: live state from engine events', () => {
   it('follows a run through baseline, a step, spend and the end', () => {

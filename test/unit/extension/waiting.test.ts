@@ -5,22 +5,10 @@
 import assert from 'node:assert/strict';
 import { inconclusiveGateTest } from '../../support/gateTest';
 import type { EngineEvent } from '../../../src/protocol/events';
+import { started } from './events';
 import { applyEvent, type LiveState, type RunView } from '../../../src/extension/runs/liveState';
 import { reviewNotice, type ReviewRequest } from '../../../src/extension/runs/runNotice';
 import { runNode, stepNodes } from '../../../src/extension/runs/treeNodes';
-
-const started: EngineEvent = {
-  type: 'run/started',
-  runId: '/runs/a',
-  outDir: '/runs/a',
-  totalSteps: 6,
-  epochs: 2,
-  stepsPerEpoch: 3,
-  splitSizes: { train: 24, val: 18, test: 18 },
-  optimizer: 'sim/sim-optimizer',
-  target: 'sim/sim-target',
-  simulated: true,
-};
 
 const request: ReviewRequest = {
   type: 'review/requested',
