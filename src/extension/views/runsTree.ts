@@ -115,6 +115,8 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsTreeElement
       );
     }
     if (s.path) item.resourceUri = vscode.Uri.file(s.path);
+    // Read out as the row reads (a file row would otherwise be announced by its full path).
+    item.accessibilityInformation = { label: s.description ? `${s.label}, ${s.description}` : s.label };
     if (s.command) item.command = s.command;
     return item;
   }

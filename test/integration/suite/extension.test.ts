@@ -84,8 +84,14 @@ describe('SkillOpt extension: activation and browsing runs', function () {
         ['Meta skill', 'written', 'lightbulb'],
       ],
     );
-    const files = rows(api, steps[0]!.el).map((f) => f.label);
+    const fileRows = rows(api, steps[0]!.el);
+    const files = fileRows.map((f) => f.label);
     assert.deepEqual(files, ['Candidate diff', 'Apply report', 'Merged edits']);
+    // Screen readers announce what the row shows, never a file's full path.
+    const spoken = (el: (typeof fileRows)[number]['el']): string | undefined =>
+      api.tree.getTreeItem(el).accessibilityInformation?.label;
+    assert.equal(spoken(steps[0]!.el), 'Step 2, 0.500 (−0.050) · 2 edits');
+    assert.equal(spoken(fileRows[1]!.el), 'Apply report, edit_apply_report.json');
 
     const c = runs.find((r) => r.label === 'house-style-cli')!;
     assert.match(c.description, /^finished · best \d\.\d{3}$/);
