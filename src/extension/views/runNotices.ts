@@ -1,17 +1,21 @@
 /**
- * One notification when a run ends, with the next thing a person would do: open the report or
- * apply the best skill after a finished run, resume after a stop, read the log after a failure.
+ * A line in the Output channel for each verdict and the run's end, and one notification when a run
+ * ends, with the next thing a person would do: open the report or apply the best skill after a
+ * finished run, resume after a stop, read the log after a failure.
  * Runs end in the background, often while the person is elsewhere; the tree alone is easy to miss.
  */
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { Commands, ReviewCommands } from '../constants';
 import type { Ctx } from '../ctx';
+import { runLogLine } from '../runs/runLog';
 import { reviewNotice, runNotice, type ReviewRequest } from '../runs/runNotice';
 
 export function registerRunNotices(ctx: Ctx): void {
   ctx.pushExtCleanup(
     ctx.runEvents(({ runId, event }) => {
+      const line = runLogLine(ctx.runs.get(runId)?.name ?? basename(runId), event);
+      if (line) ctx.log.info(`[run] ${line}`);
       if (event.type === 'review/requested') {
         showReviewNotice(ctx, runId, event);
         return;

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { runLogLine } from '../../../src/extension/runs/runLog';
 import { runNotice } from '../../../src/extension/runs/runNotice';
 
 describe('extension runs: the notification when a run ends', () => {
@@ -88,5 +89,37 @@ describe('extension runs: the notification when a run ends', () => {
       reason: 'llm',
     });
     assert.ok(!/\]\(/.test(n.text), n.text);
+  });
+});
+
+describe('extension runs: the Output channel follows a run', () => {
+  it('logs each verdict in plain words, a pause for review and how the run ended', () => {
+    assert.equal(
+      runLogLine('hs', {
+        type: 'gate/verdict',
+        step: 3,
+        epoch: 1,
+        origin: 'step',
+        action: 'reject',
+        candidateScore: 0.5,
+        currentScore: 0.55,
+        bestScore: 0.55,
+        cacheHit: false,
+      }),
+      'hs: step 3 rejected by the gate (0.500 against 0.550; best 0.550)',
+    );
+    assert.equal(
+      runLogLine('hs', {
+        type: 'run/finished',
+        outDir: '/r',
+        bestStep: 2,
+        bestScore: 0.9,
+        baselineScore: 0.4,
+        bestSkillPath: '/r/best_skill.md',
+        reportPath: '/r/report.md',
+      }),
+      'hs: finished; best selection score 0.900 at step 2 (initial 0.400); report /r/report.md',
+    );
+    assert.equal(runLogLine('hs', { type: 'stage/started', step: 1, epoch: 1, stage: 'rollout' }), undefined);
   });
 });
