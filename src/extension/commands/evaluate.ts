@@ -6,13 +6,17 @@
 import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import * as vscode from 'vscode';
-import { RUN_FILE, RunLayout } from '../../engine/store/layout';
+import { readJsonlTolerant } from '../../engine/store/jsonl';
+import { EVAL_FILE, RUN_FILE, RunLayout } from '../../engine/store/layout';
 import { conversationPath as conversationIn } from '../../engine/store/predictionNames';
 import { EngineRequests, type EvalParams, type EvalResult } from '../../protocol/engine';
+import type { RolloutResult } from '../../protocol/records';
 import { configFileName } from '../constants';
 import type { Ctx } from '../ctx';
 import { ensureLmAccess } from '../lm/lmBridge';
 import { formatScore } from '../runs/treeNodes';
+import { failingTaskItem } from '../runs/conversationText';
+import { showConversation } from '../views/conversationView';
 import { selectorFor } from './copilot';
 import { collectKeys } from './keys';
 import { requireTrust, showEngineError, withProgress, isMarkdownFile } from './shared';
@@ -204,12 +208,25 @@ async function showEvalResult(result: EvalResult, skillPath: string): Promise<vo
       language: 'markdown',
       content: evalReport(result, skillPath),
     });
-    await vscode.window.showTextDocument(doc, { preview: true });
+    // Rendered, as the training report opens.
+    await vscode.commands.executeCommand('markdown.showPreview', doc.uri);
   } else if (choice?.startsWith('Failing')) {
-    const pick = await vscode.window.showQuickPick(
-      result.failing.map((id) => ({ label: id, path: conversationPath(result, id) })),
-      { placeHolder: 'Open the conversation of a failing task' },
+    const rows = new Map(
+      readJsonlTolerant<RolloutResult>(
+        join(new RunLayout(result.out_dir).evalOnlyDir(result.split), EVAL_FILE.results),
+      ).map((r) => [r.id, r]),
     );
-    if (pick && existsSync(pick.path)) await vscode.window.showTextDocument(vscode.Uri.file(pick.path));
+    const pick = await vscode.window.showQuickPick(
+      result.failing.map((id) => ({
+        ...failingTaskItem(id, rows.get(id)),
+        path: conversationPath(result, id),
+      })),
+      {
+        placeHolder: 'Open the conversation of a failing task',
+        matchOnDescription: true,
+        matchOnDetail: true,
+      },
+    );
+    if (pick && existsSync(pick.path)) await showConversation(pick.path);
   }
 }

@@ -3,6 +3,8 @@
  * each under a heading. Every text comes from the task file or a model, so it is shown verbatim in
  * a code fence (never rendered as Markdown, links or HTML). Pure, for tests.
  */
+import type { RolloutResult } from '../../protocol/records';
+
 const headings: Record<string, string> = {
   user: 'Task',
   assistant: 'Target reply',
@@ -38,4 +40,26 @@ export function conversationMarkdown(taskId: string, records: unknown): string {
     out.push(`## ${headingOf(role, content)}`, '', fenced(content), '');
   }
   return out.join('\n');
+}
+
+function oneLine(text: string, max: number): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/** A failing task as a picker row: its id, the question, and what was answered against what was expected. */
+export function failingTaskItem(
+  id: string,
+  row: RolloutResult | undefined,
+): { label: string; description?: string; detail?: string } {
+  if (!row) return { label: id };
+  const answered =
+    row.outcome === 'errored'
+      ? `not answered (${row.error_kind ?? 'error'})`
+      : `answered "${oneLine(row.predicted_answer, 60)}"`;
+  return {
+    label: id,
+    description: oneLine(row.task_description, 90),
+    detail: `${answered}, expected ${oneLine(JSON.stringify(row.expected), 60)}`,
+  };
 }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { conversationMarkdown } from '../../../src/extension/runs/conversationText';
+import { conversationMarkdown, failingTaskItem } from '../../../src/extension/runs/conversationText';
 
 describe('extension runs: a conversation as a person reads it', () => {
   it('heads the task, the reply and the score, each shown verbatim', () => {
@@ -41,5 +41,26 @@ describe('extension runs: a conversation as a person reads it', () => {
     assert.match(md, /````text\ncode:\n```\nrm -rf \/\n```\n````/);
     assert.match(md, /## Target error \(not scored\)/);
     assert.match(conversationMarkdown('x', { not: 'a list' }), /not a conversation/);
+  });
+
+  it('lists a failing task with its question and what was answered against what was expected', () => {
+    const row = {
+      id: 'date-005',
+      task_description: 'When did\n the meeting start?',
+      expected: ['2024-03-05'],
+      n_turns: 1,
+      hard: 0,
+      soft: 0,
+      predicted_answer: '5 March 2024',
+      response: '',
+    };
+    assert.deepEqual(failingTaskItem('date-005', row), {
+      label: 'date-005',
+      description: 'When did the meeting start?',
+      detail: 'answered "5 March 2024", expected ["2024-03-05"]',
+    });
+    const errored = failingTaskItem('x', { ...row, outcome: 'errored', error_kind: 'auth' });
+    assert.match(errored.detail ?? '', /^not answered \(auth\)/);
+    assert.deepEqual(failingTaskItem('y', undefined), { label: 'y' });
   });
 });
