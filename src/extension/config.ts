@@ -13,7 +13,6 @@ export const SettingKeys = {
   reviewMode: 'reviewMode',
   copilotModel: 'copilotModel',
   requestTimeout: 'engine.requestTimeoutSeconds',
-  inspectPort: 'engine.inspectPort',
 } as const;
 
 /** Settings that only take effect after a rescan of the run folders. */
@@ -54,8 +53,11 @@ export function requestTimeoutMs(): number {
   return typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.round(v * 1000) : 60_000;
 }
 
-/** Port of the engine's Node inspector when the extension runs in development mode. */
+/**
+ * Port of the engine's Node inspector when the extension runs in development mode (F5). A
+ * developer's knob, so an environment variable (SKILLOPT_INSPECT_PORT), not a user setting.
+ */
 export function inspectPort(): number {
-  const v = section().get<unknown>(SettingKeys.inspectPort);
-  return typeof v === 'number' && Number.isInteger(v) && v > 0 && v < 65536 ? v : 6019;
+  const v = Number(process.env.SKILLOPT_INSPECT_PORT);
+  return Number.isInteger(v) && v > 0 && v < 65536 ? v : 6019;
 }
