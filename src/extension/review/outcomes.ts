@@ -64,6 +64,17 @@ export class EndedReviews {
   }
 }
 
+/**
+ * The line is one an open review put in the document (undecided, or kept but not yet through the
+ * gate): no run's provenance may claim it, whatever text an earlier run wrote.
+ */
+export function reviewOwnsLine(s: ReviewSession, line: number): boolean {
+  if (s.phase === 'done') return false;
+  return s
+    .allSegments()
+    .some((g) => g.kind === 'added' && g.present && line >= g.start && line < g.start + g.lines.length);
+}
+
 export type ReviewAction =
   { kind: 'edit'; editId: string; accept: boolean } | { kind: 'whole'; accept: boolean; fromDiff: boolean };
 

@@ -14,6 +14,7 @@ import {
   endedMessage,
   endedReviewOf,
   endedTitle,
+  reviewOwnsLine,
   waitsOnRun,
   whyNoEffect,
 } from '../../../src/extension/review/outcomes';
@@ -177,5 +178,18 @@ describe('review outcomes: a review whose run ended', () => {
       endedMessage(endedReviewOf(s, 'failed')),
       /run failed before step 2 was decided.*Resume the run/,
     );
+  });
+});
+
+describe('review outcomes: lines a review put in the document', () => {
+  it('owns its proposed lines while open, and none once decided', () => {
+    const s = step('auto', false);
+    const shown = applyLineOps(raw, s.begin().ops).split('\n');
+    const at = shown.indexOf(edit.content!);
+    assert.ok(at > 0);
+    assert.ok(reviewOwnsLine(s, at));
+    assert.equal(reviewOwnsLine(s, 0), false, "the skill text around it is not the review's");
+    s.acceptCandidate();
+    assert.equal(reviewOwnsLine(s, at), false);
   });
 });
