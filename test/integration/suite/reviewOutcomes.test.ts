@@ -10,6 +10,7 @@ import * as vscode from 'vscode';
 import { injectEmptySlowUpdate, replaceSlowUpdate, skillHash } from '../../../src/engine/skill/document';
 import { lineHunks } from '../../../src/engine/skill/hunks';
 import type { EngineEvent } from '../../../src/protocol/events';
+import { candidateUri } from '../../../src/extension/review/candidateContent';
 import {
   closeAll,
   feed,
@@ -79,6 +80,52 @@ describe('review outcomes: no silent Accept, no stale review text', function () 
       key: review.key,
     });
     await waitFor(() => editor.document.getText() === candidate, 'the candidate in the document');
+  });
+
+  it("refuses Accept All on changes the editor could not show, and the diff's Accept writes the whole candidate", async () => {
+    const raw = readFileSync(run.skillPath, 'utf8');
+    const before = replaceSlowUpdate(injectEmptySlowUpdate(raw), '- Old rule.');
+    const after = replaceSlowUpdate(before, '- New rule.');
+    const candidatePath = join(run.dir, 'moved-candidate.md');
+    writeFileSync(candidatePath, after);
+    const mine = before.replace('- Old rule.', '- Old rule, in my words.');
+    const { path, uri, editor } = await skillWith('moved', mine);
+    const runDir = join(run.dir, 'moved-run');
+    await feed(
+      'it-moved',
+      {
+        type: 'candidate/ready',
+        step: 6,
+        epoch: 1,
+        origin: 'slow_update',
+        previousHash: skillHash(before),
+        candidateHash: skillHash(after),
+        edits: [],
+        hunks: lineHunks(before, after),
+        candidatePath,
+      },
+      { skillPath: path, mode: 'auto', live: false, runDir },
+    );
+    const review = await waitFor(async () => {
+      const r = await inspect(uri);
+      return r?.phase === 'review' ? r : undefined;
+    }, 'the review');
+    assert.deepEqual(
+      review.owners.map((o) => o.fate),
+      ['conflict'],
+    );
+    const phase = await vscode.commands.executeCommand('skillopt.review.acceptAll', {
+      uri: uri.toString(),
+      key: review.key,
+    });
+    assert.equal(phase, 'review', 'refused with a reason, the review stays open');
+    assert.equal(editor.document.getText(), mine);
+    await vscode.commands.executeCommand(
+      'skillopt.review.acceptCandidate',
+      candidateUri({ runDir, runId: 'it-moved', step: 6, origin: 'slow_update', side: 'candidate' }),
+    );
+    await waitFor(() => editor.document.getText() === after, 'the whole candidate in the document');
+    assert.equal(await inspect(uri), undefined, 'the review is over');
   });
 
   it('turns a review the gate was scoring inert when its run stops, with Resume', async () => {
