@@ -15,7 +15,8 @@ import {
   closeAll,
   feed,
   inspect,
-  lensTitles,
+  lensTitleTexts as titles,
+  type InspectRow,
   openSkill,
   simRun,
   stepWhere,
@@ -43,16 +44,16 @@ describe('review outcomes: no silent Accept, no stale review text', function () 
     return { path, uri: editor.document.uri, editor };
   }
 
-  const titles = async (uri: vscode.Uri): Promise<string[]> =>
-    (await lensTitles(uri)).map((l) => l.command?.title ?? '');
-
-  it('shows a slow-update candidate (hunks, no edits) on a SKILL.md without the empty block, and Accept All applies it', async () => {
-    const raw = readFileSync(run.skillPath, 'utf8');
-    const previous = injectEmptySlowUpdate(raw);
-    const candidate = replaceSlowUpdate(previous, '- Answer in one line, with no preamble.');
-    const candidatePath = join(run.dir, 'slow-candidate.md');
+  /** Feeds an epoch-1 slow-update candidate (hunks only, as the engine sends it) and waits for its review. */
+  async function slowUpdateReview(
+    runId: string,
+    previous: string,
+    candidate: string,
+    skillPath: string,
+    runDir: string,
+  ): Promise<InspectRow> {
+    const candidatePath = join(run.dir, `${runId}-candidate.md`);
     writeFileSync(candidatePath, candidate);
-    const { path, uri, editor } = await skillWith('slow-update', raw);
     const ready: EngineEvent = {
       type: 'candidate/ready',
       step: 6,
@@ -64,11 +65,19 @@ describe('review outcomes: no silent Accept, no stale review text', function () 
       hunks: lineHunks(previous, candidate),
       candidatePath,
     };
-    await feed('it-slow', ready, { skillPath: path, mode: 'auto', live: false, runDir: run.runDir });
-    const review = await waitFor(async () => {
-      const r = await inspect(uri);
+    await feed(runId, ready, { skillPath, mode: 'auto', live: false, runDir });
+    return waitFor(async () => {
+      const r = await inspect(vscode.Uri.file(skillPath));
       return r?.phase === 'review' ? r : undefined;
     }, 'the slow-update review');
+  }
+
+  it('shows a slow-update candidate (hunks, no edits) on a SKILL.md without the empty block, and Accept All applies it', async () => {
+    const raw = readFileSync(run.skillPath, 'utf8');
+    const previous = injectEmptySlowUpdate(raw);
+    const candidate = replaceSlowUpdate(previous, '- Answer in one line, with no preamble.');
+    const { path, uri, editor } = await skillWith('slow-update', raw);
+    const review = await slowUpdateReview('it-slow', previous, candidate, path, run.runDir);
     assert.deepEqual(
       review.owners.map((o) => o.fate),
       ['pending'],
@@ -86,30 +95,10 @@ describe('review outcomes: no silent Accept, no stale review text', function () 
     const raw = readFileSync(run.skillPath, 'utf8');
     const before = replaceSlowUpdate(injectEmptySlowUpdate(raw), '- Old rule.');
     const after = replaceSlowUpdate(before, '- New rule.');
-    const candidatePath = join(run.dir, 'moved-candidate.md');
-    writeFileSync(candidatePath, after);
     const mine = before.replace('- Old rule.', '- Old rule, in my words.');
     const { path, uri, editor } = await skillWith('moved', mine);
     const runDir = join(run.dir, 'moved-run');
-    await feed(
-      'it-moved',
-      {
-        type: 'candidate/ready',
-        step: 6,
-        epoch: 1,
-        origin: 'slow_update',
-        previousHash: skillHash(before),
-        candidateHash: skillHash(after),
-        edits: [],
-        hunks: lineHunks(before, after),
-        candidatePath,
-      },
-      { skillPath: path, mode: 'auto', live: false, runDir },
-    );
-    const review = await waitFor(async () => {
-      const r = await inspect(uri);
-      return r?.phase === 'review' ? r : undefined;
-    }, 'the review');
+    const review = await slowUpdateReview('it-moved', before, after, path, runDir);
     assert.deepEqual(
       review.owners.map((o) => o.fate),
       ['conflict'],
