@@ -103,6 +103,13 @@ export class ReviewController implements vscode.Disposable {
       }),
       vscode.workspace.onDidCloseTextDocument((doc) => this.onClose(doc)),
       vscode.workspace.onWillSaveTextDocument((e) => this.onWillSave(e)),
+      // A dead engine sends no terminal event: every run it trained ended with it.
+      ctx.onDidEngineExit((exit) => {
+        if (exit.expected) return;
+        this.serial(async () => {
+          for (const runId of [...this.liveRuns]) await this.runEnded(runId, 'interrupted');
+        }).catch((err: unknown) => this.fail('ending the reviews of an interrupted run', err));
+      }),
     );
   }
 
@@ -168,9 +175,7 @@ export class ReviewController implements vscode.Disposable {
       case 'run/finished':
       case 'run/stopped':
       case 'run/failed':
-        this.liveRuns.delete(runId);
-        this.parked.dropRun(runId);
-        await endRun(this.host, runId, event.type.slice('run/'.length) as RunEnd);
+        await this.runEnded(runId, event.type.slice('run/'.length) as RunEnd);
         return;
       case 'candidate/ready':
         this.liveRuns.add(runId);
@@ -186,6 +191,12 @@ export class ReviewController implements vscode.Disposable {
       default:
         return;
     }
+  }
+
+  private async runEnded(runId: string, how: RunEnd): Promise<void> {
+    this.liveRuns.delete(runId);
+    this.parked.dropRun(runId);
+    await endRun(this.host, runId, how);
   }
 
   private unpark(doc: vscode.TextDocument): Promise<void> {

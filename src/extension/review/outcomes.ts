@@ -6,8 +6,15 @@
 import { candidateName } from '../../protocol/webview';
 import type { ReviewSession } from './session';
 
-/** How a run ended, as its terminal event says. */
-export type RunEnd = 'stopped' | 'failed' | 'finished';
+/** How a run ended: its terminal event, or `interrupted` when the engine process died under it. */
+export type RunEnd = 'stopped' | 'failed' | 'finished' | 'interrupted';
+
+const endWords: Record<RunEnd, string> = {
+  stopped: 'stopped',
+  failed: 'failed',
+  finished: 'finished',
+  interrupted: 'was interrupted (the engine stopped)',
+};
 
 /** A review that still waited on its run when the run ended. */
 export interface EndedReview {
@@ -36,14 +43,14 @@ export function endedReviewOf(s: ReviewSession, how: RunEnd): EndedReview {
 /** The one line an ended review keeps: the run is gone, so nothing here can be decided any more. */
 export function endedTitle(e: EndedReview): string {
   const name = candidateName(e.origin, e.step, e.epoch);
-  const verb = e.how === 'failed' ? 'failed' : e.how === 'finished' ? 'finished' : 'stopped';
+  const verb = endWords[e.how];
   return `$(debug-stop) SkillOpt ${name}: the run ${verb} before it was decided; its undecided lines were taken out`;
 }
 
 /** What the person is told when acting on an ended review. */
 export function endedMessage(e: EndedReview): string {
   const name = candidateName(e.origin, e.step, e.epoch);
-  const verb = e.how === 'failed' ? 'failed' : e.how === 'finished' ? 'finished' : 'stopped';
+  const verb = endWords[e.how];
   return `SkillOpt: the run ${verb} before ${name} was decided, so there is nothing to accept or reject here. Resume the run to review it again.`;
 }
 

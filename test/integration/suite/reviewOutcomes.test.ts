@@ -23,6 +23,7 @@ import {
   waitFor,
   type SimRun,
 } from './reviewSupport';
+import { skillopt } from './support';
 
 describe('review outcomes: no silent Accept, no stale review text', function () {
   this.timeout(90_000);
@@ -140,6 +141,26 @@ describe('review outcomes: no silent Accept, no stale review text', function () 
     assert.ok(!after.some((t) => /Accept|Reject/.test(t)), 'nothing left that could decide');
     assert.equal(await inspect(uri), undefined, 'no review waits on the stopped run');
     assert.equal(editor.document.getText(), run.previousOf(step), 'the document keeps the skill as it was');
+  });
+
+  it('turns the review inert when the engine process dies under its run', async () => {
+    const api = await skillopt();
+    const step = stepWhere(run, true);
+    const { path, uri } = await skillWith('engine-died', run.previousOf(step));
+    await feed('it-dead', run.ready(step), { skillPath: path, mode: 'auto', live: true, runDir: run.runDir });
+    await waitFor(
+      async () => (await titles(uri)).some((t) => t.includes('the gate is scoring')),
+      'the gate lens',
+    );
+    await api.ctx.engine();
+    const exited = new Promise((r) => api.ctx.onDidEngineExit(r));
+    process.kill(api.ctx.enginePid!, 'SIGKILL');
+    await exited;
+    await waitFor(
+      async () => (await titles(uri)).some((t) => t.includes('the run was interrupted (the engine stopped)')),
+      'the interrupted lens',
+    );
+    assert.ok(!(await titles(uri)).some((t) => t.includes('gate is scoring')));
   });
 
   it("takes a paused review's undecided lines out when its run stops", async () => {

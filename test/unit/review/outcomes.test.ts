@@ -178,6 +178,10 @@ describe('review outcomes: a review whose run ended', () => {
       endedMessage(endedReviewOf(s, 'failed')),
       /run failed before step 2 was decided.*Resume the run/,
     );
+    assert.match(
+      endedTitle(endedReviewOf(s, 'interrupted')),
+      /step 2: the run was interrupted \(the engine stopped\) before it was decided/,
+    );
   });
 });
 
