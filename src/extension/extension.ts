@@ -54,8 +54,8 @@ export function activate(context: vscode.ExtensionContext): SkillOptApi {
     registerConversationView(ctx);
     registerCommands(ctx, { tree: provider, view });
     // Inline review, language features and the Gate History panel.
-    registerReview(ctx);
-    registerLanguage(ctx);
+    const reviewLines = registerReview(ctx);
+    registerLanguage(ctx, reviewLines);
     registerGateHistory(ctx);
     void ctx.runs.refresh();
     log.info(`[activate] SkillOpt ${VERSION} ready`);

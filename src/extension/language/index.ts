@@ -11,6 +11,7 @@ import type { Ctx } from '../ctx';
 import { isSkillLanguage, skillDocuments } from '../review/languages';
 import { isSelfEdit } from '../review/selfEdits';
 import { ProvenanceHover } from './provenanceHover';
+import type { ReviewLines } from '../review/index';
 import { lineStarts, touchedRegion } from './protectedEdits';
 
 /** Folding must not stall on a huge file; a skill is a few kilobytes. */
@@ -174,12 +175,14 @@ class ProtectedBlocks implements vscode.FoldingRangeProvider, vscode.HoverProvid
 }
 
 /** Folding, lock, hover and the edit warning for protected blocks in Markdown skills. */
-export function registerLanguage(ctx: Ctx): void {
+export function registerLanguage(ctx: Ctx, reviewLines: ReviewLines): void {
   const blocks = new ProtectedBlocks(ctx);
   ctx.pushExtCleanup(blocks);
   ctx.pushExtCleanup(vscode.languages.registerFoldingRangeProvider(skillDocuments, blocks));
   ctx.pushExtCleanup(vscode.languages.registerHoverProvider(skillDocuments, blocks));
-  ctx.pushExtCleanup(vscode.languages.registerHoverProvider(skillDocuments, new ProvenanceHover(ctx)));
+  ctx.pushExtCleanup(
+    vscode.languages.registerHoverProvider(skillDocuments, new ProvenanceHover(ctx, reviewLines)),
+  );
 }
 
 export { runWithoutProtectedWarning } from '../review/selfEdits';

@@ -8,7 +8,7 @@ import type { EngineEvent } from '../../protocol/events';
 import { isCandidateOrigin } from '../../protocol/webview';
 import { isReviewMode } from '../../protocol/vocabulary';
 import { actionLabel } from '../../protocol/words';
-import { ReviewCommands } from '../constants';
+import { Commands, ReviewCommands } from '../constants';
 import type { Ctx } from '../ctx';
 import { openCandidateDiff, parseCandidateUri } from './candidateContent';
 import type { ReviewController, TrackedSession } from './controller';
@@ -16,6 +16,7 @@ import type { RunHints } from './reviewContext';
 import { runIdOf } from '../commands/shared';
 import { listCandidates, type Origin } from './runFiles';
 import type { EditArgs, ReviewView } from './view';
+import { endedMessage, whyNoEffect, type ReviewAction } from './outcomes';
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -57,17 +58,28 @@ async function askReason(title: string, given?: string): Promise<string | undefi
 }
 
 export function registerReviewCommands(ctx: Ctx, controller: ReviewController, view: ReviewView): void {
+  /** The run of this review ended before it was decided: say so, offer Resume. */
+  const endedOn = (uri: string, key?: string): boolean => {
+    const e = controller.ended.get(uri);
+    if (!e || (key !== undefined && e.key !== key)) return false;
+    void vscode.window.showInformationMessage(endedMessage(e), 'Resume Run').then((pick) => {
+      if (pick) void vscode.commands.executeCommand(Commands.resumeRun, e.runId);
+    });
+    return true;
+  };
+
   const sessionOf = (arg: unknown): TrackedSession | undefined => {
     const a = editArgs(arg);
     if (a) {
       const t = controller.sessionFor(vscode.Uri.parse(a.uri));
-      if (!t || t.session.key !== a.key) {
-        void vscode.window.showInformationMessage(
-          'SkillOpt: that review has been replaced by a newer candidate.',
-        );
-        return undefined;
-      }
-      return t;
+      if (t?.session.key === a.key) return t;
+      if (endedOn(a.uri, a.key)) return undefined;
+      void vscode.window.showInformationMessage(
+        t && t.session.phase !== 'done'
+          ? 'SkillOpt: that review has been replaced by a newer candidate; use the buttons at the top of the file.'
+          : 'SkillOpt: that review is over (decided, dismissed or replaced); nothing changed.',
+      );
+      return undefined;
     }
     const editor = vscode.window.activeTextEditor;
     if (arg instanceof vscode.Uri) {
@@ -82,8 +94,27 @@ export function registerReviewCommands(ctx: Ctx, controller: ReviewController, v
     return editor ? controller.sessionFor(editor.document.uri) : undefined;
   };
 
-  const noReview = (): void =>
+  const noReview = (): void => {
+    const uri = vscode.window.activeTextEditor?.document.uri.toString();
+    if (uri && endedOn(uri)) return;
     void vscode.window.showInformationMessage('SkillOpt: there is no candidate under review in this editor.');
+  };
+
+  /** Says why an action would change nothing; true when it was refused so. */
+  const refused = (t: TrackedSession, action: ReviewAction): boolean => {
+    const why = whyNoEffect(t.session, action);
+    if (!why) return false;
+    if (why.includes('Open in Diff View'))
+      void vscode.window.showInformationMessage(why, 'Open in Diff View').then((pick) => {
+        if (pick)
+          void vscode.commands.executeCommand('skillopt.review.openDiff', {
+            uri: t.uri.toString(),
+            key: t.session.key,
+          });
+      });
+    else void vscode.window.showInformationMessage(why);
+    return true;
+  };
 
   const register = (id: string, fn: (...args: unknown[]) => unknown): void => {
     ctx.pushExtCleanup(vscode.commands.registerCommand(id, fn));
@@ -93,6 +124,7 @@ export function registerReviewCommands(ctx: Ctx, controller: ReviewController, v
     const t = sessionOf(arg);
     const id = editArgs(arg)?.editId;
     if (!t || !id) return noReview();
+    if (refused(t, { kind: 'edit', editId: id, accept: true })) return t.session.owners.get(id)?.fate;
     await controller.transition(t, (s) => s.decide([id], true));
     return t.session.owners.get(id)?.fate;
   });
@@ -101,6 +133,8 @@ export function registerReviewCommands(ctx: Ctx, controller: ReviewController, v
     const t = sessionOf(arg);
     const a = editArgs(arg);
     if (!t || !a?.editId) return noReview();
+    if (refused(t, { kind: 'edit', editId: a.editId, accept: false }))
+      return t.session.owners.get(a.editId)?.fate;
     const reason = await askReason('Reject this edit', a.reason);
     if (reason === undefined) return undefined;
     const id = a.editId;
@@ -130,8 +164,18 @@ export function registerReviewCommands(ctx: Ctx, controller: ReviewController, v
       noReview();
       return undefined;
     }
+    if (refused(t, { kind: 'whole', accept: true, fromDiff: fromDiff !== undefined })) return t.session.phase;
+    const unplaced = t.session.withFate('conflict').length;
     await controller.transition(t, (s) => s.acceptCandidate(fromDiff !== undefined));
-    if (fromDiff) await vscode.window.showTextDocument(t.uri, { preview: false });
+    if (fromDiff) {
+      await vscode.window.showTextDocument(t.uri, { preview: false });
+      // The person accepted the whole candidate they saw; lines the editor could not place go in too.
+      if (unplaced > 0 && (await controller.writeCandidate(t))) {
+        void vscode.window.showInformationMessage(
+          `SkillOpt: ${t.fileName} now holds the whole candidate, including ${unplaced} change${unplaced === 1 ? '' : 's'} your edits had moved; Undo brings your version back.`,
+        );
+      }
+    }
     return t.session.phase;
   };
 
@@ -141,6 +185,8 @@ export function registerReviewCommands(ctx: Ctx, controller: ReviewController, v
       noReview();
       return undefined;
     }
+    if (refused(t, { kind: 'whole', accept: false, fromDiff: fromDiff !== undefined }))
+      return t.session.phase;
     const title = t.session.phase === 'verdict' ? 'Revert this candidate' : 'Reject this candidate';
     const reason = await askReason(title, editArgs(arg)?.reason);
     if (reason === undefined) return undefined;
@@ -154,6 +200,9 @@ export function registerReviewCommands(ctx: Ctx, controller: ReviewController, v
   register('skillopt.review.rejectCandidate', rejectWhole);
 
   register('skillopt.review.dismiss', (arg: unknown) => {
+    const a = editArgs(arg);
+    if (a && controller.ended.get(a.uri)?.key === a.key)
+      return controller.dismissEnded(vscode.Uri.parse(a.uri));
     const t = sessionOf(arg);
     if (t) controller.dismiss(t);
   });

@@ -18,6 +18,8 @@ import {
 } from './documentEdits';
 import { candidateName } from '../../protocol/webview';
 import { ParkedReviews } from './parked';
+import { EndedReviews, type RunEnd } from './outcomes';
+import { endRun, replaceOtherRuns, writeCandidate, type RunEndHost } from './runEnds';
 import {
   readyEventOf,
   readyFromRequest,
@@ -61,9 +63,24 @@ export class ReviewController implements vscode.Disposable {
   private readonly applying = new Set<string>();
   private queue: Promise<unknown> = Promise.resolve();
   private readonly redraws = new Redraws();
+  /** Reviews whose run ended while they still waited on it: an inert lens says so. */
+  readonly ended = new EndedReviews();
   /** Fired (debounced) when a document's review changes: redraw decorations and lenses. */
   readonly onDidChange = this.redraws.onDidChange;
   private readonly disposables: vscode.Disposable[] = [];
+  /** What the run-end and run-start handling (runEnds.ts) may do to the reviews. */
+  private readonly host: RunEndHost = {
+    all: () => this.all(),
+    ended: this.ended,
+    sessionFor: (uri) => this.sessionFor(uri),
+    skillPathOf: (runId, outDir) => this.contextOf(runId, undefined, outDir).skillPath,
+    retire: (t) => this.retire(t),
+    forget: (t) => {
+      this.sessions.delete(t.uri.toString());
+      this.schedule(t.uri);
+    },
+    schedule: (uri) => this.schedule(uri),
+  };
 
   constructor(
     private readonly ctx: Ctx,
@@ -86,6 +103,13 @@ export class ReviewController implements vscode.Disposable {
       }),
       vscode.workspace.onDidCloseTextDocument((doc) => this.onClose(doc)),
       vscode.workspace.onWillSaveTextDocument((e) => this.onWillSave(e)),
+      // A dead engine sends no terminal event: every run it trained ended with it.
+      ctx.onDidEngineExit((exit) => {
+        if (exit.expected) return;
+        this.serial(async () => {
+          for (const runId of [...this.liveRuns]) await this.runEnded(runId, 'interrupted');
+        }).catch((err: unknown) => this.fail('ending the reviews of an interrupted run', err));
+      }),
     );
   }
 
@@ -113,11 +137,11 @@ export class ReviewController implements vscode.Disposable {
   // ── events ────────────────────────────────────────────────────────────────────────────────
 
   /** Where a run lives, how it reviews, and which skill file it trains. */
-  contextOf(runId: string, candidatePath?: string): ReviewContext {
+  contextOf(runId: string, candidatePath?: string, runDir?: string): ReviewContext {
     return reviewContextOf(
       this.ctx,
       runId,
-      this.hints.get(runId) ?? {},
+      { ...(runDir ? { runDir } : {}), ...this.hints.get(runId) },
       this.liveRuns.has(runId),
       candidatePath,
     );
@@ -146,11 +170,12 @@ export class ReviewController implements vscode.Disposable {
     switch (event.type) {
       case 'run/started':
         this.liveRuns.add(runId);
+        await replaceOtherRuns(this.host, runId, event.outDir);
         return;
       case 'run/finished':
       case 'run/stopped':
       case 'run/failed':
-        this.liveRuns.delete(runId);
+        await this.runEnded(runId, event.type.slice('run/'.length) as RunEnd);
         return;
       case 'candidate/ready':
         this.liveRuns.add(runId);
@@ -166,6 +191,12 @@ export class ReviewController implements vscode.Disposable {
       default:
         return;
     }
+  }
+
+  private async runEnded(runId: string, how: RunEnd): Promise<void> {
+    this.liveRuns.delete(runId);
+    this.parked.dropRun(runId);
+    await endRun(this.host, runId, how);
   }
 
   private unpark(doc: vscode.TextDocument): Promise<void> {
@@ -243,6 +274,7 @@ export class ReviewController implements vscode.Disposable {
     const key = `${runId}\u0000${event.origin}\u0000${event.step}`;
     if (existing && existing.session.key === key && existing.session.phase !== 'done') return existing;
     if (existing) await this.retire(existing);
+    this.ended.clear(doc.uri.toString());
     const session = ReviewSession.create({
       runId,
       runDir,
@@ -273,11 +305,11 @@ export class ReviewController implements vscode.Disposable {
 
   /** A newer candidate replaces an older review: lines only the review put in the document go. */
   private async retire(t: TrackedSession): Promise<void> {
+    this.sessions.delete(t.uri.toString());
     const s = t.session;
     const ops = s.phase === 'review' ? pendingInsertions(s) : [];
     s.dismiss();
     await this.applyOps(t, ops);
-    this.sessions.delete(t.uri.toString());
     this.schedule(t.uri);
   }
 
@@ -387,6 +419,15 @@ export class ReviewController implements vscode.Disposable {
   dismiss(t: TrackedSession): void {
     t.session.dismiss();
     this.schedule(t.uri);
+  }
+
+  /** The diff's Accept of a candidate the editor could not show all of: the document becomes it. */
+  writeCandidate(t: TrackedSession): Promise<boolean> {
+    return this.serial(() => writeCandidate(this.host, t));
+  }
+
+  dismissEnded(uri: vscode.Uri): void {
+    if (this.ended.clear(uri.toString())) this.schedule(uri);
   }
 
   // ── applying transitions ──────────────────────────────────────────────────────────────────

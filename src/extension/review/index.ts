@@ -6,11 +6,17 @@ import { ReviewController } from './controller';
 import { DecisionStore } from './decisionStore';
 import { skillDocuments } from './languages';
 import { ReviewView } from './view';
+import { reviewOwnsLine } from './outcomes';
 
 export { reviewModeSetting } from './reviewContext';
 
+/** Which lines of a document an open review put there (for other hovers to leave alone). */
+export interface ReviewLines {
+  underReview(uri: vscode.Uri, line: number): boolean;
+}
+
 /** Inline review of candidates on the skill document, the candidate diff view and their commands. */
-export function registerReview(ctx: Ctx): void {
+export function registerReview(ctx: Ctx): ReviewLines {
   const content = new CandidateContentProvider();
   const controller = new ReviewController(ctx, content, DecisionStore.of(ctx.extension.workspaceState));
   const view = new ReviewView(controller);
@@ -21,4 +27,10 @@ export function registerReview(ctx: Ctx): void {
   ctx.pushExtCleanup(vscode.languages.registerCodeLensProvider(skillDocuments, view));
   ctx.pushExtCleanup(vscode.languages.registerHoverProvider(skillDocuments, view));
   registerReviewCommands(ctx, controller, view);
+  return {
+    underReview: (uri, line) => {
+      const t = controller.sessionFor(uri);
+      return t !== undefined && reviewOwnsLine(t.session, line);
+    },
+  };
 }

@@ -53,6 +53,11 @@ export class ParkedReviews {
     return false;
   }
 
+  /** The run ended: what it parked waits for nothing any more. */
+  dropRun(runId: string): void {
+    for (const [doc, p] of this.bySkill) if (p.runId === runId) this.bySkill.delete(doc);
+  }
+
   /** Removes and returns what waited for this document. */
   take(uri: vscode.Uri): Parked | undefined {
     const p = this.bySkill.get(uri.toString());

@@ -16,6 +16,8 @@ import {
   type PlacedChange,
 } from './layout';
 import { shiftBlock, type TextChange } from './tracking';
+import { previousForDocument } from './injectedBlocks';
+import { lineHunks } from '../../engine/skill/hunks';
 import type {
   Decider,
   Fate,
@@ -97,8 +99,11 @@ export class ReviewSession {
 
   /** Lays the candidate's changes onto the document the person has open. */
   static create(init: SessionInit): ReviewSession {
-    const changes = candidateChanges(init.previousText, init.candidateText, init.hunks, init.edits);
     const doc = init.docText.replace(/\r\n/g, '\n');
+    const previous = previousForDocument(init.previousText, doc);
+    // The engine's hunks are against its own previous text; without its empty blocks they are redrawn.
+    const hunks = previous === init.previousText ? init.hunks : lineHunks(previous, init.candidateText);
+    const changes = candidateChanges(previous, init.candidateText, hunks, init.edits);
     const onCandidate =
       changes.length > 0 && skillHash(doc) === skillHash(init.candidateText.replace(/\r\n/g, '\n'));
     if (onCandidate) {
@@ -107,7 +112,7 @@ export class ReviewSession {
       session.phase = init.live ? 'awaiting-gate' : 'done';
       return session;
     }
-    const { placed, conflicts } = placeChanges(init.previousText, doc, changes);
+    const { placed, conflicts } = placeChanges(previous, doc, changes);
     return new ReviewSession(init, placed, conflicts, false);
   }
 

@@ -9,6 +9,8 @@ import { candidateName } from '../../protocol/webview';
 import { editTitle } from '../../protocol/words';
 import type { ReviewController, TrackedSession } from './controller';
 import { isHunkOwner } from './layout';
+import { endedTitle } from './outcomes';
+import { Commands } from '../constants';
 import type { OwnerState, ReviewSession, Segment } from './session';
 
 /** Line ranges per decoration kind, as last drawn (tests read them back through inspect). */
@@ -175,7 +177,7 @@ export class ReviewView implements vscode.Disposable, vscode.CodeLensProvider, v
 
   provideCodeLenses(document: vscode.TextDocument): vscode.CodeLens[] {
     const t = this.controller.sessionFor(document.uri);
-    if (!t || t.session.phase === 'done') return [];
+    if (!t || t.session.phase === 'done') return endedLenses(this.controller, document.uri);
     const s = t.session;
     const args = (editId?: string): EditArgs => ({
       uri: document.uri.toString(),
@@ -358,6 +360,29 @@ export class ReviewView implements vscode.Disposable, vscode.CodeLensProvider, v
   dispose(): void {
     for (const d of this.disposables.splice(0)) d.dispose();
   }
+}
+
+/** An ended run's review: one line saying so, Resume, Dismiss; nothing that could decide. */
+function endedLenses(controller: ReviewController, uri: vscode.Uri): vscode.CodeLens[] {
+  const e = controller.ended.get(uri.toString());
+  if (!e) return [];
+  const top = new vscode.Range(0, 0, 0, 0);
+  const args: EditArgs = { uri: uri.toString(), key: e.key };
+  return [
+    new vscode.CodeLens(top, { title: endedTitle(e), command: '' }),
+    new vscode.CodeLens(top, {
+      title: 'Resume Run',
+      command: Commands.resumeRun,
+      arguments: [e.runId],
+      tooltip: 'Continue the run from its last finished step',
+    }),
+    new vscode.CodeLens(top, {
+      title: 'Dismiss',
+      command: 'skillopt.review.dismiss',
+      arguments: [args],
+      tooltip: 'Stop showing this line',
+    }),
+  ];
 }
 
 /** Optimizer text is untrusted: it goes in as plain text or a code block, never as Markdown. */

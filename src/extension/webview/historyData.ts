@@ -76,18 +76,26 @@ export class LiveRun {
         this.accounting = event.totals;
         return true;
       case 'run/finished':
-        this.ended = 'finished';
-        return true;
       case 'run/stopped':
-        this.ended = 'stopped';
-        return true;
       case 'run/failed':
-        this.ended = 'failed';
+        this.ended =
+          event.type === 'run/finished' ? 'finished' : event.type === 'run/stopped' ? 'stopped' : 'failed';
+        // Nobody waits for a review of a run that ended.
+        this.waitingStep = undefined;
         return true;
       default:
         return false;
     }
   }
+}
+
+/**
+ * A candidate without a verdict: the gate runs, the person is asked, or (the run ended first) it
+ * never will be decided, so the table agrees with the header's "stopped".
+ */
+function undecidedAction(live: LiveRun | undefined, step: number): 'pending' | 'waiting' | 'interrupted' {
+  if (live?.ended) return 'interrupted';
+  return live?.waitingStep === step ? 'waiting' : 'pending';
 }
 
 /** An epoch-end stage (meta reflection, slow update) as its run folder records it. */
@@ -166,6 +174,7 @@ function fateOf(edit: CandidateEdit, action: string, h: HumanView): { fate: Edit
   if (h.review?.decision === 'human_pruned')
     return { fate: isAccepted(action) ? 'accepted-by-you' : 'rejected-by-gate' };
   if (action === 'pending' || action === 'waiting') return { fate: 'pending' };
+  if (action === 'interrupted') return { fate: 'skipped' };
   return { fate: isAccepted(action) ? 'kept' : 'rejected-by-gate' };
 }
 
@@ -245,7 +254,7 @@ export function buildGateHistory(input: HistoryInput): GateHistoryData {
   for (const [key, ev] of live?.candidates ?? []) {
     if (ev.origin !== 'step' || records.has(ev.step)) continue;
     const v = live?.verdicts.get(key);
-    const action = v?.action ?? (live?.waitingStep === ev.step ? 'waiting' : 'pending');
+    const action = v?.action ?? undecidedAction(live, ev.step);
     const h = humanAt(ev.step, 'step');
     const row: GateStepRow = {
       step: ev.step,
@@ -287,7 +296,7 @@ export function buildGateHistory(input: HistoryInput): GateHistoryData {
   for (const [key, ev] of live?.candidates ?? []) {
     if (ev.origin === 'step') continue;
     const v = live?.verdicts.get(key);
-    const action = v?.action ?? endRows.get(key)?.action ?? 'pending';
+    const action = v?.action ?? endRows.get(key)?.action ?? undecidedAction(live, ev.step);
     const h = humanAt(ev.step, ev.origin);
     const row: GateStepRow = {
       ...(endRows.get(key) ?? { step: ev.step, epoch: ev.epoch, origin: ev.origin, hasCandidate: true }),

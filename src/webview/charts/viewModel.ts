@@ -106,7 +106,11 @@ export function rowKey(row: Pick<GateStepRow, 'step' | 'origin'>): string {
 }
 
 /** Rows whose candidate the gate has not decided yet: the gate runs, or the person is asked first. */
-const undecided = { pending: 'gate running…', waiting: 'waiting for your review' } as const;
+const undecided = {
+  pending: 'gate running…',
+  waiting: 'waiting for your review',
+  interrupted: 'not decided: the run ended first',
+} as const;
 
 const kinds: Record<ActionKind, VerdictKind> = {
   accepted: 'accept',
@@ -116,6 +120,8 @@ const kinds: Record<ActionKind, VerdictKind> = {
 };
 
 export function verdictKind(action: string): VerdictKind {
+  // A candidate its run never decided is not pending any more: it reads (and charts) as not kept.
+  if (action === 'interrupted') return 'skip';
   return Object.hasOwn(undecided, action) ? 'pending' : kinds[kindOfVerdict(action)];
 }
 
@@ -238,7 +244,8 @@ export function budgetChart(data: GateHistoryData): BudgetChartModel {
 }
 
 export function spendChart(data: GateHistoryData): SpendChartModel {
-  const steps = data.steps.filter((r) => r.origin === 'step' && verdictKind(r.action) !== 'pending');
+  // Undecided rows (interrupted ones too) have no spend of their own in history.json yet.
+  const steps = data.steps.filter((r) => r.origin === 'step' && !Object.hasOwn(undecided, r.action));
   const dollars = steps.length > 0 && steps.every((r) => typeof r.costUsd === 'number');
   const spend: Point[] = [];
   let total = 0;
@@ -311,7 +318,7 @@ export function tableRows(data: GateHistoryData): TableRow[] {
 /** One line under the title: where the run stands. */
 export function summaryLine(data: GateHistoryData): string {
   const rows = data.steps.filter((r) => r.origin === 'step');
-  const done = rows.filter((r) => verdictKind(r.action) !== 'pending').length;
+  const done = rows.filter((r) => !Object.hasOwn(undecided, r.action)).length;
   const accepted = rows.filter((r) => isAccepted(r.action)).length;
   const best = rows.reduce<number | undefined>(
     (m, r) => (r.bestScore !== undefined ? r.bestScore : m),

@@ -12,7 +12,7 @@ import {
   closeAll,
   feed,
   inspect,
-  lensTitles,
+  lensTitleTexts as titles,
   openSkill,
   simRun,
   stepWhere,
@@ -41,9 +41,6 @@ describe('review modes', function () {
     const editor = await openSkill(path);
     return { path, editor, uri: editor.document.uri };
   }
-
-  const titles = async (uri: vscode.Uri): Promise<string[]> =>
-    (await lensTitles(uri)).map((l) => l.command?.title ?? '');
 
   it('auto: waits for the gate, applies an accepted candidate, and Revert overrules it', async () => {
     const step = stepWhere(run, true);

@@ -141,6 +141,11 @@ export async function lensTitles(uri: vscode.Uri): Promise<vscode.CodeLens[]> {
   );
 }
 
+/** The titles of a document's CodeLenses, in order. */
+export async function lensTitleTexts(uri: vscode.Uri): Promise<string[]> {
+  return (await lensTitles(uri)).map((l) => l.command?.title ?? '');
+}
+
 export async function openSkill(path: string): Promise<vscode.TextEditor> {
   const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(path));
   return vscode.window.showTextDocument(doc, { preview: false });

@@ -4,10 +4,13 @@
  * finishes. The engine is a real child process; the host only sends requests and folds events.
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { EngineEvent } from '../../../src/protocol/events';
+import { skillHash } from '../../../src/engine/skill/document';
+import { lineHunks } from '../../../src/engine/skill/hunks';
 import type { StepRecord } from '../../../src/protocol/records';
 import { EngineRequests, type StartResult } from '../../../src/protocol/engine';
 import {
@@ -146,6 +149,55 @@ describe('SkillOpt extension: training runs', function () {
     // The first line (front matter) was written by a person: no origin.
     const none = await hoverText(doc.uri, new vscode.Position(0, 1));
     assert.ok(!none.includes('Added by step'), none);
+  });
+
+  it('never credits a line under review to a run, even when a run once wrote the same text', async () => {
+    const bestPath = join(finished.outDir, 'best_skill.md');
+    const records = JSON.parse(readFileSync(join(finished.outDir, 'provenance.json'), 'utf8')) as Array<{
+      content?: string;
+    }>;
+    const best = readFileSync(bestPath, 'utf8');
+    const kept = records
+      .flatMap((r) => (r.content ?? '').split('\n'))
+      .find((l) => l.trim().length >= 4 && best.split('\n').some((b) => b.trim() === l.trim()));
+    assert.ok(kept, 'a kept line to propose again');
+    // Another run's candidate proposes that text again: until decided, the line is nobody's.
+    const candidate = `${best.trimEnd()}\n${kept.trim()}\n`;
+    const candidatePath = join(tmpdir(), `skillopt-pending-${process.pid}.md`);
+    writeFileSync(candidatePath, candidate);
+    const doc = await vscode.workspace.openTextDocument(bestPath);
+    await vscode.window.showTextDocument(doc, { preview: false });
+    try {
+      await vscode.commands.executeCommand('skillopt.review.handleEvent', {
+        runId: 'it-other-run',
+        skillPath: bestPath,
+        mode: 'auto',
+        live: false,
+        runDir: join(tmpdir(), 'skillopt-other-run'),
+        event: {
+          type: 'candidate/ready',
+          step: 1,
+          epoch: 1,
+          origin: 'step',
+          previousHash: skillHash(best),
+          candidateHash: skillHash(candidate),
+          edits: [],
+          hunks: lineHunks(best, candidate),
+          candidatePath,
+        },
+      });
+      const line = await waitFor(() => {
+        const lines = doc.getText().split('\n');
+        return doc.isDirty ? lines.lastIndexOf(kept.trim()) : undefined;
+      }, 'the pending line in the document');
+      const text = await hoverText(doc.uri, new vscode.Position(line, 2));
+      assert.match(text, /waiting for your decision/, 'the review describes its own line');
+      assert.doesNotMatch(text, /Added by step/, text);
+    } finally {
+      await vscode.commands.executeCommand('workbench.action.files.revert');
+      await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+      rmSync(candidatePath, { force: true });
+    }
   });
 
   it('applies the best skill as one undoable edit after showing the diff', async () => {

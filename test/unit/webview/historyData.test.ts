@@ -12,6 +12,7 @@ import {
 } from '../../../src/extension/review/runFiles';
 import { buildGateHistory, LiveRun, type HistoryInput } from '../../../src/extension/webview/historyData';
 import { existsSync } from 'node:fs';
+import { verdictKind, verdictLabel } from '../../../src/webview/charts/viewModel';
 import { prepareSim, runSim, tempDir } from '../train/helpers';
 
 class Memory implements MementoLike {
@@ -98,6 +99,35 @@ describe('gate history data', function () {
     assert.equal(row?.action, 'pending');
     assert.equal(data.status, 'running');
     assert.ok(row?.edits.every((e) => e.fate === 'pending' || e.fate === 'skipped'));
+  });
+
+  it('reads a step the person was asked about as not decided once the run stopped, as the header does', () => {
+    const live = new LiveRun();
+    const cut = events.findIndex((e) => e.type === 'candidate/ready' && e.origin === 'step');
+    for (const e of events.slice(0, cut + 1)) live.apply(e);
+    const ready = events[cut] as Extract<EngineEvent, { type: 'candidate/ready' }>;
+    live.apply({
+      type: 'review/requested',
+      step: ready.step,
+      epoch: ready.epoch,
+      phase: 'before_gate',
+      candidateHash: ready.candidateHash,
+      candidatePath: ready.candidatePath,
+      edits: ready.edits,
+    });
+    const input = { ...folderInput(tmp.path), run: undefined, live, stepEdits: () => [] };
+    assert.equal(buildGateHistory(input).steps.find((r) => r.origin === 'step')?.action, 'waiting');
+    live.apply({ type: 'run/stopped', outDir: tmp.path, reason: 'stopped by request', resumeCommand: 'r' });
+    const data = buildGateHistory(input);
+    const row = data.steps.find((r) => r.origin === 'step');
+    assert.equal(data.status, 'stopped');
+    assert.equal(row?.action, 'interrupted');
+    assert.equal(verdictLabel(row.action), 'not decided: the run ended first');
+    assert.equal(verdictKind(row.action), 'skip');
+    assert.ok(
+      row.edits.every((e) => e.fate === 'skipped'),
+      'no edit still waits for the gate',
+    );
   });
 
   it("shows the person's decisions as human markers with reasons on the edits", async () => {
