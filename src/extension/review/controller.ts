@@ -9,26 +9,18 @@ import type { EngineEvent } from '../../protocol/events';
 import type { Ctx } from '../ctx';
 import type { CandidateContentProvider } from './candidateContent';
 import type { DecisionStore } from './decisionStore';
-import {
-  applyOpsToDocument,
-  followTyping,
-  lineOpEdits,
-  openSkillDocument,
-  pendingInsertions,
-} from './documentEdits';
-import { candidateName } from '../../protocol/webview';
-import { ParkedReviews } from './parked';
+import { openSkillDocument, pendingInsertions } from './documentEdits';
+import { DocumentSync } from './documentSync';
+import { ReviewRegistry, type TrackedSession } from './registry';
 import { EndedReviews, type RunEnd } from './outcomes';
 import { endRun, replaceOtherRuns, writeCandidate, type RunEndHost } from './runEnds';
 import {
-  readyEventOf,
   readyFromRequest,
   reviewContextOf,
   verdictOf,
   type ReviewContext,
   type RunHints,
 } from './reviewContext';
-import { sendDecision, type SentDecision } from './sendDecision';
 import { previousFromCandidate } from './layout';
 import {
   runDirOfCandidate,
@@ -38,29 +30,18 @@ import {
   type Origin,
 } from './runFiles';
 import { Redraws } from './redraws';
-import { ReviewSession, type LineOp, type Transition } from './session';
+import { ReviewSession, type Transition } from './session';
 
 type ReviewRequested = Extract<EngineEvent, { type: 'review/requested' }>;
 
-/** A live session plus what the controller tracks around it. */
-export interface TrackedSession {
-  session: ReviewSession;
-  uri: vscode.Uri;
-  sent: SentDecision[];
-  /** Skill file name, for titles. */
-  fileName: string;
-  /** The engine's pause for this candidate, kept so a closed document reopens into it. */
-  request?: ReviewRequested;
-}
+export type { TrackedSession };
 
 export class ReviewController implements vscode.Disposable {
-  private readonly sessions = new Map<string, TrackedSession>();
-  /** The latest candidate (and what followed it) for each skill that is not open; replayed on open. */
-  private readonly parked = new ParkedReviews();
+  private readonly registry = new ReviewRegistry();
+  private readonly docs: DocumentSync;
   private readonly hints = new Map<string, RunHints>();
   /** Runs that sent events and have not ended. */
   private readonly liveRuns = new Set<string>();
-  private readonly applying = new Set<string>();
   private queue: Promise<unknown> = Promise.resolve();
   private readonly redraws = new Redraws();
   /** Reviews whose run ended while they still waited on it: an inert lens says so. */
@@ -76,7 +57,7 @@ export class ReviewController implements vscode.Disposable {
     skillPathOf: (runId, outDir) => this.contextOf(runId, undefined, outDir).skillPath,
     retire: (t) => this.retire(t),
     forget: (t) => {
-      this.sessions.delete(t.uri.toString());
+      this.registry.delete(t.uri);
       this.schedule(t.uri);
     },
     schedule: (uri) => this.schedule(uri),
@@ -85,14 +66,15 @@ export class ReviewController implements vscode.Disposable {
   constructor(
     private readonly ctx: Ctx,
     readonly content: CandidateContentProvider,
-    private readonly decisions: DecisionStore,
+    decisions: DecisionStore,
   ) {
+    this.docs = new DocumentSync(ctx, decisions, this.registry, (uri) => this.schedule(uri));
     this.disposables.push(
       this.redraws,
       ctx.runEvents((e) => {
         this.handleEvent(e.runId, e.event).catch((err: unknown) => this.fail('run event', err));
       }),
-      vscode.workspace.onDidChangeTextDocument((e) => this.onDocumentChange(e)),
+      vscode.workspace.onDidChangeTextDocument((e) => this.docs.onDocumentChange(e)),
       vscode.workspace.onDidOpenTextDocument((doc) => {
         this.unpark(doc).catch((err: unknown) => this.fail('opening a parked review', err));
       }),
@@ -102,7 +84,7 @@ export class ReviewController implements vscode.Disposable {
           this.unpark(e.document).catch((err: unknown) => this.fail('showing a parked review', err));
       }),
       vscode.workspace.onDidCloseTextDocument((doc) => this.onClose(doc)),
-      vscode.workspace.onWillSaveTextDocument((e) => this.onWillSave(e)),
+      vscode.workspace.onWillSaveTextDocument((e) => this.docs.onWillSave(e)),
       // A dead engine sends no terminal event: every run it trained ended with it.
       ctx.onDidEngineExit((exit) => {
         if (exit.expected) return;
@@ -116,22 +98,16 @@ export class ReviewController implements vscode.Disposable {
   // ── queries ───────────────────────────────────────────────────────────────────────────────
 
   sessionFor(uri: vscode.Uri): TrackedSession | undefined {
-    return this.sessions.get(uri.toString());
+    return this.registry.get(uri);
   }
 
   all(): TrackedSession[] {
-    return [...this.sessions.values()];
+    return this.registry.all();
   }
 
   /** The open (not finished) review of one run's step. */
   findByRun(runKey: string, step: number, origin: Origin): TrackedSession | undefined {
-    return this.all().find(
-      (t) =>
-        t.session.phase !== 'done' &&
-        t.session.init.step === step &&
-        t.session.init.origin === origin &&
-        (t.session.init.runId === runKey || t.session.init.runDir === runKey),
-    );
+    return this.registry.findByRun(runKey, step, origin);
   }
 
   // ── events ────────────────────────────────────────────────────────────────────────────────
@@ -195,12 +171,12 @@ export class ReviewController implements vscode.Disposable {
 
   private async runEnded(runId: string, how: RunEnd): Promise<void> {
     this.liveRuns.delete(runId);
-    this.parked.dropRun(runId);
+    this.registry.parked.dropRun(runId);
     await endRun(this.host, runId, how);
   }
 
   private unpark(doc: vscode.TextDocument): Promise<void> {
-    const p = this.parked.take(doc.uri);
+    const p = this.registry.parked.take(doc.uri);
     if (!p) return Promise.resolve();
     this.setHints(p.runId, p.hints);
     return this.serial(async () => {
@@ -208,39 +184,13 @@ export class ReviewController implements vscode.Disposable {
     });
   }
 
-  /**
-   * A save the person asks for during a review (Ctrl+S, the close prompt's Save) never writes the
-   * candidate's undecided lines: they leave the saved text, and the review, which no longer
-   * matches the document, ends. A paused run can be reviewed again from its notification,
-   * the status bar or the tree.
-   */
-  private onWillSave(e: vscode.TextDocumentWillSaveEvent): void {
-    const t = this.sessions.get(e.document.uri.toString());
-    // Auto-save fires a second after every change: stripping there would end every review at once.
-    if (!t || t.session.phase === 'done' || e.reason !== vscode.TextDocumentSaveReason.Manual) return;
-    const ops = pendingInsertions(t.session);
-    if (ops.length === 0) return;
-    e.waitUntil(Promise.resolve(lineOpEdits(e.document, ops)));
-    this.park(t);
-    this.schedule(t.uri);
-    const lines = ops.reduce((n, op) => n + (op.kind === 'delete' ? op.count : 0), 0);
-    const { origin, step, epoch } = t.session.init;
-    void vscode.window.showInformationMessage(
-      `SkillOpt: saved ${t.fileName} without the ${lines} undecided line${lines === 1 ? '' : 's'} of ${candidateName(origin, step, epoch)}.`,
-    );
-  }
-
   private onClose(doc: vscode.TextDocument): void {
-    const t = this.sessions.get(doc.uri.toString());
+    const t = this.registry.get(doc.uri);
     if (t) this.park(t);
   }
 
-  /** Ends a review on screen; a live one waiting for the person is replayed when its document opens. */
-  private park(t: TrackedSession, open = t.session.phase !== 'done'): void {
-    this.sessions.delete(t.uri.toString());
-    const { init } = t.session;
-    if (open && init.live) this.parked.parkSession(t.uri.fsPath, readyEventOf(t.session), init, t.request);
-    t.session.dismiss();
+  private park(t: TrackedSession, open?: boolean): void {
+    this.registry.park(t, open);
   }
 
   private async onCandidate(
@@ -252,10 +202,10 @@ export class ReviewController implements vscode.Disposable {
   ): Promise<TrackedSession | undefined> {
     const doc = openSkillDocument(run.skillPath);
     // A newer candidate replaces whatever older one waited for this skill to open.
-    if (run.skillPath) this.parked.take(vscode.Uri.file(run.skillPath));
+    if (run.skillPath) this.registry.parked.take(vscode.Uri.file(run.skillPath));
     if (!doc) {
       // When the engine pauses for the person, the "waiting for you" notification opens it.
-      if (run.skillPath) this.parked.park(run.skillPath, runId, event, run);
+      if (run.skillPath) this.registry.parked.park(run.skillPath, runId, event, run);
       return undefined;
     }
     let candidate = texts?.candidate;
@@ -270,7 +220,7 @@ export class ReviewController implements vscode.Disposable {
     const previous = texts?.previous ?? previousFromCandidate(candidate, event.hunks);
     const runDir = run.runDir ?? runDirOfCandidate(event.candidatePath);
     this.content.remember(runDir, event.step, event.origin, previous, candidate);
-    const existing = this.sessions.get(doc.uri.toString());
+    const existing = this.registry.get(doc.uri);
     const key = `${runId}\u0000${event.origin}\u0000${event.step}`;
     if (existing && existing.session.key === key && existing.session.phase !== 'done') return existing;
     if (existing) await this.retire(existing);
@@ -298,25 +248,25 @@ export class ReviewController implements vscode.Disposable {
       sent: [],
       fileName: doc.uri.path.split('/').pop() ?? 'SKILL.md',
     };
-    this.sessions.set(doc.uri.toString(), tracked);
-    await this.run(tracked, session.begin());
+    this.registry.set(tracked);
+    await this.docs.run(tracked, session.begin());
     return tracked;
   }
 
   /** A newer candidate replaces an older review: lines only the review put in the document go. */
   private async retire(t: TrackedSession): Promise<void> {
-    this.sessions.delete(t.uri.toString());
+    this.registry.delete(t.uri);
     const s = t.session;
     const ops = s.phase === 'review' ? pendingInsertions(s) : [];
     s.dismiss();
-    await this.applyOps(t, ops);
+    await this.docs.applyOps(t, ops);
     this.schedule(t.uri);
   }
 
   private async onReviewRequested(runId: string, event: ReviewRequested): Promise<void> {
     this.liveRuns.add(runId);
     let t = this.findByRun(runId, event.step, 'step');
-    if (!t && this.parked.followUp(runId, event.step, event)) return;
+    if (!t && this.registry.parked.followUp(runId, event.step, event)) return;
     if (!t) {
       // The extension was reloaded while the engine waited: rebuild the candidate from its files.
       const run = this.contextOf(runId, event.candidatePath);
@@ -334,7 +284,7 @@ export class ReviewController implements vscode.Disposable {
       if (!t) return;
     }
     t.request = event;
-    await this.run(
+    await this.docs.run(
       t,
       t.session.onReviewRequested(event.phase, {
         ...(event.candidateScore !== undefined ? { candidateScore: event.candidateScore } : {}),
@@ -348,10 +298,10 @@ export class ReviewController implements vscode.Disposable {
   private async onVerdict(runId: string, event: GateVerdictEvent, origin: Origin): Promise<void> {
     const t = this.findByRun(runId, event.step, origin);
     if (!t) {
-      this.parked.followUp(runId, event.step, event);
+      this.registry.parked.followUp(runId, event.step, event);
       return;
     }
-    await this.run(t, t.session.onVerdict(verdictOf(event)));
+    await this.docs.run(t, t.session.onVerdict(verdictOf(event)));
   }
 
   // ── the person's actions ──────────────────────────────────────────────────────────────────
@@ -402,10 +352,10 @@ export class ReviewController implements vscode.Disposable {
       }
       if (t) {
         t.session.dismiss();
-        this.sessions.delete(t.uri.toString());
+        this.registry.delete(t.uri);
         this.schedule(t.uri);
       }
-      this.parked.take(uri);
+      this.registry.parked.take(uri);
       await vscode.window.showTextDocument(uri, { preview: false });
       await this.onReviewRequested(runId, request);
       return this.findByRun(runId, request.step, 'step');
@@ -413,7 +363,7 @@ export class ReviewController implements vscode.Disposable {
   }
 
   transition(t: TrackedSession, make: (s: ReviewSession) => Transition): Promise<void> {
-    return this.serial(() => this.run(t, make(t.session)));
+    return this.serial(() => this.docs.run(t, make(t.session)));
   }
 
   dismiss(t: TrackedSession): void {
@@ -428,60 +378,6 @@ export class ReviewController implements vscode.Disposable {
 
   dismissEnded(uri: vscode.Uri): void {
     if (this.ended.clear(uri.toString())) this.schedule(uri);
-  }
-
-  // ── applying transitions ──────────────────────────────────────────────────────────────────
-
-  private async run(t: TrackedSession, tr: Transition): Promise<void> {
-    await this.applyOps(t, tr.ops);
-    this.schedule(t.uri);
-    if (tr.send) {
-      await sendDecision(this.ctx, this.decisions, t.session.init, tr.send, t.sent);
-      this.schedule(t.uri);
-    } else if (tr.record)
-      await this.decisions.record(
-        t.session.init.runDir ?? t.session.init.runId,
-        t.session.init.origin,
-        tr.record,
-      );
-  }
-
-  private async applyOps(t: TrackedSession, ops: readonly LineOp[]): Promise<void> {
-    if (ops.length === 0) return;
-    const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === t.uri.toString());
-    if (!doc) return;
-    const key = t.uri.toString();
-    // Until the edit's change event is in, the change is ours, not the person's.
-    this.applying.add(key);
-    try {
-      if (!(await applyOpsToDocument(doc, ops))) {
-        this.ctx.log.warn(`review: VS Code refused the edit to ${t.uri.fsPath}; the review of it stops`);
-        t.session.dismiss();
-      }
-    } finally {
-      this.applying.delete(key);
-    }
-  }
-
-  // ── the person types ──────────────────────────────────────────────────────────────────────
-
-  private onDocumentChange(e: vscode.TextDocumentChangeEvent): void {
-    const key = e.document.uri.toString();
-    const t = this.sessions.get(key);
-    if (!t || this.applying.has(key) || e.contentChanges.length === 0) return;
-    const pendingBefore = pendingInsertions(t.session).length;
-    const open = t.session.phase !== 'done';
-    const lost = followTyping(t.session, e);
-    if (lost.length > 0)
-      this.ctx.log.info(`review: your typing detached ${lost.length} edit(s) from the review`);
-    // Every undecided line went at once (a revert, an undo of the review's edit): set the review
-    // aside; showing the document again, or the run's "waiting" surfaces, bring it back.
-    if (pendingBefore > 0 && pendingInsertions(t.session).length === 0) {
-      this.ctx.log.info(`review: ${t.fileName} lost the candidate's lines; the review is set aside`);
-      // Losing every edit may have ended the session itself; it was open before the change.
-      this.park(t, open);
-    }
-    this.schedule(t.uri);
   }
 
   schedule(uri: vscode.Uri): void {

@@ -7,9 +7,10 @@ import { describeGateTest, describeItemRegressions } from '../../protocol/gateTe
 import * as vscode from 'vscode';
 import { candidateName } from '../../protocol/webview';
 import { editTitle } from '../../protocol/words';
-import type { ReviewController, TrackedSession } from './controller';
+import type { ReviewController } from './controller';
 import { isHunkOwner } from './layout';
 import { endedTitle } from './outcomes';
+import { firstLine, hoverText } from './reviewHover';
 import { Commands } from '../constants';
 import type { OwnerState, ReviewSession, Segment } from './session';
 
@@ -37,12 +38,6 @@ function ownerTitle(o: OwnerState, s: ReviewSession): string {
   });
   // Two edits pulling the same rule opposite ways: say so where the person decides.
   return o.edit?.conflicts_with?.length ? `⚠ conflicts with another edit · ${title}` : title;
-}
-
-function firstLine(text: string | undefined, max = 70): string {
-  const line = (text ?? '').split('\n').find((l) => l.trim()) ?? '';
-  const t = line.trim();
-  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
 }
 
 function what(s: ReviewSession): string {
@@ -383,59 +378,4 @@ function endedLenses(controller: ReviewController, uri: vscode.Uri): vscode.Code
       tooltip: 'Stop showing this line',
     }),
   ];
-}
-
-/** Optimizer text is untrusted: it goes in as plain text or a code block, never as Markdown. */
-export function hoverText(t: TrackedSession, o: OwnerState, seg: Segment): vscode.MarkdownString {
-  const s = t.session;
-  const md = new vscode.MarkdownString(undefined, true);
-  md.isTrusted = false;
-  md.supportHtml = false;
-  md.appendMarkdown(`**SkillOpt ${what(s)}** · `);
-  md.appendText(seg.kind === 'added' ? 'proposed text' : 'text the edit removes');
-  md.appendMarkdown('\n\n');
-  const e = o.edit;
-  const rows: Array<[string, string]> = [];
-  if (e) {
-    rows.push(['op', e.op]);
-    if (e.support_count !== undefined) rows.push(['support_count', String(e.support_count)]);
-    if (e.source_type)
-      rows.push([
-        'source',
-        e.source_type === 'failure'
-          ? 'failed tasks'
-          : e.source_type === 'success'
-            ? 'successful tasks'
-            : e.source_type,
-      ]);
-    if (e.status) rows.push(['apply status', e.status]);
-    rows.push(['edit id', e.id]);
-    for (const other of e.conflicts_with ?? []) {
-      const o2 = s.owners.get(other)?.edit;
-      rows.push([
-        'conflicts with',
-        o2 ? `${o2.op} ${other}: ${firstLine(o2.content ?? o2.target, 200)} (keep one of the two)` : other,
-      ]);
-    }
-  } else {
-    rows.push([
-      'change',
-      s.init.origin === 'slow_update' ? 'epoch-end slow update' : 'not traced to one edit',
-    ]);
-  }
-  const fate =
-    o.fate === 'pending'
-      ? 'waiting for your decision'
-      : `${o.fate}${o.decidedBy ? ` by ${o.decidedBy === 'gate' ? 'the gate' : 'you'}` : ''}`;
-  rows.push(['state', fate]);
-  for (const [k, v] of rows) {
-    md.appendMarkdown(`- ${k}: `);
-    md.appendText(v);
-    md.appendMarkdown('\n');
-  }
-  if (e?.target && e.op !== 'append') {
-    md.appendMarkdown('\n**Target:** ');
-    md.appendText(e.target);
-  }
-  return md;
 }

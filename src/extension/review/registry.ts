@@ -1,0 +1,68 @@
+/**
+ * The reviews on screen (one per skill document) and those set aside until their document shows
+ * again: what the controller, the commands and the views look reviews up in.
+ */
+import type * as vscode from 'vscode';
+import type { EngineEvent } from '../../protocol/events';
+import { ParkedReviews } from './parked';
+import { readyEventOf } from './reviewContext';
+import type { Origin } from './runFiles';
+import type { SentDecision } from './sendDecision';
+import type { ReviewSession } from './session';
+
+type ReviewRequested = Extract<EngineEvent, { type: 'review/requested' }>;
+
+/** A live session plus what the controller tracks around it. */
+export interface TrackedSession {
+  session: ReviewSession;
+  uri: vscode.Uri;
+  sent: SentDecision[];
+  /** Skill file name, for titles. */
+  fileName: string;
+  /** The engine's pause for this candidate, kept so a closed document reopens into it. */
+  request?: ReviewRequested;
+}
+
+export class ReviewRegistry {
+  private readonly sessions = new Map<string, TrackedSession>();
+  /** The latest candidate (and what followed it) for each skill that is not shown; replayed when it is. */
+  readonly parked = new ParkedReviews();
+
+  get(uri: vscode.Uri): TrackedSession | undefined {
+    return this.sessions.get(uri.toString());
+  }
+
+  set(t: TrackedSession): void {
+    this.sessions.set(t.uri.toString(), t);
+  }
+
+  delete(uri: vscode.Uri): void {
+    this.sessions.delete(uri.toString());
+  }
+
+  all(): TrackedSession[] {
+    return [...this.sessions.values()];
+  }
+
+  /** The open (not finished) review of one run's step. */
+  findByRun(runKey: string, step: number, origin: Origin): TrackedSession | undefined {
+    return this.all().find(
+      (t) =>
+        t.session.phase !== 'done' &&
+        t.session.init.step === step &&
+        t.session.init.origin === origin &&
+        (t.session.init.runId === runKey || t.session.init.runDir === runKey),
+    );
+  }
+
+  /**
+   * Ends a review on screen; a live one (`open` before the change that ended it) waiting for the
+   * person is replayed when its document shows again.
+   */
+  park(t: TrackedSession, open = t.session.phase !== 'done'): void {
+    this.delete(t.uri);
+    const { init } = t.session;
+    if (open && init.live) this.parked.parkSession(t.uri.fsPath, readyEventOf(t.session), init, t.request);
+    t.session.dismiss();
+  }
+}
