@@ -3,15 +3,19 @@
  * provider turns these specs into TreeItems, and unit tests check the mapping. Ids are stable
  * across refreshes so VS Code keeps expansion and selection while a run updates.
  */
-import { RUN_FILE, RunLayout, skillVersionName } from '../../engine/store/layout';
-import type { StepArtifacts } from '../../engine/store/runReader';
+import { RUN_FILE, RunLayout } from '../../engine/store/layout';
 import type { StepRecord } from '../../protocol/records';
 import { describeGateTest, describeItemRegressions } from '../../protocol/gateText';
 import { isAccepted, isSkipped, type StepAction } from '../../protocol/vocabulary';
 import { actionLabel } from '../../protocol/words';
 import { Commands, ReviewCommands, TreeItemContext } from '../constants';
-import { appendixArtifactNode, appendixEpochNode } from './appendixNodes';
-import { describeBatch, effectiveStatus, statusText, type LiveSpend, type RunView } from './liveState';
+import { appendixEpochNode } from './appendixNodes';
+import { formatDelta, formatPromptCache, formatScore, formatSpend } from './format';
+import { describeBatch, effectiveStatus, statusText, type RunView } from './liveState';
+
+// The formatting helpers and the artifact rows live in their own modules; callers import them here.
+export { formatDelta, formatPromptCache, formatScore, formatSpend } from './format';
+export { artifactNodes, trajectoryNodes } from './artifactNodes';
 
 export type NodeKind =
   'run' | 'epoch' | 'step' | 'epochEnd' | 'artifact' | 'trajectories' | 'trajectory' | 'placeholder';
@@ -44,34 +48,6 @@ export interface NodeSpec {
   step?: number;
   /** File the node stands for (artifacts). */
   path?: string;
-}
-
-export function formatScore(v: number | undefined): string {
-  return v === undefined || !Number.isFinite(v) ? '–' : v.toFixed(3);
-}
-
-export function formatDelta(d: number): string {
-  if (Math.abs(d) < 0.0005) return '±0';
-  return `${d > 0 ? '+' : '−'}${Math.abs(d).toFixed(3)}`;
-}
-
-/** " · prompt cache 62% of input, saved $0.80" once the providers' caches served any input. */
-export function formatPromptCache(spend: LiveSpend): string {
-  const cached = spend.cachedTokens ?? 0;
-  if (!cached || !spend.promptTokens) return '';
-  const share = `${Math.round((cached / spend.promptTokens) * 100)}% of input`;
-  const saved = spend.cacheSavedDollars;
-  const money =
-    saved === null || saved === undefined
-      ? 'saving unknown'
-      : `${saved < 0 ? 'cost' : 'saved'} $${Math.abs(saved).toFixed(2)}`;
-  return ` · prompt cache ${share}, ${money}`;
-}
-
-export function formatSpend(dollars: number | null | undefined, simulated: boolean): string {
-  if (simulated) return 'sim';
-  if (dollars === null || dollars === undefined) return '$?';
-  return `$${dollars < 10 ? dollars.toFixed(2) : dollars.toFixed(0)}`;
 }
 
 interface Verdict {
@@ -369,114 +345,6 @@ export function stepNodes(run: RunView, epoch: number): NodeSpec[] {
   return out;
 }
 
-function fileName(path: string): string {
-  return path.split(/[\\/]/).pop() ?? path;
-}
-
-/** A step's files: the candidate diff, the apply report, the merged patch, failed trajectories. */
-export function artifactNodes(run: RunView, step: number, a: StepArtifacts): NodeSpec[] {
-  const base = `artifact:${run.dir}:${step}`;
-  const out: NodeSpec[] = [];
-  const open = (path: string): NodeCommand => ({
-    command: Commands.openArtifact,
-    title: 'Open',
-    arguments: [path],
-  });
-  if (a.candidate) {
-    out.push({
-      id: `${base}:diff`,
-      kind: 'artifact',
-      runId: run.dir,
-      step,
-      label: 'Candidate diff',
-      description: a.previous
-        ? `${skillVersionName(step - 1).replace(/\.md$/, '')} ↔ candidate`
-        : fileName(a.candidate),
-      icon: { id: 'diff' },
-      contextValue: TreeItemContext.artifact,
-      collapsible: 'none',
-      path: a.candidate,
-      command: a.previous
-        ? { command: Commands.openStepDiff, title: 'Open Candidate Diff', arguments: [run.dir, step] }
-        : open(a.candidate),
-    });
-  }
-  if (a.applyReport) {
-    out.push({
-      id: `${base}:report`,
-      kind: 'artifact',
-      runId: run.dir,
-      step,
-      label: 'Apply report',
-      description: fileName(a.applyReport),
-      icon: { id: 'checklist' },
-      contextValue: TreeItemContext.artifact,
-      collapsible: 'none',
-      path: a.applyReport,
-      command: open(a.applyReport),
-    });
-  }
-  if (a.appendixNotes) out.push(appendixArtifactNode(run, step, a.appendixNotes));
-  if (a.mergedPatch) {
-    out.push({
-      id: `${base}:patch`,
-      kind: 'artifact',
-      runId: run.dir,
-      step,
-      label: 'Merged edits',
-      description: fileName(a.mergedPatch),
-      icon: { id: 'json' },
-      contextValue: TreeItemContext.artifact,
-      collapsible: 'none',
-      path: a.mergedPatch,
-      command: open(a.mergedPatch),
-    });
-  }
-  if (a.failedTrajectories.length > 0) {
-    out.push({
-      id: `${base}:failed`,
-      kind: 'trajectories',
-      runId: run.dir,
-      step,
-      label: 'Failed tasks',
-      description: `${a.failedTrajectories.length}`,
-      icon: { id: 'error', color: 'testing.iconFailed' },
-      contextValue: TreeItemContext.artifact,
-      collapsible: 'collapsed',
-    });
-  }
-  if (out.length === 0) {
-    out.push({
-      id: `${base}:none`,
-      kind: 'placeholder',
-      runId: run.dir,
-      step,
-      label: 'No files kept for this step',
-      contextValue: TreeItemContext.message,
-      collapsible: 'none',
-    });
-  }
-  return out;
-}
-
-/** One node per failed task of a step, opening its conversation. */
-export function trajectoryNodes(run: RunView, step: number, a: StepArtifacts): NodeSpec[] {
-  return a.failedTrajectories.map((t) => ({
-    id: `artifact:${run.dir}:${step}:traj:${t.path}`,
-    kind: 'trajectory' as const,
-    runId: run.dir,
-    step,
-    label: t.id,
-    ...(t.reason ? { description: t.reason } : {}),
-    icon: { id: 'comment-discussion' },
-    contextValue: TreeItemContext.artifact,
-    collapsible: 'none' as const,
-    path: t.path,
-    command: { command: Commands.openArtifact, title: 'Open Trajectory', arguments: [t.path] },
-  }));
-}
-
-/** Runs newest first: live ones on top, then by folder name (names end in a timestamp). */
 export function sortRuns(runs: readonly RunView[]): RunView[] {
   return [...runs].sort((a, b) => {
     const la = a.live?.status === 'running' ? 1 : 0;

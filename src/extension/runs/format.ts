@@ -1,0 +1,30 @@
+/** How scores, deltas and spend read in the tree, the status bar and notifications. */
+import type { LiveSpend } from './liveState';
+
+export function formatScore(v: number | undefined): string {
+  return v === undefined || !Number.isFinite(v) ? '–' : v.toFixed(3);
+}
+
+export function formatDelta(d: number): string {
+  if (Math.abs(d) < 0.0005) return '±0';
+  return `${d > 0 ? '+' : '−'}${Math.abs(d).toFixed(3)}`;
+}
+
+/** " · prompt cache 62% of input, saved $0.80" once the providers' caches served any input. */
+export function formatPromptCache(spend: LiveSpend): string {
+  const cached = spend.cachedTokens ?? 0;
+  if (!cached || !spend.promptTokens) return '';
+  const share = `${Math.round((cached / spend.promptTokens) * 100)}% of input`;
+  const saved = spend.cacheSavedDollars;
+  const money =
+    saved === null || saved === undefined
+      ? 'saving unknown'
+      : `${saved < 0 ? 'cost' : 'saved'} $${Math.abs(saved).toFixed(2)}`;
+  return ` · prompt cache ${share}, ${money}`;
+}
+
+export function formatSpend(dollars: number | null | undefined, simulated: boolean): string {
+  if (simulated) return 'sim';
+  if (dollars === null || dollars === undefined) return '$?';
+  return `$${dollars < 10 ? dollars.toFixed(2) : dollars.toFixed(0)}`;
+}
