@@ -20,6 +20,7 @@ import {
   materializeRatioSplit,
   type LoadedSplits,
 } from './data/splits';
+import { estimateCalls, type CallEstimate } from './callEstimate';
 import { SkillOptError } from './errors';
 import type { EngineEvent } from '../protocol/events';
 import { silentLogger, type Logger } from './log';
@@ -53,12 +54,7 @@ export interface PrepareOptions {
   logger?: Logger;
 }
 
-export interface CallEstimate {
-  perStep: Record<string, number>;
-  perEpochEnd: Record<string, number>;
-  once: Record<string, number>;
-  total: number;
-}
+export type { CallEstimate };
 
 export interface PreparedRun {
   loaded: LoadedConfig;
@@ -153,50 +149,6 @@ function loadData(
   } finally {
     if (dryRun) rmSync(outputDir, { recursive: true, force: true });
   }
-}
-
-export function estimateCalls(settings: TrainSettings, splits: LoadedSplits, spe: number): CallEstimate {
-  const batch = Math.min(settings.batchSize, splits.train.length) * settings.accumulation;
-  // Every repeat of a selection item is a call of its own.
-  const sel =
-    (settings.selEnvNum > 0 ? Math.min(settings.selEnvNum, splits.val.length) : splits.val.length) *
-    Math.max(1, settings.repeats);
-  const analysts = (Math.ceil(batch / settings.minibatchSize) + 1) * 1;
-  const perStep: Record<string, number> = {
-    rollout: batch,
-    analyst: analysts,
-    merge: Math.max(0, Math.ceil(analysts / settings.mergeBatchSize)) + 1,
-    ranking: settings.updateMode === 'full_rewrite_minibatch' ? 0 : 1,
-    ...(settings.lrControlMode === 'autonomous' ? { lr_autonomous: 1 } : {}),
-    ...(settings.updateMode === 'rewrite_from_suggestions' ? { rewrite: 1 } : {}),
-    // At most: hypotheses, every refinement round, and the final patch.
-    ...(settings.deepReflect.enabled ? { deep_reflect: settings.deepReflect.rounds + 2 } : {}),
-    // At most one consolidation of the execution-notes appendix per step.
-    ...(settings.skillAware.enabled && settings.skillAware.consolidateThreshold > 0
-      ? { appendix_consolidate: 1 }
-      : {}),
-    selection: sel,
-  };
-  const samples = Math.min(settings.slowUpdateSamples, splits.train.length);
-  const perEpochEnd: Record<string, number> = {
-    ...(settings.useSlowUpdate ? { slow_rollout: 2 * samples, slow_update: 1, selection: sel } : {}),
-    ...(settings.useMetaSkill ? { meta_skill: 1 } : {}),
-    ...(settings.useMetaReflect ? { meta_reflect: 1 + sel } : {}),
-  };
-  const test = settings.evalTest
-    ? settings.testEnvNum > 0
-      ? Math.min(settings.testEnvNum, splits.test.size)
-      : splits.test.size
-    : 0;
-  const once: Record<string, number> = {
-    baseline: sel,
-    final_selection: settings.evalTest ? sel : 0,
-    test: 3 * test,
-  };
-  const sum = (r: Record<string, number>): number => Object.values(r).reduce((a, b) => a + b, 0);
-  const epochsWithLlm = Math.max(0, settings.numEpochs - 1);
-  const total = sum(perStep) * spe * settings.numEpochs + sum(perEpochEnd) * epochsWithLlm + sum(once);
-  return { perStep, perEpochEnd, once, total };
 }
 
 /**
