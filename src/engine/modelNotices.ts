@@ -1,0 +1,33 @@
+/** What the target's settings mean for this backend, said once before anything is spent. */
+import type { SkillOptConfig } from './config/schema';
+import { SkillOptError } from './errors';
+
+/** Backends whose provider takes a sampling seed, so repeated samples can differ by seed. */
+const SEEDED_BACKENDS: ReadonlySet<string> = new Set(['openai', 'azure_openai']);
+
+/** What evaluation.repeats can vary on this target, said once (repeats are never silently alike). */
+export function repeatsNotice(kind: string, cfg: SkillOptConfig): string | undefined {
+  const n = cfg.evaluation.repeats;
+  if (n <= 1 || SEEDED_BACKENDS.has(kind)) return undefined;
+  const t = cfg.model.target_temperature;
+  if (kind === 'sim')
+    return `evaluation.repeats: ${n}: the simulated target is deterministic, so its repeats give the same answers`;
+  return `evaluation.repeats: ${n}: the ${kind} target takes no seed; repeats differ only by sampling (target temperature ${t ?? 'the provider default'})`;
+}
+
+/**
+ * `env.max_turns` (reference: refinement turns of a chat target). A chat target here answers in
+ * one turn and no task declares tools yet, so more turns are refused before anything is spent; an
+ * agent target runs its own tool loop, which the key does not bound, and that is said once.
+ */
+export function maxTurnsNotice(cfg: SkillOptConfig, agentTarget: boolean): string | undefined {
+  const turns = cfg.env.max_turns;
+  if (turns <= 1) return undefined;
+  if (agentTarget) {
+    return `env.max_turns: ${turns} does not bound an agent target: the agent runs its own tool loop until it answers or env.exec_timeout (${cfg.env.exec_timeout}s) ends it`;
+  }
+  throw new SkillOptError('config', `env.max_turns is ${turns}, but a chat target answers in one turn`, {
+    key: 'env.max_turns',
+    fix: 'set env.max_turns to 1, or use an agent target (model.target_backend: claude_code_exec, codex_exec, copilot_exec or command), which runs its own multi-turn tool loop',
+  });
+}
