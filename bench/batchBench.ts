@@ -18,6 +18,7 @@ import {
   scriptedTargetModel,
 } from '../test/support/loopback/scriptedModels';
 import { benchConfig } from './harness';
+import { fmt, table } from './stats';
 
 /** The list price the scripted target's tokens are charged at. */
 export const BATCH_BENCH_PRICED_AS = { model: 'gpt-4.1-mini', provider: 'openai' } as const;
@@ -124,4 +125,24 @@ export async function runBatchBench(work: string, log: (line: string) => void): 
 
 function scores(s: EvalSummary): unknown {
   return { hard: s.hard, soft: s.soft, failing: s.failing, errored: s.errored ?? [] };
+}
+
+/** The bench report's batch table. */
+export function batchSection(b: BatchBenchResult): string[] {
+  return [
+    `Eval-only at list prices, target priced as ${b.pricedAs}; one call per item vs one batch:`,
+    table(
+      ['split', 'items', 'tokens in / out', 'one by one', 'batch', 'batch ÷ list', 'batches', 'same scores'],
+      b.rows.map((r) => [
+        r.split,
+        String(r.items),
+        `${r.promptTokens} / ${r.completionTokens}`,
+        `$${fmt(r.syncDollars, 4)}`,
+        `$${fmt(r.batchDollars, 4)}`,
+        fmt(r.batchDollars / Math.max(1e-12, r.syncDollars), 2),
+        String(r.batches),
+        r.sameScores ? 'yes' : 'NO',
+      ]),
+    ),
+  ];
 }

@@ -11,6 +11,7 @@ import type { EngineEvent } from '../src/protocol/events';
 import { evalPrepared, type EvalSplit } from '../src/engine/evalRun';
 import { prepareBenchRun, recordTraining, type ChildServer } from './harness';
 import type { ServedRequest } from './server';
+import { fmt, table } from './stats';
 
 export interface Interruption {
   name: string;
@@ -179,4 +180,50 @@ export async function runCache(
     );
   }
   return { uninterruptedRequests: uninterrupted, resumes, evalOnly };
+}
+
+/** The bench report's cache table. */
+export function cacheSection(c: CacheResult): string[] {
+  const out: string[] = [];
+  out.push(`Resumed runs (an uninterrupted run sends ${c.uninterruptedRequests} requests):`);
+  out.push(
+    table(
+      [
+        'interrupted',
+        'answered before',
+        'cut off',
+        'requests after',
+        'cache hits after',
+        'hit rate',
+        'received, paid again',
+        'dropped at stop',
+        'extra vs uninterrupted',
+      ],
+      c.resumes.map((r) => [
+        `${r.name} (${r.describe})`,
+        String(r.answeredBefore),
+        String(r.cutOff),
+        String(r.requestsAfter),
+        String(r.cacheHitsAfter),
+        `${fmt(r.hitRate * 100, 1)}%`,
+        String(r.repaid),
+        String(r.droppedAtStop),
+        String(r.extraVsUninterrupted),
+      ]),
+    ),
+  );
+  out.push('', 'Eval-only on the trained skill, same cache:');
+  out.push(
+    table(
+      ['split', 'items', 'cache hits', 'model calls', 'hit rate'],
+      c.evalOnly.map((e) => [
+        e.split,
+        String(e.items),
+        String(e.cacheHits),
+        String(e.modelCalls),
+        `${fmt(e.hitRate * 100, 1)}%`,
+      ]),
+    ),
+  );
+  return out;
 }

@@ -1,6 +1,6 @@
 /** The bench result file's shape, the verdict against the targets, and the terminal tables. */
-import type { BatchBenchResult } from './batchBench';
-import type { CacheResult } from './cacheBench';
+import { batchSection, type BatchBenchResult } from './batchBench';
+import { cacheSection, type CacheResult } from './cacheBench';
 import type { FootprintResult } from './footprint';
 import type { MachineInfo } from './machine';
 import { ENGINE_OWN, type OverheadResult } from './overhead';
@@ -295,70 +295,6 @@ function tokensSection(t: TokensResult): string[] {
     ),
   );
   return out;
-}
-
-function cacheSection(c: CacheResult): string[] {
-  const out: string[] = [];
-  out.push(`Resumed runs (an uninterrupted run sends ${c.uninterruptedRequests} requests):`);
-  out.push(
-    table(
-      [
-        'interrupted',
-        'answered before',
-        'cut off',
-        'requests after',
-        'cache hits after',
-        'hit rate',
-        'received, paid again',
-        'dropped at stop',
-        'extra vs uninterrupted',
-      ],
-      c.resumes.map((r) => [
-        `${r.name} (${r.describe})`,
-        String(r.answeredBefore),
-        String(r.cutOff),
-        String(r.requestsAfter),
-        String(r.cacheHitsAfter),
-        `${fmt(r.hitRate * 100, 1)}%`,
-        String(r.repaid),
-        String(r.droppedAtStop),
-        String(r.extraVsUninterrupted),
-      ]),
-    ),
-  );
-  out.push('', 'Eval-only on the trained skill, same cache:');
-  out.push(
-    table(
-      ['split', 'items', 'cache hits', 'model calls', 'hit rate'],
-      c.evalOnly.map((e) => [
-        e.split,
-        String(e.items),
-        String(e.cacheHits),
-        String(e.modelCalls),
-        `${fmt(e.hitRate * 100, 1)}%`,
-      ]),
-    ),
-  );
-  return out;
-}
-
-function batchSection(b: BatchBenchResult): string[] {
-  return [
-    `Eval-only at list prices, target priced as ${b.pricedAs}; one call per item vs one batch:`,
-    table(
-      ['split', 'items', 'tokens in / out', 'one by one', 'batch', 'batch ÷ list', 'batches', 'same scores'],
-      b.rows.map((r) => [
-        r.split,
-        String(r.items),
-        `${r.promptTokens} / ${r.completionTokens}`,
-        `$${fmt(r.syncDollars, 4)}`,
-        `$${fmt(r.batchDollars, 4)}`,
-        fmt(r.batchDollars / Math.max(1e-12, r.syncDollars), 2),
-        String(r.batches),
-        r.sameScores ? 'yes' : 'NO',
-      ]),
-    ),
-  ];
 }
 
 function footprintSection(f: FootprintResult): string[] {
