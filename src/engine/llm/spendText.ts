@@ -48,14 +48,16 @@ export function promptCacheText(s: PromptCacheSummary): string {
   return `${share} of ${count(s.input_tokens)} input tokens read from the prompt cache${written}, ${saved}`;
 }
 
-/** The CLI's end-of-run line: calls, tokens, dollars, and the prompt cache's share and saving. */
-export function spendLine(t: AccountingSummary): string {
+/**
+ * The CLI's end-of-run line: calls, tokens, dollars, and the prompt cache's share and saving. A
+ * simulated run costs nothing and has no provider cache, and says so instead.
+ */
+export function spendLine(t: AccountingSummary, simulated = false): string {
+  const calls = `Spend: ${count(t.calls)} ${t.calls === 1 ? 'call' : 'calls'}, ${count(t.promptTokens)} prompt + ${count(t.completionTokens)} completion tokens`;
+  if (simulated) return `${calls}, simulated models (no price, no provider prompt cache).`;
   const dollars =
     t.dollars !== null
       ? `${money(t.dollars)} at list prices`
       : `unknown price for ${t.unpricedModels.join(', ')}${t.knownDollars ? ` (priced part ${money(t.knownDollars)})` : ''}`;
-  return (
-    `Spend: ${count(t.calls)} ${t.calls === 1 ? 'call' : 'calls'}, ${count(t.promptTokens)} prompt + ${count(t.completionTokens)} completion tokens, ${dollars}. ` +
-    `Prompt cache: ${promptCacheText(promptCacheSummary(t))}.`
-  );
+  return `${calls}, ${dollars}. Prompt cache: ${promptCacheText(promptCacheSummary(t))}.`;
 }

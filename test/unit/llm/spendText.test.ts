@@ -81,4 +81,21 @@ describe('spend text: the prompt cache share and saving', () => {
     assert.ok(md.includes('| target | 1 | 10000 | 6000 | 1000 | 0 | $0.0101 |'), md);
     assert.ok(md.includes('Prompt cache: 60.0% of 10,000 input tokens read from the prompt cache'), md);
   });
+
+  it('says a simulated run has no price and no provider cache, instead of 0% and $0', () => {
+    const a = new Accounting();
+    a.recordCall(
+      { role: 'target', model: 'sim-target', provider: 'sim', stage: 'rollout' },
+      {
+        promptTokens: 100,
+        completionTokens: 10,
+        seconds: 0,
+        attempts: 1,
+      },
+    );
+    assert.equal(
+      spendLine(a.totals(), true),
+      'Spend: 1 call, 100 prompt + 10 completion tokens, simulated models (no price, no provider prompt cache).',
+    );
+  });
 });
