@@ -110,7 +110,8 @@ export async function runTrain(args: readonly string[]): Promise<number> {
       ...(a.values.force ? { forceConfig: true } : {}),
     });
     // The run's whole spend, earlier processes included (the ledger is merged into the accounting).
-    if (!a.json) process.stdout.write(spendLine(prepared.models.accounting.totals(), prepared.models.simulated) + '\n');
+    if (!a.json)
+      process.stdout.write(spendLine(prepared.models.accounting.totals(), prepared.models.simulated) + '\n');
     if (outcome.status === 'stopped') {
       return controller.signal.aborted ? ExitCode.Interrupted : ExitCode.Budget;
     }
