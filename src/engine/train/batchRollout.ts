@@ -8,8 +8,7 @@ import type { TargetBatch } from '../llm/batch/fromConfig';
 import { runBatch, type BatchProgress } from '../llm/batch/runner';
 import type { Logger } from '../log';
 import { evalPaths } from '../store/layout';
-import type { RolloutOptions } from './rollout';
-import { runItem, scoreReply, targetRequest, type TargetCall } from './rolloutItem';
+import { runItem, scoreReply, targetRequest, type ItemOptions, type TargetCall } from './rolloutItem';
 import type { RolloutResult } from '../../protocol/records';
 
 export interface RolloutBatch extends Pick<TargetBatch, 'api' | 'pollMs' | 'accounting'> {
@@ -28,7 +27,7 @@ export interface RolloutBatch extends Pick<TargetBatch, 'api' | 'pollMs' | 'acco
 export async function rolloutByBatch(
   pending: readonly TaskItem[],
   system: string,
-  opts: RolloutOptions,
+  opts: ItemOptions,
   batch: RolloutBatch,
   finish: (item: TaskItem, result: RolloutResult, pay?: () => void) => void,
 ): Promise<void> {

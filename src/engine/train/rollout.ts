@@ -8,7 +8,7 @@ import { evalPaths } from '../store/layout';
 import { assignPredictionNames } from '../store/predictionNames';
 import { rolloutByBatch, type RolloutBatch } from './batchRollout';
 import type { RunContext } from './context';
-import { renderTargetSystem, runItem } from './rolloutItem';
+import { renderTargetSystem, runItem, type ItemOptions } from './rolloutItem';
 import type { RolloutResult, Score } from '../../protocol/records';
 
 export interface RolloutOptions {
@@ -55,11 +55,13 @@ export async function rollout(opts: RolloutOptions): Promise<RolloutResult[]> {
     if (prior) opts.onResult?.(prior, ++finished, total);
   }
   const system = renderTargetSystem(opts.skill, opts.answerTag, opts.systemTemplate);
-  // Every id's conversation folder is named (and recorded) before any conversation is written.
-  assignPredictionNames(
+  // Every id's conversation folder is named (and recorded) once, before any conversation is written.
+  const names = assignPredictionNames(
     opts.dir,
     opts.items.map((i) => i.id),
   );
+  const paths = evalPaths(opts.dir);
+  const itemOpts: ItemOptions = { ...opts, conversationFile: (id) => paths.conversationIn(names.get(id)!) };
 
   const finish = (item: TaskItem, result: RolloutResult, pay?: () => void): void => {
     // The row and its usage are written together (no await between): a stop never splits them.
@@ -69,8 +71,8 @@ export async function rollout(opts: RolloutOptions): Promise<RolloutResult[]> {
     opts.onResult?.(result, ++finished, total);
   };
   const pending = opts.items.filter((item) => !done.has(item.id));
-  if (opts.batch && pending.length) await rolloutByBatch(pending, system, opts, opts.batch, finish);
-  else await Promise.all(pending.map(async (item) => finish(item, await runItem(item, system, opts))));
+  if (opts.batch && pending.length) await rolloutByBatch(pending, system, itemOpts, opts.batch, finish);
+  else await Promise.all(pending.map(async (item) => finish(item, await runItem(item, system, itemOpts))));
   return opts.items.map((i) => done.get(i.id)!);
 }
 

@@ -8,8 +8,10 @@ import { targetSystemPrompt } from '../prompts/system';
 import { extractAnswer } from '../scoring/extract';
 import { choiceLabels } from '../scoring/valueScorers';
 import { writeJsonAtomic } from '../store/atomic';
-import { conversationPath } from '../store/predictionNames';
 import type { RolloutOptions } from './rollout';
+
+/** The rollout's options plus where each item's conversation goes (names assigned once per rollout). */
+export type ItemOptions = RolloutOptions & { conversationFile(taskId: string): string };
 import { describeAgentRun, excerpt } from './trajectories';
 import type { AgentRun, ConversationRecord, RolloutResult } from '../../protocol/records';
 
@@ -30,7 +32,7 @@ export function renderTaskMessage(item: TaskItem): string {
 }
 
 /** The target request for one item, as the synchronous call and the batch API both send it. */
-export function targetRequest(item: TaskItem, system: string, opts: RolloutOptions): TargetCall {
+export function targetRequest(item: TaskItem, system: string, opts: ItemOptions): TargetCall {
   const user = renderTaskMessage(item);
   const images = (item.images ?? []).map((p) => readImage(p, item.imageDetail));
   const messages: ChatMessage[] = [
@@ -70,14 +72,14 @@ export interface TargetCall {
 }
 
 /** One item through the target client: scored, or `errored` when the call failed after its retries. */
-export async function runItem(item: TaskItem, system: string, opts: RolloutOptions): Promise<RolloutResult> {
+export async function runItem(item: TaskItem, system: string, opts: ItemOptions): Promise<RolloutResult> {
   const call = targetRequest(item, system, opts);
   let reply: ChatResult;
   try {
     reply = await opts.client.chat(call.req, opts.signal);
   } catch (err) {
     if (SkillOptError.is(err, 'cancelled')) throw err;
-    return erroredResult(call, err, opts.dir);
+    return erroredResult(call, err, opts);
   }
   return scoreReply(call, reply, opts);
 }
@@ -94,9 +96,9 @@ function baseOf(
   };
 }
 
-function erroredResult(call: TargetCall, err: unknown, dir: string): RolloutResult {
+function erroredResult(call: TargetCall, err: unknown, opts: ItemOptions): RolloutResult {
   const message = err instanceof Error ? err.message : String(err);
-  writeConversation(dir, call.item.id, [
+  writeJsonAtomic(opts.conversationFile(call.item.id), [
     call.userRecord,
     { role: 'system', content: `[TARGET ERROR] ${message}` },
   ]);
@@ -116,7 +118,7 @@ function erroredResult(call: TargetCall, err: unknown, dir: string): RolloutResu
 export async function scoreReply(
   call: TargetCall,
   reply: Pick<ChatResult, 'text' | 'cached' | 'trace'>,
-  opts: Pick<RolloutOptions, 'answerTag' | 'scorer' | 'signal' | 'dir'>,
+  opts: Pick<ItemOptions, 'answerTag' | 'scorer' | 'signal' | 'conversationFile'>,
 ): Promise<RolloutResult> {
   const { item } = call;
   const response = reply.text;
@@ -133,7 +135,7 @@ export async function scoreReply(
     ...(reply.cached ? { cached: true } : {}),
     ...(agentRun ? { agent_run: agentRun } : {}),
   };
-  writeConversation(opts.dir, item.id, [
+  writeJsonAtomic(opts.conversationFile(item.id), [
     call.userRecord,
     { role: 'assistant', content: response },
     ...(agentRun ? [{ role: 'system' as const, content: `[AGENT RUN] ${describeAgentRun(agentRun)}` }] : []),
@@ -182,8 +184,4 @@ function agentActivity(trace: Record<string, unknown>): Partial<AgentRun> {
       : {}),
     ...(typeof trace.turns === 'number' ? { turns: trace.turns } : {}),
   };
-}
-
-function writeConversation(dir: string, id: string, records: ConversationRecord[]): void {
-  writeJsonAtomic(conversationPath(dir, id), records);
 }

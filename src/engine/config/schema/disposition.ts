@@ -35,7 +35,7 @@ const mapped = (
 const benchmarkKey = (bench: string): Disposition =>
   refused(
     `is read by the reference's ${bench} adapter`,
-    `it takes effect only with env.name: ${bench}, which validate refuses for now`,
+    `it takes effect only with env.name: ${bench}, which a run refuses before any call (it needs a simulator or code execution; use an agent target)`,
     () => true,
   );
 
