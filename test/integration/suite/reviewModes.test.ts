@@ -4,8 +4,6 @@
  * answers `ignored` because this run is not active in it: that proves the request arrived.
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { EngineEvent } from '../../../src/protocol/events';
 import {
@@ -13,8 +11,8 @@ import {
   feed,
   inspect,
   lensTitleTexts as titles,
-  openSkill,
   simRun,
+  skillWith,
   stepWhere,
   waitFor,
   type SimRun,
@@ -31,16 +29,7 @@ describe('review modes', function () {
   afterEach(closeAll);
 
   /** A skill file of its own per test, holding the text the step's candidate was made from. */
-  async function skillAt(
-    name: string,
-    step: number,
-  ): Promise<{ path: string; editor: vscode.TextEditor; uri: vscode.Uri }> {
-    const path = join(run.dir, `${name}.md`);
-    copyFileSync(run.skillPath, path);
-    writeFileSync(path, run.previousOf(step));
-    const editor = await openSkill(path);
-    return { path, editor, uri: editor.document.uri };
-  }
+  const skillAt = (name: string, step: number) => skillWith(run, name, run.previousOf(step));
 
   it('auto: waits for the gate, applies an accepted candidate, and Revert overrules it', async () => {
     const step = stepWhere(run, true);

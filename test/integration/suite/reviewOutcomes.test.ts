@@ -17,8 +17,8 @@ import {
   inspect,
   lensTitleTexts as titles,
   type InspectRow,
-  openSkill,
   simRun,
+  skillWith,
   stepWhere,
   waitFor,
   type SimRun,
@@ -34,16 +34,6 @@ describe('review outcomes: no silent Accept, no stale review text', function () 
   });
   after(() => run.cleanup());
   afterEach(closeAll);
-
-  async function skillWith(
-    name: string,
-    text: string,
-  ): Promise<{ path: string; uri: vscode.Uri; editor: vscode.TextEditor }> {
-    const path = join(run.dir, `${name}.md`);
-    writeFileSync(path, text);
-    const editor = await openSkill(path);
-    return { path, uri: editor.document.uri, editor };
-  }
 
   /** Feeds an epoch-1 slow-update candidate (hunks only, as the engine sends it) and waits for its review. */
   async function slowUpdateReview(
@@ -77,7 +67,7 @@ describe('review outcomes: no silent Accept, no stale review text', function () 
     const raw = readFileSync(run.skillPath, 'utf8');
     const previous = injectEmptySlowUpdate(raw);
     const candidate = replaceSlowUpdate(previous, '- Answer in one line, with no preamble.');
-    const { path, uri, editor } = await skillWith('slow-update', raw);
+    const { path, uri, editor } = await skillWith(run, 'slow-update', raw);
     const review = await slowUpdateReview('it-slow', previous, candidate, path, run.runDir);
     assert.deepEqual(
       review.owners.map((o) => o.fate),
@@ -97,7 +87,7 @@ describe('review outcomes: no silent Accept, no stale review text', function () 
     const before = replaceSlowUpdate(injectEmptySlowUpdate(raw), '- Old rule.');
     const after = replaceSlowUpdate(before, '- New rule.');
     const mine = before.replace('- Old rule.', '- Old rule, in my words.');
-    const { path, uri, editor } = await skillWith('moved', mine);
+    const { path, uri, editor } = await skillWith(run, 'moved', mine);
     const runDir = join(run.dir, 'moved-run');
     const review = await slowUpdateReview('it-moved', before, after, path, runDir);
     assert.deepEqual(
@@ -120,7 +110,7 @@ describe('review outcomes: no silent Accept, no stale review text', function () 
 
   it('turns a review the gate was scoring inert when its run stops, with Resume', async () => {
     const step = stepWhere(run, true);
-    const { path, uri, editor } = await skillWith('stopped', run.previousOf(step));
+    const { path, uri, editor } = await skillWith(run, 'stopped', run.previousOf(step));
     const hints = { skillPath: path, mode: 'auto', live: true, runDir: run.runDir };
     await feed('it-stop', run.ready(step), hints);
     await waitFor(
@@ -146,7 +136,7 @@ describe('review outcomes: no silent Accept, no stale review text', function () 
   it('turns the review inert when the engine process dies under its run', async () => {
     const api = await skillopt();
     const step = stepWhere(run, true);
-    const { path, uri } = await skillWith('engine-died', run.previousOf(step));
+    const { path, uri } = await skillWith(run, 'engine-died', run.previousOf(step));
     await feed('it-dead', run.ready(step), { skillPath: path, mode: 'auto', live: true, runDir: run.runDir });
     await waitFor(
       async () => (await titles(uri)).some((t) => t.includes('the gate is scoring')),
@@ -165,7 +155,7 @@ describe('review outcomes: no silent Accept, no stale review text', function () 
 
   it("takes a paused review's undecided lines out when its run stops", async () => {
     const step = stepWhere(run, true);
-    const { path, uri, editor } = await skillWith('paused', run.previousOf(step));
+    const { path, uri, editor } = await skillWith(run, 'paused', run.previousOf(step));
     const hints = { skillPath: path, mode: 'human-first', live: true, runDir: run.runDir };
     await feed('it-paused', run.ready(step), hints);
     await waitFor(async () => (await inspect(uri))?.phase === 'review', 'the review');
@@ -177,7 +167,7 @@ describe('review outcomes: no silent Accept, no stale review text', function () 
 
   it("replaces the previous run's gate verdict when a new run of the skill starts", async () => {
     const step = stepWhere(run, false);
-    const { path, uri } = await skillWith('new-run', run.previousOf(step));
+    const { path, uri } = await skillWith(run, 'new-run', run.previousOf(step));
     const hints = { skillPath: path, mode: 'auto', live: true, runDir: run.runDir };
     await feed('it-old', run.ready(step), hints);
     await feed('it-old', run.verdict(step), hints);

@@ -2,7 +2,7 @@
  * Shared setup for the review integration tests: a real `sim` run trained in-process into a temp
  * folder (real run files, real events), and small helpers over the review's inspect command.
  */
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
@@ -185,4 +185,16 @@ export async function closeAll(): Promise<void> {
   );
   await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   await new Promise((r) => setTimeout(r, 100));
+}
+
+/** A skill file of a test's own in the sim run's folder, holding `text`, open in an editor. */
+export async function skillWith(
+  run: SimRun,
+  name: string,
+  text: string,
+): Promise<{ path: string; uri: vscode.Uri; editor: vscode.TextEditor }> {
+  const path = join(run.dir, `${name}.md`);
+  writeFileSync(path, text);
+  const editor = await openSkill(path);
+  return { path, uri: editor.document.uri, editor };
 }
