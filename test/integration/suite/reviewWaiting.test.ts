@@ -12,7 +12,7 @@ import type { StartResult } from '../../../src/protocol/engine';
 import { ReviewCommands } from '../../../src/extension/constants';
 import { statusLabel, statusText } from '../../../src/extension/views/statusBar';
 import { inspect, repoRoot } from './reviewSupport';
-import { openSkill, recordEvents, rows, skillopt, waitFor, waitForStatus, workspacePath } from './support';
+import { openSkill, recordEvents, rows, skillopt, waitFor, workspacePath } from './support';
 
 describe('review: a run waiting for the person', function () {
   this.timeout(120_000);
@@ -127,8 +127,14 @@ describe('review: a run waiting for the person', function () {
     } finally {
       rec.dispose();
       if (runId) {
-        await vscode.commands.executeCommand('skillopt.stopRun', runId);
-        await waitForStatus(api, runId, 'stopped').catch(() => undefined);
+        const id = runId;
+        // A run left waiting would hold the engine for the suites after this one: it must end here.
+        await vscode.commands.executeCommand('skillopt.stopRun', id);
+        await waitFor(
+          () => (api.ctx.runs.get(id)?.live?.status === 'running' ? undefined : true),
+          'the run to end after Stop',
+          90_000,
+        );
       }
       for (const doc of vscode.workspace.textDocuments.filter((d) => d.isDirty))
         await vscode.window
