@@ -1,4 +1,5 @@
 /** One rollout item: the target request, the call, and the scored (or errored) result row. */
+import { parseFrontMatter } from '../skill/frontMatter';
 import { readImage } from '../data/images';
 import type { TaskItem } from '../data/tasks';
 import { SkillOptError } from '../errors';
@@ -149,9 +150,8 @@ export async function scoreReply(
 
 /** Agent CLIs find a skill by its folder, which should match the front matter's `name:`. */
 function skillDirName(skill: string): string {
-  const front = /^---\r?\n([\s\S]*?)\r?\n---/.exec(skill)?.[1];
-  const name = front && /^name:\s*["']?([A-Za-z0-9][A-Za-z0-9._-]*)["']?\s*$/m.exec(front)?.[1];
-  return name || 'skill';
+  const name = parseFrontMatter(skill)?.name?.trim();
+  return name && /^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name) ? name : 'skill';
 }
 
 /** The part of a `command` backend trace the trajectory keeps; undefined for chat backends. */
