@@ -2,7 +2,7 @@
 import { setMaxListeners } from 'node:events';
 import { withShuffledChoices } from './data/choiceShuffle';
 import type { TaskItem } from './data/tasks';
-import { makeContext, type PreparedRun, type RunHooks } from './run';
+import { makeContext, STOPPED_CALLS_WAIT_MS, type PreparedRun, type RunHooks } from './run';
 import { containWrites, makeDir, writeJsonAtomic } from './store/atomic';
 import { SkillOptError } from './errors';
 import { BudgetGuard } from './llm/budget';
@@ -99,6 +99,7 @@ export async function evalPrepared(
     if (capReason && !opts.signal.aborted) throw budgetError(capReason);
     throw err;
   } finally {
+    if (signal.aborted) await accounting.settled(STOPPED_CALLS_WAIT_MS);
     unwatch();
     detach();
     uncontain();
