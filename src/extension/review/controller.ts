@@ -10,6 +10,7 @@ import type { Ctx } from '../ctx';
 import type { CandidateContentProvider } from './candidateContent';
 import type { DecisionStore } from './decisionStore';
 import { openSkillDocument, pendingInsertions } from './documentEdits';
+import { closeCandidateDiffs } from './diffTabs';
 import { DocumentSync } from './documentSync';
 import { ReviewRegistry, type TrackedSession } from './registry';
 import { EndedReviews, type RunEnd } from './outcomes';
@@ -261,6 +262,7 @@ export class ReviewController implements vscode.Disposable {
     s.dismiss();
     await this.docs.applyOps(t, ops);
     this.schedule(t.uri);
+    await this.closeDiffs(t);
   }
 
   private async onReviewRequested(runId: string, event: ReviewRequested): Promise<void> {
@@ -363,7 +365,16 @@ export class ReviewController implements vscode.Disposable {
   }
 
   transition(t: TrackedSession, make: (s: ReviewSession) => Transition): Promise<void> {
-    return this.serial(() => this.docs.run(t, make(t.session)));
+    return this.serial(async () => {
+      await this.docs.run(t, make(t.session));
+      if (t.session.phase === 'done') await this.closeDiffs(t);
+    });
+  }
+
+  /** A decided or replaced step's diff tabs go: none of them may act on the skill any more. */
+  private closeDiffs(t: TrackedSession): Promise<void> {
+    const { runId, runDir, step, origin } = t.session.init;
+    return closeCandidateDiffs([runId, ...(runDir ? [runDir] : [])], step, origin);
   }
 
   dismiss(t: TrackedSession): void {
