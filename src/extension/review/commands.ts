@@ -254,7 +254,8 @@ export function registerReviewCommands(ctx: Ctx, controller: ReviewController, v
   });
 
   register('skillopt.review.openCandidate', async (arg: unknown) => {
-    const a = isObject(arg) ? arg : {};
+    // A step row of the Runs view passes its tree element; its spec names the run and the step.
+    const a = isObject(arg) ? (isObject(arg.spec) ? arg.spec : arg) : {};
     const runId = runIdOf(a) ?? (await pickRun(ctx));
     if (!runId) return undefined;
     const runDir = typeof a.runDir === 'string' ? a.runDir : (ctx.runs.get(runId)?.dir ?? runId);

@@ -10,8 +10,9 @@ import type { Ctx } from '../ctx';
 import type { CandidateContentProvider } from './candidateContent';
 import type { DecisionStore } from './decisionStore';
 import { openSkillDocument, pendingInsertions } from './documentEdits';
-import { closeCandidateDiffs } from './diffTabs';
+import { closeSessionDiffs } from './diffTabs';
 import { DocumentSync } from './documentSync';
+import { saveFollowed, savesAsItFollows, staysInRunFolder } from './followRun';
 import { ReviewRegistry, type TrackedSession } from './registry';
 import { EndedReviews, type RunEnd } from './outcomes';
 import { endRun, replaceOtherRuns, writeCandidate, type RunEndHost } from './runEnds';
@@ -201,6 +202,7 @@ export class ReviewController implements vscode.Disposable {
     texts?: { previous: string; candidate: string },
     history?: { verdict?: GateVerdictEvent; reviewNow: boolean },
   ): Promise<TrackedSession | undefined> {
+    if (staysInRunFolder(run, history?.reviewNow === true)) return undefined;
     const doc = openSkillDocument(run.skillPath);
     // A newer candidate replaces whatever older one waited for this skill to open.
     if (run.skillPath) this.registry.parked.take(vscode.Uri.file(run.skillPath));
@@ -248,6 +250,7 @@ export class ReviewController implements vscode.Disposable {
       uri: doc.uri,
       sent: [],
       fileName: doc.uri.path.split('/').pop() ?? 'SKILL.md',
+      ...(savesAsItFollows(run, doc, history?.reviewNow === true) ? { savesAsItFollows: true } : {}),
     };
     this.registry.set(tracked);
     await this.docs.run(tracked, session.begin());
@@ -304,6 +307,7 @@ export class ReviewController implements vscode.Disposable {
       return;
     }
     await this.docs.run(t, t.session.onVerdict(verdictOf(event)));
+    await saveFollowed(t);
   }
 
   // ── the person's actions ──────────────────────────────────────────────────────────────────
@@ -367,14 +371,14 @@ export class ReviewController implements vscode.Disposable {
   transition(t: TrackedSession, make: (s: ReviewSession) => Transition): Promise<void> {
     return this.serial(async () => {
       await this.docs.run(t, make(t.session));
+      await saveFollowed(t);
       if (t.session.phase === 'done') await this.closeDiffs(t);
     });
   }
 
   /** A decided or replaced step's diff tabs go: none of them may act on the skill any more. */
   private closeDiffs(t: TrackedSession): Promise<void> {
-    const { runId, runDir, step, origin } = t.session.init;
-    return closeCandidateDiffs([runId, ...(runDir ? [runDir] : [])], step, origin);
+    return closeSessionDiffs(t.session.init);
   }
 
   dismiss(t: TrackedSession): void {

@@ -65,3 +65,13 @@ export function staleDiff(
     ...(waiting !== undefined ? { waitingStep: waiting } : {}),
   };
 }
+
+/** Closes the diff tabs of a review's candidate. */
+export function closeSessionDiffs(init: {
+  runId: string;
+  runDir?: string;
+  step: number;
+  origin: Origin;
+}): Promise<void> {
+  return closeCandidateDiffs([init.runId, ...(init.runDir ? [init.runDir] : [])], init.step, init.origin);
+}
