@@ -117,8 +117,8 @@ async function session(theme: Theme): Promise<Results> {
       await p()
         .locator('.markers-panel .monaco-list-row', { hasText: 'is not the name of its folder' })
         .waitFor({ state: 'detached', timeout: 20_000 });
-      await palette(p(), 'File: Save');
-      await p().waitForTimeout(800);
+      await p().keyboard.press('Control+S');
+      await p().locator('.tabs-container .tab.dirty').waitFor({ state: 'detached', timeout: 10_000 });
       assert.match(readFileSync(file, 'utf8'), /^---\nname: pdf-forms\n/);
     });
   } finally {
