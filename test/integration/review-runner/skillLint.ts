@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
-import { Checks, combine, report, type Results } from '../harness/checks';
+import { Checks, type Results } from '../harness/checks';
 import {
   installVsCode,
   launchBrowser,
@@ -21,7 +21,7 @@ import {
   startServer,
   type Server,
 } from '../harness/host';
-import { endSession, quickOpen } from './ui';
+import { endSession, openWorkbench, quickOpen, runThemes } from './ui';
 import { themes, type Theme } from './workspace';
 
 const out = resolve(process.argv[2] || join(repoRoot, '.cache', 'skill-lint-screenshots'));
@@ -65,11 +65,7 @@ async function session(theme: Theme): Promise<Results> {
         browser = await launchBrowser(sandbox);
         page = browser.pages()[0] ?? (await browser.newPage());
         if (theme === 'hc') await page.emulateMedia({ forcedColors: 'active', colorScheme: 'dark' });
-        const remote = `vscode-remote://127.0.0.1:${server.port}${repoRoot}`;
-        const payload = JSON.stringify([['extensionDevelopmentPath', remote]]);
-        await p().goto(
-          `${server.url}/?folder=${encodeURIComponent(join(sandbox, 'workspace'))}&payload=${encodeURIComponent(payload)}`,
-        );
+        await openWorkbench(p(), server, join(sandbox, 'workspace'));
         await p()
           .locator('.explorer-folders-view .monaco-list-row', { hasText: 'pdf-forms' })
           .first()
@@ -127,12 +123,4 @@ async function session(theme: Theme): Promise<Results> {
   return checks.results();
 }
 
-async function main(): Promise<number> {
-  mkdirSync(out, { recursive: true });
-  const wanted = (process.argv[3]?.split(',') ?? Object.keys(themes)).filter((t): t is Theme => t in themes);
-  const results: Results[] = [];
-  for (const theme of wanted) results.push(await session(theme));
-  return report(combine(...results));
-}
-
-void main().then((code) => process.exit(code));
+void runThemes(out, session).then((code) => process.exit(code));
