@@ -3,7 +3,6 @@ import type {
   ChatCompletion,
   ChatCompletionCreateParamsNonStreaming,
 } from 'openai/resources/chat/completions';
-import type { OpenAiApi } from '../config/schema/enums';
 import { SkillOptError } from '../errors';
 import type { Logger } from '../log';
 import {
@@ -13,12 +12,11 @@ import {
   shapeFrom,
   shapeParams,
   timeoutFor,
-  type ReasoningSupport,
   type RequestShape,
-  type TokenField,
+  type ShapeOptions,
 } from './openaiRequests';
 import { PLACEHOLDER_KEY, requireApiKey, scrubUrl, urlSecrets } from './secrets';
-import type { BackendReply, ChatBackend, ChatRequest, ReasoningEffort } from './types';
+import type { BackendReply, ChatBackend, ChatRequest } from './types';
 import { splitBaseUrl } from './wire';
 import { API_KEY_ENV_VARS } from '../../protocol/vocabulary';
 
@@ -28,23 +26,9 @@ export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 export const AZURE_DEFAULT_API_VERSION = '2024-12-01-preview';
 const DEFAULT_TIMEOUT_MS = 300_000;
 
-export interface OpenAiCommonOptions {
+export interface OpenAiCommonOptions extends ShapeOptions {
   /** Default per-call timeout; the client's per-call signal governs as well. */
   timeoutMs?: number;
-  tokenField?: TokenField;
-  reasoning?: ReasoningSupport;
-  /** Effort used when a request names none. */
-  reasoningEffort?: ReasoningEffort;
-  /** Temperature used when a request names none. */
-  temperature?: number;
-  /** Largest completion cap the server accepts; larger requests are clipped to it. */
-  maxTokensCap?: number;
-  /** Send `prompt_cache_key` per skill version (config `model.prompt_caching` / `prompt_cache_key`). */
-  promptCacheKey?: boolean;
-  /** Fields a server expects beyond Chat Completions (Qwen's chat_template_kwargs, MiniMax's thinking). */
-  extraBody?: Record<string, unknown>;
-  /** Chat Completions or the Responses API; auto: Responses for the models that serve only it. */
-  api?: OpenAiApi;
   logger?: Logger;
 }
 

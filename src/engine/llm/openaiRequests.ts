@@ -53,11 +53,17 @@ export interface RequestShape {
 export interface ShapeOptions {
   tokenField?: TokenField;
   reasoning?: ReasoningSupport;
+  /** Effort used when a request names none. */
   reasoningEffort?: ReasoningEffort;
+  /** Temperature used when a request names none. */
   temperature?: number;
+  /** Largest completion cap the server accepts; larger requests are clipped to it. */
   maxTokensCap?: number;
+  /** Send `prompt_cache_key` per skill version (config `model.prompt_caching` / `prompt_cache_key`). */
   promptCacheKey?: boolean;
+  /** Fields a server expects beyond Chat Completions (Qwen's chat_template_kwargs, MiniMax's thinking). */
   extraBody?: Record<string, unknown>;
+  /** Chat Completions or the Responses API; auto: Responses for the models that serve only it. */
   api?: OpenAiApi;
 }
 
