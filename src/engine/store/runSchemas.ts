@@ -150,6 +150,7 @@ export const artifactSchemas = {
     errored: z.array(z.string()).optional(),
     out_dir: z.string(),
     model_calls: int.optional(),
+    cache_hits: int.optional(),
     prompt_tokens: int.optional(),
     completion_tokens: int.optional(),
     dollars: num.nullable().optional(),

@@ -152,6 +152,36 @@ async function session(theme: Theme): Promise<Results> {
     });
     await shot('locked-block');
 
+    await checks.step(
+      `${tag} the Runs view keeps the evaluation, its report and a row per task`,
+      async () => {
+        await p().mouse.move(5, 5);
+        await closeEditors(p());
+        const row = (text: string | RegExp) => p().locator('.monaco-list-row', { hasText: text }).first();
+        await row(/^Evaluations/).click();
+        await row('house-style/SKILL.md on val').click();
+        await row('Report').waitFor();
+        const failing = p()
+          .locator('.monaco-list-row', { hasText: /failed · answered/ })
+          .first();
+        await failing.waitFor();
+        assert.match((await failing.getAttribute('aria-label')) ?? '', /failed · answered ".*", expected/);
+        await failing.click();
+        await p()
+          .locator('.tabs-container .tab', { hasText: /conversation/ })
+          .first()
+          .waitFor();
+        // The report beside it, rendered: scores by task type and the failing tasks as links.
+        await row('Report').click();
+        await p()
+          .locator('.tabs-container .tab', { hasText: /Preview Untitled/ })
+          .first()
+          .waitFor();
+        await p().waitForTimeout(800);
+      },
+    );
+    await shot('runs-evaluations');
+
     await checks.step(`${tag} Show Gate History opens the run's panel with its steps`, async () => {
       await p().mouse.move(5, 5);
       await closeEditors(p());

@@ -40,6 +40,27 @@ function train(ws: string): string {
   return runDir;
 }
 
+/** The initial skill scored on the selection split, where the extension's Evaluate writes (the Runs view's Evaluations). */
+function evaluate(ws: string): void {
+  const dir = join(ws, 'house-style');
+  const r = spawnSync(
+    process.execPath,
+    [
+      join(repoRoot, 'dist', 'cli.js'),
+      'eval',
+      join(dir, 'skillopt.yaml'),
+      '--skill',
+      join(dir, 'SKILL.md'),
+      '--split',
+      'val',
+      '--out',
+      join(dir, '.skillopt', 'evals', 'SKILL_val_demo'),
+    ],
+    { encoding: 'utf8' },
+  );
+  if (r.status !== 0) throw new Error(`skillopt eval failed:\n${r.stdout}${r.stderr}`);
+}
+
 /** The workspace: the example trained once, a copy whose step-1 edit is hostile, a skill with a protected block. */
 export function workspace(sandbox: string, theme: Theme): { ws: string; runDir: string } {
   const ws = join(sandbox, 'workspace');
@@ -47,6 +68,7 @@ export function workspace(sandbox: string, theme: Theme): { ws: string; runDir: 
   for (const f of ['SKILL.md', 'tasks.jsonl', 'skillopt.yaml'])
     cpSync(join(example, f), join(ws, 'house-style', f));
   const runDir = train(ws);
+  evaluate(ws);
   const hostileRun = join(ws, 'house-style', '.skillopt', 'runs', 'house-style_hostile');
   cpSync(runDir, hostileRun, { recursive: true });
   const ranked = join(hostileRun, 'steps', 'step_0001', 'ranked_edits.json');
