@@ -25,6 +25,8 @@ import { SkillOptError } from './errors';
 import type { EngineEvent } from '../protocol/events';
 import { silentLogger, type Logger } from './log';
 import { createScorer, type Scorer } from './scoring/scorers';
+import { assertionScorer } from './scoring/evalScorer';
+import { checkInputFiles } from './train/inputFiles';
 import { checkSkillMarkers } from './skill/markers';
 import { readSkillText } from './skill/skillFile';
 import { buildModels, type ModelSetup, type ModelEnvironment } from './models';
@@ -193,7 +195,7 @@ export function prepareRun(opts: PrepareOptions): PreparedRun {
   // locate() answers with the section's origin for a key the files do not set.
   const scorerSet = loaded.locate('env.scorer') !== loaded.locate('env');
   const scorerSpec = !scorerSet && bench ? bench.scorer : cfg.env.scorer;
-  const scorer = createScorer(scorerSpec, {
+  const baseScorer = createScorer(scorerSpec, {
     baseDir: loaded.configDir,
   });
   const spe = stepsPerEpoch(splits.train.length, settings.batchSize, settings.accumulation);
@@ -204,6 +206,8 @@ export function prepareRun(opts: PrepareOptions): PreparedRun {
     logger: opts.logger ?? silentLogger,
   });
   const allTasks = [...splits.train, ...splits.val, ...splits.test.unsealForEvaluation()];
+  checkInputFiles(allTasks, models.target.backend === 'command');
+  const scorer = assertionScorer(baseScorer, allTasks, models, opts.logger);
   const imageNotices = checkImageTarget(allTasks, models.target, cfg.env.image_detail);
   const flatConfig = redactSecrets(
     toFlatConfig(cfg, {
@@ -227,6 +231,7 @@ export function prepareRun(opts: PrepareOptions): PreparedRun {
     totalSteps: spe * settings.numEpochs,
     warnings: [
       ...loaded.warnings.map(formatConfigWarning),
+      ...(splits.notices ?? []),
       ...benchmarkNotices(bench, scorerSpec, cfg.env.scorer),
       ...imageNotices,
       ...models.notices,

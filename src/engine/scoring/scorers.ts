@@ -26,7 +26,8 @@ export interface Scorer {
   name: string;
   /** How this scorer's benchmark reads the final answer out of a reply; default extractAnswer. */
   extract?: (response: string, tag: string) => ExtractedAnswer;
-  score(prediction: string, item: TaskItem, signal?: AbortSignal): Promise<ScoreResult>;
+  /** `response` is the whole reply `prediction` was read from (the judge grades it; checks read `prediction`). */
+  score(prediction: string, item: TaskItem, signal?: AbortSignal, response?: string): Promise<ScoreResult>;
 }
 
 export type ScorerSpec = string | ({ type: string } & Record<string, unknown>);
