@@ -18,7 +18,7 @@ export function withAssertions(base: Scorer, judge: Judge | undefined): Scorer {
     async score(prediction, item, signal, response) {
       const assertions = item.assertions;
       if (!assertions?.length) return base.score(prediction, item, signal, response);
-      return scoreAssertions(assertions, prediction, response ?? prediction, item, judge, signal);
+      return scoreAssertions(assertions, prediction, response ?? prediction, item, judge);
     },
   };
 }
@@ -29,7 +29,6 @@ async function scoreAssertions(
   reply: string,
   item: TaskItem,
   judge: Judge | undefined,
-  signal?: AbortSignal,
 ): Promise<ScoreResult> {
   const rubrics = assertions.filter((a) => a.kind === 'judge');
   let grades: Array<{ passed: boolean; evidence: string }> = [];
@@ -39,11 +38,12 @@ async function scoreAssertions(
         fix: 'this is a bug in SkillOpt; please report it',
       });
     }
+    // Not cancelled with the run (like the built-in scorers): the target's reply is paid for, and a
+    // grade that arrives as the run stops keeps it, so a resumed run pays for neither again.
     grades = await judge.grade(
       item,
       reply,
       rubrics.map((r) => r.rubric),
-      signal,
     );
   }
   let judged = 0;

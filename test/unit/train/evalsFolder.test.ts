@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TaskItem } from '../../../src/engine/data/tasks';
-import { prepareRun } from '../../../src/engine/run';
+import { prepareRun, type PreparedRun } from '../../../src/engine/run';
 import type { RolloutResult } from '../../../src/protocol/records';
 import { contentText } from '../../support/loopback/core';
 import { openAiMessages, startOpenAiServer, type LoopbackServer } from '../../support/loopback/openaiServer';
@@ -12,7 +12,7 @@ import {
   scriptedTargetModel,
   scriptedWireOverrides,
 } from '../../support/loopback/scriptedModels';
-import { readJson, runSim, tempDir } from './helpers';
+import { comparableHistory, readJson, runSim, spend, tempDir } from './helpers';
 
 /** A skill-creator-style folder: SKILL.md, evals/evals.json (with an input file), and a config naming it as is. */
 const folderConfig = join(__dirname, '..', '..', 'fixtures', 'evals', 'invoice-totals', 'skillopt.yaml');
@@ -76,6 +76,34 @@ describe("training on a skill folder's own evals/evals.json, unconverted", funct
         ['evals/files/invoice-a.csv'],
       );
     } finally {
+      dir.cleanup();
+    }
+  });
+
+  it('pays each judge call once across a stop mid-rollout and a resume', async () => {
+    const prepare = (dir: string): PreparedRun =>
+      prepareRun({ configPath: folderConfig, outDir: dir, overrides: ['cache.enabled=false'] });
+    const judgeCalls = (dir: string): number =>
+      ledgerRows(dir)
+        .filter((r) => r.stage === 'judge')
+        .reduce((n, r) => n + Number(r.calls ?? 0), 0);
+    const ref = tempDir('skillopt-evals-ref-');
+    const dir = tempDir('skillopt-evals-resume-');
+    try {
+      await runSim(prepare(ref.path));
+      const first = await runSim(
+        prepare(dir.path),
+        (e) => e.type === 'rollout/progress' && e.step === 2 && e.stage === 'rollout',
+      );
+      assert.equal(first.outcome.status, 'stopped');
+      const second = await runSim(prepare(dir.path));
+      assert.equal(second.outcome.status, 'finished');
+      assert.deepEqual(comparableHistory(dir.path), comparableHistory(ref.path));
+      assert.ok(judgeCalls(ref.path) > 0);
+      assert.equal(judgeCalls(dir.path), judgeCalls(ref.path));
+      assert.deepEqual(spend(dir.path), spend(ref.path));
+    } finally {
+      ref.cleanup();
       dir.cleanup();
     }
   });
