@@ -88,10 +88,18 @@ export async function runItem(item: TaskItem, system: string, opts: ItemOptions)
     if (SkillOptError.is(err, 'cancelled')) throw err;
     return erroredResult(call, err, opts);
   }
+  return scoreOrErrored(call, reply, opts);
+}
+
+/** scoreReply, except that a judge model (scoring/judge.ts) that could not grade leaves the item errored, not failed. */
+export async function scoreOrErrored(
+  call: TargetCall,
+  reply: Pick<ChatResult, 'text' | 'cached' | 'trace'>,
+  opts: ItemOptions,
+): Promise<RolloutResult> {
   try {
     return await scoreReply(call, reply, opts);
   } catch (err) {
-    // A judge model (scoring/judge.ts) that could not grade leaves the item unscored, not failed.
     if (SkillOptError.is(err, 'llm')) return erroredResult(call, err, opts);
     throw err;
   }

@@ -121,8 +121,14 @@ describe("training on a skill folder's own evals/evals.json, unconverted", funct
         overrides: ['cache.enabled=false'],
       });
       testItems = probe.splits.test.unsealForEvaluation();
+      const unreadable = testItems.find((t) => t.id === '1')!.input;
       server = await startOpenAiServer(
-        scriptedModels([...probe.splits.train, ...probe.splits.val, ...testItems]),
+        // The judge never gives a usable grade for eval 1: that item is errored, not failed.
+        scriptedModels([...probe.splits.train, ...probe.splits.val, ...testItems], (req, stage) =>
+          stage === 'judge' && JSON.stringify(req.body).includes(unreadable)
+            ? { kind: 'reply', text: 'It looks fine to me.' }
+            : undefined,
+        ),
       );
     });
     after(async () => {
@@ -164,7 +170,16 @@ describe("training on a skill folder's own evals/evals.json, unconverted", funct
           `test item ${item.id} was graded by the judge`,
         );
       }
-      const rows = ledgerRows(dir.path).filter((r) => r.stage === 'judge');
+      for (const evaluation of ['test_eval_baseline', 'test_eval', 'test_eval_final']) {
+        const one = jsonl(join(dir.path, evaluation, 'results.jsonl')).find((r) => r.id === '1')!;
+        assert.equal(one.outcome, 'errored');
+        assert.match(one.error ?? '', /the judge's reply on task "1" could not be used/);
+      }
+      assert.ok(
+        ledgerRows(dir.path).some((r) => r.kind === 'fallback' && r.stage === 'judge'),
+        'the unusable grades are recorded as fallbacks',
+      );
+      const rows = ledgerRows(dir.path).filter((r) => r.stage === 'judge' && r.kind === 'usage');
       assert.ok(rows.length > 0 && rows.every((r) => r.model === 'scripted-judge'));
       assert.ok(rows.every((r) => Number(r.prompt_tokens) > 0));
     });
