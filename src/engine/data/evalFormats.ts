@@ -43,7 +43,7 @@ const PROMPTFOO_TEST_KEYS = new Set(['vars', 'assert', 'description', 'metadata'
 export function evalFormatOf(rec: Record<string, unknown>): EvalFormat | undefined {
   if (Object.keys(rec).some((k) => k.startsWith('__expected'))) return 'promptfoo-csv';
   if (isRecord(rec.vars) || Array.isArray(rec.assert)) return 'promptfoo';
-  if (Array.isArray(rec.expectations) || Array.isArray(rec.assertions)) return 'skill-creator';
+  if ('expectations' in rec || 'assertions' in rec) return 'skill-creator';
   // A trigger query (`should_trigger`) belongs to the activation track, not to this reading.
   if (typeof rec.prompt === 'string' && typeof rec.expected_output === 'string' && !('should_trigger' in rec))
     return 'skill-creator';

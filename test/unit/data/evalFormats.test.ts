@@ -1,47 +1,22 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { materializeRatioSplit } from '../../../src/engine/data/splits';
 import { readTaskRecords } from '../../../src/engine/data/taskFiles';
 import { loadTasks, toTaskItems, type TaskItem } from '../../../src/engine/data/tasks';
-import { SkillOptError } from '../../../src/engine/errors';
 import { checkInputFiles } from '../../../src/engine/train/inputFiles';
 import { renderTaskMessage } from '../../../src/engine/train/rolloutItem';
+import { evalFixtures, evalTempDir, refused } from './evalHelpers';
 
-const fixtures = join(__dirname, '..', '..', 'fixtures', 'evals');
+const fixtures = evalFixtures;
 
 /** Labels of a task's assertions, the judge's marked with "judge:". */
 const labels = (item: TaskItem): string[] =>
   (item.assertions ?? []).map((a) => (a.kind === 'judge' ? `judge: ${a.rubric}` : a.label));
 
-function refused(
-  fn: () => unknown,
-  where: { file?: RegExp; line?: number; key?: string },
-  message: RegExp,
-): void {
-  assert.throws(fn, (err: unknown) => {
-    assert.ok(SkillOptError.is(err, 'tasks'), `expected a tasks error, got ${String(err)}`);
-    if (where.file) assert.match(err.place.file ?? '', where.file);
-    if (where.line !== undefined) assert.equal(err.place.line, where.line);
-    if (where.key !== undefined) assert.equal(err.place.key, where.key);
-    assert.match(err.message, message);
-    assert.ok(err.place.fix, 'every refusal says what to use instead');
-    return true;
-  });
-}
-
 describe("the user's own eval files", () => {
-  let dir: string;
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'skillopt-evalfmt-'));
-  });
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
-  const write = (name: string, text: string): string => {
-    const path = join(dir, name);
-    mkdirSync(join(path, '..'), { recursive: true });
-    writeFileSync(path, text);
-    return path;
-  };
+  const tmp = evalTempDir();
+  const write = (name: string, text: string): string => tmp.write(name, text);
 
   describe('skill-creator evals/evals.json', () => {
     const path = join(fixtures, 'invoice-totals', 'evals', 'evals.json');
@@ -109,7 +84,7 @@ describe("the user's own eval files", () => {
           evals: [{ id: 7, prompt: 'Read the stamp', expectations: ['x'], files: ['stamp.png'] }],
         }),
       );
-      writeFileSync(join(dir, 's', 'stamp.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 1]));
+      writeFileSync(join(tmp.path, 's', 'stamp.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 1]));
       const items = loadTasks(evals);
       assert.equal(items[0].files?.[0].text, undefined);
       assert.throws(
@@ -201,81 +176,6 @@ describe("the user's own eval files", () => {
       );
     });
 
-    it('refuses what it cannot honour, each with its alternative', () => {
-      const cases: Array<[string, RegExp]> = [
-        [
-          '- vars: {q: a}\n  assert: [{type: python, value: "True"}]',
-          /"python" cannot be scored: it runs code/,
-        ],
-        [
-          '- vars: {q: a}\n  assert: [{type: similar, value: x}]',
-          /"similar" cannot be scored: it needs a metric/,
-        ],
-        [
-          '- vars: {q: a}\n  assert: [{type: latency, threshold: 100}]',
-          /"latency" cannot be scored: it measures the call/,
-        ],
-        ['- vars: {q: a}\n  assert: [{type: nonsense}]', /Unknown assertion type "nonsense"/],
-        [
-          '- vars: {q: a}\n  assert: [{type: llm-rubric, value: x, provider: openai:gpt-4o}]',
-          /sets "provider".*evaluation\.judge_model/,
-        ],
-        ['- vars: {q: a}\n  assert: [{type: llm-rubric, value: x, rubricPrompt: y}]', /sets "rubricPrompt"/],
-        [
-          '- vars: {q: a}\n  assert: [{type: contains, value: x, transform: "output.trim()"}]',
-          /sets "transform"/,
-        ],
-        ['- vars: {q: a}\n  assert: [{type: is-json, value: {type: object}}]', /JSON schema/],
-        ['- vars: {q: a}\n  assert: [{type: regex, value: "("}]', /invalid pattern/],
-        [
-          '- vars: {q: a}\n  assert: [{type: contains, value: "file://x.txt"}]',
-          /reads its value from file:\/\/x\.txt/,
-        ],
-        ['- vars: {q: a}\n  assert: [{type: not-llm-rubric, value: x}]', /"not-llm-rubric" is not supported/],
-        ['- vars: {q: a}\n  assert: [{type: contains, value: a, threshold: 0.5}]', /sets a threshold/],
-        [
-          '- vars: {q: [a, b]}\n  assert: [{type: contains, value: a}]',
-          /var "q" is a list.*one test per value/,
-        ],
-        [
-          '- vars: {q: "file://q.txt"}\n  assert: [{type: contains, value: a}]',
-          /var "q" reads file:\/\/q\.txt/,
-        ],
-        [
-          '- vars: {a: x, b: y}\n  assert: [{type: contains, value: a}]',
-          /cannot tell which var is the task \(a, b\)/,
-        ],
-        ['- vars: {q: a}\n  options: {provider: x}\n  assert: []', /sets "options"/],
-        ['- vars: {q: a}\n  providers: [fast]', /sets "providers".*model\.target/],
-      ];
-      for (const [yaml, message] of cases) {
-        const path = write('t.yaml', yaml);
-        refused(() => loadTasks(path), { file: /t\.yaml$/, line: 1 }, message);
-      }
-    });
-
-    it('refuses config-level shapes it cannot follow', () => {
-      const cases: Array<[string, RegExp]> = [
-        ['prompts: [a, b]\ntests: []', /the config has 2 prompts/],
-        ['prompts: ["file://p.txt"]\ntests: []', /read from file:\/\/p\.txt/],
-        ['prompts: ["{% if x %}{{x}}{% endif %}"]\ntests: []', /Nunjucks/],
-        ['tests: file://tests.csv', /point env\.data_path at the tests file itself \(tests\.csv\)/],
-        ['scenarios: []\ntests: []', /config key "scenarios" is not supported/],
-        ['defaultTest: {options: {}}\ntests: []', /defaultTest\.options is not supported/],
-      ];
-      for (const [yaml, message] of cases) {
-        const path = write('c.yaml', yaml);
-        refused(() => loadTasks(path, { allowEmpty: true }), { file: /c\.yaml$/ }, message);
-      }
-      const path = write(
-        'u.yaml',
-        'prompts: ["Q: {{ question | upper }}"]\ntests:\n  - vars: {question: a}\n',
-      );
-      refused(() => loadTasks(path), { line: 3 }, /template expression SkillOpt does not evaluate/);
-      const missing = write('m.yaml', 'prompts: ["Q: {{ question }}"]\ntests:\n  - vars: {query: a}\n');
-      refused(() => loadTasks(missing), { line: 3 }, /no var "question"/);
-    });
-
     it('reports a YAML syntax error with its line', () => {
       const path = write('bad.yaml', '- vars: {q: a}\n- vars: b: c\n');
       refused(() => loadTasks(path), { line: 2 }, /not valid YAML/);
@@ -313,6 +213,30 @@ describe("the user's own eval files", () => {
       );
       refused(() => loadTasks(path), { line: 1, key: 'input' }, /input\[1\] is a "assistant" message/);
     });
+  });
+
+  it('reads a plain YAML list of tasks, each error at its line', () => {
+    const path = write(
+      'tasks.yaml',
+      '- id: a\n  question: Capital of France?\n  answer: Paris\n- id: b\n  question: 2+2?\n',
+    );
+    const file = readTaskRecords(path);
+    assert.equal(file.format, 'yaml');
+    assert.deepEqual(
+      file.records.map((r) => r.line),
+      [1, 4],
+    );
+    refused(() => toTaskItems(file), { line: 4 }, /Task "b" has no expected answer/);
+  });
+
+  it("splits a skill's evals folder by ratio, passing on how the file was read", () => {
+    const split = materializeRatioSplit({
+      dataPath: join(fixtures, 'invoice-totals', 'evals'),
+      outputDir: join(tmp.path, 'split'),
+      ratio: '1:1:1',
+    });
+    assert.equal(split.train.length + split.val.length + split.test.size, 9);
+    assert.match(split.notices?.join('\n') ?? '', /skill-creator evals for skill "invoice-totals"/);
   });
 
   it('reads a plain CSV with id, prompt and expected', () => {
