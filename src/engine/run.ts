@@ -131,7 +131,7 @@ function loadData(
   if (!env.data_path) {
     throw new SkillOptError('config', 'no task data', {
       key: 'env.data_path',
-      fix: 'set env.data_path to a JSONL/JSON/CSV task file (ratio mode), or use split_mode: split_dir with env.split_dir',
+      fix: 'set env.data_path to a JSONL/JSON/CSV/YAML task file (ratio mode), or use split_mode: split_dir with env.split_dir',
     });
   }
   const name = env.name || basename(env.data_path).replace(/\.[^.]+$/, '');

@@ -353,7 +353,7 @@ function resolveDataFile(dataPath: string): string {
   if (!isDir(dataPath)) {
     throw new SkillOptError('tasks', 'Data file does not exist', {
       file: dataPath,
-      fix: 'point data_path at one .jsonl, .json or .csv file',
+      fix: 'point data_path at one .jsonl, .json, .csv or .yaml file',
     });
   }
   if (splitNames.some((n) => isDir(join(dataPath, n)))) {

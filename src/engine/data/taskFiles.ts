@@ -69,7 +69,7 @@ export function readTaskRecords(path: string): TaskFile {
     throw new SkillOptError(
       'tasks',
       `Task file ${why}`,
-      { file: path, fix: 'point the tasks setting at a readable .jsonl, .json or .csv file' },
+      { file: path, fix: 'point the tasks setting at a readable .jsonl, .json, .csv or .yaml file' },
       { cause: err },
     );
   }

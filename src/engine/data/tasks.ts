@@ -99,7 +99,8 @@ export function toTaskItems(file: TaskFile, opts: LoadTasksOptions = {}): TaskIt
     seen.set(item.id, raw);
     items.push(item);
   }
-  if (notices.size) file.notices = [...(file.notices ?? []), ...notices];
+  if (notices.size)
+    file.notices = [...(file.notices ?? []), ...[...notices].map((n) => `${file.path}: ${n}`)];
   return items;
 }
 
