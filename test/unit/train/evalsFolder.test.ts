@@ -52,6 +52,14 @@ describe("training on a skill folder's own evals/evals.json, unconverted", funct
       const judged = ledgerRows(dir.path).filter((r) => r.stage === 'judge');
       assert.ok(judged.length > 0);
       assert.ok(judged.every((r) => r.role === 'optimizer' && r.model === 'sim-optimizer'));
+      const { report } = readJson<{ report: { spend_by_role: Record<string, { calls: number }> } }>(
+        dir.path,
+        'summary.json',
+      );
+      assert.equal(
+        report.spend_by_role.judge?.calls,
+        judged.reduce((n, r) => n + Number(r.calls), 0),
+      );
       // Every evaluation of every split went through the assertions: the test split's too.
       const test = jsonl(join(dir.path, 'test_eval_baseline', 'results.jsonl'));
       assert.equal(test.length, 3);
