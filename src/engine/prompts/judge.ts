@@ -11,14 +11,16 @@ export const JUDGE_SYSTEM = [
 
 export function judgeUserMessage(
   task: string,
-  reply: string,
+  reply: { text: string; activity?: string },
   expectations: readonly string[],
   files: readonly string[],
 ): string {
   const parts = [`## Task\n${task.trim()}`];
   if (files.length)
     parts.push(`## Input files given with the task\n${files.map((f) => `- ${f}`).join('\n')}`);
-  parts.push(`## Reply\n${reply.trim() || '(empty reply)'}`);
+  parts.push(`## Reply\n${reply.text.trim() || '(empty reply)'}`);
+  // An agent's final message rarely says everything it did; its event stream does.
+  if (reply.activity) parts.push(`## What the agent did (from its event stream)\n${reply.activity.trim()}`);
   parts.push(
     `## Expectations (${expectations.length})\n${expectations.map((e, i) => `${i + 1}. ${e}`).join('\n')}`,
   );

@@ -8,17 +8,17 @@ import { SkillOptError } from '../errors';
 import type { TaskItem } from '../data/tasks';
 import { runCheck, type Assertion } from './assertions';
 import type { Judge } from './judge';
-import type { Scorer, ScoreResult } from './scorers';
+import type { ScoredReply, Scorer, ScoreResult } from './scorers';
 import { quote } from './syncScorer';
 
 export function withAssertions(base: Scorer, judge: Judge | undefined): Scorer {
   return {
     name: `assertions (else ${base.name})`,
     ...(base.extract ? { extract: base.extract } : {}),
-    async score(prediction, item, signal, response) {
+    async score(prediction, item, signal, reply) {
       const assertions = item.assertions;
-      if (!assertions?.length) return base.score(prediction, item, signal, response);
-      return scoreAssertions(assertions, prediction, response ?? prediction, item, judge);
+      if (!assertions?.length) return base.score(prediction, item, signal, reply);
+      return scoreAssertions(assertions, prediction, reply ?? { text: prediction }, item, judge);
     },
   };
 }
@@ -26,7 +26,7 @@ export function withAssertions(base: Scorer, judge: Judge | undefined): Scorer {
 async function scoreAssertions(
   assertions: readonly Assertion[],
   answer: string,
-  reply: string,
+  reply: ScoredReply,
   item: TaskItem,
   judge: Judge | undefined,
 ): Promise<ScoreResult> {

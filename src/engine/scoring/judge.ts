@@ -13,6 +13,7 @@ import { integer, mustBe, optionalText } from '../llm/contracts/contract';
 import { structuredCall, type FallbackRecorder } from '../llm/structured';
 import type { ModelClient } from '../llm/types';
 import type { Logger } from '../log';
+import type { ScoredReply } from './scorers';
 import { JUDGE_SYSTEM, judgeUserMessage } from '../prompts/judge';
 
 export interface Grade {
@@ -24,7 +25,7 @@ export interface Judge {
   readonly model: string;
   grade(
     item: TaskItem,
-    reply: string,
+    reply: ScoredReply,
     expectations: readonly string[],
     signal?: AbortSignal,
   ): Promise<Grade[]>;

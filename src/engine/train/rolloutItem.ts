@@ -145,7 +145,10 @@ export async function scoreReply(
   const response = reply.text;
   const agentRun = agentRunOf(reply.trace);
   const predicted = (opts.scorer.extract ?? extractAnswer)(response, opts.answerTag).answer;
-  const score = await opts.scorer.score(predicted, item, opts.signal, response);
+  const score = await opts.scorer.score(predicted, item, opts.signal, {
+    text: response,
+    ...(agentRun ? { activity: describeAgentRun(agentRun) } : {}),
+  });
   const result: RolloutResult = {
     ...baseOf(item),
     hard: score.hard,

@@ -8,7 +8,7 @@ import {
 } from '../../../src/engine/scoring/assertions';
 import { withAssertions } from '../../../src/engine/scoring/assertionScorer';
 import type { Judge } from '../../../src/engine/scoring/judge';
-import { createScorer } from '../../../src/engine/scoring/scorers';
+import { createScorer, type ScoredReply } from '../../../src/engine/scoring/scorers';
 
 const at = { place: { file: 'evals.yaml', line: 3 }, key: 'assert[0]' };
 
@@ -101,7 +101,7 @@ describe('eval-file assertions', () => {
       fields: {},
       ...extra,
     });
-    const judged: Array<{ reply: string; expectations: readonly string[] }> = [];
+    const judged: Array<{ reply: ScoredReply; expectations: readonly string[] }> = [];
     const judge: Judge = {
       model: 'test judge',
       grade(_item, reply, expectations) {
@@ -118,16 +118,17 @@ describe('eval-file assertions', () => {
     const rubricBad = compileAssertion({ type: 'llm-rubric', value: 'Has no commentary' }, at);
 
     it('scores the weighted share passed; hard only when all pass', async () => {
-      const all = await scorer.score(
-        'Tokyo',
-        item([contains, heavy, rubricOk]),
-        undefined,
-        'I think: <answer>Tokyo</answer>',
-      );
+      const all = await scorer.score('Tokyo', item([contains, heavy, rubricOk]), undefined, {
+        text: 'I think: <answer>Tokyo</answer>',
+        activity: 'exit 0 after 2.0 s; the skill was loaded',
+      });
       assert.deepEqual([all.hard, all.soft], [1, 1]);
       assert.match(all.reason, /all 3 assertions passed/);
       assert.deepEqual(judged.at(-1), {
-        reply: 'I think: <answer>Tokyo</answer>',
+        reply: {
+          text: 'I think: <answer>Tokyo</answer>',
+          activity: 'exit 0 after 2.0 s; the skill was loaded',
+        },
         expectations: ['Names a city'],
       });
 

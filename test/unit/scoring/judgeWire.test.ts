@@ -124,12 +124,10 @@ for (const wire of WIRES) {
         ...prepared.splits.val,
         ...prepared.splits.test.unsealForEvaluation(),
       ].find((t) => t.id === 'test-2')!;
-      const score = await prepared.scorer.score(
-        'Tokyo',
-        item,
-        undefined,
-        'The capital is Tokyo, a big city.\n<answer>Tokyo</answer>',
-      );
+      const score = await prepared.scorer.score('Tokyo', item, undefined, {
+        text: 'The capital is Tokyo, a big city.\n<answer>Tokyo</answer>',
+        activity: 'exit 0 after 1.0 s; tools: Read(notes.md)',
+      });
       // equals and not-icontains pass; the rubric fails on the judge's word.
       assert.equal(score.hard, 0);
       assert.equal(score.soft, 2 / 3);
@@ -145,6 +143,10 @@ for (const wire of WIRES) {
       assert.match(first.user, /## Task\nAnswer in as few words as possible: What is the capital of Japan\?/);
       assert.match(first.user, /## Reply\nThe capital is Tokyo, a big city\.\n<answer>Tokyo<\/answer>/);
       assert.match(first.user, /## Expectations \(1\)\n1\. Names the capital city only, without commentary$/);
+      assert.match(
+        first.user,
+        /## What the agent did \(from its event stream\)\nexit 0 after 1\.0 s; tools: Read\(notes\.md\)\n\n## Expectations/,
+      );
       const second = wire.read(server.requests[1]);
       assert.equal(second.assistantTurns, 1, 'the re-ask quotes the unusable reply');
 
@@ -155,12 +157,10 @@ for (const wire of WIRES) {
       assert.ok(judgeEntries[0].promptTokens > 0);
 
       // The same grade again is read from the cache, the unusable reply and the re-ask both: no request, two free hits.
-      const again = await prepared.scorer.score(
-        'Tokyo',
-        item,
-        undefined,
-        'The capital is Tokyo, a big city.\n<answer>Tokyo</answer>',
-      );
+      const again = await prepared.scorer.score('Tokyo', item, undefined, {
+        text: 'The capital is Tokyo, a big city.\n<answer>Tokyo</answer>',
+        activity: 'exit 0 after 1.0 s; tools: Read(notes.md)',
+      });
       assert.deepEqual(again, score);
       assert.equal(server.requests.length, 2);
       const after = prepared.models.accounting.snapshot().entries.find((e) => e.stage === 'judge')!;
