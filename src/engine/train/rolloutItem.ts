@@ -37,7 +37,8 @@ export function renderTaskMessage(item: TaskItem, files: 'inline' | 'workspace' 
 
 /** The target request for one item, as the synchronous call and the batch API both send it. */
 export function targetRequest(item: TaskItem, system: string, opts: ItemOptions): TargetCall {
-  const user = renderTaskMessage(item);
+  // An agent target (the command backend) finds input files in its workspace; a chat target reads them inline.
+  const user = renderTaskMessage(item, opts.client.backend === 'command' ? 'workspace' : 'inline');
   const images = (item.images ?? []).map((p) => readImage(p, item.imageDetail));
   const messages: ChatMessage[] = [
     { role: 'system', content: system },
@@ -60,7 +61,7 @@ export function targetRequest(item: TaskItem, system: string, opts: ItemOptions)
       taskId: item.id,
       skill: opts.skill,
       skillName: skillDirName(opts.skill),
-      prompt: `${item.files?.length ? renderTaskMessage(item, 'workspace') : user}\n\nEnd with your final answer wrapped as <${opts.answerTag}>...</${opts.answerTag}>.`,
+      prompt: `${user}\n\nEnd with your final answer wrapped as <${opts.answerTag}>...</${opts.answerTag}>.`,
       ...(item.files?.length
         ? { files: item.files.map((f) => ({ name: f.name, path: f.path, digest: f.digest })) }
         : {}),

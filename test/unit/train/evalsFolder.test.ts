@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TaskItem } from '../../../src/engine/data/tasks';
+import { evalPrepared } from '../../../src/engine/evalRun';
 import { prepareRun, type PreparedRun } from '../../../src/engine/run';
 import type { RolloutResult } from '../../../src/protocol/records';
 import { contentText } from '../../support/loopback/core';
@@ -15,6 +16,7 @@ import {
 import { comparableHistory, readJson, runSim, spend, tempDir } from './helpers';
 
 /** A skill-creator-style folder: SKILL.md, evals/evals.json (with an input file), and a config naming it as is. */
+const fakeAgent = join(__dirname, '..', '..', 'fixtures', 'fakecli', 'fakeAgent.cjs');
 const folderConfig = join(__dirname, '..', '..', 'fixtures', 'evals', 'invoice-totals', 'skillopt.yaml');
 
 const ledgerRows = (dir: string): Array<Record<string, unknown>> =>
@@ -112,6 +114,45 @@ describe("training on a skill folder's own evals/evals.json, unconverted", funct
       assert.deepEqual(spend(dir.path), spend(ref.path));
     } finally {
       ref.cleanup();
+      dir.cleanup();
+    }
+  });
+
+  it('gives an agent target the input files in its workspace', async () => {
+    const dir = tempDir('skillopt-evals-agent-');
+    try {
+      const prepared = prepareRun({
+        configPath: folderConfig,
+        outDir: dir.path,
+        overrides: [
+          'cache.enabled=false',
+          'model.target_backend=command',
+          `model.target_command=${process.execPath} ${fakeAgent} env`,
+        ],
+        models: { trustedWorkspace: true },
+      });
+      const summary = await evalPrepared(prepared, {
+        skill: prepared.initialSkill,
+        skillPath: prepared.skillPath,
+        split: 'test',
+        emit: () => undefined,
+        signal: new AbortController().signal,
+      });
+      assert.equal(summary.n_items, 3);
+      const conversation = readJson<Array<{ role: string; content: string }>>(
+        dir.path,
+        'eval_test',
+        'predictions',
+        '1',
+        'conversation.json',
+      );
+      assert.match(
+        conversation[0].content,
+        /Input files \(in your working folder\):\n- evals\/files\/invoice-a\.csv/,
+      );
+      const seen = JSON.parse(conversation[1].content) as { files: string[] };
+      assert.ok(seen.files.includes('evals/files/invoice-a.csv'), seen.files.join(', '));
+    } finally {
       dir.cleanup();
     }
   });
