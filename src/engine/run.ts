@@ -207,7 +207,7 @@ export function prepareRun(opts: PrepareOptions): PreparedRun {
   });
   const allTasks = [...splits.train, ...splits.val, ...splits.test.unsealForEvaluation()];
   checkInputFiles(allTasks, models.target.backend === 'command');
-  const scorer = assertionScorer(baseScorer, allTasks, models, opts.logger);
+  const scorer = assertionScorer(baseScorer, allTasks, models, settings.optimizerMaxTokens, opts.logger);
   const imageNotices = checkImageTarget(allTasks, models.target, cfg.env.image_detail);
   const flatConfig = redactSecrets(
     toFlatConfig(cfg, {

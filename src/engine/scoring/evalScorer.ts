@@ -10,11 +10,13 @@ export function assertionScorer(
   base: Scorer,
   tasks: readonly TaskItem[],
   models: Pick<ModelSetup, 'judge' | 'accounting'>,
+  /** The judge's completion cap: the optimizer's, as it runs on the optimizer's backend. */
+  maxTokens: number,
   logger?: Logger,
 ): Scorer {
   if (!tasks.some((t) => t.assertions?.length)) return base;
   const judge = models.judge
-    ? createJudge(models.judge, { accounting: models.accounting, ...(logger ? { logger } : {}) })
+    ? createJudge(models.judge, { accounting: models.accounting, maxTokens, ...(logger ? { logger } : {}) })
     : undefined;
   return withAssertions(base, judge);
 }

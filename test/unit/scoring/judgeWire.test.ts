@@ -138,7 +138,13 @@ for (const wire of WIRES) {
 
       assert.equal(server.requests.length, 2);
       const first = wire.read(server.requests[0]);
-      assert.equal((server.requests[0].body as { model?: string }).model, 'judge-model');
+      const body = server.requests[0].body as {
+        model?: string;
+        max_tokens?: number;
+        max_completion_tokens?: number;
+      };
+      assert.equal(body.model, 'judge-model');
+      assert.equal(body.max_completion_tokens ?? body.max_tokens, 16384, "the optimizer's completion cap");
       assert.match(first.system, /\{"grades": \[/);
       assert.match(first.user, /## Task\nAnswer in as few words as possible: What is the capital of Japan\?/);
       assert.match(first.user, /## Reply\nThe capital is Tokyo, a big city\.\n<answer>Tokyo<\/answer>/);
