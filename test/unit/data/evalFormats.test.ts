@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { materializeRatioSplit } from '../../../src/engine/data/splits';
 import { readTaskRecords } from '../../../src/engine/data/taskFiles';
 import { loadTasks, toTaskItems, type TaskItem } from '../../../src/engine/data/tasks';
-import { checkInputFiles } from '../../../src/engine/train/inputFiles';
+import { checkInputFiles, MAX_INLINE_CHARS } from '../../../src/engine/train/inputFiles';
 import { renderTaskMessage } from '../../../src/engine/train/rolloutItem';
 import { evalFixtures, evalTempDir, refused } from './evalHelpers';
 
@@ -92,6 +92,15 @@ describe("the user's own eval files", () => {
         /Task "7" gives the binary input file stamp\.png, which a chat target cannot read.*Fix: use an agent target/,
       );
       checkInputFiles(items, true);
+      const big = write(
+        'b/evals/evals.json',
+        JSON.stringify({ evals: [{ id: 8, prompt: 'Sum it', expectations: ['x'], files: ['big.txt'] }] }),
+      );
+      writeFileSync(join(tmp.path, 'b', 'big.txt'), 'x'.repeat(MAX_INLINE_CHARS + 1));
+      assert.throws(
+        () => checkInputFiles(loadTasks(big), false),
+        /Task "8" gives the input file big\.txt \(200001 characters\), too large to send inline/,
+      );
     });
 
     it('leaves trigger queries (should_trigger) to the activation track', () => {
