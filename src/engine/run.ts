@@ -28,6 +28,7 @@ import { createScorer, type Scorer } from './scoring/scorers';
 import { assertionScorer } from './scoring/evalScorer';
 import { checkInputFiles } from './train/inputFiles';
 import { checkSkillMarkers } from './skill/markers';
+import { checkSkillForRun } from './skill/lintForRun';
 import { readSkillText } from './skill/skillFile';
 import { buildModels, type ModelSetup, type ModelEnvironment } from './models';
 import { settingsFromConfig } from './train/fromConfig';
@@ -209,6 +210,8 @@ export function prepareRun(opts: PrepareOptions): PreparedRun {
   checkInputFiles(allTasks, models.target.backend === 'command');
   const scorer = assertionScorer(baseScorer, allTasks, models, settings.optimizerMaxTokens, opts.logger);
   const imageNotices = checkImageTarget(allTasks, models.target, cfg.env.image_detail);
+  // Front-matter lint for the run's target: what keeps the agent from loading the skill refuses here.
+  const skillNotices = checkSkillForRun(skill, cfg.model, models.target.backend === 'command');
   const flatConfig = redactSecrets(
     toFlatConfig(cfg, {
       train_size: splits.train.length,
@@ -234,6 +237,7 @@ export function prepareRun(opts: PrepareOptions): PreparedRun {
       ...(splits.notices ?? []),
       ...benchmarkNotices(bench, scorerSpec, cfg.env.scorer),
       ...imageNotices,
+      ...skillNotices,
       ...models.notices,
     ],
     estimate: estimateCalls(settings, splits, spe),
