@@ -25,6 +25,8 @@ import { SkillOptError } from './errors';
 import type { EngineEvent } from '../protocol/events';
 import { silentLogger, type Logger } from './log';
 import { createScorer, type Scorer } from './scoring/scorers';
+import { assertionScorer } from './scoring/evalScorer';
+import { checkInputFiles } from './train/inputFiles';
 import { checkSkillMarkers } from './skill/markers';
 import { checkSkillForRun } from './skill/lintForRun';
 import { readSkillText } from './skill/skillFile';
@@ -130,7 +132,7 @@ function loadData(
   if (!env.data_path) {
     throw new SkillOptError('config', 'no task data', {
       key: 'env.data_path',
-      fix: 'set env.data_path to a JSONL/JSON/CSV task file (ratio mode), or use split_mode: split_dir with env.split_dir',
+      fix: 'set env.data_path to a JSONL/JSON/CSV/YAML task file (ratio mode), or use split_mode: split_dir with env.split_dir',
     });
   }
   const name = env.name || basename(env.data_path).replace(/\.[^.]+$/, '');
@@ -194,7 +196,7 @@ export function prepareRun(opts: PrepareOptions): PreparedRun {
   // locate() answers with the section's origin for a key the files do not set.
   const scorerSet = loaded.locate('env.scorer') !== loaded.locate('env');
   const scorerSpec = !scorerSet && bench ? bench.scorer : cfg.env.scorer;
-  const scorer = createScorer(scorerSpec, {
+  const baseScorer = createScorer(scorerSpec, {
     baseDir: loaded.configDir,
   });
   const spe = stepsPerEpoch(splits.train.length, settings.batchSize, settings.accumulation);
@@ -205,6 +207,8 @@ export function prepareRun(opts: PrepareOptions): PreparedRun {
     logger: opts.logger ?? silentLogger,
   });
   const allTasks = [...splits.train, ...splits.val, ...splits.test.unsealForEvaluation()];
+  checkInputFiles(allTasks, models.target.backend === 'command');
+  const scorer = assertionScorer(baseScorer, allTasks, models, settings.optimizerMaxTokens, opts.logger);
   const imageNotices = checkImageTarget(allTasks, models.target, cfg.env.image_detail);
   // Front-matter lint for the run's target: what keeps the agent from loading the skill refuses here.
   const skillNotices = checkSkillForRun(skill, cfg.model, models.target.backend === 'command');
@@ -230,6 +234,7 @@ export function prepareRun(opts: PrepareOptions): PreparedRun {
     totalSteps: spe * settings.numEpochs,
     warnings: [
       ...loaded.warnings.map(formatConfigWarning),
+      ...(splits.notices ?? []),
       ...benchmarkNotices(bench, scorerSpec, cfg.env.scorer),
       ...imageNotices,
       ...skillNotices,

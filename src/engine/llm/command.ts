@@ -36,6 +36,7 @@ import {
   type Delivery,
 } from './agents/delivery';
 import { AgentRunError } from './agents/errors';
+import { copyInputFile } from './agents/inputFiles';
 import {
   allowedEnv,
   copySkillFolder,
@@ -268,6 +269,7 @@ export class CommandBackend implements ChatBackend {
     if (opts.skillFolder) copySkillFolder(opts.skillFolder, skillDir);
     writeFileAtomic(skillFile, renderSkillFile(task, opts.skillDescription ?? DEFAULT_DESCRIPTION));
     writeFileAtomic(taskFile, task.prompt.endsWith('\n') ? task.prompt : `${task.prompt}\n`);
+    for (const f of task.files ?? []) copyInputFile(f.path, dirs.work, f.name);
     const prompt = renderPrompt(task, this.delivery, this.skillRoot);
     const parentEnv = opts.parentEnv ?? process.env;
     let argv: string[];

@@ -26,7 +26,9 @@ export type Stage =
   | 'appendix_consolidate'
   | 'slow_rollout'
   | 'deep_reflect'
-  | 'meta_reflect';
+  | 'meta_reflect'
+  /** The judge model grading the eval file's natural-language expectations (scoring/judge.ts). */
+  | 'judge';
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
@@ -51,6 +53,8 @@ export interface TaskContext {
   skillName: string;
   /** Task text written to `task.md`. */
   prompt: string;
+  /** Input files the task gives (skill-creator `files`), copied into the workspace under `name`; `digest` keys the cache. */
+  files?: Array<{ name: string; path: string; digest: string }>;
 }
 
 export interface ChatRequest {

@@ -150,7 +150,8 @@ export function buildReport(args: {
   const kept = sum((r) => (isAccepted(r.action) ? (r.edit_apply_summary?.applied ?? 0) : 0));
   const roles: RunReport['spend_by_role'] = {};
   for (const e of args.accounting.entries) {
-    const r = (roles[e.role] ??= {
+    // The judge runs on the optimizer's backend but is its own line of spend.
+    const r = (roles[e.stage === 'judge' ? 'judge' : e.role] ??= {
       calls: 0,
       prompt_tokens: 0,
       completion_tokens: 0,

@@ -9,6 +9,7 @@ import { tempDir } from '../train/helpers';
 import { cliInProcess as cli, type CliOutput } from '../../support/cliInProcess';
 
 const example = join(__dirname, '..', '..', '..', 'examples', 'house-style');
+const evalFixtures = join(__dirname, '..', '..', 'fixtures', 'evals');
 
 /** A tmpfs mounted at `dir` (root on Linux only); false where this machine cannot mount one. */
 function mountTmpfs(dir: string, options: string): boolean {
@@ -289,6 +290,44 @@ const CASES: Case[] = [
     setup: (d) => writeFileSync(join(d, 'e.json'), '{nope'),
     argv: (d) => ['apply-edits', '--skill', join(d, 'SKILL.md'), '--edits', join(d, 'e.json')],
     place: /e\.json/,
+  },
+  // ── the user's own eval files ──
+  {
+    name: 'an eval file with an assertion SkillOpt cannot run',
+    argv: (d) => [
+      'validate',
+      join(d, 'skillopt.yaml'),
+      '--cfg-options',
+      `env.data_path=${join(evalFixtures, 'promptfoo', 'refused.yaml')}`,
+    ],
+    place: /refused\.yaml:7 \(assert\[1\]\)/,
+    says: /Assertion "javascript" cannot be scored: it runs code from the eval file.*Fix: move the check into a scorer module or command/,
+  },
+  {
+    name: 'a binary input file for a chat target',
+    setup: (d) => {
+      mkdirSync(join(d, 'evals'), { recursive: true });
+      writeFileSync(join(d, 'stamp.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 1]));
+      writeFileSync(
+        join(d, 'evals', 'evals.json'),
+        JSON.stringify({
+          evals: [1, 2, 3, 4, 5, 6].map((id) => ({
+            id,
+            prompt: `Task ${id}`,
+            expectations: ['It answers'],
+            files: ['stamp.png'],
+          })),
+        }),
+      );
+    },
+    argv: (d) => [
+      'validate',
+      join(d, 'skillopt.yaml'),
+      '--cfg-options',
+      `env.data_path=${join(d, 'evals', 'evals.json')}`,
+    ],
+    place: /stamp\.png/,
+    says: /binary input file stamp\.png, which a chat target cannot read.*Fix: use an agent target/,
   },
   {
     name: 'apply-edits without --edits',

@@ -264,6 +264,9 @@ export const evaluationFields = {
   on_inconclusive: oneOf(ON_INCONCLUSIVE, 'reject'),
   // Ours: the cap of on_inconclusive: more_repeats (0 = no cap set).
   max_repeats: int(0, 0),
+  // Ours: the model that grades natural-language expectations of the user's eval files (skill-creator
+  // `expectations`, promptfoo `llm-rubric`), on the optimizer's backend; blank = the optimizer model.
+  judge_model: text(''),
   // Ours: reject a candidate that breaks more than this many items the current skill passes (absent = off).
   max_item_regressions: z
     .number()
