@@ -64,9 +64,9 @@ function runText(last: LastRun, now: number): string {
 
 export function skillRow(skill: SkillInfo, last: LastRun | undefined, now: number): SkillRow {
   const problems = skill.problems.length;
+  // A score is what a trained skill's row is read for: first, before a narrow view cuts the rest.
   const description = [
-    HOST_LABEL[skill.host],
-    last ? runText(last, now) : 'not trained yet',
+    ...(last ? [runText(last, now), HOST_LABEL[skill.host]] : [HOST_LABEL[skill.host], 'not trained yet']),
     ...(skill.hasEvals ? ['has evals'] : []),
     ...(problems ? [`${problems} problem${problems === 1 ? '' : 's'}`] : []),
   ].join(' · ');

@@ -139,7 +139,7 @@ describe('SkillOpt extension: the Skills view', function () {
     assert.equal(t.label, 'house-style-answers', 'the name comes from the front matter');
     assert.match(
       t.description,
-      new RegExp(`^not loaded by an agent · best ${formatScore(run.bestScore).replace('.', '\\.')} · `),
+      new RegExp(`^best ${formatScore(run.bestScore).replace('.', '\\.')} · .+ · not loaded by an agent$`),
     );
     assert.equal(t.runId, earlierRun());
     assert.equal(t.contextValue, 'skillopt.skill.run');
@@ -217,6 +217,6 @@ describe('SkillOpt extension: the Skills view', function () {
       return now?.runId === started.runId && !now.description.includes('training');
     }, 'the row to show the new run, finished');
     const best = formatScore(Math.max(run.live?.bestScore ?? -1, run.bestScore ?? -1));
-    assert.match(row(after, trained())!.description, new RegExp(`· best ${best.replace('.', '\\.')} · `));
+    assert.match(row(after, trained())!.description, new RegExp(`^best ${best.replace('.', '\\.')} · `));
   });
 });

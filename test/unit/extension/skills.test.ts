@@ -231,7 +231,7 @@ describe('Skills view: rows', () => {
       last,
       3 * 3_600_000,
     );
-    assert.equal(row.description, 'Claude Code · best 0.625 · 3 h ago · has evals · 1 problem');
+    assert.equal(row.description, 'best 0.625 · 3 h ago · Claude Code · has evals · 1 problem');
     assert.equal(row.icon.id, 'warning');
     assert.equal(row.contextValue, 'skillopt.skill.run');
     assert.equal(row.runId, '/w/.skillopt/runs/r');
@@ -243,7 +243,7 @@ describe('Skills view: rows', () => {
     const last = { run: run('/r', {}, { status: 'interrupted', bestScore: 0.4 }), at: 0 };
     assert.equal(
       skillRow(base, last, 60_000).description,
-      'Claude Code · interrupted · best 0.400 · 1 min ago',
+      'interrupted · best 0.400 · 1 min ago · Claude Code',
     );
   });
 
