@@ -25,7 +25,16 @@ import {
   startServer,
   type Server,
 } from '../harness/host';
-import { activeWebviewFrame, closeEditors, endSession, hoverUntil, pick, quickOpen, webview } from './ui';
+import {
+  activeWebviewFrame,
+  closeEditors,
+  endSession,
+  hoverUntil,
+  openSkillOpt,
+  pick,
+  quickOpen,
+  webview,
+} from './ui';
 import { skillBeforeMetaReflection, themes, workspace, type Theme } from './workspace';
 
 const out = resolve(process.argv[2] ?? join(repoRoot, '.cache', 'review-screenshots'));
@@ -65,20 +74,8 @@ async function session(theme: Theme): Promise<Results> {
       page.on('console', (m) => {
         if (/Content Security Policy|Refused to/i.test(m.text())) refused.push(m.text());
       });
-      const remote = `vscode-remote://127.0.0.1:${server.port}${repoRoot}`;
-      const payload = JSON.stringify([['extensionDevelopmentPath', remote]]);
-      await page.goto(
-        `${server.url}/?folder=${encodeURIComponent(ws)}&payload=${encodeURIComponent(payload)}`,
-      );
-      await page
-        .locator('.explorer-folders-view .monaco-list-row', { hasText: 'house-style' })
-        .first()
-        .waitFor({ timeout: 90_000 });
       // The Runs view lists the run once the extension is active and has read the run folders.
-      await page
-        .locator('.activitybar .action-label[aria-label*="SkillOpt"]')
-        .first()
-        .click({ timeout: 60_000 });
+      await openSkillOpt(page, server, ws, 'house-style');
       await page
         .locator('.monaco-list-row', { hasText: 'house-style_demo' })
         .first()

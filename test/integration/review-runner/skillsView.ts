@@ -24,7 +24,7 @@ import {
   trainWithCli,
   type Server,
 } from '../harness/host';
-import { endSession } from './ui';
+import { endSession, openSkillOpt } from './ui';
 import { themes, type Theme } from './workspace';
 
 const out = resolve(process.argv[2] || join(repoRoot, '.cache', 'skills-view-screenshots'));
@@ -125,19 +125,7 @@ async function session(theme: Theme, cliRun: string): Promise<Results> {
       if (theme === 'hc') await page.emulateMedia({ forcedColors: 'active', colorScheme: 'dark' });
       // The view and one editor, without a wide empty margin (which also reads as blank in high contrast).
       await page.setViewportSize({ width: 1100, height: 720 });
-      const remote = `vscode-remote://127.0.0.1:${server.port}${repoRoot}`;
-      const payload = JSON.stringify([['extensionDevelopmentPath', remote]]);
-      await page.goto(
-        `${server.url}/?folder=${encodeURIComponent(ws)}&payload=${encodeURIComponent(payload)}`,
-      );
-      await page
-        .locator('.explorer-folders-view .monaco-list-row', { hasText: 'house-style' })
-        .first()
-        .waitFor({ timeout: 90_000 });
-      await page
-        .locator('.activitybar .action-label[aria-label*="SkillOpt"]')
-        .first()
-        .click({ timeout: 60_000 });
+      await openSkillOpt(page, server, ws, 'house-style');
       await view()
         .locator('.monaco-list-row', { hasText: 'house-style-answers' })
         .waitFor({ timeout: 60_000 });

@@ -1,7 +1,7 @@
 /** Workbench moves for the review screenshots, on top of test/integration/harness/host.ts. */
 import type { BrowserContext, Frame, FrameLocator, Page } from 'playwright-core';
 import type { Checks } from '../harness/checks';
-import { palette, removeDir, type Server } from '../harness/host';
+import { palette, removeDir, repoRoot, type Server } from '../harness/host';
 
 /** Ends a browser session: the server log's tail when a check failed, then everything closed. */
 export async function endSession(
@@ -79,4 +79,19 @@ export async function activeWebviewFrame(page: Page): Promise<Frame | undefined>
       return f;
   }
   return undefined;
+}
+
+/**
+ * Opens `ws` in the workbench with SkillOpt loaded from this checkout, waits for the Explorer to show
+ * `folder`, and opens the SkillOpt side bar (the click works once the extension has contributed it).
+ */
+export async function openSkillOpt(page: Page, server: Server, ws: string, folder: string): Promise<void> {
+  const remote = `vscode-remote://127.0.0.1:${server.port}${repoRoot}`;
+  const payload = JSON.stringify([['extensionDevelopmentPath', remote]]);
+  await page.goto(`${server.url}/?folder=${encodeURIComponent(ws)}&payload=${encodeURIComponent(payload)}`);
+  await page
+    .locator('.explorer-folders-view .monaco-list-row', { hasText: folder })
+    .first()
+    .waitFor({ timeout: 90_000 });
+  await page.locator('.activitybar .action-label[aria-label*="SkillOpt"]').first().click({ timeout: 60_000 });
 }

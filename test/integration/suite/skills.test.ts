@@ -35,6 +35,15 @@ describe('SkillOpt extension: the Skills view', function () {
     saved[name] ??= win[name];
     win[name] = fn;
   };
+  /** The titles of the quick picks shown from now on; each is cancelled. */
+  const quickPickTitles = (): string[] => {
+    const titles: string[] = [];
+    replace('showQuickPick', (_items: unknown, opts?: vscode.QuickPickOptions) => {
+      titles.push(opts?.title ?? '');
+      return Promise.resolve(undefined);
+    });
+    return titles;
+  };
   const chat = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('chat');
 
   const github = (): string => workspacePath('.github', 'skills', 'gh-review', 'SKILL.md');
@@ -175,11 +184,7 @@ describe('SkillOpt extension: the Skills view', function () {
 
   it("Evaluate starts the evaluation of the row's skill with the config beside it", async () => {
     const t = row(await rowsNow(), trained())!;
-    const titles: string[] = [];
-    replace('showQuickPick', (_items: unknown, opts?: vscode.QuickPickOptions) => {
-      titles.push(opts?.title ?? '');
-      return Promise.resolve(undefined);
-    });
+    const titles = quickPickTitles();
     await vscode.commands.executeCommand(SkillCommands.evaluate, t);
     // The skill and its config came from the row: the first question is the split.
     assert.deepEqual(titles, ['SkillOpt: Evaluate Skill (2/3)']);
@@ -187,11 +192,7 @@ describe('SkillOpt extension: the Skills view', function () {
 
   it('Optimize on a skill without a config opens the guided setup for it', async () => {
     const c = row(await rowsNow(), codex())!;
-    const titles: string[] = [];
-    replace('showQuickPick', (_items: unknown, opts?: vscode.QuickPickOptions) => {
-      titles.push(opts?.title ?? '');
-      return Promise.resolve(undefined);
-    });
+    const titles = quickPickTitles();
     const started = await vscode.commands.executeCommand(SkillCommands.optimize, c);
     assert.equal(started, undefined);
     assert.deepEqual(titles, ['SkillOpt setup (1/5)']);

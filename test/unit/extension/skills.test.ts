@@ -36,12 +36,18 @@ function run(dir: string, config: Record<string, unknown>, extra: Partial<RunVie
   } as RunView;
 }
 
-describe('Skills view: discovery', () => {
-  let tmp = '';
+/** A fresh folder per test, removed after it; read it through the returned function. */
+function tempDir(): () => string {
+  let dir = '';
   beforeEach(() => {
-    tmp = mkdtempSync(join(tmpdir(), 'skillopt-skills-'));
+    dir = mkdtempSync(join(tmpdir(), 'skillopt-skills-'));
   });
-  afterEach(() => rmSync(tmp, { recursive: true, force: true }));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  return () => dir;
+}
+
+describe('Skills view: discovery', () => {
+  const tmp = tempDir();
 
   it('reads chat.agentSkillsLocations as VS Code writes it (path → boolean) and as an array', () => {
     assert.deepEqual(agentSkillsLocations({ 'my-skills': true, '~/.copilot/skills': true, old: false }), {
@@ -94,20 +100,20 @@ describe('Skills view: discovery', () => {
   });
 
   it('finds <location>/<name>/SKILL.md, following symlinked skill folders, skipping other entries', () => {
-    const loc = join(tmp, '.agents', 'skills');
+    const loc = join(tmp(), '.agents', 'skills');
     const a = skill(loc, 'alpha');
-    skill(join(tmp, 'elsewhere'), 'linked');
-    symlinkSync(join(tmp, 'elsewhere', 'linked'), join(loc, 'linked'));
+    skill(join(tmp(), 'elsewhere'), 'linked');
+    symlinkSync(join(tmp(), 'elsewhere', 'linked'), join(loc, 'linked'));
     mkdirSync(join(loc, 'no-skill-file'));
     writeFileSync(join(loc, 'README.md'), 'not a skill');
     mkdirSync(join(loc, 'deep', 'nested'), { recursive: true });
     writeFileSync(join(loc, 'deep', 'nested', 'SKILL.md'), '---\nname: nested\n---\n');
     assert.deepEqual(skillFilesIn(loc), [a, join(loc, 'linked', 'SKILL.md')]);
-    assert.deepEqual(skillFilesIn(join(tmp, 'missing')), []);
+    assert.deepEqual(skillFilesIn(join(tmp(), 'missing')), []);
   });
 
   it('reads name and description from the front matter, the folder name when it has none, and evals', () => {
-    const loc = join(tmp, 'skills');
+    const loc = join(tmp(), 'skills');
     const named = readSkill(skill(loc, 'pdf', 'name: pdf-forms\ndescription: Fills PDF forms.\n'), 'claude');
     assert.equal(named.name, 'pdf-forms');
     assert.equal(named.description, 'Fills PDF forms.');
@@ -125,7 +131,7 @@ describe('Skills view: discovery', () => {
   });
 
   it('reports YAML errors of the front matter with their line', () => {
-    const file = skill(join(tmp, 'skills'), 'broken', 'name: broken\ndescription: [unclosed\n');
+    const file = skill(join(tmp(), 'skills'), 'broken', 'name: broken\ndescription: [unclosed\n');
     const info = readSkill(file, 'copilot');
     assert.equal(info.name, 'broken', 'the folder name stands in');
     assert.equal(info.problems.length > 0, true);
@@ -133,7 +139,7 @@ describe('Skills view: discovery', () => {
   });
 
   it('lists a skill reached from two locations once, under the first', () => {
-    const loc = join(tmp, '.claude', 'skills');
+    const loc = join(tmp(), '.claude', 'skills');
     skill(loc, 'one');
     const skills = discoverSkills([
       { dir: loc, host: 'claude' },
@@ -147,27 +153,23 @@ describe('Skills view: discovery', () => {
 });
 
 describe('Skills view: trained skills and their latest run', () => {
-  let tmp = '';
-  beforeEach(() => {
-    tmp = mkdtempSync(join(tmpdir(), 'skillopt-skillruns-'));
-  });
-  afterEach(() => rmSync(tmp, { recursive: true, force: true }));
+  const tmp = tempDir();
 
   it("takes config.json's skill_init (absolute, a folder, or relative to the config's folder), else the origin", () => {
-    const file = skill(join(tmp, 'proj'), 'house');
-    const runs = join(tmp, 'proj', 'house', '.skillopt', 'runs');
+    const file = skill(join(tmp(), 'proj'), 'house');
+    const runs = join(tmp(), 'proj', 'house', '.skillopt', 'runs');
     assert.equal(trainedSkillPath({ dir: join(runs, 'a'), config: { skill_init: file } }), file);
     assert.equal(
-      trainedSkillPath({ dir: join(runs, 'b'), config: { skill_init: join(tmp, 'proj', 'house') } }),
+      trainedSkillPath({ dir: join(runs, 'b'), config: { skill_init: join(tmp(), 'proj', 'house') } }),
       file,
     );
     assert.equal(trainedSkillPath({ dir: join(runs, 'c'), config: { skill_init: 'SKILL.md' } }), file);
     // Relative, outside the default place: nothing to resolve it against.
     assert.equal(
-      trainedSkillPath({ dir: join(tmp, 'x', 'run'), config: { skill_init: 'SKILL.md' } }),
+      trainedSkillPath({ dir: join(tmp(), 'x', 'run'), config: { skill_init: 'SKILL.md' } }),
       undefined,
     );
-    assert.equal(trainedSkillPath({ dir: join(tmp, 'x', 'run'), config: {} }, file), file);
+    assert.equal(trainedSkillPath({ dir: join(tmp(), 'x', 'run'), config: {} }, file), file);
     assert.equal(
       trainedSkillPath({ dir: join(runs, 'd'), config: { skill_init: '/gone/SKILL.md' } }),
       undefined,
@@ -175,9 +177,9 @@ describe('Skills view: trained skills and their latest run', () => {
   });
 
   it("keeps each skill's newest run by when its record was last written", () => {
-    const file = skill(tmp, 'house');
-    const older = join(tmp, 'r1');
-    const newer = join(tmp, 'r2');
+    const file = skill(tmp(), 'house');
+    const older = join(tmp(), 'r1');
+    const newer = join(tmp(), 'r2');
     for (const d of [older, newer]) {
       mkdirSync(d);
       writeFileSync(join(d, 'history.json'), '[]');
