@@ -2,8 +2,9 @@
  * The Skills view in Chromium, in a light, a dark and a high-contrast theme, with screenshots for a
  * person to look at: skills in .github/skills, .claude/skills (one with evals, one whose front
  * matter does not parse), .agents/skills and a folder named by chat.agentSkillsLocations, and a
- * skill trained by a CLI run with its best score; the inline actions on a row; and the welcome
- * view once every skill is gone. Each check is named; prints `N passed, N failed`.
+ * skill trained by a CLI run with its best score; the inline actions on a row (Reveal Last Run
+ * selects the run in the Runs view); and the welcome view once every skill is gone. Each check is
+ * named; prints `N passed, N failed`.
  *
  *   node esbuild.mjs && node --import tsx test/integration/review-runner/skillsView.ts [OUT_DIR] [light,dark,hc]
  *
@@ -183,6 +184,15 @@ async function session(theme: Theme, cliRun: string): Promise<Results> {
       join(out, `skills-view-actions-${theme}.png`),
       `${tag} skills-view-actions`,
     );
+    await checks.check(`${tag} Reveal Last Run selects the skill's run in the Runs view`, async () => {
+      const row = view().locator('.monaco-list-row', { hasText: 'house-style-answers' });
+      await row.hover();
+      await row.locator('.action-label[aria-label="Reveal Last Run"]').click();
+      await p()
+        .locator('.pane', { has: p().locator('.pane-header', { hasText: /^Runs/ }) })
+        .locator('.monaco-list-row[aria-selected="true"]', { hasText: 'house-style_demo' })
+        .waitFor({ timeout: 15_000 });
+    });
     await checks.step(`${tag} with every skill gone, the welcome view offers New Skill`, async () => {
       for (const dir of ['.github', '.claude', '.agents', 'team-skills', 'house-style'])
         rmSync(join(ws, dir), { recursive: true, force: true });
