@@ -182,6 +182,38 @@ describe('SkillOpt extension: the Skills view', function () {
     await until((r) => !!row(r, custom()), 'the skill to come back with its location');
   });
 
+  it('New Skill writes <location>/<name>/SKILL.md with its front matter, lists it and opens it', async () => {
+    const answers = ['release-notes', 'Write release notes: "what changed", grouped by area.'];
+    const prompts: string[] = [];
+    type Item = vscode.QuickPickItem & { dir?: string };
+    replace('showQuickPick', async (items: Item[] | Thenable<Item[]>) => {
+      const list = await items;
+      assert.deepEqual(
+        list.map((i) => `${i.label} ${i.description ?? ''}`),
+        ['.github/skills Copilot / VS Code', '.claude/skills Claude Code', '.agents/skills Codex'],
+      );
+      return list[2];
+    });
+    replace('showInputBox', (opts?: vscode.InputBoxOptions) => {
+      prompts.push(opts?.prompt ?? '');
+      // The name is checked as the person types: a name the hosts would not load is refused.
+      if (prompts.length === 1)
+        assert.match((opts?.validateInput?.('Release Notes') as string | undefined) ?? '', /Lowercase/);
+      return Promise.resolve(answers[prompts.length - 1]);
+    });
+    const uri = await vscode.commands.executeCommand<vscode.Uri | undefined>(SkillCommands.create);
+    const file = workspacePath('.agents', 'skills', 'release-notes', 'SKILL.md');
+    assert.equal(uri?.fsPath, file);
+    assert.match(
+      readFileSync(file, 'utf8'),
+      /^---\nname: release-notes\ndescription: 'Write release notes: "what changed", grouped by area\.'\n---\n/,
+    );
+    assert.equal(vscode.window.activeTextEditor?.document.uri.fsPath, file);
+    const rows = await until((r) => !!row(r, file), 'the new skill in the view');
+    assert.equal(row(rows, file)?.description, 'Codex · not trained yet');
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
   it("Evaluate starts the evaluation of the row's skill with the config beside it", async () => {
     const t = row(await rowsNow(), trained())!;
     const titles = quickPickTitles();
