@@ -7,7 +7,8 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import * as vscode from 'vscode';
 import type { Ctx } from '../ctx';
-import { HOST_LABEL, PROJECT_SKILL_LOCATIONS, SKILL_FILE, type SkillHost } from './discovery';
+import { SKILL_FILE_NAME } from '../../engine/skill/lint';
+import { HOST_LABEL, PROJECT_SKILL_LOCATIONS, type SkillHost } from './discovery';
 import { descriptionProblem, nameProblem, skillTemplate } from './skillTemplate';
 
 export async function createSkill(ctx: Ctx): Promise<vscode.Uri | undefined> {
@@ -46,7 +47,7 @@ export async function createSkill(ctx: Ctx): Promise<vscode.Uri | undefined> {
   });
   if (!description) return undefined;
   const folder = join(where.dir, name);
-  const file = join(folder, SKILL_FILE);
+  const file = join(folder, SKILL_FILE_NAME);
   mkdirSync(folder, { recursive: true });
   writeFileSync(file, skillTemplate(name, description.trim()), { flag: 'wx' });
   ctx.log.info(`[skills] created ${relative(roots[0]?.uri.fsPath ?? '', file)}`);

@@ -7,11 +7,10 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { parseFrontMatter } from '../../engine/skill/frontMatter';
+import { lintSkillFile, SKILL_FILE_NAME } from '../../engine/skill/lint';
 
 /** Which agent loads the skills of a location. */
 export type SkillHost = 'copilot' | 'claude' | 'codex' | 'setting' | 'trained';
-
-export const SKILL_FILE = 'SKILL.md';
 
 /** The project locations the agents read, relative to each workspace folder. */
 export const PROJECT_SKILL_LOCATIONS: ReadonlyArray<{ dir: string; host: SkillHost }> = [
@@ -37,7 +36,9 @@ export interface SkillLocation {
   host: SkillHost;
 }
 
+/** A finding of the skill lint (src/engine/skill/lint.ts), as the view shows it. */
 export interface SkillProblem {
+  severity: 'error' | 'warning';
   message: string;
   /** 0-based line in SKILL.md. */
   line: number;
@@ -143,16 +144,8 @@ export function childFolders(dir: string): string[] {
 /** The SKILL.md files of one location (`<dir>/<name>/SKILL.md`). */
 export function skillFilesIn(dir: string): string[] {
   return childFolders(dir)
-    .map((folder) => join(folder, SKILL_FILE))
+    .map((folder) => join(folder, SKILL_FILE_NAME))
     .filter((file) => existsSync(file) && !isDir(file));
-}
-
-/**
- * What is wrong in a SKILL.md's front matter. The seam for the front-matter lint
- * (src/engine/skill/lint.ts): until it lands, the YAML errors of the parser.
- */
-export function frontMatterProblems(text: string): SkillProblem[] {
-  return parseFrontMatter(text)?.errors ?? [];
 }
 
 /** Reads one skill; a file that cannot be read is still listed, with why. */
@@ -170,13 +163,18 @@ export function readSkill(path: string, host: SkillHost): SkillInfo {
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    info.problems.push({ message: `cannot read: ${(err as Error).message}`, line: 0 });
+    info.problems.push({ severity: 'error', message: `cannot read: ${(err as Error).message}`, line: 0 });
     return info;
   }
   const fm = parseFrontMatter(text);
   if (fm?.name?.trim()) info.name = fm.name.trim();
   if (fm?.description?.trim()) info.description = fm.description.trim();
-  info.problems = frontMatterProblems(text);
+  // The lint the editor's diagnostics and `skillopt validate` use: the same findings everywhere.
+  info.problems = lintSkillFile(path, text).map((f) => ({
+    severity: f.severity,
+    message: f.message,
+    line: f.range.startLine,
+  }));
   return info;
 }
 

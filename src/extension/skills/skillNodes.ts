@@ -63,12 +63,17 @@ function runText(last: LastRun, now: number): string {
 }
 
 export function skillRow(skill: SkillInfo, last: LastRun | undefined, now: number): SkillRow {
-  const problems = skill.problems.length;
+  const errors = skill.problems.filter((p) => p.severity === 'error').length;
+  const warnings = skill.problems.length - errors;
+  const problems = [
+    ...(errors ? [`${errors} error${errors === 1 ? '' : 's'}`] : []),
+    ...(warnings ? [`${warnings} warning${warnings === 1 ? '' : 's'}`] : []),
+  ];
   // A score is what a trained skill's row is read for: first, before a narrow view cuts the rest.
   const description = [
     ...(last ? [runText(last, now), HOST_LABEL[skill.host]] : [HOST_LABEL[skill.host], 'not trained yet']),
     ...(skill.hasEvals ? ['has evals'] : []),
-    ...(problems ? [`${problems} problem${problems === 1 ? '' : 's'}`] : []),
+    ...problems,
   ].join(' · ');
   const tooltip = [
     skill.name,
@@ -83,7 +88,7 @@ export function skillRow(skill: SkillInfo, last: LastRun | undefined, now: numbe
         ]
       : ['Not trained yet: Optimize trains it against your tasks.']),
     ...(skill.hasEvals ? ['Has evals/evals.json'] : []),
-    ...skill.problems.map((p) => `Line ${p.line + 1}: ${p.message}`),
+    ...skill.problems.map((p) => `Line ${p.line + 1} (${p.severity}): ${p.message}`),
   ].join('\n');
   const running = last && statusText(last.run) === 'running';
   return {
@@ -93,11 +98,13 @@ export function skillRow(skill: SkillInfo, last: LastRun | undefined, now: numbe
     description,
     tooltip,
     accessibilityLabel: `${skill.name}, ${description}`,
-    icon: problems
-      ? { id: 'warning', color: 'list.warningForeground' }
-      : running
-        ? { id: 'sync~spin' }
-        : { id: 'book' },
+    icon: errors
+      ? { id: 'error', color: 'list.errorForeground' }
+      : warnings
+        ? { id: 'warning', color: 'list.warningForeground' }
+        : running
+          ? { id: 'sync~spin' }
+          : { id: 'book' },
     contextValue: last ? SkillTreeContext.skillWithRun : SkillTreeContext.skill,
     ...(last ? { runId: last.run.dir } : {}),
   };

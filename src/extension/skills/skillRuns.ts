@@ -7,7 +7,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { RUN_FILE, RunLayout } from '../../engine/store/layout';
-import { SKILL_FILE } from './discovery';
+import { SKILL_FILE_NAME } from '../../engine/skill/lint';
 
 export interface RunRef {
   dir: string;
@@ -40,7 +40,7 @@ export function trainedSkillPath(run: RunRef, originSkillPath?: string): string 
       if (!base) continue;
       path = resolve(base, path);
     }
-    if (isDir(path)) path = join(path, SKILL_FILE);
+    if (isDir(path)) path = join(path, SKILL_FILE_NAME);
     if (existsSync(path)) return resolve(path);
   }
   return undefined;

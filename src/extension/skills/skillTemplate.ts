@@ -3,15 +3,13 @@
  * (no `vscode`).
  */
 import { stringify } from 'yaml';
-
-/** The hosts' limits on front matter (agentskills.io): name ≤ 64, description ≤ 1,024 characters. */
-export const NAME_MAX = 64;
-export const DESCRIPTION_MAX = 1024;
+import { DESCRIPTION_MAX_CHARS, hostChars, NAME_MAX_CHARS } from '../../engine/skill/lint';
 
 /** Why a skill name would not load, or undefined when it is fine. */
 export function nameProblem(name: string): string | undefined {
   if (!name) return 'Give the skill a name.';
-  if (name.length > NAME_MAX) return `At most ${NAME_MAX} characters (this one has ${name.length}).`;
+  if (name.length > NAME_MAX_CHARS)
+    return `At most ${NAME_MAX_CHARS} characters (this one has ${name.length}).`;
   if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(name))
     return 'Lowercase letters, digits and single hyphens only, not at the start or end (e.g. pdf-forms).';
   return undefined;
@@ -19,8 +17,10 @@ export function nameProblem(name: string): string | undefined {
 
 export function descriptionProblem(text: string): string | undefined {
   if (!text.trim()) return 'Say what the skill does and when to use it: agents decide from this alone.';
-  if (text.length > DESCRIPTION_MAX)
-    return `At most ${DESCRIPTION_MAX} characters (this one has ${text.length}).`;
+  // Counted as the hosts count (lint.ts): code points, whitespace runs as one.
+  const chars = hostChars(text);
+  if (chars > DESCRIPTION_MAX_CHARS)
+    return `At most ${DESCRIPTION_MAX_CHARS} characters (this one has ${chars}).`;
   return undefined;
 }
 

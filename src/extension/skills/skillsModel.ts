@@ -16,11 +16,11 @@ import {
   childFolders,
   discoverSkills,
   readSkill,
-  SKILL_FILE,
   SKILLS_LOCATIONS_SETTING,
   skillLocations,
   type SkillInfo,
 } from './discovery';
+import { SKILL_FILE_NAME } from '../../engine/skill/lint';
 import { FolderWatches } from './folderWatches';
 import type { LastRun } from './skillNodes';
 import { latestRunBySkill } from './skillRuns';
@@ -56,7 +56,7 @@ export class SkillsModel implements vscode.Disposable {
     private readonly log: vscode.LogOutputChannel,
     private readonly runs: RunsModel,
   ) {
-    const files = vscode.workspace.createFileSystemWatcher(`**/{${SKILL_FILE},evals.json}`);
+    const files = vscode.workspace.createFileSystemWatcher(`**/{${SKILL_FILE_NAME},evals.json}`);
     // A folder created or deleted is reported once, not per file inside it (a SKILL.md written
     // right after its folder can go unreported): watch creations and deletions of any path.
     const folders = vscode.workspace.createFileSystemWatcher('**/*', false, true, false);
@@ -123,7 +123,7 @@ export class SkillsModel implements vscode.Disposable {
     this.latest = latestRunBySkill(this.runs.list(), (dir) => this.runs.origin(dir)?.skillPath);
     const known = new Set(this.found.map((s) => s.path));
     const trained = [...this.latest.keys()]
-      .filter((path) => !known.has(path) && path.endsWith(`${sep}${SKILL_FILE}`))
+      .filter((path) => !known.has(path) && path.endsWith(`${sep}${SKILL_FILE_NAME}`))
       .map((path) => this.trained.get(path) ?? readSkill(path, 'trained'));
     this.trained = new Map(trained.map((s) => [s.path, s]));
     this.skills = [...this.found, ...trained];

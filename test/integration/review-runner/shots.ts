@@ -12,10 +12,10 @@
  * loaded from this checkout as a development extension, driven in Chromium. Prints `N passed, N failed`.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
-import { Checks, combine, report, type Results } from '../harness/checks';
+import { Checks, type Results } from '../harness/checks';
 import {
   installVsCode,
   launchBrowser,
@@ -33,6 +33,7 @@ import {
   openSkillOpt,
   pick,
   quickOpen,
+  runThemes,
   webview,
 } from './ui';
 import { skillBeforeMetaReflection, themes, workspace, type Theme } from './workspace';
@@ -242,12 +243,4 @@ async function session(theme: Theme): Promise<Results> {
   return checks.results();
 }
 
-async function main(): Promise<number> {
-  mkdirSync(out, { recursive: true });
-  const wanted = (process.argv[3]?.split(',') ?? Object.keys(themes)).filter((t): t is Theme => t in themes);
-  const results: Results[] = [];
-  for (const theme of wanted) results.push(await session(theme));
-  return report(combine(...results));
-}
-
-void main().then((code) => process.exit(code));
+void runThemes(out, session).then((code) => process.exit(code));

@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
-import { Checks, combine, report, type Results } from '../harness/checks';
+import { Checks, type Results } from '../harness/checks';
 import {
   installVsCode,
   launchBrowser,
@@ -25,7 +25,7 @@ import {
   trainWithCli,
   type Server,
 } from '../harness/host';
-import { endSession, openSkillOpt } from './ui';
+import { endSession, openSkillOpt, runThemes } from './ui';
 import { themes, type Theme } from './workspace';
 
 const out = resolve(process.argv[2] || join(repoRoot, '.cache', 'skills-view-screenshots'));
@@ -95,8 +95,8 @@ function workspace(sandbox: string, cliRun: string): string {
 /** What each row is read out as (the row's accessible label), in the view's order. */
 const expectedRows = [
   /^bug-triage, Codex · not trained yet$/,
-  /^changelog, Claude Code · not trained yet · 1 problem$/,
-  /^house-style-answers, best \d\.\d{3} · (just now|\d+ min ago) · not loaded by an agent$/,
+  /^changelog, Claude Code · not trained yet · 1 error$/,
+  /^house-style-answers, best \d\.\d{3} · (just now|\d+ min ago) · not loaded by an agent · 1 error$/,
   /^pdf-forms, Claude Code · not trained yet · has evals$/,
   /^release-notes, Copilot \/ VS Code · not trained yet$/,
   /^sql-style, VS Code · not trained yet$/,
@@ -165,9 +165,9 @@ async function session(theme: Theme, cliRun: string): Promise<Results> {
         labels.forEach((l, i) => assert.match(l, expectedRows[i]!));
       },
     );
-    await checks.check(`${tag} the skill whose front matter does not parse has a warning icon`, async () => {
+    await checks.check(`${tag} the skill whose front matter does not parse has an error icon`, async () => {
       const row = view().locator('.monaco-list-row', { hasText: 'changelog' });
-      assert.equal(await row.locator('.codicon-warning').count(), 1);
+      assert.equal(await row.locator('.codicon-error').count(), 1);
     });
     await checks.step(
       `${tag} a trained skill's row offers Optimize, Evaluate and Reveal Last Run`,
@@ -215,17 +215,13 @@ async function session(theme: Theme, cliRun: string): Promise<Results> {
 }
 
 async function main(): Promise<number> {
-  mkdirSync(out, { recursive: true });
-  const wanted = (process.argv[3]?.split(',') ?? Object.keys(themes)).filter((t): t is Theme => t in themes);
   const scratch = makeSandbox('skillopt-skills-cli-');
-  const results: Results[] = [];
   try {
     const cliRun = trainWithCli(scratch);
-    for (const theme of wanted) results.push(await session(theme, cliRun));
+    return await runThemes(out, (theme) => session(theme, cliRun));
   } finally {
     removeDir(scratch);
   }
-  return report(combine(...results));
 }
 
 void main().then((code) => process.exit(code));

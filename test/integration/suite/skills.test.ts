@@ -138,9 +138,9 @@ describe('SkillOpt extension: the Skills view', function () {
     assert.equal(rows.filter((r) => r.path === github()).length, 1);
 
     const bad = byPath(broken());
-    assert.equal(bad.description, 'Claude Code · not trained yet · 1 problem');
-    assert.equal(bad.icon.id, 'warning');
-    assert.match(bad.tooltip, /Line 3: /);
+    assert.equal(bad.description, 'Claude Code · not trained yet · 1 error');
+    assert.equal(bad.icon.id, 'error');
+    assert.match(bad.tooltip, /Line 3 \(error\): front matter is not valid YAML/);
 
     const run = api.ctx.runs.get(earlierRun());
     assert.ok(run?.bestScore !== undefined, 'the earlier run is read');
@@ -148,7 +148,10 @@ describe('SkillOpt extension: the Skills view', function () {
     assert.equal(t.label, 'house-style-answers', 'the name comes from the front matter');
     assert.match(
       t.description,
-      new RegExp(`^best ${formatScore(run.bestScore).replace('.', '\\.')} · .+ · not loaded by an agent$`),
+      // The lint's finding too: its name is not its folder's (trained/).
+      new RegExp(
+        `^best ${formatScore(run.bestScore).replace('.', '\\.')} · .+ · not loaded by an agent · 1 error$`,
+      ),
     );
     assert.equal(t.runId, earlierRun());
     assert.equal(t.contextValue, 'skillopt.skill.run');

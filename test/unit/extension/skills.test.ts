@@ -114,7 +114,10 @@ describe('Skills view: discovery', () => {
 
   it('reads name and description from the front matter, the folder name when it has none, and evals', () => {
     const loc = join(tmp(), 'skills');
-    const named = readSkill(skill(loc, 'pdf', 'name: pdf-forms\ndescription: Fills PDF forms.\n'), 'claude');
+    const named = readSkill(
+      skill(loc, 'pdf-forms', 'name: pdf-forms\ndescription: Fills PDF forms.\n'),
+      'claude',
+    );
     assert.equal(named.name, 'pdf-forms');
     assert.equal(named.description, 'Fills PDF forms.');
     assert.equal(named.hasEvals, false);
@@ -128,14 +131,34 @@ describe('Skills view: discovery', () => {
     assert.equal(plain.name, 'plain');
     assert.equal(plain.description, undefined);
     assert.equal(plain.hasEvals, true);
+    // The skill lint's finding: a host skips a SKILL.md without front matter.
+    assert.deepEqual(
+      plain.problems.map((p) => [p.severity, p.line, p.message.slice(0, 15)]),
+      [['error', 0, 'no front matter']],
+    );
+  });
+
+  it("reports the lint's findings with their severity: a name that is not its folder's", () => {
+    const info = readSkill(
+      skill(join(tmp(), 'skills'), 'pdf', 'name: pdf-forms\ndescription: Fills forms.\n'),
+      'claude',
+    );
+    assert.equal(info.name, 'pdf-forms');
+    assert.deepEqual(
+      info.problems.map((p) => [p.severity, p.line]),
+      [['error', 1]],
+    );
+    assert.match(info.problems[0]?.message ?? '', /not the name of its folder "pdf"/);
   });
 
   it('reports YAML errors of the front matter with their line', () => {
     const file = skill(join(tmp(), 'skills'), 'broken', 'name: broken\ndescription: [unclosed\n');
     const info = readSkill(file, 'copilot');
     assert.equal(info.name, 'broken', 'the folder name stands in');
-    assert.equal(info.problems.length > 0, true);
-    assert.equal(info.problems[0]?.line, 2);
+    assert.deepEqual(
+      info.problems.map((p) => [p.severity, p.line]),
+      [['error', 2]],
+    );
   });
 
   it('lists a skill reached from two locations once, under the first', () => {
@@ -228,17 +251,18 @@ describe('Skills view: rows', () => {
 
   it("shows the latest run's best score and when, evals and problems", () => {
     const last = { run: run('/w/.skillopt/runs/r', {}, { bestScore: 0.625, baselineScore: 0.5 }), at: 0 };
-    const row = skillRow(
-      { ...base, hasEvals: true, problems: [{ message: 'bad indentation', line: 2 }] },
-      last,
-      3 * 3_600_000,
-    );
-    assert.equal(row.description, 'best 0.625 · 3 h ago · Claude Code · has evals · 1 problem');
+    const warning = { severity: 'warning' as const, message: 'bad indentation', line: 2 };
+    const row = skillRow({ ...base, hasEvals: true, problems: [warning] }, last, 3 * 3_600_000);
+    assert.equal(row.description, 'best 0.625 · 3 h ago · Claude Code · has evals · 1 warning');
     assert.equal(row.icon.id, 'warning');
     assert.equal(row.contextValue, 'skillopt.skill.run');
     assert.equal(row.runId, '/w/.skillopt/runs/r');
     assert.match(row.tooltip, /Best selection score 0\.625, baseline 0\.500/);
-    assert.match(row.tooltip, /Line 3: bad indentation/);
+    assert.match(row.tooltip, /Line 3 \(warning\): bad indentation/);
+    const error = { severity: 'error' as const, message: 'no front matter', line: 0 };
+    const worse = skillRow({ ...base, problems: [error, warning, warning] }, undefined, 0);
+    assert.equal(worse.description, 'Claude Code · not trained yet · 1 error · 2 warnings');
+    assert.equal(worse.icon.id, 'error');
   });
 
   it('says an interrupted run is interrupted', () => {
