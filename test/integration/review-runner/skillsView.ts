@@ -96,7 +96,7 @@ function workspace(sandbox: string, cliRun: string): string {
 const expectedRows = [
   /^bug-triage, Codex · not trained yet$/,
   /^changelog, Claude Code · not trained yet · 1 error$/,
-  /^house-style-answers, best \d\.\d{3} · (just now|\d+ min ago) · not loaded by an agent · 1 error$/,
+  /^house-style, best \d\.\d{3} · (just now|\d+ min ago) · not loaded by an agent$/,
   /^pdf-forms, Claude Code · not trained yet · has evals$/,
   /^release-notes, Copilot \/ VS Code · not trained yet$/,
   /^sql-style, VS Code · not trained yet$/,
@@ -127,9 +127,7 @@ async function session(theme: Theme, cliRun: string): Promise<Results> {
       // The view and one editor, without a wide empty margin (which also reads as blank in high contrast).
       await page.setViewportSize({ width: 1100, height: 720 });
       await openSkillOpt(page, server, ws, 'house-style');
-      await view()
-        .locator('.monaco-list-row', { hasText: 'house-style-answers' })
-        .waitFor({ timeout: 60_000 });
+      await view().locator('.monaco-list-row', { hasText: 'house-style' }).waitFor({ timeout: 60_000 });
       await view().locator('.monaco-list-row').nth(5).waitFor({ timeout: 30_000 });
       // Wide enough for a whole row to read (a narrow view cuts descriptions with an ellipsis).
       const bar = await page.locator('.part.sidebar').boundingBox();
@@ -145,7 +143,7 @@ async function session(theme: Theme, cliRun: string): Promise<Results> {
     });
     await checks.step(`${tag} clicking a row opens its SKILL.md`, async () => {
       // The longest skill: a high-contrast page with little text in it reads as blank to the check.
-      await view().locator('.monaco-list-row', { hasText: 'house-style-answers' }).click();
+      await view().locator('.monaco-list-row', { hasText: 'house-style' }).click();
       await p().locator('.tabs-container .tab', { hasText: 'SKILL.md' }).first().waitFor({ timeout: 30_000 });
       await p()
         .locator('.view-lines', { hasText: 'House Style Answers' })
@@ -172,7 +170,7 @@ async function session(theme: Theme, cliRun: string): Promise<Results> {
     await checks.step(
       `${tag} a trained skill's row offers Optimize, Evaluate and Reveal Last Run`,
       async () => {
-        const row = view().locator('.monaco-list-row', { hasText: 'house-style-answers' });
+        const row = view().locator('.monaco-list-row', { hasText: 'house-style' });
         await row.hover();
         for (const action of ['Optimize', 'Evaluate', 'Reveal Last Run'])
           await row.locator(`.action-label[aria-label="${action}"]`).waitFor({ timeout: 10_000 });
@@ -185,7 +183,7 @@ async function session(theme: Theme, cliRun: string): Promise<Results> {
       `${tag} skills-view-actions`,
     );
     await checks.check(`${tag} Reveal Last Run selects the skill's run in the Runs view`, async () => {
-      const row = view().locator('.monaco-list-row', { hasText: 'house-style-answers' });
+      const row = view().locator('.monaco-list-row', { hasText: 'house-style' });
       await row.hover();
       await row.locator('.action-label[aria-label="Reveal Last Run"]').click();
       await p()

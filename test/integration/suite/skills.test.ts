@@ -145,7 +145,7 @@ describe('SkillOpt extension: the Skills view', function () {
     const run = api.ctx.runs.get(earlierRun());
     assert.ok(run?.bestScore !== undefined, 'the earlier run is read');
     const t = byPath(trained());
-    assert.equal(t.label, 'house-style-answers', 'the name comes from the front matter');
+    assert.equal(t.label, 'house-style', 'the name comes from the front matter, not the folder');
     assert.match(
       t.description,
       // The lint's finding too: its name is not its folder's (trained/).
@@ -155,7 +155,7 @@ describe('SkillOpt extension: the Skills view', function () {
     );
     assert.equal(t.runId, earlierRun());
     assert.equal(t.contextValue, 'skillopt.skill.run');
-    assert.match(t.tooltip, /^house-style-answers\nAnswer short knowledge-base questions/);
+    assert.match(t.tooltip, /^house-style\nAnswer short knowledge-base questions/);
 
     // Rows are read out as they read.
     const item = api.skills.getTreeItem(byPath(codex()));
