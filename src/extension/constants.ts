@@ -33,6 +33,23 @@ export const ReviewCommands = {
 
 export const viewContainerId = 'skillopt';
 export const runsViewId = 'skillopt.runs';
+export const skillsViewId = 'skillopt.skills';
+
+/** Commands of the Skills view (registered by views/skillsTree.ts). */
+export const SkillCommands = {
+  optimize: 'skillopt.skills.optimize',
+  evaluate: 'skillopt.skills.evaluate',
+  open: 'skillopt.skills.open',
+  revealLastRun: 'skillopt.skills.revealLastRun',
+  create: 'skillopt.skills.create',
+} as const;
+
+/** `contextValue` of the Skills view's rows. */
+export const SkillTreeContext = {
+  skill: 'skillopt.skill',
+  /** A skill with a run to reveal. */
+  skillWithRun: 'skillopt.skill.run',
+} as const;
 
 /** Context keys for `when` clauses. */
 export const ContextKeys = {

@@ -46,6 +46,11 @@ export function registerCommands(ctx: Ctx, deps: CommandDeps): void {
     [Commands.openArtifact]: (path) => openArtifact(path),
     [Commands.openEvaluation]: (dir) => openEvaluation(dir),
   };
+  registerCommandTable(ctx, table);
+}
+
+/** Registers id → handler; an unexpected failure is logged and said, never lost. */
+export function registerCommandTable(ctx: Ctx, table: Record<string, (...args: unknown[]) => unknown>): void {
   for (const [id, handler] of Object.entries(table)) {
     ctx.pushExtCleanup(
       vscode.commands.registerCommand(id, async (...args: unknown[]) => {

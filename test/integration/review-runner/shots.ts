@@ -30,7 +30,7 @@ import {
   closeEditors,
   endSession,
   hoverUntil,
-  openWorkbench,
+  openSkillOpt,
   pick,
   quickOpen,
   runThemes,
@@ -75,16 +75,8 @@ async function session(theme: Theme): Promise<Results> {
       page.on('console', (m) => {
         if (/Content Security Policy|Refused to/i.test(m.text())) refused.push(m.text());
       });
-      await openWorkbench(page, server, ws);
-      await page
-        .locator('.explorer-folders-view .monaco-list-row', { hasText: 'house-style' })
-        .first()
-        .waitFor({ timeout: 90_000 });
       // The Runs view lists the run once the extension is active and has read the run folders.
-      await page
-        .locator('.activitybar .action-label[aria-label*="SkillOpt"]')
-        .first()
-        .click({ timeout: 60_000 });
+      await openSkillOpt(page, server, ws, 'house-style');
       await page
         .locator('.monaco-list-row', { hasText: 'house-style_demo' })
         .first()

@@ -27,6 +27,17 @@ export async function openWorkbench(page: Page, server: Server, folder: string):
   );
 }
 
+/** Opens `ws` as openWorkbench does, waits for the Explorer to list `folder`, and opens the SkillOpt side bar. */
+export async function openSkillOpt(page: Page, server: Server, ws: string, folder: string): Promise<void> {
+  await openWorkbench(page, server, ws);
+  await page
+    .locator('.explorer-folders-view .monaco-list-row', { hasText: folder })
+    .first()
+    .waitFor({ timeout: 90_000 });
+  // The activity bar shows SkillOpt once the extension has contributed its views.
+  await page.locator('.activitybar .action-label[aria-label*="SkillOpt"]').first().click({ timeout: 60_000 });
+}
+
 /** One session per theme named in argv[3] (`light,dark,hc`; all by default); exit code of the whole. */
 export async function runThemes(out: string, session: (theme: Theme) => Promise<Results>): Promise<number> {
   mkdirSync(out, { recursive: true });
