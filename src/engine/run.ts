@@ -40,6 +40,7 @@ import { RUN_FILE, RunLayout } from './store/layout';
 import { RunLedger } from './llm/ledger';
 import { setMaxListeners } from 'node:events';
 import type { TrainSettings } from './train/settings';
+import { prepareActivation, type ActivationPlan } from './activation/plan';
 
 export interface PrepareOptions {
   configPath: string;
@@ -71,6 +72,8 @@ export interface PreparedRun {
   warnings: string[];
   estimate: CallEstimate;
   models: ModelSetup;
+  /** activation.enabled: the trigger queries and how they run (src/engine/activation/plan.ts). */
+  activation?: ActivationPlan;
 }
 
 function timestamp(): string {
@@ -204,6 +207,12 @@ export function prepareRun(opts: PrepareOptions): PreparedRun {
     logger: opts.logger ?? silentLogger,
   });
   const allTasks = [...splits.train, ...splits.val, ...splits.test.unsealForEvaluation()];
+  const activation = prepareActivation(
+    cfg,
+    [...splits.train, ...splits.val],
+    skill.text,
+    models.target.backend,
+  );
   const imageNotices = checkImageTarget(allTasks, models.target, cfg.env.image_detail);
   const flatConfig = redactSecrets(
     toFlatConfig(cfg, {
@@ -230,9 +239,11 @@ export function prepareRun(opts: PrepareOptions): PreparedRun {
       ...benchmarkNotices(bench, scorerSpec, cfg.env.scorer),
       ...imageNotices,
       ...models.notices,
+      ...activation.notices,
     ],
     estimate: estimateCalls(settings, splits, spe),
     models,
+    ...(activation.plan ? { activation: activation.plan } : {}),
   };
 }
 
@@ -360,6 +371,7 @@ export async function trainPrepared(
       ...(hooks.requireResume ? { requireResume: true } : {}),
       ...(hooks.forceConfig ? { forceConfig: true } : {}),
       ...(hooks.reviewer ? { reviewer: hooks.reviewer } : {}),
+      ...(prepared.activation ? { activation: prepared.activation } : {}),
     });
     holder.trainer = trainer;
     return await trainer.run();

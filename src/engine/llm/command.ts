@@ -268,7 +268,8 @@ export class CommandBackend implements ChatBackend {
     if (opts.skillFolder) copySkillFolder(opts.skillFolder, skillDir);
     writeFileAtomic(skillFile, renderSkillFile(task, opts.skillDescription ?? DEFAULT_DESCRIPTION));
     writeFileAtomic(taskFile, task.prompt.endsWith('\n') ? task.prompt : `${task.prompt}\n`);
-    const prompt = renderPrompt(task, this.delivery, this.skillRoot);
+    const delivery = task.delivery ?? this.delivery;
+    const prompt = renderPrompt(task, delivery, this.skillRoot);
     const parentEnv = opts.parentEnv ?? process.env;
     let argv: string[];
     let presetEnv: Record<string, string> = {};
@@ -333,7 +334,7 @@ export class CommandBackend implements ChatBackend {
       program: this.program,
       label: this.label,
       model: this.model,
-      delivery: this.delivery,
+      delivery,
       keepWorkspaces: opts.keepWorkspaces,
       logger: opts.logger,
     });

@@ -10,7 +10,14 @@ import { notAnApiReply, splitBaseUrl } from './wire';
 import { chatCompletionsUsage, promptCacheKey } from './promptCache';
 import type { Logger } from '../log';
 import { PLACEHOLDER_KEY, requireApiKey, scrubUrl, urlSecrets } from './secrets';
-import type { BackendReply, ChatBackend, ChatMessage, ChatRequest, ReasoningEffort } from './types';
+import type {
+  BackendReply,
+  ChatBackend,
+  ChatMessage,
+  ChatRequest,
+  ReasoningEffort,
+  ReplyToolCall,
+} from './types';
 import { API_KEY_ENV_VARS } from '../../protocol/vocabulary';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
@@ -324,7 +331,32 @@ function buildBody(
     }
   }
   if (req.seed !== undefined) body.seed = req.seed;
+  if (req.tools?.length)
+    body.tools = req.tools.map((t) => ({
+      type: 'function',
+      function: { name: t.name, description: t.description, parameters: t.parameters },
+    }));
   return body;
+}
+
+/** The function calls of a reply, with their arguments parsed (unparseable arguments become `{}`). */
+function toolCallsOf(message: ChatCompletion.Choice['message'] | undefined): ReplyToolCall[] {
+  const out: ReplyToolCall[] = [];
+  for (const c of message?.tool_calls ?? []) {
+    if (c.type !== 'function') continue;
+    let args: unknown;
+    try {
+      args = JSON.parse(c.function.arguments || '{}');
+    } catch {
+      args = {};
+    }
+    out.push({
+      name: c.function.name,
+      arguments:
+        args && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {},
+    });
+  }
+  return out;
 }
 
 /** A user message with images becomes text and image_url parts (base64 data URIs). */
@@ -354,6 +386,16 @@ function parseCompletion(completion: ChatCompletion, label: string): BackendRepl
   if (!choice) throw new SkillOptError('llm-reply', `${label}: the reply has no choices`, { fix });
   const content = (choice.message as ChatCompletion.Choice['message'] | undefined)?.content;
   const truncated = choice.finish_reason === 'length';
+  const toolCalls = toolCallsOf(choice.message);
+  // A reply that only calls a function is complete without text.
+  if (toolCalls.length && (typeof content !== 'string' || content.trim() === '')) {
+    return {
+      text: '',
+      usage: chatCompletionsUsage(completion.usage),
+      ...(typeof completion.model === 'string' && completion.model ? { model: completion.model } : {}),
+      trace: { toolCalls },
+    };
+  }
   if (typeof content !== 'string' || content.trim() === '') {
     const refusal = choice.message?.refusal;
     const problem = refusal
@@ -366,5 +408,6 @@ function parseCompletion(completion: ChatCompletion, label: string): BackendRepl
     usage: chatCompletionsUsage(completion.usage),
     ...(typeof completion.model === 'string' && completion.model ? { model: completion.model } : {}),
     ...(truncated ? { truncated: true } : {}),
+    ...(toolCalls.length ? { trace: { toolCalls } } : {}),
   };
 }

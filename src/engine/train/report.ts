@@ -3,6 +3,7 @@ import { join, relative } from 'node:path';
 import type { AccountingSnapshot } from '../llm/accounting';
 import { promptCacheSummary, promptCacheText, type PromptCacheSummary } from '../llm/spendText';
 import { EVAL_FILE, RUN_DIR, RUN_FILE } from '../store/layout';
+import { activationReportLines, type ActivationSummary } from '../activation/summary';
 import { lineOrigins, type ProvenanceRecord } from './provenance';
 import { isErrored } from './rollout';
 import { describeGateTest, describeItemRegressions } from '../../protocol/gateText';
@@ -66,6 +67,8 @@ export interface RunReport {
   >;
   /** The providers' prompt caches over the whole run. */
   prompt_cache?: PromptCacheSummary;
+  /** The description's own track (activation.enabled). */
+  activation?: ActivationSummary;
   kept_lines: Array<{
     line: number;
     text: string;
@@ -134,6 +137,7 @@ export function buildReport(args: {
   provenance: readonly ProvenanceRecord[];
   humanDecisions: number;
   stoppedEarly?: string;
+  activation?: ActivationSummary;
 }): RunReport {
   const h = args.history;
   const sum = (f: (r: StepRecord) => number): number => h.reduce((n, r) => n + f(r), 0);
@@ -199,6 +203,7 @@ export function buildReport(args: {
     reliability: reliability(args.outDir, h),
     spend_by_role: roles,
     prompt_cache: promptCacheSummary(args.accounting.totals),
+    ...(args.activation ? { activation: args.activation } : {}),
     kept_lines: lineOrigins(args.bestSkill, args.provenance).map((o) => ({
       line: o.line + 1,
       text: o.text,
@@ -264,6 +269,7 @@ export function renderReport(r: RunReport, outDir: string, simulated: boolean): 
   lines.push(`| initial | ${f(r.scores.selection.initial)} | ${f(r.scores.test.initial)} |`);
   lines.push(`| best | ${f(r.scores.selection.best)} | ${f(r.scores.test.best)} |`);
   lines.push(`| final | ${f(r.scores.selection.final)} | ${f(r.scores.test.final)} |`, '');
+  lines.push(...activationReportLines(r.activation));
   const e = r.edits;
   lines.push(
     '## Edits',

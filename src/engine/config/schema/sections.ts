@@ -341,6 +341,31 @@ export const reviewFields = {
   mode: oneOf(REVIEW_MODES, 'auto'),
 };
 
+/** The host limit on a skill's `description` (VS Code, Claude Code, Codex and Copilot refuse longer ones). */
+export const DESCRIPTION_LIMIT = 1024;
+
+// Ours: the activation track (README "Activation track"): the description trained on trigger queries.
+export const activationFields = {
+  enabled: flag(false),
+  // A JSON array or JSONL of {query, should_trigger} (skill-creator's trigger-eval shape); '' = the
+  // tasks that carry `should_trigger`.
+  trigger_file: text(''),
+  // Share of the trigger queries the optimizer sees; the rest is held out for the gate (60/40).
+  train_share: z.number().gt(0).lt(1).default(0.6).describe('a share between 0 and 1 (exclusive)'),
+  // Runs per query (each a paid agent run); the query scores the share of its runs that were right.
+  repeats: int(3, 1),
+  max_description_chars: z
+    .number()
+    .int()
+    .min(1)
+    .max(DESCRIPTION_LIMIT)
+    .default(DESCRIPTION_LIMIT)
+    .describe(`an integer between 1 and ${DESCRIPTION_LIMIT} (hosts refuse longer descriptions)`),
+  // The host's budget for all skills' descriptions together (Claude Code ~15,000 characters,
+  // Codex ~8,000): the chat targets' skill listing is cut there, as the host cuts it.
+  host_budget_chars: int(15_000, 1),
+};
+
 export const priceSchema = z.strictObject({
   input_per_mtok: z.number().min(0).describe('a number ≥ 0 (dollars per million input tokens)'),
   output_per_mtok: z.number().min(0).describe('a number ≥ 0 (dollars per million output tokens)'),

@@ -24,7 +24,8 @@ export type ContractName =
   | 'lr_autonomous'
   | 'appendix_consolidate'
   | 'deep_reflect'
-  | 'meta_reflect';
+  | 'meta_reflect'
+  | 'describe';
 
 export interface Contract<T> {
   readonly name: ContractName;
