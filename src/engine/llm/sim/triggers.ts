@@ -8,7 +8,7 @@
 import { LOAD_SKILL_TOOL } from '../../prompts/activation';
 import type { BackendReply, ChatRequest } from '../types';
 
-const tag = '[simulated]';
+const tag = '[simulated optimizer]';
 const STOP = new Set(
   'about after also been does each from have into just like make more most only over please should some such than that their them then there these they this what when where which while will with would your help need want could tell give show'.split(
     ' ',
@@ -36,7 +36,7 @@ export function simTriggerReply(req: ChatRequest): BackendReply {
       model: 'sim-target',
       trace: { toolCalls: [{ name: LOAD_SKILL_TOOL, arguments: { name: skill[1] } }], simulated: true },
     };
-  return { text: `${tag} I can answer this without a skill.`, usage, model: 'sim-target' };
+  return { text: '[simulated target] I can answer this without a skill.', usage, model: 'sim-target' };
 }
 
 /** The sim optimizer's new description from the describe prompt's sections. */
