@@ -1,0 +1,87 @@
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { SkillOptError } from '../../../src/engine/errors';
+import { prepareRun } from '../../../src/engine/run';
+import { exampleConfig, prepareSim, tempDir } from '../train/helpers';
+
+/** Combinations that cannot work are refused before anything is spent, naming the key and the fix. */
+describe('activation: the plan refuses bad combinations before spending', () => {
+  let tmp: ReturnType<typeof tempDir>;
+  let triggers: string;
+  beforeEach(() => {
+    tmp = tempDir('skillopt-actplan-');
+    triggers = join(tmp.path, 'triggers.json');
+    writeFileSync(
+      triggers,
+      JSON.stringify([
+        { query: 'format the date', should_trigger: true },
+        { query: 'format the name', should_trigger: true },
+        { query: 'write a poem', should_trigger: false },
+        { query: 'explain recursion', should_trigger: false },
+      ]),
+    );
+  });
+  afterEach(() => tmp.cleanup());
+
+  const refused = (overrides: string[], key: string, message: RegExp): void => {
+    assert.throws(
+      () =>
+        prepareRun({
+          configPath: exampleConfig,
+          outDir: join(tmp.path, 'run'),
+          overrides: ['cache.enabled=false', ...overrides],
+          models: { trustedWorkspace: true },
+        }),
+      (e: unknown) =>
+        e instanceof SkillOptError &&
+        e.place.key === key &&
+        message.test(e.message) &&
+        /Fix: /.test(e.message),
+    );
+  };
+
+  it('refuses a track without trigger queries', () => {
+    refused(['activation.enabled=true'], 'activation.trigger_file', /no trigger queries/);
+  });
+
+  it('refuses a custom target command, which cannot say whether it loaded the skill', () => {
+    refused(
+      [
+        'activation.enabled=true',
+        `activation.trigger_file=${triggers}`,
+        'model.target_backend=command',
+        'model.target_command=echo {prompt}',
+      ],
+      'activation.enabled',
+      /custom target command/,
+    );
+  });
+
+  it('refuses a description limit above the host budget, and a split that leaves one side empty', () => {
+    refused(
+      ['activation.enabled=true', `activation.trigger_file=${triggers}`, 'activation.host_budget_chars=100'],
+      'activation.max_description_chars',
+      /above host_budget_chars/,
+    );
+    writeFileSync(triggers, JSON.stringify([{ query: 'format the date', should_trigger: true }]));
+    refused(
+      ['activation.enabled=true', `activation.trigger_file=${triggers}`],
+      'activation.train_share',
+      /0 train \/ 1 held out/,
+    );
+  });
+
+  it('refuses a limit above 1,024 characters in the config itself', () => {
+    assert.throws(
+      () => prepareSim(join(tmp.path, 'run'), ['activation.max_description_chars=2000']),
+      (e: unknown) => e instanceof Error && /max_description_chars/.test(e.message) && /1024/.test(e.message),
+    );
+  });
+
+  it('says so when trigger queries are given but the track is off', () => {
+    const prepared = prepareSim(join(tmp.path, 'run'), [`activation.trigger_file=${triggers}`]);
+    assert.equal(prepared.activation, undefined);
+    assert.ok(prepared.warnings.some((w) => /activation\.enabled is false/.test(w)));
+  });
+});
