@@ -40,7 +40,7 @@ import { RUN_FILE, RunLayout } from './store/layout';
 import { RunLedger } from './llm/ledger';
 import { setMaxListeners } from 'node:events';
 import type { TrainSettings } from './train/settings';
-import { prepareActivation, type ActivationPlan } from './activation/plan';
+import { prepareActivation, withActivationCalls, type ActivationPlan } from './activation/plan';
 
 export interface PrepareOptions {
   configPath: string;
@@ -241,7 +241,7 @@ export function prepareRun(opts: PrepareOptions): PreparedRun {
       ...models.notices,
       ...activation.notices,
     ],
-    estimate: estimateCalls(settings, splits, spe),
+    estimate: withActivationCalls(estimateCalls(settings, splits, spe), activation.plan, settings.numEpochs),
     models,
     ...(activation.plan ? { activation: activation.plan } : {}),
   };

@@ -3,6 +3,7 @@
  * from and how they are split, how runs reach the target, and the description limits. Every
  * combination that cannot work is refused here with the key, the reason and what to do instead.
  */
+import type { CallEstimate } from '../callEstimate';
 import type { SkillOptConfig } from '../config/schema';
 import type { TaskItem } from '../data/tasks';
 import { SkillOptError } from '../errors';
@@ -150,5 +151,23 @@ export function prepareActivation(
       hostBudgetChars: a.host_budget_chars,
     },
     notices,
+  };
+}
+
+/**
+ * The track's calls at most over the run, added to the call estimate: every epoch runs every query
+ * `repeats` times for the current and the candidate description, and asks the optimizer once.
+ */
+export function withActivationCalls(
+  estimate: CallEstimate,
+  plan: ActivationPlan | undefined,
+  epochs: number,
+): CallEstimate {
+  if (!plan) return estimate;
+  const trigger = (plan.split.train.length + plan.split.heldOut.length) * plan.repeats * 2 * epochs;
+  return {
+    ...estimate,
+    once: { ...estimate.once, trigger, describe: epochs },
+    total: estimate.total + trigger + epochs,
   };
 }

@@ -20,3 +20,14 @@ export function withDescription(skill: string, description: string): string {
   const front = doc.toString({ lineWidth: 0 }).replace(/\n$/, '').split('\n').join(eol);
   return [lines[0], front, ...lines.slice(fm.endLine)].join('\n');
 }
+
+/**
+ * `candidate` with the description of `current` put back when a body edit changed it: with the
+ * activation track on, the description is trained on triggering only, never by a body step.
+ */
+export function keepDescription(current: string, candidate: string): string {
+  const was = parseFrontMatter(current)?.description;
+  const now = parseFrontMatter(candidate);
+  if (was === undefined || !now || now.errors.length || now.description === was) return candidate;
+  return withDescription(candidate, was);
+}

@@ -11,7 +11,7 @@ import { SkillOptError } from '../../../src/engine/errors';
 import type { ChatRequest, ChatResult, ModelClient } from '../../../src/engine/llm/types';
 import { silentLogger } from '../../../src/engine/log';
 import { LOAD_SKILL_TOOL } from '../../../src/engine/prompts/activation';
-import { withDescription } from '../../../src/engine/skill/description';
+import { keepDescription, withDescription } from '../../../src/engine/skill/description';
 import { parseFrontMatter } from '../../../src/engine/skill/frontMatter';
 import type { RunContext } from '../../../src/engine/train/context';
 import { defaultTrainSettings } from '../../../src/engine/train/settings';
@@ -292,5 +292,17 @@ describe('activation: the description gate', () => {
     } finally {
       rmSync(dir2, { recursive: true, force: true });
     }
+  });
+});
+
+describe('activation: body steps leave the description to its track', () => {
+  it('puts the current description back into a candidate whose edit changed it, and nothing else', () => {
+    const current = '---\nname: capitals\ndescription: trained one\n---\n\nold body\n';
+    const edited = '---\nname: capitals\ndescription: a body edit changed this\n---\n\nnew body\n';
+    const kept = keepDescription(current, edited);
+    assert.equal(parseFrontMatter(kept)?.description, 'trained one');
+    assert.match(kept, /new body/);
+    const untouched = '---\nname: capitals\ndescription: trained one\n---\n\nnew body\n';
+    assert.equal(keepDescription(current, untouched), untouched);
   });
 });
