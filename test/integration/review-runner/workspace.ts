@@ -1,6 +1,6 @@
 /**
  * The review screenshots' workspace: the house-style example trained once by the CLI (meta reflection
- * on), a copy of the run whose step-1 edit is hostile text, and a skill with a protected block.
+ * and the activation track on), a copy of the run whose step-1 edit is hostile text, and a skill with a protected block.
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -19,9 +19,22 @@ export type Theme = keyof typeof themes;
 const hostile =
   '- Quote names <b>exactly</b>.<script>window.__skilloptPwned = 1</script><img src=x onerror="window.__skilloptPwned = 2">';
 
+/** Trigger queries for the activation track, so Gate History shows the description's gate too. */
+const triggers = [
+  { query: 'Rewrite the date March 3 for the staff directory', should_trigger: true },
+  { query: 'Spell the employee name for the staff directory', should_trigger: true },
+  { query: 'Put the invoice total in dollars for the staff directory', should_trigger: true },
+  { query: 'Rewrite this hire date for the staff directory', should_trigger: true },
+  { query: 'Give the invoice total for the directory entry', should_trigger: true },
+  { query: 'Write a haiku about autumn leaves', should_trigger: false },
+  { query: 'Explain recursion in Python', should_trigger: false },
+  { query: 'Translate hello into Spanish', should_trigger: false },
+];
+
 function train(ws: string): string {
   const dir = join(ws, 'house-style');
   const runDir = join(dir, '.skillopt', 'runs', 'house-style_demo');
+  writeFileSync(join(dir, 'triggers.json'), JSON.stringify(triggers, null, 1));
   // Meta reflection on: its candidate deletes and moves rules, so the review shows struck-through lines.
   const r = spawnSync(
     process.execPath,
@@ -33,6 +46,8 @@ function train(ws: string): string {
       runDir,
       '--cfg-options',
       'optimizer.use_meta_reflect=true',
+      'activation.enabled=true',
+      `activation.trigger_file=${join(dir, 'triggers.json')}`,
     ],
     { encoding: 'utf8' },
   );
