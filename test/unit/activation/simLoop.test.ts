@@ -68,4 +68,39 @@ describe('activation track: a sim training run (simulated models)', function () 
       tmp.cleanup();
     }
   });
+
+  it('resumes a run stopped inside the activation stage to the records and best skill of an uninterrupted run', async () => {
+    const tmp = tempDir('skillopt-act-resume-');
+    try {
+      const file = join(tmp.path, 'triggers.json');
+      writeFileSync(file, JSON.stringify(TRIGGERS));
+      const opts = ['activation.enabled=true', `activation.trigger_file=${file}`];
+      const ref = join(tmp.path, 'ref');
+      await runSim(prepareSim(ref, opts));
+      const out = join(tmp.path, 'run');
+      const first = await runSim(
+        prepareSim(out, opts),
+        (e) => e.type === 'stage/started' && e.stage === 'activation' && e.epoch === 2,
+      );
+      assert.equal(first.outcome.status, 'stopped');
+      const second = await runSim(prepareSim(out, opts));
+      assert.equal(second.outcome.status, 'finished');
+      const records = (dir: string): unknown =>
+        (JSON.parse(readFileSync(join(dir, 'activation_history.json'), 'utf8')) as ActivationRecord[]).map(
+          (r) => r,
+        );
+      assert.deepEqual(records(out), records(ref));
+      assert.equal(
+        readFileSync(join(out, 'best_skill.md'), 'utf8'),
+        readFileSync(join(ref, 'best_skill.md'), 'utf8'),
+      );
+      assert.equal(
+        second.events.filter((e) => e.type === 'activation/verdict').length,
+        1,
+        'epoch 1 is not run again',
+      );
+    } finally {
+      tmp.cleanup();
+    }
+  });
 });
