@@ -6,17 +6,7 @@
 import type { ActivationRecord, TriggerRateRecord } from '../protocol/records';
 import { actionLabel } from '../protocol/words';
 import { verdictKind } from './charts/viewModel';
-
-function el<K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  className?: string,
-  text?: string,
-): HTMLElementTagNameMap[K] {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
+import { el } from './table';
 
 const rate = (r: TriggerRateRecord | undefined): string =>
   r === undefined ? '–' : r.rate === null ? 'n/a' : r.rate.toFixed(3);

@@ -21,7 +21,6 @@ import type { RunContext } from '../train/context';
 import { skillDirName } from '../train/rolloutItem';
 import { checkTriggerErrors, runTriggers } from './evaluate';
 import type { ActivationPlan } from './plan';
-import type { TriggerQuery } from './queries';
 import { triggerScore, type TriggerRun, type TriggerScore } from './rate';
 
 export interface ActivationRound {
@@ -61,14 +60,20 @@ export async function activationRound(
     ...(s.targetTemperature !== undefined ? { temperature: s.targetTemperature } : {}),
     signal: ctx.signal,
   };
+  const FILES = {
+    current: { train: STEP_FILE.triggersCurrentTrain, heldOut: STEP_FILE.triggersCurrentHeldOut },
+    candidate: { train: STEP_FILE.triggersCandidateTrain, heldOut: STEP_FILE.triggersCandidateHeldOut },
+  } as const;
+  /** One description on one side of the split, saved before it is used. */
   const score = async (
     text: string,
-    queries: TriggerQuery[],
-    file: string,
-    what: string,
+    who: 'current' | 'candidate',
+    side: 'train' | 'heldOut',
   ): Promise<TriggerScore> => {
+    const queries = plan.split[side];
+    const what = `the ${who} description (${side === 'train' ? 'train' : 'held out'})`;
     const runs = await cachedArtifact<TriggerRun[]>(
-      join(dir, file),
+      join(dir, FILES[who][side]),
       artifactSchemas.triggerRuns,
       async () => {
         const r = await runTriggers(text, queries, evalOpts);
@@ -79,18 +84,8 @@ export async function activationRound(
     return triggerScore(queries, runs);
   };
   const before = descriptionOf(skill);
-  const trainBefore = await score(
-    skill,
-    plan.split.train,
-    STEP_FILE.triggersCurrentTrain,
-    'the current description (train)',
-  );
-  const heldBefore = await score(
-    skill,
-    plan.split.heldOut,
-    STEP_FILE.triggersCurrentHeldOut,
-    'the current description (held out)',
-  );
+  const trainBefore = await score(skill, 'current', 'train');
+  const heldBefore = await score(skill, 'current', 'heldOut');
   const base = {
     epoch,
     step,
@@ -140,12 +135,7 @@ export async function activationRound(
   if (candidate === before)
     return keep('no_content', 'the optimizer proposed the current description', reasoning);
   const candidateSkill = withDescription(skill, candidate);
-  const trainCand = await score(
-    candidateSkill,
-    plan.split.train,
-    STEP_FILE.triggersCandidateTrain,
-    'the candidate description (train)',
-  );
+  const trainCand = await score(candidateSkill, 'candidate', 'train');
   const withCandidate = {
     candidate_description: candidate,
     train_candidate: rateRecord(trainCand),
@@ -155,12 +145,7 @@ export async function activationRound(
     // Worse where it was written to do better: the held-out runs are not paid for.
     return keep('reject', 'lower trigger rate on the train queries', withCandidate);
   }
-  const heldCand = await score(
-    candidateSkill,
-    plan.split.heldOut,
-    STEP_FILE.triggersCandidateHeldOut,
-    'the candidate description (held out)',
-  );
+  const heldCand = await score(candidateSkill, 'candidate', 'heldOut');
   const current = heldBefore.rate ?? -1;
   const action: GateAction =
     heldCand.rate === undefined

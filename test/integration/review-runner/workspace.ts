@@ -19,22 +19,9 @@ export type Theme = keyof typeof themes;
 const hostile =
   '- Quote names <b>exactly</b>.<script>window.__skilloptPwned = 1</script><img src=x onerror="window.__skilloptPwned = 2">';
 
-/** Trigger queries for the activation track, so Gate History shows the description's gate too. */
-const triggers = [
-  { query: 'Rewrite the date March 3 for the staff directory', should_trigger: true },
-  { query: 'Spell the employee name for the staff directory', should_trigger: true },
-  { query: 'Put the invoice total in dollars for the staff directory', should_trigger: true },
-  { query: 'Rewrite this hire date for the staff directory', should_trigger: true },
-  { query: 'Give the invoice total for the directory entry', should_trigger: true },
-  { query: 'Write a haiku about autumn leaves', should_trigger: false },
-  { query: 'Explain recursion in Python', should_trigger: false },
-  { query: 'Translate hello into Spanish', should_trigger: false },
-];
-
 function train(ws: string): string {
   const dir = join(ws, 'house-style');
   const runDir = join(dir, '.skillopt', 'runs', 'house-style_demo');
-  writeFileSync(join(dir, 'triggers.json'), JSON.stringify(triggers, null, 1));
   // Meta reflection on: its candidate deletes and moves rules, so the review shows struck-through lines.
   const r = spawnSync(
     process.execPath,
@@ -59,7 +46,7 @@ function train(ws: string): string {
 export function workspace(sandbox: string, theme: Theme): { ws: string; runDir: string } {
   const ws = join(sandbox, 'workspace');
   const example = join(repoRoot, 'examples', 'house-style');
-  for (const f of ['SKILL.md', 'tasks.jsonl', 'skillopt.yaml'])
+  for (const f of ['SKILL.md', 'tasks.jsonl', 'skillopt.yaml', 'triggers.json'])
     cpSync(join(example, f), join(ws, 'house-style', f));
   const runDir = train(ws);
   const hostileRun = join(ws, 'house-style', '.skillopt', 'runs', 'house-style_hostile');

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readRunFolder } from '../../../src/engine/store/runReader';
 import { buildGateHistory, LiveRun, type HistoryInput } from '../../../src/extension/webview/historyData';
@@ -15,17 +15,7 @@ describe('activation: Gate History data (simulated run)', function () {
   let events: EngineEvent[] = [];
 
   before(async () => {
-    const file = join(tmp.path, 'triggers.json');
-    writeFileSync(
-      file,
-      JSON.stringify([
-        { query: 'Rewrite the date March 3 for the staff directory', should_trigger: true },
-        { query: 'Spell the employee name for the staff directory', should_trigger: true },
-        { query: 'Rewrite this hire date for the staff directory', should_trigger: true },
-        { query: 'Write a haiku about autumn leaves', should_trigger: false },
-        { query: 'Explain recursion in Python', should_trigger: false },
-      ]),
-    );
+    const file = join(__dirname, '..', '..', '..', 'examples', 'house-style', 'triggers.json');
     events = (await runSim(prepareSim(out, ['activation.enabled=true', `activation.trigger_file=${file}`])))
       .events;
   });

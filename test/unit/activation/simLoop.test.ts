@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseFrontMatter } from '../../../src/engine/skill/frontMatter';
 import type { ActivationRecord } from '../../../src/protocol/records';
@@ -10,16 +10,7 @@ import { prepareSim, runSim, tempDir } from '../train/helpers';
  * target opens the skill when a word of the request is in the description; the sim optimizer adds
  * the words of missed requests. A real agent CLI is exercised in realAgent.test.ts.
  */
-const TRIGGERS = [
-  { query: 'Rewrite the date March 3 for the staff directory', should_trigger: true },
-  { query: 'Spell the employee name for the staff directory', should_trigger: true },
-  { query: 'Put the invoice total in dollars for the staff directory', should_trigger: true },
-  { query: 'Rewrite this hire date for the staff directory', should_trigger: true },
-  { query: 'Give the invoice total for the directory entry', should_trigger: true },
-  { query: 'Write a haiku about autumn leaves', should_trigger: false },
-  { query: 'Explain recursion in Python', should_trigger: false },
-  { query: 'Translate hello into Spanish', should_trigger: false },
-];
+const TRIGGERS = join(__dirname, '..', '..', '..', 'examples', 'house-style', 'triggers.json');
 
 describe('activation track: a sim training run (simulated models)', function () {
   this.timeout(120_000);
@@ -27,12 +18,10 @@ describe('activation track: a sim training run (simulated models)', function () 
   it('trains the description on the trigger queries, keeps it by the held-out rate, and the best skill carries it', async () => {
     const tmp = tempDir('skillopt-act-sim-');
     try {
-      const file = join(tmp.path, 'triggers.json');
-      writeFileSync(file, JSON.stringify(TRIGGERS));
       const out = join(tmp.path, 'run');
       const prepared = prepareSim(out, [
         'activation.enabled=true',
-        `activation.trigger_file=${file}`,
+        `activation.trigger_file=${TRIGGERS}`,
         'activation.repeats=2',
       ]);
       assert.ok(prepared.activation, 'the plan is made');
@@ -72,9 +61,7 @@ describe('activation track: a sim training run (simulated models)', function () 
   it('resumes a run stopped inside the activation stage to the records and best skill of an uninterrupted run', async () => {
     const tmp = tempDir('skillopt-act-resume-');
     try {
-      const file = join(tmp.path, 'triggers.json');
-      writeFileSync(file, JSON.stringify(TRIGGERS));
-      const opts = ['activation.enabled=true', `activation.trigger_file=${file}`];
+      const opts = ['activation.enabled=true', `activation.trigger_file=${TRIGGERS}`];
       const ref = join(tmp.path, 'ref');
       await runSim(prepareSim(ref, opts));
       const out = join(tmp.path, 'run');
