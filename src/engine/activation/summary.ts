@@ -12,6 +12,9 @@ export interface ActivationSummary {
   mode: 'agent' | 'chat';
   train_queries: number;
   held_out_queries: number;
+  /** Which queries the optimizer saw and which decided the gate. */
+  train_ids: string[];
+  held_out_ids: string[];
   repeats: number;
   initial_description: string;
   final_description: string;
@@ -36,6 +39,8 @@ export function activationSummary(
     mode: plan.mode,
     train_queries: plan.split.train.length,
     held_out_queries: plan.split.heldOut.length,
+    train_ids: plan.split.train.map((q) => q.id),
+    held_out_ids: plan.split.heldOut.map((q) => q.id),
     repeats: plan.repeats,
     initial_description: first.description_before,
     final_description: last.description_after,

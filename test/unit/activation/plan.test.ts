@@ -85,3 +85,36 @@ describe('activation: the plan refuses bad combinations before spending', () => 
     assert.ok(prepared.warnings.some((w) => /activation\.enabled is false/.test(w)));
   });
 });
+
+describe('activation: trigger queries from the tasks', () => {
+  it('takes the train and selection tasks that carry should_trigger, never the test split', () => {
+    const tmp = tempDir('skillopt-acttasks-');
+    try {
+      const lines = Array.from({ length: 30 }, (_, i) =>
+        JSON.stringify({
+          id: `t${i}`,
+          question: `Rewrite the date ${i} for the staff directory`,
+          answer: 'x',
+          ...(i % 3 === 0 ? { should_trigger: i % 2 === 0 } : {}),
+        }),
+      );
+      writeFileSync(join(tmp.path, 'tasks.jsonl'), lines.join('\n') + '\n');
+      const prepared = prepareSim(join(tmp.path, 'run'), [
+        'activation.enabled=true',
+        `env.data_path=${join(tmp.path, 'tasks.jsonl')}`,
+      ]);
+      const { train, heldOut } = prepared.activation!.split;
+      const ids = [...train, ...heldOut].map((q) => q.id).sort();
+      const visible = [...prepared.splits.train, ...prepared.splits.val]
+        .filter((t) => typeof t.fields.should_trigger === 'boolean')
+        .map((t) => t.id)
+        .sort();
+      assert.deepEqual(ids, visible);
+      const sealed = new Set(prepared.splits.test.unsealForEvaluation().map((t) => t.id));
+      assert.ok(ids.every((id) => !sealed.has(id)));
+      assert.ok(prepared.warnings.some((w) => /tasks with should_trigger/.test(w)));
+    } finally {
+      tmp.cleanup();
+    }
+  });
+});
