@@ -212,6 +212,7 @@ export function prepareRun(opts: PrepareOptions): PreparedRun {
     [...splits.train, ...splits.val],
     skill.text,
     models.target.backend,
+    splits.test.unsealForEvaluation(),
   );
   const imageNotices = checkImageTarget(allTasks, models.target, cfg.env.image_detail);
   const flatConfig = redactSecrets(

@@ -54,17 +54,24 @@ function modeFor(cfg: SkillOptConfig, targetBackend: string): TriggerMode {
 
 /**
  * The plan for `cfg`, or only notices when the track is off. `pool` is the train and selection
- * tasks (never the sealed test split); `skill` the initial SKILL.md text.
+ * tasks; `sealed` the test split, only counted (its tasks never become trigger queries); `skill`
+ * the initial SKILL.md text.
  */
 export function prepareActivation(
   cfg: SkillOptConfig,
   pool: readonly TaskItem[],
   skill: string,
   targetBackend: string,
+  sealed: readonly TaskItem[] = [],
 ): PreparedActivation {
   const a = cfg.activation;
   const fromTasks = triggersFromTasks(pool);
   const notices: string[] = [];
+  const inTest = triggersFromTasks(sealed).length;
+  if (inTest && a.enabled && !a.trigger_file)
+    notices.push(
+      `activation: ${inTest} tasks with should_trigger are in the test split and are not trigger queries (the test split stays sealed)`,
+    );
   if (!a.enabled) {
     if (a.trigger_file || fromTasks.length)
       notices.push(

@@ -52,9 +52,19 @@ export function readTriggerFile(path: string): TriggerQuery[] {
 
 /** The tasks that carry `should_trigger` as trigger queries (their input is the query). */
 export function triggersFromTasks(tasks: readonly TaskItem[]): TriggerQuery[] {
-  return tasks
-    .filter((t) => typeof t.fields.should_trigger === 'boolean')
-    .map((t) => ({ id: t.id, query: t.input, shouldTrigger: t.fields.should_trigger === true }));
+  const out: TriggerQuery[] = [];
+  for (const t of tasks) {
+    const should = t.fields.should_trigger;
+    if (should === undefined || should === null) continue;
+    if (typeof should !== 'boolean') {
+      throw new SkillOptError('tasks', `task "${t.id}" has should_trigger ${JSON.stringify(should)}`, {
+        key: 'should_trigger',
+        fix: 'write should_trigger: true (the skill should load for this task) or false, or leave it out',
+      });
+    }
+    out.push({ id: t.id, query: t.input, shouldTrigger: should });
+  }
+  return out;
 }
 
 /**

@@ -112,7 +112,27 @@ describe('activation: trigger queries from the tasks', () => {
       assert.deepEqual(ids, visible);
       const sealed = new Set(prepared.splits.test.unsealForEvaluation().map((t) => t.id));
       assert.ok(ids.every((id) => !sealed.has(id)));
-      assert.ok(prepared.warnings.some((w) => /tasks with should_trigger/.test(w)));
+      assert.ok(prepared.warnings.some((w) => /tasks with should_trigger \(train and selection/.test(w)));
+      const inTest = prepared.splits.test
+        .unsealForEvaluation()
+        .filter((t) => typeof t.fields.should_trigger === 'boolean').length;
+      assert.ok(inTest > 0, 'the fixture puts some in the test split');
+      assert.ok(
+        prepared.warnings.some((w) =>
+          w.includes(`${inTest} tasks with should_trigger are in the test split`),
+        ),
+      );
+      // A value that is not true or false is refused, naming the task.
+      lines[3] = JSON.stringify({ id: 't3', question: 'q', answer: 'x', should_trigger: 'yes' });
+      writeFileSync(join(tmp.path, 'tasks.jsonl'), lines.join('\n') + '\n');
+      assert.throws(
+        () =>
+          prepareSim(join(tmp.path, 'run2'), [
+            'activation.enabled=true',
+            `env.data_path=${join(tmp.path, 'tasks.jsonl')}`,
+          ]),
+        (e: unknown) => e instanceof SkillOptError && /task "t3" has should_trigger "yes"/.test(e.message),
+      );
     } finally {
       tmp.cleanup();
     }
