@@ -1,6 +1,6 @@
 import type { EngineEvent } from '../protocol/events';
 import { describeActivation } from '../protocol/activationText';
-import { describeGateTest, describeItemRegressions } from '../protocol/gateText';
+import { describeGateTest, describeItemRegressions, testCheckLines } from '../protocol/gateText';
 import { isAccepted, isInconclusive, isSkipped } from '../protocol/vocabulary';
 
 /** Terminal output for people: one progress line that redraws on a TTY, one line per step verdict. */
@@ -138,6 +138,7 @@ export class PrettyPrinter {
           this.line(
             `Test split: initial ${fmt(e.test.baseline)}, best ${fmt(e.test.best)}, final ${fmt(e.test.final)}`,
           );
+        if (e.testCheck) for (const l of testCheckLines(e.testCheck, false)) this.line(l);
         this.line(`Best skill: ${e.bestSkillPath}`);
         if (e.reportPath) this.line(`Report: ${e.reportPath}`);
         break;

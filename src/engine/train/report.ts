@@ -6,8 +6,14 @@ import { EVAL_FILE, RUN_DIR, RUN_FILE } from '../store/layout';
 import { activationReportLines, type ActivationSummary } from '../activation/summary';
 import { lineOrigins, type ProvenanceRecord } from './provenance';
 import { isErrored } from './rollout';
-import { describeGateTest, describeItemRegressions } from '../../protocol/gateText';
-import type { GateTestRecord, ItemRegressions, RolloutResult, StepRecord } from '../../protocol/records';
+import { describeGateTest, describeItemRegressions, testCheckLines } from '../../protocol/gateText';
+import type {
+  GateTestRecord,
+  ItemRegressions,
+  RolloutResult,
+  StepRecord,
+  TestCheck,
+} from '../../protocol/records';
 import {
   isAccepted,
   isInconclusive,
@@ -48,6 +54,8 @@ export interface RunReport {
   }>;
   /** Why the run ended before its last epoch (gate patience), when it did. */
   stopped_early?: string;
+  /** The test split's intervals and whether the selection gain shows on it. */
+  test_check?: TestCheck;
   skill_length: Array<{ step: number; chars: number; tokens: number }>;
   edit_budget: Array<{ step: number; budget: number | null }>;
   persistent_failures: PersistentFailure[];
@@ -137,6 +145,7 @@ export function buildReport(args: {
   provenance: readonly ProvenanceRecord[];
   humanDecisions: number;
   stoppedEarly?: string;
+  testCheck?: TestCheck;
   activation?: ActivationSummary;
 }): RunReport {
   const h = args.history;
@@ -193,6 +202,7 @@ export function buildReport(args: {
         ...(r.item_regressions ? { item_regressions: r.item_regressions } : {}),
       })),
     ...(args.stoppedEarly ? { stopped_early: args.stoppedEarly } : {}),
+    ...(args.testCheck ? { test_check: args.testCheck } : {}),
     skill_length: h.map((r) => ({
       step: r.step,
       chars: r.skill_len,
@@ -269,6 +279,7 @@ export function renderReport(r: RunReport, outDir: string, simulated: boolean): 
   lines.push(`| initial | ${f(r.scores.selection.initial)} | ${f(r.scores.test.initial)} |`);
   lines.push(`| best | ${f(r.scores.selection.best)} | ${f(r.scores.test.best)} |`);
   lines.push(`| final | ${f(r.scores.selection.final)} | ${f(r.scores.test.final)} |`, '');
+  if (r.test_check) lines.push(...testCheckLines(r.test_check));
   lines.push(...activationReportLines(r.activation));
   const e = r.edits;
   lines.push(

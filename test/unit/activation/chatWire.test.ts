@@ -9,6 +9,7 @@ import { listedDescription } from '../../support/loopback/agentModel';
 import { anthropicPromptText, startAnthropicServer } from '../../support/loopback/anthropicServer';
 import type { LoopbackServer, RecordedRequest, Reply } from '../../support/loopback/core';
 import { openAiPromptText, startOpenAiServer } from '../../support/loopback/openaiServer';
+import { responsesPromptText, startResponsesServer } from '../../support/loopback/responsesServer';
 
 /**
  * Chat targets see the host's skill listing and a function that opens a skill; the real OpenAI
@@ -35,14 +36,16 @@ function listingModel(text: (req: RecordedRequest) => string) {
   };
 }
 
-for (const wire of ['openai', 'anthropic'] as const) {
+for (const wire of ['openai', 'responses', 'anthropic'] as const) {
   describe(`activation: a ${wire} chat target decides from the skill listing (real SDK, loopback)`, () => {
     let server: LoopbackServer;
     before(async () => {
       server =
         wire === 'openai'
           ? await startOpenAiServer(listingModel(openAiPromptText))
-          : await startAnthropicServer(listingModel(anthropicPromptText));
+          : wire === 'responses'
+            ? await startResponsesServer(listingModel(responsesPromptText))
+            : await startAnthropicServer(listingModel(anthropicPromptText));
     });
     after(() => server.close());
 
@@ -50,7 +53,8 @@ for (const wire of ['openai', 'anthropic'] as const) {
       const cfg = defaultConfig();
       Object.assign(cfg.model, {
         optimizer_backend: 'sim',
-        target_backend: wire,
+        target_backend: wire === 'anthropic' ? 'anthropic' : 'openai',
+        ...(wire === 'responses' ? { openai_api: 'responses' } : {}),
         target: 'loopback-model',
         target_base_url: server.url,
       });
@@ -79,7 +83,7 @@ for (const wire of ['openai', 'anthropic'] as const) {
         wire === 'openai' ? (body.tools?.[0]?.function as Record<string, unknown>) : body.tools?.[0];
       assert.equal(tool?.name, LOAD_SKILL_TOOL);
       assert.ok(
-        wire === 'openai' ? tool?.parameters : tool?.input_schema,
+        wire === 'anthropic' ? tool?.input_schema : tool?.parameters,
         'the arguments schema goes with it',
       );
       assert.match(JSON.stringify(server.requests[0].body), /<available_skills>/);
