@@ -26,6 +26,7 @@ import type { EngineEvent } from '../protocol/events';
 import { silentLogger, type Logger } from './log';
 import { createScorer, type Scorer } from './scoring/scorers';
 import { checkSkillMarkers } from './skill/markers';
+import { checkSkillForRun } from './skill/lintForRun';
 import { readSkillText } from './skill/skillFile';
 import { buildModels, type ModelSetup, type ModelEnvironment } from './models';
 import { settingsFromConfig } from './train/fromConfig';
@@ -215,6 +216,8 @@ export function prepareRun(opts: PrepareOptions): PreparedRun {
     splits.test.unsealForEvaluation(),
   );
   const imageNotices = checkImageTarget(allTasks, models.target, cfg.env.image_detail);
+  // Front-matter lint for the run's target: what keeps the agent from loading the skill refuses here.
+  const skillNotices = checkSkillForRun(skill, cfg.model, models.target.backend === 'command');
   const flatConfig = redactSecrets(
     toFlatConfig(cfg, {
       train_size: splits.train.length,
@@ -239,6 +242,7 @@ export function prepareRun(opts: PrepareOptions): PreparedRun {
       ...loaded.warnings.map(formatConfigWarning),
       ...benchmarkNotices(bench, scorerSpec, cfg.env.scorer),
       ...imageNotices,
+      ...skillNotices,
       ...models.notices,
       ...activation.notices,
     ],

@@ -8,6 +8,7 @@ import type { SkillOptConfig } from '../config/schema';
 import type { TaskItem } from '../data/tasks';
 import { SkillOptError } from '../errors';
 import { parseFrontMatter } from '../skill/frontMatter';
+import { hostChars } from '../skill/lint';
 import type { TriggerMode } from './evaluate';
 import { readTriggerFile, splitTriggers, triggersFromTasks, type TriggerSplit } from './queries';
 
@@ -95,10 +96,10 @@ export function prepareActivation(
       fix: 'start SKILL.md with ---, name: <folder name>, description: <when to use it>, --- ; or set activation.enabled: false',
     });
   }
-  if (description.length > a.max_description_chars) {
+  if (hostChars(description) > a.max_description_chars) {
     throw new SkillOptError(
       'skill',
-      `the skill's description has ${description.length} characters, above activation.max_description_chars (${a.max_description_chars})`,
+      `the skill's description has ${hostChars(description)} characters, above activation.max_description_chars (${a.max_description_chars})`,
       {
         key: 'activation.max_description_chars',
         fix: 'shorten the description in SKILL.md, or raise the limit (at most 1024)',

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { REVIEW_MODES } from '../../../protocol/vocabulary';
+import { DESCRIPTION_BUDGETS, DESCRIPTION_MAX_CHARS } from '../../skill/lint';
 import {
   ANCHOR_MODES,
   BATCH_API_MODES,
@@ -345,9 +346,6 @@ export const reviewFields = {
   mode: oneOf(REVIEW_MODES, 'auto'),
 };
 
-/** The host limit on a skill's `description` (VS Code, Claude Code, Codex and Copilot refuse longer ones). */
-export const DESCRIPTION_LIMIT = 1024;
-
 // Ours: the activation track (README "Activation track"): the description trained on trigger queries.
 export const activationFields = {
   enabled: flag(false),
@@ -362,12 +360,12 @@ export const activationFields = {
     .number()
     .int()
     .min(1)
-    .max(DESCRIPTION_LIMIT)
-    .default(DESCRIPTION_LIMIT)
-    .describe(`an integer between 1 and ${DESCRIPTION_LIMIT} (hosts refuse longer descriptions)`),
+    .max(DESCRIPTION_MAX_CHARS)
+    .default(DESCRIPTION_MAX_CHARS)
+    .describe(`an integer between 1 and ${DESCRIPTION_MAX_CHARS} (hosts refuse longer descriptions)`),
   // The host's budget for all skills' descriptions together (Claude Code ~15,000 characters,
   // Codex ~8,000): the chat targets' skill listing is cut there, as the host cuts it.
-  host_budget_chars: int(15_000, 1),
+  host_budget_chars: int(Math.max(...DESCRIPTION_BUDGETS.map((b) => b.chars)), 1),
 };
 
 export const priceSchema = z.strictObject({

@@ -1,5 +1,6 @@
 /** The contract of the activation track's optimizer call: a new skill description. */
 import { z } from 'zod';
+import { hostChars } from '../../skill/lint';
 import { type Contract, nonEmptyText, reasoning } from './contract';
 
 export interface DescribeReply {
@@ -15,7 +16,7 @@ export interface DescribeReply {
 export function describeContract(maxChars: number): Contract<DescribeReply> {
   const description = nonEmptyText()
     .transform((s) => s.replace(/\s+/g, ' ').trim())
-    .refine((s) => s.length <= maxChars, { message: `must be at most ${maxChars} characters` })
+    .refine((s) => hostChars(s) <= maxChars, { message: `must be at most ${maxChars} characters` })
     .refine((s) => !/<\/?[A-Za-z][^>]*>/.test(s), { message: 'must not contain XML tags' });
   return {
     name: 'describe',
