@@ -1,4 +1,5 @@
 import type { EngineEvent } from '../protocol/events';
+import { describeActivation } from '../protocol/activationText';
 import { describeGateTest, describeItemRegressions, testCheckLines } from '../protocol/gateText';
 import { isAccepted, isInconclusive, isSkipped } from '../protocol/vocabulary';
 
@@ -119,6 +120,9 @@ export class PrettyPrinter {
         this.line(
           `Epoch ${e.epoch} done${e.slowUpdate ? `; skill origin ${e.slowUpdate}` : ''}${e.metaSkill ? `; meta skill ${e.metaSkill}` : ''}`,
         );
+        break;
+      case 'activation/verdict':
+        this.line(`  ${describeActivation(e.record)}`);
         break;
       case 'fallback':
         this.line(this.paint(33, `  fallback in ${e.stage}: ${e.reason}`));

@@ -43,6 +43,7 @@ import { RUN_FILE, RunLayout } from './store/layout';
 import { RunLedger } from './llm/ledger';
 import { setMaxListeners } from 'node:events';
 import type { TrainSettings } from './train/settings';
+import { prepareActivation, withActivationCalls, type ActivationPlan } from './activation/plan';
 
 export interface PrepareOptions {
   configPath: string;
@@ -74,6 +75,8 @@ export interface PreparedRun {
   warnings: string[];
   estimate: CallEstimate;
   models: ModelSetup;
+  /** activation.enabled: the trigger queries and how they run (src/engine/activation/plan.ts). */
+  activation?: ActivationPlan;
 }
 
 function timestamp(): string {
@@ -209,6 +212,13 @@ export function prepareRun(opts: PrepareOptions): PreparedRun {
   const allTasks = [...splits.train, ...splits.val, ...splits.test.unsealForEvaluation()];
   checkInputFiles(allTasks, models.target.backend === 'command');
   const scorer = assertionScorer(baseScorer, allTasks, models, settings.optimizerMaxTokens, opts.logger);
+  const activation = prepareActivation(
+    cfg,
+    [...splits.train, ...splits.val],
+    skill.text,
+    models.target.backend,
+    splits.test.unsealForEvaluation(),
+  );
   const imageNotices = checkImageTarget(allTasks, models.target, cfg.env.image_detail);
   // Front-matter lint for the run's target: what keeps the agent from loading the skill refuses here.
   const skillNotices = checkSkillForRun(skill, cfg.model, models.target.backend === 'command');
@@ -239,9 +249,11 @@ export function prepareRun(opts: PrepareOptions): PreparedRun {
       ...imageNotices,
       ...skillNotices,
       ...models.notices,
+      ...activation.notices,
     ],
-    estimate: estimateCalls(settings, splits, spe),
+    estimate: withActivationCalls(estimateCalls(settings, splits, spe), activation.plan, settings.numEpochs),
     models,
+    ...(activation.plan ? { activation: activation.plan } : {}),
   };
 }
 
@@ -372,6 +384,7 @@ export async function trainPrepared(
       ...(hooks.requireResume ? { requireResume: true } : {}),
       ...(hooks.forceConfig ? { forceConfig: true } : {}),
       ...(hooks.reviewer ? { reviewer: hooks.reviewer } : {}),
+      ...(prepared.activation ? { activation: prepared.activation } : {}),
     });
     holder.trainer = trainer;
     return await trainer.run();

@@ -270,7 +270,8 @@ export class CommandBackend implements ChatBackend {
     writeFileAtomic(skillFile, renderSkillFile(task, opts.skillDescription ?? DEFAULT_DESCRIPTION));
     writeFileAtomic(taskFile, task.prompt.endsWith('\n') ? task.prompt : `${task.prompt}\n`);
     for (const f of task.files ?? []) copyInputFile(f.path, dirs.work, f.name);
-    const prompt = renderPrompt(task, this.delivery, this.skillRoot);
+    const delivery = task.delivery ?? this.delivery;
+    const prompt = renderPrompt(task, delivery, this.skillRoot);
     const parentEnv = opts.parentEnv ?? process.env;
     let argv: string[];
     let presetEnv: Record<string, string> = {};
@@ -342,7 +343,7 @@ export class CommandBackend implements ChatBackend {
       program: this.program,
       label: this.label,
       model: this.model,
-      delivery: this.delivery,
+      delivery,
       keepWorkspaces: opts.keepWorkspaces,
       logger: opts.logger,
     });

@@ -17,6 +17,8 @@ import { applyOverrules } from './humanReview';
 import type { LoopContext } from './loopContext';
 import type { ProvenanceRecord } from './provenance';
 import { buildReport, renderReport } from './report';
+import { activationSummary } from '../activation/summary';
+import { readActivationHistory } from './epochStages/activation';
 import { promptCacheSummary } from '../llm/spendText';
 
 export interface TestResults {
@@ -136,6 +138,9 @@ function writeSummary(
     token_summary: loop.input.totalTokens(),
     prompt_cache: promptCacheSummary(loop.input.accountingSnapshot().totals),
   };
+  const activation = loop.input.activation
+    ? activationSummary(loop.input.activation, readActivationHistory(loop))
+    : undefined;
   const report = buildReport({
     outDir: loop.ctx.outDir,
     history,
@@ -156,8 +161,13 @@ function writeSummary(
       readArtifact<unknown[]>(layout.file(RUN_FILE.humanDecisions), artifactSchemas.records) ?? []
     ).length,
     ...(stoppedEarly ? { stoppedEarly } : {}),
+    ...(activation ? { activation } : {}),
   });
-  writeJsonAtomic(layout.file(RUN_FILE.summary), { ...summary, report });
+  writeJsonAtomic(layout.file(RUN_FILE.summary), {
+    ...summary,
+    ...(activation ? { activation } : {}),
+    report,
+  });
   const simulated = loop.ctx.optimizer.backend === 'sim' || loop.ctx.target.backend === 'sim';
   writeFileAtomic(layout.file(RUN_FILE.report), renderReport(report, loop.ctx.outDir, simulated));
 }

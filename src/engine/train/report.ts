@@ -3,6 +3,7 @@ import { join, relative } from 'node:path';
 import type { AccountingSnapshot } from '../llm/accounting';
 import { promptCacheSummary, promptCacheText, type PromptCacheSummary } from '../llm/spendText';
 import { EVAL_FILE, RUN_DIR, RUN_FILE } from '../store/layout';
+import { activationReportLines, type ActivationSummary } from '../activation/summary';
 import { lineOrigins, type ProvenanceRecord } from './provenance';
 import { isErrored } from './rollout';
 import { describeGateTest, describeItemRegressions, testCheckLines } from '../../protocol/gateText';
@@ -74,6 +75,8 @@ export interface RunReport {
   >;
   /** The providers' prompt caches over the whole run. */
   prompt_cache?: PromptCacheSummary;
+  /** The description's own track (activation.enabled). */
+  activation?: ActivationSummary;
   kept_lines: Array<{
     line: number;
     text: string;
@@ -143,6 +146,7 @@ export function buildReport(args: {
   humanDecisions: number;
   stoppedEarly?: string;
   testCheck?: TestCheck;
+  activation?: ActivationSummary;
 }): RunReport {
   const h = args.history;
   const sum = (f: (r: StepRecord) => number): number => h.reduce((n, r) => n + f(r), 0);
@@ -210,6 +214,7 @@ export function buildReport(args: {
     reliability: reliability(args.outDir, h),
     spend_by_role: roles,
     prompt_cache: promptCacheSummary(args.accounting.totals),
+    ...(args.activation ? { activation: args.activation } : {}),
     kept_lines: lineOrigins(args.bestSkill, args.provenance).map((o) => ({
       line: o.line + 1,
       text: o.text,
@@ -276,6 +281,7 @@ export function renderReport(r: RunReport, outDir: string, simulated: boolean): 
   lines.push(`| best | ${f(r.scores.selection.best)} | ${f(r.scores.test.best)} |`);
   lines.push(`| final | ${f(r.scores.selection.final)} | ${f(r.scores.test.final)} |`, '');
   if (r.test_check) lines.push(...testCheckLines(r.test_check));
+  lines.push(...activationReportLines(r.activation));
   const e = r.edits;
   lines.push(
     '## Edits',

@@ -206,6 +206,17 @@ async function session(theme: Theme): Promise<Results> {
       await shot('gate-history-table');
     });
 
+    await checks.check(`${tag} the activation track's table has a row per epoch`, async () => {
+      const view = webview(p());
+      const epochs = (JSON.parse(readFileSync(join(runDir, 'activation_history.json'), 'utf8')) as unknown[])
+        .length;
+      const rows = view.locator('section.activation tbody tr');
+      assert.equal(await rows.count(), epochs);
+      await view.locator('section.activation').scrollIntoViewIfNeeded();
+      await p().waitForTimeout(500);
+      assert.match((await rows.first().textContent()) ?? '', /→/);
+    });
+    await shot('gate-history-activation');
     await checks.check(`${tag} the Gate History table has a row per step`, async () => {
       const view = webview(p());
       await view.locator('.grid').evaluate((el) => el.parentElement?.scrollTo(0, 0));

@@ -1,6 +1,6 @@
 /**
  * The review screenshots' workspace: the house-style example trained once by the CLI (meta reflection
- * on), a copy of the run whose step-1 edit is hostile text, and a skill with a protected block.
+ * and the activation track on), a copy of the run whose step-1 edit is hostile text, and a skill with a protected block.
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -33,6 +33,8 @@ function train(ws: string): string {
       runDir,
       '--cfg-options',
       'optimizer.use_meta_reflect=true',
+      'activation.enabled=true',
+      `activation.trigger_file=${join(dir, 'triggers.json')}`,
     ],
     { encoding: 'utf8' },
   );
@@ -65,7 +67,7 @@ function evaluate(ws: string): void {
 export function workspace(sandbox: string, theme: Theme): { ws: string; runDir: string } {
   const ws = join(sandbox, 'workspace');
   const example = join(repoRoot, 'examples', 'house-style');
-  for (const f of ['SKILL.md', 'tasks.jsonl', 'skillopt.yaml'])
+  for (const f of ['SKILL.md', 'tasks.jsonl', 'skillopt.yaml', 'triggers.json'])
     cpSync(join(example, f), join(ws, 'house-style', f));
   const runDir = train(ws);
   evaluate(ws);

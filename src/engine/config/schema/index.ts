@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  activationFields,
   cacheFields,
   envFields,
   evaluationFields,
@@ -29,6 +30,7 @@ export const SECTION_FIELDS = {
   limits: limitsFields,
   cache: cacheFields,
   review: reviewFields,
+  activation: activationFields,
 } as const;
 
 export type FieldSection = keyof typeof SECTION_FIELDS;
@@ -47,6 +49,7 @@ export const configSchema = z.object({
   cache: z.object(cacheFields).prefault({}),
   prices: z.record(z.string(), priceSchema).default({}),
   review: z.object(reviewFields).prefault({}),
+  activation: z.object(activationFields).prefault({}),
 });
 
 export type SkillOptConfig = z.output<typeof configSchema>;

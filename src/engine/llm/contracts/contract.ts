@@ -25,7 +25,8 @@ export type ContractName =
   | 'appendix_consolidate'
   | 'deep_reflect'
   | 'meta_reflect'
-  | 'judge';
+  | 'judge'
+  | 'describe';
 
 export interface Contract<T> {
   readonly name: ContractName;
