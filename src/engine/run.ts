@@ -26,7 +26,8 @@ import type { EngineEvent } from '../protocol/events';
 import { silentLogger, type Logger } from './log';
 import { createScorer, type Scorer } from './scoring/scorers';
 import { checkSkillMarkers } from './skill/markers';
-import { readSkillText } from './skill/skillFile';
+import { readSkillInit } from './skill/skillFile';
+import { skillBody } from './skill/package/text';
 import { buildModels, type ModelSetup, type ModelEnvironment } from './models';
 import { settingsFromConfig } from './train/fromConfig';
 import type { RunContext } from './train/context';
@@ -79,7 +80,10 @@ function timestamp(): string {
   return `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}_${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
 }
 
-function loadSkill(cfg: SkillOptConfig, loaded: LoadedConfig): { path: string; text: string } {
+function loadSkill(
+  cfg: SkillOptConfig,
+  loaded: LoadedConfig,
+): { path: string; text: string; notices: string[] } {
   const path = cfg.env.skill_init;
   if (!path) {
     throw new SkillOptError('config', 'no skill to train', {
@@ -98,9 +102,9 @@ function loadSkill(cfg: SkillOptConfig, loaded: LoadedConfig): { path: string; t
       fix: 'point env.skill_init at an existing Markdown file (relative paths are relative to the config file)',
     });
   }
-  const text = readSkillText(path, cfg.env.max_skill_bytes);
-  checkSkillMarkers(text, path);
-  return { path, text };
+  const { text, notices } = readSkillInit(path, cfg.env.max_skill_bytes);
+  checkSkillMarkers(skillBody(text), path);
+  return { path, text, notices };
 }
 
 function loadData(
@@ -229,6 +233,7 @@ export function prepareRun(opts: PrepareOptions): PreparedRun {
       ...loaded.warnings.map(formatConfigWarning),
       ...benchmarkNotices(bench, scorerSpec, cfg.env.scorer),
       ...imageNotices,
+      ...skill.notices,
       ...models.notices,
     ],
     estimate: estimateCalls(settings, splits, spe),

@@ -7,6 +7,10 @@ import { loadConfig } from '../../engine/config/load';
 import { prepareRun } from '../../engine/run';
 import { RUN_DIR, RUN_FILE, RunLayout } from '../../engine/store/layout';
 import { checkSkillMarkers } from '../../engine/skill/markers';
+import { withPackageBeside } from '../../engine/skill/package/artifacts';
+import { isSkillFolder } from '../../engine/skill/package/folder';
+import { skillBody } from '../../engine/skill/package/text';
+import { readSkillInit } from '../../engine/skill/skillFile';
 import { ExitCode, UsageError } from '../exit';
 import { PrettyPrinter } from '../render';
 import { cfgOptionsFlag, type CommandSpec, configFlag, jsonFlag, verboseFlag } from '../args';
@@ -20,7 +24,12 @@ export const evalSpec: CommandSpec = {
   summary: 'score a skill on one split with the target only (no optimizer calls); writes eval_summary.json',
   flags: [
     configFlag,
-    { name: 'skill', type: 'string', value: 'FILE', help: 'the skill document to score (required)' },
+    {
+      name: 'skill',
+      type: 'string',
+      value: 'FILE',
+      help: 'the skill to score: a SKILL.md or a skill folder (required)',
+    },
     { name: 'split', type: 'string', value: 'NAME', help: `one of ${splits.join(', ')} (default test)` },
     {
       name: 'out',
@@ -53,8 +62,11 @@ export async function runEval(args: readonly string[]): Promise<number> {
   const split = typeof a.values.split === 'string' ? a.values.split : 'test';
   if (!(splits as readonly string[]).includes(split))
     throw new UsageError(`--split must be one of ${splits.join(', ')}`, 'pass one of those after --split');
-  const skill = readInputFile(skillPath, 'skill file', '--skill');
-  checkSkillMarkers(skill, skillPath);
+  // A skill folder, or a run's skill file with its package folder beside it, is scored whole.
+  const skill = isSkillFolder(skillPath)
+    ? readSkillInit(skillPath, Number.MAX_SAFE_INTEGER).text
+    : withPackageBeside(skillPath, readInputFile(skillPath, 'skill file', '--skill'));
+  checkSkillMarkers(skillBody(skill), skillPath);
   const logger = stderrLogger(a.values.verbose ? 'debug' : 'warn');
   // --batch is evaluation.batch_api for this evaluation (refused before any call for a target without one).
   const batch = a.values.batch === true;

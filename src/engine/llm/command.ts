@@ -31,8 +31,8 @@ import { splitCommand } from './agents/argv';
 import {
   CUSTOM_SKILL_ROOT,
   DEFAULT_DESCRIPTION,
+  installSkill,
   renderPrompt,
-  renderSkillFile,
   type Delivery,
 } from './agents/delivery';
 import { AgentRunError } from './agents/errors';
@@ -263,10 +263,9 @@ export class CommandBackend implements ChatBackend {
   private async runIn(dirs: TaskDirs, task: TaskContext, signal: AbortSignal): Promise<BackendReply> {
     const opts = this.options;
     const skillDir = join(dirs.work, ...this.skillRoot.split('/'), task.skillName);
-    const skillFile = join(skillDir, 'SKILL.md');
     const taskFile = join(dirs.work, 'task.md');
     if (opts.skillFolder) copySkillFolder(opts.skillFolder, skillDir);
-    writeFileAtomic(skillFile, renderSkillFile(task, opts.skillDescription ?? DEFAULT_DESCRIPTION));
+    const skillFile = installSkill(skillDir, task, opts.skillDescription ?? DEFAULT_DESCRIPTION);
     writeFileAtomic(taskFile, task.prompt.endsWith('\n') ? task.prompt : `${task.prompt}\n`);
     const prompt = renderPrompt(task, this.delivery, this.skillRoot);
     const parentEnv = opts.parentEnv ?? process.env;

@@ -21,6 +21,18 @@ export function scriptedWireOverrides(url: string): string[] {
   ];
 }
 
+/** Config overrides that point both roles at a loopback Anthropic server playing `scriptedModels`. */
+export function scriptedAnthropicOverrides(origin: string): string[] {
+  return [
+    'model.optimizer_backend=anthropic',
+    'model.target_backend=anthropic',
+    `model.optimizer=${scriptedOptimizerModel}`,
+    `model.target=${scriptedTargetModel}`,
+    `model.optimizer_base_url=${origin}`,
+    `model.target_base_url=${origin}`,
+  ];
+}
+
 /** Which optimizer stage a request is, read from our own prompts (the wire carries no stage label). */
 export function stageOf(messages: ChatMessage[]): Stage {
   const system = messages.find((m) => m.role === 'system')?.content ?? '';
@@ -44,19 +56,24 @@ export function stageOf(messages: ChatMessage[]): Stage {
  */
 export function scriptedModels(
   tasks: readonly TaskItem[],
-  override?: (req: RecordedRequest, stage: Stage | 'target') => Reply | undefined,
+  override?: (
+    req: RecordedRequest,
+    stage: Stage | 'target',
+  ) => Reply | undefined | Promise<Reply | undefined>,
 ): Handler {
   const target = new SimTargetBackend(scriptedTargetModel, tasks);
   const optimizer = new SimOptimizerBackend(scriptedOptimizerModel);
   return async (req) => {
-    const body = req.body as { model?: string };
+    const body = req.body as { model?: string; system?: unknown };
     const messages = openAiMessages(req).map((m) => ({
       role: m.role as ChatMessage['role'],
       content: contentText(m.content),
     }));
+    // The Messages API (Anthropic) carries the system prompt beside the messages.
+    if (body.system !== undefined) messages.unshift({ role: 'system', content: contentText(body.system) });
     const isTarget = body.model === scriptedTargetModel;
     const stage: Stage | 'target' = isTarget ? 'target' : stageOf(messages);
-    const forced = override?.(req, stage);
+    const forced = await override?.(req, stage);
     if (forced) return forced;
     const chat: ChatRequest = {
       role: isTarget ? 'target' : 'optimizer',
