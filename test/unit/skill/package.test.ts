@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { applyEdits, summarizeReport } from '../../../src/engine/skill/applyEdits';
 import { injectEmptyAppendix, replaceSlowUpdate } from '../../../src/engine/skill/document';
 import { readSkillArtifact, writeSkillArtifact } from '../../../src/engine/skill/package/artifacts';
+import { filesToApply } from '../../../src/engine/skill/package/apply';
 import { readRunPackage } from '../../../src/engine/skill/package/folder';
 import { DEFAULT_PACKAGE_POLICY } from '../../../src/engine/skill/package/policy';
 import {
@@ -224,5 +225,24 @@ describe('skill packages', () => {
     writeSkillArtifact(join(run, 'best_skill.md'), SKILL);
     assert.equal(existsSync(join(run, 'best_skill')), false);
     assert.equal(readSkillArtifact(join(run, 'best_skill.md')), SKILL);
+  });
+
+  it('lists the files of a best skill folder that the trained folder lacks or holds otherwise (Apply Best)', () => {
+    const trained = skillFolder();
+    const best = tempDir();
+    writeSkillArtifact(
+      join(best, 'best_skill.md'),
+      applyEdits(readSkillInit(trained, 200_000).text, [
+        { op: 'append', content: '- Always give the unit.' },
+        { op: 'append', file: 'references/new.md', content: 'n' },
+      ]).text,
+    );
+    assert.deepEqual(
+      filesToApply(join(best, 'best_skill'), trained).map((f) => [f.path, f.status]),
+      [
+        ['SKILL.md', 'changed'],
+        ['references/new.md', 'added'],
+      ],
+    );
   });
 });
