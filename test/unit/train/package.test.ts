@@ -119,6 +119,16 @@ describe('training a skill folder (package)', function () {
     }
     const best = readFileSync(join(reference, 'best_skill', GUIDE), 'utf8');
     const initial = readFileSync(join(reference, 'skills', 'skill_v0000', GUIDE), 'utf8');
+    // Provenance per file: the kept lines of the reference file name it and the step that wrote them.
+    const provenance = readJson<Array<{ file?: string; step: number }>>(reference, 'provenance.json');
+    assert.ok(provenance.some((r) => r.file === GUIDE && steps.includes(r.step)));
+    const { report } = readJson<{ report: { kept_lines: Array<{ file?: string }> } }>(
+      reference,
+      'summary.json',
+    );
+    assert.ok(report.kept_lines.some((k) => k.file === GUIDE));
+    assert.ok(report.kept_lines.some((k) => k.file === undefined));
+    assert.match(readFileSync(join(reference, 'report.md'), 'utf8'), /\| references\/style-guide\.md:\d+ \|/);
     // A candidate with a reference-file edit was accepted: the best skill's guide is not the initial one.
     assert.ok(history.some((r) => steps.includes(r.step) && r.action.startsWith('accept')));
     assert.notEqual(best, initial);
