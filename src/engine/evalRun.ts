@@ -2,10 +2,17 @@
 import { setMaxListeners } from 'node:events';
 import { withShuffledChoices } from './data/choiceShuffle';
 import type { TaskItem } from './data/tasks';
-import { makeContext, type PreparedRun, type RunHooks } from './run';
+import { makeContext, STOPPED_CALLS_WAIT_MS, type PreparedRun, type RunHooks } from './run';
 import { containWrites, makeDir, writeJsonAtomic } from './store/atomic';
-import { EVAL_FILE, RunLayout } from './store/layout';
+import { SkillOptError } from './errors';
+import { BudgetGuard } from './llm/budget';
+import { RunLedger } from './llm/ledger';
+import { EVAL_FILE, RUN_FILE, RunLayout, repeatDir } from './store/layout';
+import { acquireRunLock } from './store/runLock';
+import { aaReport, type AaReport } from './optimizer/aaCheck';
 import { evaluateItems, type TestSummary } from './train/evaluate';
+import { rolloutFor } from './train/rollout';
+import { itemMeans } from './train/selection';
 
 export type EvalSplit = 'train' | 'val' | 'test' | 'all' | 'valid_seen' | 'valid_unseen' | 'selection';
 
@@ -20,14 +27,24 @@ export interface EvalSummary {
   /** Items the target could not answer (no score, not in `failing`); absent when none. */
   errored?: string[];
   out_dir: string;
+  /** Target calls paid for this evaluation, over every process that worked on it (its ledger). */
   model_calls: number;
   cache_hits: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cached_tokens: number;
+  /** null when a model's price is unknown. */
+  dollars: number | null;
+  /** The target was the offline `sim` backend: no price, nothing paid. */
+  simulated?: true;
+  /** `--aa N`: the same skill scored N times, and how often each gate would accept it over itself. */
+  aa?: AaReport;
 }
 
 /** Eval-only (reference scripts/eval_only.py): the target on one split or all; no optimizer call. */
 export async function evalPrepared(
   prepared: PreparedRun,
-  opts: RunHooks & { skill: string; skillPath: string; split: EvalSplit },
+  opts: RunHooks & { skill: string; skillPath: string; split: EvalSplit; aa?: number },
 ): Promise<EvalSummary> {
   setMaxListeners(0, opts.signal);
   const canonical =
@@ -51,19 +68,67 @@ export async function evalPrepared(
   const limit = prepared.settings.testEnvNum;
   const chosen = canonical !== 'all' && limit > 0 ? items.slice(0, limit) : items;
   const outDir = prepared.outDir;
-  const ctx = makeContext(prepared, opts, outDir, () => undefined);
-  const before = prepared.models.accounting.totals();
   const run = new RunLayout(outDir);
   makeDir(outDir);
+  const release = acquireRunLock(outDir);
   const uncontain = containWrites(outDir);
+  const { accounting } = prepared.models;
+  // An evaluation stopped and resumed is one evaluation: its ledger counts every process once,
+  // and the caps under `limits:` hold for it as for a training run.
+  const ledger = new RunLedger(run.file(RUN_FILE.ledger));
+  const detach = ledger.attach(accounting);
+  ledger.track(0, 'eval');
+  const limits = prepared.config.limits;
+  const budget = new BudgetGuard(
+    { maxTokens: limits.max_tokens, maxDollars: limits.max_dollars, maxWallSeconds: limits.max_wall_time_s },
+    accounting,
+    Date.now,
+    { onWarning: (message) => opts.emit({ type: 'warning', message }), priorSeconds: ledger.priorSeconds() },
+  );
+  const capped = new AbortController();
+  let capReason: string | null = null;
+  const unwatch = accounting.onChange(() => {
+    capReason ??= budget.check();
+    if (capReason) capped.abort();
+  });
+  const signal = AbortSignal.any([opts.signal, capped.signal]);
+  setMaxListeners(0, signal);
+  const ctx = makeContext(prepared, { ...opts, signal }, outDir, () => undefined);
   let summary: TestSummary;
+  let aa: AaReport | undefined;
   try {
+    const over = budget.check();
+    if (over) throw budgetError(over);
     // Named as the user named the split (selection, valid_seen, …), as the reference's eval_only does.
-    ({ summary } = await evaluateItems(ctx, chosen, opts.skill, run.evalOnlyDir(opts.split), 'eval'));
+    const dir = run.evalOnlyDir(opts.split);
+    const first = evaluateItems(ctx, chosen, opts.skill, dir, 'eval');
+    // A/A: the same skill again, each run a repeat of its own (its own seed, cache entry and folder).
+    const again = Array.from({ length: Math.max(0, (opts.aa ?? 0) - 1) }, (_, r) =>
+      rolloutFor(ctx, chosen, opts.skill, repeatDir(dir, r + 1), 'eval', undefined, r + 1),
+    );
+    const [done, ...others] = await Promise.all([first, ...again]);
+    summary = done.summary;
+    if (opts.aa)
+      aa = aaReport(
+        [done.results, ...others].map((results) => ({ items: itemMeans([results]) })),
+        {
+          metric: prepared.settings.gateMetric,
+          mixedWeight: prepared.settings.gateMixedWeight,
+          alpha: prepared.settings.gate.alpha,
+          seed: prepared.settings.seed,
+        },
+      );
+  } catch (err) {
+    if (capReason && !opts.signal.aborted) throw budgetError(capReason);
+    throw err;
   } finally {
+    if (signal.aborted) await accounting.settled(STOPPED_CALLS_WAIT_MS);
+    unwatch();
+    detach();
     uncontain();
+    release();
   }
-  const after = prepared.models.accounting.totals();
+  const spent = prepared.models.accounting.totals();
   const result: EvalSummary = {
     skill: opts.skillPath,
     split: opts.split,
@@ -74,9 +139,22 @@ export async function evalPrepared(
     failing: summary.failing,
     ...(summary.errored ? { errored: summary.errored } : {}),
     out_dir: outDir,
-    model_calls: after.calls - before.calls,
-    cache_hits: after.cacheHits - before.cacheHits,
+    model_calls: spent.calls,
+    cache_hits: spent.cacheHits,
+    prompt_tokens: spent.promptTokens,
+    completion_tokens: spent.completionTokens,
+    cached_tokens: spent.cachedTokens,
+    dollars: spent.dollars,
+    ...(prepared.models.simulated ? { simulated: true as const } : {}),
+    ...(aa ? { aa } : {}),
   };
   writeJsonAtomic(run.file(EVAL_FILE.summary), result);
   return result;
+}
+
+function budgetError(reason: string): SkillOptError {
+  return new SkillOptError('budget', reason, {
+    key: 'limits',
+    fix: 'raise the cap under `limits:` (max_tokens, max_dollars, max_wall_time_s) and run the same eval again',
+  });
 }

@@ -3,6 +3,8 @@ import { basename, dirname, extname, join, resolve } from 'node:path';
 import type { EngineEvent } from '../../protocol/events';
 import { SkillOptError } from '../../engine/errors';
 import { evalPrepared } from '../../engine/evalRun';
+import { spendLine } from '../../engine/llm/spendText';
+import { aaText } from '../../engine/optimizer/aaCheck';
 import { loadConfig } from '../../engine/config/load';
 import { prepareRun } from '../../engine/run';
 import { RUN_DIR, RUN_FILE, RunLayout } from '../../engine/store/layout';
@@ -42,6 +44,12 @@ export const evalSpec: CommandSpec = {
       type: 'boolean',
       help: 'send the target calls as one provider batch (OpenAI Batch, Anthropic Message Batches): half price, answered within 24 h; Ctrl-C leaves the batch running and the printed command collects it',
     },
+    {
+      name: 'aa',
+      type: 'string',
+      value: 'N',
+      help: 'A/A check: score the skill N times (N ≥ 2) and report how often the strict and the paired gate would accept it over itself (the noise of your target and scorer)',
+    },
     cfgOptionsFlag,
     jsonFlag,
     verboseFlag,
@@ -50,6 +58,7 @@ export const evalSpec: CommandSpec = {
   examples: [
     'skillopt eval skillopt.yaml --skill runs/hs/best_skill.md --split test',
     'skillopt eval skillopt.yaml --skill runs/hs/best_skill.md --batch',
+    'skillopt eval skillopt.yaml --skill SKILL.md --split selection --aa 4',
   ],
 };
 
@@ -62,6 +71,13 @@ export async function runEval(args: readonly string[]): Promise<number> {
   const split = typeof a.values.split === 'string' ? a.values.split : 'test';
   if (!(splits as readonly string[]).includes(split))
     throw new UsageError(`--split must be one of ${splits.join(', ')}`, 'pass one of those after --split');
+  const aaRaw = typeof a.values.aa === 'string' ? a.values.aa : undefined;
+  const aa = aaRaw === undefined ? undefined : Number(aaRaw);
+  if (aa !== undefined && !(Number.isInteger(aa) && aa >= 2 && aa <= 20))
+    throw new UsageError(
+      `--aa must be a whole number from 2 to 20 (got ${aaRaw})`,
+      'e.g. --aa 4 scores the skill 4 times',
+    );
   // A skill folder, or a run's skill file with its package folder beside it, is scored whole.
   const skill = isSkillFolder(skillPath)
     ? readSkillInit(skillPath, Number.MAX_SAFE_INTEGER).text
@@ -91,6 +107,7 @@ export async function runEval(args: readonly string[]): Promise<number> {
       skill,
       skillPath: resolve(skillPath),
       split: split as (typeof splits)[number],
+      ...(aa ? { aa } : {}),
       emit,
       signal: controller.signal,
     });
@@ -111,11 +128,15 @@ export async function runEval(args: readonly string[]): Promise<number> {
         process.stdout.write(
           `Not answered by the target (not scored): ${summary.errored.length} item(s), e.g. ${summary.errored.slice(0, 5).join(', ')}; see results.jsonl\n`,
         );
+      if (summary.aa) for (const line of aaText(summary.aa)) process.stdout.write(`${line}\n`);
+      // The evaluation's whole spend, earlier (stopped) processes included: it has its own ledger.
+      process.stdout.write(spendLine(prepared.models.accounting.totals(), prepared.models.simulated) + '\n');
       process.stdout.write(`Written: ${summary.out_dir}/eval_summary.json\n`);
     }
     return controller.signal.aborted ? ExitCode.Interrupted : ExitCode.Ok;
   } catch (err) {
-    if (!SkillOptError.is(err, 'cancelled') || a.json) throw err;
+    const capped = SkillOptError.is(err, 'budget');
+    if (!(capped || SkillOptError.is(err, 'cancelled')) || a.json) throw err;
     const again = commandLine(
       'skillopt eval',
       [
@@ -127,6 +148,7 @@ export async function runEval(args: readonly string[]): Promise<number> {
         '--out',
         prepared.outDir,
         ...(batch ? ['--batch'] : []),
+        ...(aa ? ['--aa', String(aa)] : []),
       ],
       a,
     );
@@ -134,7 +156,7 @@ export async function runEval(args: readonly string[]): Promise<number> {
     process.stdout.write(
       `\nStopped: ${err.problem}${left}. Answered items are kept; continue with:\n  ${again}\n`,
     );
-    return ExitCode.Interrupted;
+    return capped ? ExitCode.Budget : ExitCode.Interrupted;
   } finally {
     process.off('SIGINT', onSigint);
     await prepared.models.close();
