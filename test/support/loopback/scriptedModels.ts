@@ -9,27 +9,18 @@ import { openAiMessages } from './openaiServer';
 export const scriptedOptimizerModel = 'scripted-optimizer';
 export const scriptedTargetModel = 'scripted-target';
 
-/** Config overrides that point both roles at a loopback server playing `scriptedModels`. */
-export function scriptedWireOverrides(url: string): string[] {
+/**
+ * Config overrides that point both roles at a loopback server playing `scriptedModels`: the OpenAI
+ * wire (`url` ends in /v1), or the Anthropic one (`url` is the server's origin).
+ */
+export function scriptedWireOverrides(url: string, wire: 'openai' | 'anthropic' = 'openai'): string[] {
   return [
-    'model.optimizer_backend=openai_compatible',
-    'model.target_backend=openai',
+    `model.optimizer_backend=${wire === 'openai' ? 'openai_compatible' : 'anthropic'}`,
+    `model.target_backend=${wire}`,
     `model.optimizer=${scriptedOptimizerModel}`,
     `model.target=${scriptedTargetModel}`,
     `model.optimizer_base_url=${url}`,
     `model.target_base_url=${url}`,
-  ];
-}
-
-/** Config overrides that point both roles at a loopback Anthropic server playing `scriptedModels`. */
-export function scriptedAnthropicOverrides(origin: string): string[] {
-  return [
-    'model.optimizer_backend=anthropic',
-    'model.target_backend=anthropic',
-    `model.optimizer=${scriptedOptimizerModel}`,
-    `model.target=${scriptedTargetModel}`,
-    `model.optimizer_base_url=${origin}`,
-    `model.target_base_url=${origin}`,
   ];
 }
 

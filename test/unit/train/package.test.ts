@@ -12,8 +12,9 @@ import { startAnthropicServer } from '../../support/loopback/anthropicServer';
 import { contentText, type LoopbackServer, type Reply } from '../../support/loopback/core';
 import { openAiMessages, startOpenAiServer } from '../../support/loopback/openaiServer';
 import {
-  scriptedAnthropicOverrides,
   scriptedModels,
+  scriptedOptimizerModel,
+  scriptedTargetModel,
   scriptedWireOverrides,
 } from '../../support/loopback/scriptedModels';
 import { comparableHistory, exampleConfig, readJson, runSim, spend, tempDir } from './helpers';
@@ -203,7 +204,7 @@ describe('training a skill folder over the SDK wires (loopback)', function () {
         'train.num_epochs=1',
         ...(wire === 'openai'
           ? scriptedWireOverrides(server.url)
-          : scriptedAnthropicOverrides(server.origin)),
+          : scriptedWireOverrides(server.origin, 'anthropic')),
       ];
       const out = join(root.path, wire);
       const first = await runSim(
@@ -213,6 +214,16 @@ describe('training a skill folder over the SDK wires (loopback)', function () {
       assert.equal(first.outcome.status, 'stopped');
       const second = await runSim(prepare(config, out, overrides));
       assert.equal(second.outcome.status, 'finished');
+      // Both roles spoke this wire: the optimizer saw the package listing, the target the reference file.
+      const bodies = server.requests.map((r) => JSON.stringify(r.body));
+      assert.ok(bodies.some((b) => b.includes(scriptedOptimizerModel) && b.includes('<skill_package>')));
+      assert.ok(
+        bodies.some(
+          (b) =>
+            b.includes(scriptedTargetModel) &&
+            b.includes(JSON.stringify(`<skill_file path="${GUIDE}">`).slice(1, -1)),
+        ),
+      );
       assert.ok(bothFileSteps(out).length > 0, 'a candidate edited SKILL.md and the reference file');
       const refused = readdirSync(join(out, 'steps'))
         .map((s) => join(out, 'steps', s, 'edit_apply_report.json'))
