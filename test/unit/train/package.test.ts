@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { prepareRun, type PreparedRun } from '../../../src/engine/run';
@@ -7,6 +8,7 @@ import { RunLayout, STEP_FILE } from '../../../src/engine/store/layout';
 import { artifactSchemas, readArtifact } from '../../../src/engine/store/runSchemas';
 import { SimOptimizerBackend } from '../../../src/engine/llm/sim/optimizer';
 import type { ChatMessage } from '../../../src/engine/llm/types';
+import type { EngineEvent } from '../../../src/protocol/events';
 import type { StepRecord } from '../../../src/protocol/records';
 import { startAnthropicServer } from '../../support/loopback/anthropicServer';
 import { contentText, type LoopbackServer, type Reply } from '../../support/loopback/core';
@@ -156,6 +158,57 @@ describe('training a skill folder (package)', function () {
       assert.deepEqual(spend(out), spend(reference));
     });
   }
+
+  it('resumes after the CLI process is killed with SIGKILL once a package candidate is written', async () => {
+    const step = bothFileSteps(reference)[0]!;
+    const probe = prepareRun({ configPath: config, dryRun: true, outDir: join(root.path, 'probe') });
+    const tasks = [...probe.splits.train, ...probe.splits.val, ...probe.splits.test.unsealForEvaluation()];
+    const server = await startOpenAiServer(scriptedModels(tasks), { latencyMs: 25 });
+    const wire = ['cache.enabled=false', ...scriptedWireOverrides(server.url)];
+    const out = join(root.path, 'killed');
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const cli = join(__dirname, '..', '..', '..', 'src', 'cli', 'main.ts');
+        const child = spawn(process.execPath, [
+          '--import',
+          'tsx',
+          cli,
+          'train',
+          config,
+          '--out',
+          out,
+          '--json',
+          '--cfg-options',
+          ...wire,
+        ]);
+        let buf = '';
+        child.stdout.on('data', (d: Buffer) => {
+          buf += d.toString();
+          const lines = buf.split('\n');
+          buf = lines.pop() ?? '';
+          for (const line of lines) {
+            const e = JSON.parse(line) as EngineEvent;
+            if (e.type === 'candidate/ready' && e.step === step) child.kill('SIGKILL');
+          }
+        });
+        child.on('exit', (_code, signal) =>
+          signal === 'SIGKILL' ? resolve() : reject(new Error(`exited without the kill (${String(signal)})`)),
+        );
+      });
+      assert.ok(existsSync(join(new RunLayout(out).stepDir(step), 'candidate_skill', GUIDE)));
+      const second = await runSim(prepare(config, out, wire.slice(1)));
+      assert.equal(second.outcome.status, 'finished');
+      assert.deepEqual(comparableHistory(out), comparableHistory(reference));
+      assert.deepEqual(filesOf(join(out, 'best_skill')), filesOf(join(reference, 'best_skill')));
+      // No half-written snapshot folder is left behind.
+      assert.deepEqual(
+        readdirSync(join(out, 'skills')).filter((n) => n.includes('.tmp-')),
+        [],
+      );
+    } finally {
+      await server.close();
+    }
+  });
 });
 
 describe('training a skill folder over the SDK wires (loopback)', function () {
