@@ -1,5 +1,13 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { applyEdits, summarizeReport } from '../../../src/engine/skill/applyEdits';
@@ -218,6 +226,20 @@ describe('skill packages', () => {
       withFilesOf(text, 'new body\n'),
       joinPackage({ ...splitPackage(text), skill: 'new body\n' }),
     );
+  });
+
+  it('reads the whole previous version when a kill left a package folder between its two renames', () => {
+    const text = readSkillInit(skillFolder(), 200_000).text;
+    const run = tempDir();
+    const file = join(run, 'best_skill.md');
+    writeSkillArtifact(file, text);
+    renameSync(join(run, 'best_skill'), join(run, 'best_skill.old-99999'));
+    mkdirSync(join(run, 'best_skill.tmp-99999'));
+    assert.equal(readSkillArtifact(file), text);
+    const edited = applyEdits(text, [{ op: 'append', file: 'references/new.md', content: 'n' }]).text;
+    writeSkillArtifact(file, edited);
+    assert.equal(readSkillArtifact(file), edited);
+    assert.deepEqual(readdirSync(run).sort(), ['best_skill', 'best_skill.md']);
   });
 
   it('writes a single-file skill as one file, as before', () => {

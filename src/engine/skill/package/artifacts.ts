@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { packageDirOf } from '../../store/layout';
 import { writeFileAtomic } from '../../store/atomic';
-import { readRunPackage, writePackageFolder } from './folder';
+import { packageFolderOnDisk, readRunPackage, writePackageFolder } from './folder';
 import { isPackageText, skillBody, withFilesOf } from './text';
 
 export function writeSkillArtifact(file: string, text: string): void {
@@ -21,8 +21,8 @@ export function readSkillArtifact(file: string): string {
 
 /** `body` (the text of `file`) with the other files of the package folder beside it, if there is one. */
 export function withPackageBeside(file: string, body: string): string {
-  const dir = packageDirOf(file);
-  return existsSync(dir) ? withFilesOf(readRunPackage(dir), body) : body;
+  const dir = packageFolderOnDisk(packageDirOf(file));
+  return dir ? withFilesOf(readRunPackage(dir), body) : body;
 }
 
 /** `readSkillArtifact`, or undefined when the file is not there. */

@@ -15,7 +15,7 @@ import {
   rmSync,
   statSync,
 } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { decodeUtf8 } from '../../data/utf8';
 import { SkillOptError } from '../../errors';
 import { writeFileAtomic } from '../../store/atomic';
@@ -90,7 +90,7 @@ export function readPackageFolder(folder: string, readSkill: (path: string) => s
       if (decoded && 'text' in decoded) files.push({ path, text: decoded.text });
       else {
         const sha = digest(bytes);
-        readOnlySources.set(sha, abs);
+        remember(sha, abs);
         readOnly.push({ path, bytes: bytes.length, sha });
       }
     }
@@ -115,7 +115,8 @@ export function readRunPackage(folder: string): string {
 export function writePackageFolder(folder: string, text: string): void {
   const pkg = splitPackage(text);
   const tmp = `${folder}.tmp-${process.pid}`;
-  rmSync(tmp, { recursive: true, force: true });
+  // One process writes a run (the run lock): other processes' leftovers are a killed writer's.
+  for (const left of siblings(folder, 'tmp')) rmSync(left, { recursive: true, force: true });
   mkdirSync(tmp, { recursive: true });
   writeFileAtomic(join(tmp, SKILL_FILE), pkg.skill);
   for (const f of pkg.files) writeFileAtomic(join(tmp, ...f.path.split('/')), f.text);
@@ -134,9 +135,36 @@ export function writePackageFolder(folder: string, text: string): void {
     mkdirSync(dirname(join(tmp, ...f.path.split('/'))), { recursive: true });
     copyFileSync(from, join(tmp, ...f.path.split('/')));
   }
-  rmSync(folder, { recursive: true, force: true });
+  // Swapped in by renames, so a folder of one whole version is always there (or, after a kill
+  // between the two renames, its previous version under `.old-`, which readers fall back to).
+  const old = `${folder}.old-${process.pid}`;
+  if (existsSync(folder)) renameSync(folder, old);
   renameSync(tmp, folder);
-  for (const f of pkg.readOnly) readOnlySources.set(f.sha, join(folder, ...f.path.split('/')));
+  for (const left of [old, ...siblings(folder, 'old')]) rmSync(left, { recursive: true, force: true });
+  for (const f of pkg.readOnly) remember(f.sha, join(folder, ...f.path.split('/')));
+}
+
+/** Leftovers of a process killed while writing `folder`: its `.tmp-` and `.old-` siblings. */
+function siblings(folder: string, kind: 'tmp' | 'old'): string[] {
+  const dir = dirname(folder);
+  const prefix = `${basename(folder)}.${kind}-`;
+  return existsSync(dir)
+    ? readdirSync(dir)
+        .filter((n) => n.startsWith(prefix))
+        .map((n) => join(dir, n))
+    : [];
+}
+
+/** The folder of a package written by writePackageFolder, or the whole previous version a kill left. */
+export function packageFolderOnDisk(folder: string): string | undefined {
+  if (existsSync(folder)) return folder;
+  return siblings(folder, 'old')[0];
+}
+
+/** Keeps the first place a read-only file's bytes were seen while it is still there. */
+function remember(sha: string, path: string): void {
+  const known = readOnlySources.get(sha);
+  if (!known || !existsSync(known)) readOnlySources.set(sha, path);
 }
 
 /** Where the bytes of a read-only file can be copied from (for installing a package into a workspace). */
