@@ -9,10 +9,8 @@ import { loadConfig } from '../../engine/config/load';
 import { prepareRun } from '../../engine/run';
 import { RUN_DIR, RUN_FILE, RunLayout } from '../../engine/store/layout';
 import { checkSkillMarkers } from '../../engine/skill/markers';
-import { withPackageBeside } from '../../engine/skill/package/artifacts';
-import { isSkillFolder } from '../../engine/skill/package/folder';
+import { readSkillToScore } from '../../engine/skill/package/artifacts';
 import { skillBody } from '../../engine/skill/package/text';
-import { readSkillInit } from '../../engine/skill/skillFile';
 import { ExitCode, UsageError } from '../exit';
 import { PrettyPrinter } from '../render';
 import { cfgOptionsFlag, type CommandSpec, configFlag, jsonFlag, verboseFlag } from '../args';
@@ -79,9 +77,7 @@ export async function runEval(args: readonly string[]): Promise<number> {
       'e.g. --aa 4 scores the skill 4 times',
     );
   // A skill folder, or a run's skill file with its package folder beside it, is scored whole.
-  const skill = isSkillFolder(skillPath)
-    ? readSkillInit(skillPath, Number.MAX_SAFE_INTEGER).text
-    : withPackageBeside(skillPath, readInputFile(skillPath, 'skill file', '--skill'));
+  const skill = readSkillToScore(skillPath, (p) => readInputFile(p, 'skill file', '--skill'));
   checkSkillMarkers(skillBody(skill), skillPath);
   const logger = stderrLogger(a.values.verbose ? 'debug' : 'warn');
   // --batch is evaluation.batch_api for this evaluation (refused before any call for a target without one).

@@ -12,7 +12,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { applyEdits, summarizeReport } from '../../../src/engine/skill/applyEdits';
 import { injectEmptyAppendix, replaceSlowUpdate } from '../../../src/engine/skill/document';
-import { readSkillArtifact, writeSkillArtifact } from '../../../src/engine/skill/package/artifacts';
+import {
+  readSkillArtifact,
+  readSkillToScore,
+  writeSkillArtifact,
+} from '../../../src/engine/skill/package/artifacts';
 import { filesToApply } from '../../../src/engine/skill/package/apply';
 import { readRunPackage } from '../../../src/engine/skill/package/folder';
 import { DEFAULT_PACKAGE_POLICY } from '../../../src/engine/skill/package/policy';
@@ -240,6 +244,26 @@ describe('skill packages', () => {
     writeSkillArtifact(file, edited);
     assert.equal(readSkillArtifact(file), edited);
     assert.deepEqual(readdirSync(run).sort(), ['best_skill', 'best_skill.md']);
+  });
+
+  it('scores a skill folder, or a run skill file with its folder beside it, whole (eval and Evaluate)', () => {
+    const folder = skillFolder();
+    const text = readSkillInit(folder, 200_000).text;
+    assert.equal(
+      readSkillToScore(folder, (p) => readFileSync(p, 'utf8')),
+      text,
+    );
+    const run = tempDir();
+    writeSkillArtifact(join(run, 'best_skill.md'), text);
+    assert.equal(
+      readSkillToScore(join(run, 'best_skill.md'), (p) => readFileSync(p, 'utf8')),
+      text,
+    );
+    writeFileSync(join(run, 'plain.md'), SKILL);
+    assert.equal(
+      readSkillToScore(join(run, 'plain.md'), (p) => readFileSync(p, 'utf8')),
+      SKILL,
+    );
   });
 
   it('writes a single-file skill as one file, as before', () => {

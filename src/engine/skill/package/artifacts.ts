@@ -6,7 +6,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { packageDirOf } from '../../store/layout';
 import { writeFileAtomic } from '../../store/atomic';
-import { packageFolderOnDisk, readRunPackage, writePackageFolder } from './folder';
+import { readSkillInit } from '../skillFile';
+import { isSkillFolder, packageFolderOnDisk, readRunPackage, writePackageFolder } from './folder';
 import { isPackageText, skillBody, withFilesOf } from './text';
 
 export function writeSkillArtifact(file: string, text: string): void {
@@ -28,4 +29,13 @@ export function withPackageBeside(file: string, body: string): string {
 /** `readSkillArtifact`, or undefined when the file is not there. */
 export function readSkillArtifactIfAny(file: string): string | undefined {
   return existsSync(file) ? readSkillArtifact(file) : undefined;
+}
+
+/**
+ * The skill `skillopt eval` and the extension's Evaluate score: a skill folder, or a skill file with
+ * the package folder of a run beside it (`best_skill.md` and `best_skill/`), whole; else the file.
+ */
+export function readSkillToScore(path: string, readFile: (path: string) => string): string {
+  if (isSkillFolder(path)) return readSkillInit(path, Number.MAX_SAFE_INTEGER).text;
+  return withPackageBeside(path, readFile(path));
 }
