@@ -1,4 +1,6 @@
 import type { EngineEvent } from '../protocol/events';
+import { existsSync } from 'node:fs';
+import { packageDirOf } from '../engine/store/layout';
 import { describeGateTest, describeItemRegressions } from '../protocol/gateText';
 import { isAccepted, isInconclusive, isSkipped } from '../protocol/vocabulary';
 
@@ -134,7 +136,7 @@ export class PrettyPrinter {
           this.line(
             `Test split: initial ${fmt(e.test.baseline)}, best ${fmt(e.test.best)}, final ${fmt(e.test.final)}`,
           );
-        this.line(`Best skill: ${e.bestSkillPath}`);
+        this.line(`Best skill: ${bestSkillText(e.bestSkillPath)}`);
         if (e.reportPath) this.line(`Report: ${e.reportPath}`);
         break;
       case 'run/stopped':
@@ -154,4 +156,10 @@ export class PrettyPrinter {
 
 function fmt(n: number | undefined): string {
   return n === undefined ? '-' : n.toFixed(4);
+}
+
+/** The best skill's path; for a skill folder run, the folder beside best_skill.md that holds it whole. */
+function bestSkillText(path: string): string {
+  const folder = packageDirOf(path);
+  return existsSync(folder) ? `${folder} (its SKILL.md also in ${path})` : path;
 }
