@@ -4,9 +4,10 @@
  * SKILL.md and a confirmation that lists the other files.
  */
 import { existsSync, statSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import * as vscode from 'vscode';
 import { filesToApply } from '../../engine/skill/package/apply';
+import { isSkillFolder } from '../../engine/skill/package/folder';
 import type { Ctx } from '../ctx';
 import type { RunView } from '../runs/liveState';
 
@@ -17,7 +18,14 @@ export async function applyBestPackage(
   trained: string | undefined,
   confirm: boolean,
 ): Promise<boolean> {
-  let skillDir = trained && existsSync(trained) && statSync(trained).isDirectory() ? trained : undefined;
+  // The run remembers the SKILL.md the person opened, or the folder its config names.
+  let skillDir =
+    trained && existsSync(trained)
+      ? statSync(trained).isDirectory()
+        ? trained
+        : dirname(trained)
+      : undefined;
+  if (skillDir && !isSkillFolder(skillDir)) skillDir = undefined;
   if (!skillDir) {
     const picked = await vscode.window.showOpenDialog({
       canSelectMany: false,
