@@ -1,7 +1,7 @@
 import type { EngineEvent } from '../protocol/events';
 import { existsSync } from 'node:fs';
 import { packageDirOf } from '../engine/store/layout';
-import { describeGateTest, describeItemRegressions } from '../protocol/gateText';
+import { describeGateTest, describeItemRegressions, testCheckLines } from '../protocol/gateText';
 import { isAccepted, isInconclusive, isSkipped } from '../protocol/vocabulary';
 
 /** Terminal output for people: one progress line that redraws on a TTY, one line per step verdict. */
@@ -136,6 +136,7 @@ export class PrettyPrinter {
           this.line(
             `Test split: initial ${fmt(e.test.baseline)}, best ${fmt(e.test.best)}, final ${fmt(e.test.final)}`,
           );
+        if (e.testCheck) for (const l of testCheckLines(e.testCheck, false)) this.line(l);
         this.line(`Best skill: ${bestSkillText(e.bestSkillPath)}`);
         if (e.reportPath) this.line(`Report: ${e.reportPath}`);
         break;

@@ -108,7 +108,7 @@ const AGENT_BY_BACKEND: Record<string, AgentName> = {
   copilot_exec: 'copilot',
 };
 
-function agentFor(backendName: string): AgentName | undefined {
+export function agentFor(backendName: string): AgentName | undefined {
   const norm = backendName.trim().toLowerCase().replace(/-/g, '_');
   if (/^cursor(_exec|_agent)?$/.test(norm)) {
     throw new SkillOptError('config', `backend '${backendName}' (Cursor's agent CLI) is not a preset here`, {

@@ -26,8 +26,10 @@ import type { EngineEvent } from '../protocol/events';
 import { silentLogger, type Logger } from './log';
 import { createScorer, type Scorer } from './scoring/scorers';
 import { checkSkillMarkers } from './skill/markers';
+import { checkSkillForRun } from './skill/lintForRun';
 import { readSkillInit } from './skill/skillFile';
-import { skillBody } from './skill/package/text';
+import { isSkillFolder } from './skill/package/folder';
+import { SKILL_FILE, skillBody } from './skill/package/text';
 import { buildModels, type ModelSetup, type ModelEnvironment } from './models';
 import { settingsFromConfig } from './train/fromConfig';
 import type { RunContext } from './train/context';
@@ -209,6 +211,12 @@ export function prepareRun(opts: PrepareOptions): PreparedRun {
   });
   const allTasks = [...splits.train, ...splits.val, ...splits.test.unsealForEvaluation()];
   const imageNotices = checkImageTarget(allTasks, models.target, cfg.env.image_detail);
+  // Front-matter lint for the run's target: what keeps the agent from loading the skill refuses here.
+  // A skill folder is linted through its SKILL.md (its links resolve from there).
+  const skillMd = isSkillFolder(skill.path)
+    ? { path: join(skill.path, SKILL_FILE), text: skillBody(skill.text) }
+    : skill;
+  const skillNotices = checkSkillForRun(skillMd, cfg.model, models.target.backend === 'command');
   const flatConfig = redactSecrets(
     toFlatConfig(cfg, {
       train_size: splits.train.length,
@@ -234,6 +242,7 @@ export function prepareRun(opts: PrepareOptions): PreparedRun {
       ...benchmarkNotices(bench, scorerSpec, cfg.env.scorer),
       ...imageNotices,
       ...skill.notices,
+      ...skillNotices,
       ...models.notices,
     ],
     estimate: estimateCalls(settings, splits, spe),

@@ -20,6 +20,7 @@ export const Commands = {
   revealRun: 'skillopt.revealRun',
   openStepDiff: 'skillopt.openStepDiff',
   openArtifact: 'skillopt.openArtifact',
+  openEvaluation: 'skillopt.openEvaluation',
 } as const;
 
 export type CommandId = (typeof Commands)[keyof typeof Commands];
@@ -50,6 +51,7 @@ export const TreeItemContext = {
   epoch: 'skillopt.epoch',
   step: 'skillopt.step',
   artifact: 'skillopt.artifact',
+  evaluation: 'skillopt.evaluation',
   message: 'skillopt.message',
 } as const;
 

@@ -3,7 +3,7 @@
  * JSON object per line), the worker forwards them to the extension, and `eventsFromRunFolder`
  * rebuilds the same sequence from a finished run folder. New fields must be optional.
  */
-import type { GateTestRecord, ItemRegressions, LineHunk, StepRecord } from './records';
+import type { GateTestRecord, ItemRegressions, LineHunk, StepRecord, TestCheck } from './records';
 import type { CandidateOrigin, StageName, VerdictAction, VerdictOrigin } from './vocabulary';
 
 export interface AccountingTotals {
@@ -160,6 +160,8 @@ export type EngineEvent =
       reportPath?: string;
       stoppedEarly?: string;
       test?: { baseline?: number; best?: number; final?: number };
+      /** The test scores' intervals and whether the selection gain shows on test. */
+      testCheck?: TestCheck;
     }
   | { type: 'run/stopped'; outDir: string; reason: string; resumeCommand: string }
   | { type: 'run/failed'; message: string; reason: string };

@@ -52,6 +52,20 @@ export interface Score {
   soft: number;
 }
 
+/** The test split read with its uncertainty (summary.json `test_check`, report.md). */
+export interface TestCheck {
+  /** 1 − evaluation.alpha. */
+  level: number;
+  /** Wilson intervals of each skill's hard test score. */
+  intervals: { initial?: [number, number]; best?: [number, number]; final?: [number, number] };
+  /** best − initial on the test items both answered, with a paired bootstrap interval. */
+  best_vs_initial?: { n: number; mean_delta: number; interval: [number, number] };
+  /** best − initial on the selection split (what the gate saw). */
+  selection_gain: number;
+  /** `not_confirmed`: a selection gain whose test interval does not exclude 0 (overfitting?). */
+  verdict: 'confirmed' | 'not_confirmed' | 'no_gain';
+}
+
 /**
  * Ours: the paired gate's test of a candidate against the current skill on the same selection
  * items (evaluation.gate_test: paired). Deltas are candidate − current, per item, on the gate metric.

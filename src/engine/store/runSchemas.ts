@@ -138,6 +138,23 @@ export const artifactSchemas = {
     consolidated_from: int.optional(),
   }),
   records: z.array(z.record(z.string(), z.unknown())),
+  /** `eval_summary.json` of an eval-only run (evalRun.ts EvalSummary), as the extension lists it. */
+  evalSummary: z.looseObject({
+    skill: z.string().optional(),
+    split: z.string(),
+    n_items: int,
+    hard: num,
+    soft: num,
+    by_type: z.record(z.string(), z.object({ hard: num, soft: num, total: int })),
+    failing: z.array(z.string()),
+    errored: z.array(z.string()).optional(),
+    out_dir: z.string(),
+    model_calls: int.optional(),
+    prompt_tokens: int.optional(),
+    completion_tokens: int.optional(),
+    dollars: num.nullable().optional(),
+    simulated: z.literal(true).optional(),
+  }),
   config: z.record(z.string(), z.unknown()),
   applyReport: z.array(z.looseObject({ index: int, status: z.string() })),
   /** A skill folder's candidate, per changed file (skill/package/changes.ts), for readers such as the review. */

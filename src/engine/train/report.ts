@@ -5,8 +5,14 @@ import { promptCacheSummary, promptCacheText, type PromptCacheSummary } from '..
 import { EVAL_FILE, RUN_DIR, RUN_FILE } from '../store/layout';
 import { packageLineOrigins, type ProvenanceRecord } from './provenance';
 import { isErrored } from './rollout';
-import { describeGateTest, describeItemRegressions } from '../../protocol/gateText';
-import type { GateTestRecord, ItemRegressions, RolloutResult, StepRecord } from '../../protocol/records';
+import { describeGateTest, describeItemRegressions, testCheckLines } from '../../protocol/gateText';
+import type {
+  GateTestRecord,
+  ItemRegressions,
+  RolloutResult,
+  StepRecord,
+  TestCheck,
+} from '../../protocol/records';
 import {
   isAccepted,
   isInconclusive,
@@ -47,6 +53,8 @@ export interface RunReport {
   }>;
   /** Why the run ended before its last epoch (gate patience), when it did. */
   stopped_early?: string;
+  /** The test split's intervals and whether the selection gain shows on it. */
+  test_check?: TestCheck;
   skill_length: Array<{ step: number; chars: number; tokens: number }>;
   edit_budget: Array<{ step: number; budget: number | null }>;
   persistent_failures: PersistentFailure[];
@@ -136,6 +144,7 @@ export function buildReport(args: {
   provenance: readonly ProvenanceRecord[];
   humanDecisions: number;
   stoppedEarly?: string;
+  testCheck?: TestCheck;
 }): RunReport {
   const h = args.history;
   const sum = (f: (r: StepRecord) => number): number => h.reduce((n, r) => n + f(r), 0);
@@ -191,6 +200,7 @@ export function buildReport(args: {
         ...(r.item_regressions ? { item_regressions: r.item_regressions } : {}),
       })),
     ...(args.stoppedEarly ? { stopped_early: args.stoppedEarly } : {}),
+    ...(args.testCheck ? { test_check: args.testCheck } : {}),
     skill_length: h.map((r) => ({
       step: r.step,
       chars: r.skill_len,
@@ -267,6 +277,7 @@ export function renderReport(r: RunReport, outDir: string, simulated: boolean): 
   lines.push(`| initial | ${f(r.scores.selection.initial)} | ${f(r.scores.test.initial)} |`);
   lines.push(`| best | ${f(r.scores.selection.best)} | ${f(r.scores.test.best)} |`);
   lines.push(`| final | ${f(r.scores.selection.final)} | ${f(r.scores.test.final)} |`, '');
+  if (r.test_check) lines.push(...testCheckLines(r.test_check));
   const e = r.edits;
   lines.push(
     '## Edits',

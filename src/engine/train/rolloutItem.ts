@@ -152,7 +152,7 @@ export async function scoreReply(
 }
 
 /** Agent CLIs find a skill by its folder, which should match the front matter's `name:`. */
-function skillDirName(skill: string): string {
+export function skillDirName(skill: string): string {
   const name = parseFrontMatter(skill)?.name?.trim();
   return name && /^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name) ? name : 'skill';
 }

@@ -16,6 +16,7 @@ import type { Ctx } from '../ctx';
 import { ensureLmAccess } from '../lm/lmBridge';
 import { formatScore } from '../runs/treeNodes';
 import { failingTaskItem } from '../runs/conversationText';
+import { EVALS_DIR, readEvaluation } from '../runs/evalNodes';
 import { showConversation } from '../views/conversationView';
 import { selectorFor } from './copilot';
 import { collectKeys } from './keys';
@@ -139,8 +140,7 @@ export async function evaluateSkill(ctx: Ctx, arg?: unknown): Promise<EvalResult
     keys: await collectKeys(ctx),
     outDir: join(
       dirname(configPath),
-      '.skillopt',
-      'evals',
+      EVALS_DIR,
       `${basename(skillPath, '.md')}_${choice.split}_${timestamp()}`,
     ),
   };
@@ -200,6 +200,42 @@ export function evalReport(result: EvalResult, skillPath: string): string {
   return lines.join('\n');
 }
 
+/** The Runs tree's Report row of an evaluation: its report, rendered, from eval_summary.json. */
+export async function openEvaluation(dir: unknown): Promise<void> {
+  const e = typeof dir === 'string' ? readEvaluation(dir) : undefined;
+  if (!e) {
+    void vscode.window.showInformationMessage(`SkillOpt: no evaluation summary in ${String(dir)}.`);
+    return;
+  }
+  const s = e.summary;
+  const result: EvalResult = {
+    split: s.split,
+    n_items: s.n_items,
+    hard: s.hard,
+    soft: s.soft,
+    by_type: s.by_type,
+    failing: s.failing,
+    ...(s.errored ? { errored: s.errored } : {}),
+    // The folder it is in now, wherever it was written from.
+    out_dir: e.dir,
+    model_calls: s.model_calls ?? 0,
+    prompt_tokens: s.prompt_tokens ?? 0,
+    completion_tokens: s.completion_tokens ?? 0,
+    dollars: s.dollars ?? null,
+    ...(s.simulated ? { simulated: true as const } : {}),
+  };
+  await showReport(result, s.skill ?? e.dir);
+}
+
+/** An evaluation's report, rendered, as the training report opens. */
+async function showReport(result: EvalResult, skillPath: string): Promise<void> {
+  const doc = await vscode.workspace.openTextDocument({
+    language: 'markdown',
+    content: evalReport(result, skillPath),
+  });
+  await vscode.commands.executeCommand('markdown.showPreview', doc.uri);
+}
+
 async function showEvalResult(result: EvalResult, skillPath: string): Promise<void> {
   const failing = result.failing.length;
   const buttons = ['Show Report', ...(failing ? [`Failing Tasks (${failing})`] : [])];
@@ -208,12 +244,7 @@ async function showEvalResult(result: EvalResult, skillPath: string): Promise<vo
     ...buttons,
   );
   if (choice === 'Show Report') {
-    const doc = await vscode.workspace.openTextDocument({
-      language: 'markdown',
-      content: evalReport(result, skillPath),
-    });
-    // Rendered, as the training report opens.
-    await vscode.commands.executeCommand('markdown.showPreview', doc.uri);
+    await showReport(result, skillPath);
   } else if (choice?.startsWith('Failing')) {
     const rows = new Map(
       readJsonlTolerant<RolloutResult>(

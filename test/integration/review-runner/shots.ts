@@ -12,10 +12,10 @@
  * loaded from this checkout as a development extension, driven in Chromium. Prints `N passed, N failed`.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
-import { Checks, combine, report, type Results } from '../harness/checks';
+import { Checks, type Results } from '../harness/checks';
 import {
   installVsCode,
   launchBrowser,
@@ -25,7 +25,17 @@ import {
   startServer,
   type Server,
 } from '../harness/host';
-import { activeWebviewFrame, closeEditors, endSession, hoverUntil, pick, quickOpen, webview } from './ui';
+import {
+  activeWebviewFrame,
+  closeEditors,
+  endSession,
+  hoverUntil,
+  openWorkbench,
+  pick,
+  quickOpen,
+  runThemes,
+  webview,
+} from './ui';
 import { skillBeforeMetaReflection, themes, workspace, type Theme } from './workspace';
 
 const out = resolve(process.argv[2] ?? join(repoRoot, '.cache', 'review-screenshots'));
@@ -65,11 +75,7 @@ async function session(theme: Theme): Promise<Results> {
       page.on('console', (m) => {
         if (/Content Security Policy|Refused to/i.test(m.text())) refused.push(m.text());
       });
-      const remote = `vscode-remote://127.0.0.1:${server.port}${repoRoot}`;
-      const payload = JSON.stringify([['extensionDevelopmentPath', remote]]);
-      await page.goto(
-        `${server.url}/?folder=${encodeURIComponent(ws)}&payload=${encodeURIComponent(payload)}`,
-      );
+      await openWorkbench(page, server, ws);
       await page
         .locator('.explorer-folders-view .monaco-list-row', { hasText: 'house-style' })
         .first()
@@ -245,12 +251,4 @@ async function session(theme: Theme): Promise<Results> {
   return checks.results();
 }
 
-async function main(): Promise<number> {
-  mkdirSync(out, { recursive: true });
-  const wanted = (process.argv[3]?.split(',') ?? Object.keys(themes)).filter((t): t is Theme => t in themes);
-  const results: Results[] = [];
-  for (const theme of wanted) results.push(await session(theme));
-  return report(combine(...results));
-}
-
-void main().then((code) => process.exit(code));
+void runThemes(out, session).then((code) => process.exit(code));

@@ -69,7 +69,8 @@ export function workspace(sandbox: string, theme: Theme): { ws: string; runDir: 
     })
     .find((t) => /SLOW_UPDATE_START -->\n[^<]/.test(t));
   if (!withBlock) throw new Error('the sim run wrote no slow update with content');
-  writeFileSync(join(locked, 'SKILL.md'), withBlock);
+  // Named after its folder, so the skill lint has nothing to say in the screenshot.
+  writeFileSync(join(locked, 'SKILL.md'), withBlock.replace(/^name: .*$/m, 'name: locked'));
   cpSync(join(example, 'skillopt.yaml'), join(locked, 'skillopt.yaml'));
   mkdirSync(join(ws, '.vscode'), { recursive: true });
   writeFileSync(

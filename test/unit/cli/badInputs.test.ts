@@ -2,42 +2,13 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { main } from '../../../src/cli/main';
 import { startAnthropicServer } from '../../support/loopback/anthropicServer';
 import type { LoopbackServer, Script } from '../../support/loopback/core';
 import { startOpenAiServer } from '../../support/loopback/openaiServer';
 import { tempDir } from '../train/helpers';
+import { cliInProcess as cli, type CliOutput } from '../../support/cliInProcess';
 
 const example = join(__dirname, '..', '..', '..', 'examples', 'house-style');
-
-interface Output {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** The CLI in this process (its own entry point, `main`), with stdout and stderr captured. */
-async function cli(argv: string[]): Promise<Output> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const stdout = process.stdout.write.bind(process.stdout);
-  const stderr = process.stderr.write.bind(process.stderr);
-  const capture =
-    (into: string[]) =>
-    (chunk: string | Uint8Array): boolean => {
-      into.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
-      return true;
-    };
-  process.stdout.write = capture(out) as typeof process.stdout.write;
-  process.stderr.write = capture(err) as typeof process.stderr.write;
-  try {
-    const code = await main(argv);
-    return { code, stdout: out.join(''), stderr: err.join('') };
-  } finally {
-    process.stdout.write = stdout;
-    process.stderr.write = stderr;
-  }
-}
 
 /** A tmpfs mounted at `dir` (root on Linux only); false where this machine cannot mount one. */
 function mountTmpfs(dir: string, options: string): boolean {
@@ -334,7 +305,7 @@ const CASES: Case[] = [
 ];
 
 /** One message naming the place and the fix, exit 1 or 2, no stack trace. */
-function assertOneMessage(c: Pick<Case, 'name' | 'place' | 'says'>, r: Output): void {
+function assertOneMessage(c: Pick<Case, 'name' | 'place' | 'says'>, r: CliOutput): void {
   const all = `${r.stdout}${r.stderr}`;
   const context = `${c.name}: exit ${r.code}\n${all}`;
   assert.ok(r.code === 1 || r.code === 2, context);
