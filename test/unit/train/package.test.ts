@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { prepareRun, type PreparedRun } from '../../../src/engine/run';
@@ -8,7 +7,6 @@ import { RunLayout, STEP_FILE } from '../../../src/engine/store/layout';
 import { artifactSchemas, readArtifact } from '../../../src/engine/store/runSchemas';
 import { SimOptimizerBackend } from '../../../src/engine/llm/sim/optimizer';
 import type { ChatMessage } from '../../../src/engine/llm/types';
-import type { EngineEvent } from '../../../src/protocol/events';
 import type { StepRecord } from '../../../src/protocol/records';
 import { startAnthropicServer } from '../../support/loopback/anthropicServer';
 import { contentText, type LoopbackServer, type Reply } from '../../support/loopback/core';
@@ -19,7 +17,15 @@ import {
   scriptedTargetModel,
   scriptedWireOverrides,
 } from '../../support/loopback/scriptedModels';
-import { comparableHistory, exampleConfig, readJson, runSim, spend, tempDir } from './helpers';
+import {
+  comparableHistory,
+  exampleConfig,
+  readJson,
+  runSim,
+  spend,
+  tempDir,
+  trainUntilKilled,
+} from './helpers';
 
 const GUIDE = 'references/style-guide.md';
 const LOGO = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
@@ -167,34 +173,7 @@ describe('training a skill folder (package)', function () {
     const wire = ['cache.enabled=false', ...scriptedWireOverrides(server.url)];
     const out = join(root.path, 'killed');
     try {
-      await new Promise<void>((resolve, reject) => {
-        const cli = join(__dirname, '..', '..', '..', 'src', 'cli', 'main.ts');
-        const child = spawn(process.execPath, [
-          '--import',
-          'tsx',
-          cli,
-          'train',
-          config,
-          '--out',
-          out,
-          '--json',
-          '--cfg-options',
-          ...wire,
-        ]);
-        let buf = '';
-        child.stdout.on('data', (d: Buffer) => {
-          buf += d.toString();
-          const lines = buf.split('\n');
-          buf = lines.pop() ?? '';
-          for (const line of lines) {
-            const e = JSON.parse(line) as EngineEvent;
-            if (e.type === 'candidate/ready' && e.step === step) child.kill('SIGKILL');
-          }
-        });
-        child.on('exit', (_code, signal) =>
-          signal === 'SIGKILL' ? resolve() : reject(new Error(`exited without the kill (${String(signal)})`)),
-        );
-      });
+      await trainUntilKilled(config, out, wire, (e) => e.type === 'candidate/ready' && e.step === step);
       assert.ok(existsSync(join(new RunLayout(out).stepDir(step), 'candidate_skill', GUIDE)));
       const second = await runSim(prepare(config, out, wire.slice(1)));
       assert.equal(second.outcome.status, 'finished');
