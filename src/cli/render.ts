@@ -1,4 +1,6 @@
 import type { EngineEvent } from '../protocol/events';
+import { existsSync } from 'node:fs';
+import { packageDirOf } from '../engine/store/layout';
 import { describeActivation } from '../protocol/activationText';
 import { describeGateTest, describeItemRegressions, testCheckLines } from '../protocol/gateText';
 import { isAccepted, isInconclusive, isSkipped } from '../protocol/vocabulary';
@@ -139,7 +141,7 @@ export class PrettyPrinter {
             `Test split: initial ${fmt(e.test.baseline)}, best ${fmt(e.test.best)}, final ${fmt(e.test.final)}`,
           );
         if (e.testCheck) for (const l of testCheckLines(e.testCheck, false)) this.line(l);
-        this.line(`Best skill: ${e.bestSkillPath}`);
+        this.line(`Best skill: ${bestSkillText(e.bestSkillPath)}`);
         if (e.reportPath) this.line(`Report: ${e.reportPath}`);
         break;
       case 'run/stopped':
@@ -159,4 +161,10 @@ export class PrettyPrinter {
 
 function fmt(n: number | undefined): string {
   return n === undefined ? '-' : n.toFixed(4);
+}
+
+/** The best skill's path; for a skill folder run, the folder beside best_skill.md that holds it whole. */
+function bestSkillText(path: string): string {
+  const folder = packageDirOf(path);
+  return existsSync(folder) ? `${folder} (its SKILL.md also in ${path})` : path;
 }

@@ -1,4 +1,5 @@
 import { availableParallelism, homedir, totalmem } from 'node:os';
+import { isSkillFolder } from './skill/package/folder';
 import { dirname, join } from 'node:path';
 import type { SkillOptConfig } from './config/schema';
 import type { TaskItem } from './data/tasks';
@@ -245,7 +246,10 @@ function buildAgentBackend(cfg: SkillOptConfig, env: ModelEnvironment & { logger
     model: m.target || agent || 'agent',
     ...(m.target_workspace_root ? { workspaceRoot: m.target_workspace_root } : {}),
     // The agent gets the skill as a folder, as it is shipped: references/, scripts/, assets/ beside it.
-    ...(cfg.env.skill_init ? { skillFolder: dirname(cfg.env.skill_init) } : {}),
+    // A skill folder (a package) brings its files in the skill text itself.
+    ...(cfg.env.skill_init && !isSkillFolder(cfg.env.skill_init)
+      ? { skillFolder: dirname(cfg.env.skill_init) }
+      : {}),
     keepWorkspaces: m.target_keep_workspaces,
     passEnv: m.target_env_passthrough,
     parentEnv: vars,

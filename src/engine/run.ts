@@ -29,7 +29,9 @@ import { assertionScorer } from './scoring/evalScorer';
 import { checkInputFiles } from './train/inputFiles';
 import { checkSkillMarkers } from './skill/markers';
 import { checkSkillForRun } from './skill/lintForRun';
-import { readSkillText } from './skill/skillFile';
+import { readSkillInit } from './skill/skillFile';
+import { isSkillFolder } from './skill/package/folder';
+import { SKILL_FILE, skillBody } from './skill/package/text';
 import { buildModels, type ModelSetup, type ModelEnvironment } from './models';
 import { settingsFromConfig } from './train/fromConfig';
 import type { RunContext } from './train/context';
@@ -85,7 +87,10 @@ function timestamp(): string {
   return `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}_${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
 }
 
-function loadSkill(cfg: SkillOptConfig, loaded: LoadedConfig): { path: string; text: string } {
+function loadSkill(
+  cfg: SkillOptConfig,
+  loaded: LoadedConfig,
+): { path: string; text: string; notices: string[] } {
   const path = cfg.env.skill_init;
   if (!path) {
     throw new SkillOptError('config', 'no skill to train', {
@@ -104,9 +109,9 @@ function loadSkill(cfg: SkillOptConfig, loaded: LoadedConfig): { path: string; t
       fix: 'point env.skill_init at an existing Markdown file (relative paths are relative to the config file)',
     });
   }
-  const text = readSkillText(path, cfg.env.max_skill_bytes);
-  checkSkillMarkers(text, path);
-  return { path, text };
+  const { text, notices } = readSkillInit(path, cfg.env.max_skill_bytes);
+  checkSkillMarkers(skillBody(text), path);
+  return { path, text, notices };
 }
 
 function loadData(
@@ -221,7 +226,11 @@ export function prepareRun(opts: PrepareOptions): PreparedRun {
   );
   const imageNotices = checkImageTarget(allTasks, models.target, cfg.env.image_detail);
   // Front-matter lint for the run's target: what keeps the agent from loading the skill refuses here.
-  const skillNotices = checkSkillForRun(skill, cfg.model, models.target.backend === 'command');
+  // A skill folder is linted through its SKILL.md (its links resolve from there).
+  const skillMd = isSkillFolder(skill.path)
+    ? { path: join(skill.path, SKILL_FILE), text: skillBody(skill.text) }
+    : skill;
+  const skillNotices = checkSkillForRun(skillMd, cfg.model, models.target.backend === 'command');
   const flatConfig = redactSecrets(
     toFlatConfig(cfg, {
       train_size: splits.train.length,
@@ -247,6 +256,7 @@ export function prepareRun(opts: PrepareOptions): PreparedRun {
       ...(splits.notices ?? []),
       ...benchmarkNotices(bench, scorerSpec, cfg.env.scorer),
       ...imageNotices,
+      ...skill.notices,
       ...skillNotices,
       ...models.notices,
       ...activation.notices,

@@ -37,10 +37,20 @@ export interface CandidateEdit {
   status?: string;
   /** Ids of other edits of this candidate that pull the same rule the opposite way (merged_patch.json). */
   conflicts_with?: string[];
+  /** A skill package's file the edit names, when it is not SKILL.md. */
+  file?: string;
 }
 
 /** Line hunks between the previous skill and the candidate (computed by src/engine/skill/hunks.ts). */
 export type CandidateHunk = LineHunk;
+
+/** A skill package's changed file in a candidate (`candidate_files.json` has its texts and diff). */
+export interface CandidateFile {
+  /** Relative to the skill folder; SKILL.md is listed when it changed. */
+  path: string;
+  status: 'added' | 'changed';
+  hunks: CandidateHunk[];
+}
 
 export type EngineEvent =
   | {
@@ -85,8 +95,11 @@ export type EngineEvent =
       previousHash: string;
       candidateHash: string;
       edits: CandidateEdit[];
+      /** SKILL.md's line hunks (for a package, the other files are in `files`). */
       hunks: CandidateHunk[];
       candidatePath: string;
+      /** A skill package: every changed file, SKILL.md included. */
+      files?: CandidateFile[];
     }
   | {
       type: 'gate/verdict';

@@ -3,6 +3,7 @@
  * channel with the typed protocol in src/protocol/engine.ts; stdout and stderr stay free for
  * crash output. The training loop runs here, never in the extension host.
  */
+import { readSkillToScore } from '../engine/skill/package/artifacts';
 import { SkillOptError } from '../engine/errors';
 import type { EngineEvent } from '../protocol/events';
 import { levelAtLeast, type Logger } from '../engine/log';
@@ -211,7 +212,8 @@ export function serve(transport: Transport): RpcConnection {
     const prepared = prepare(p, p.outDir ? { outDir: p.outDir } : {});
     try {
       const { readFileSync } = await import('node:fs');
-      const skill = readFileSync(p.skillPath, 'utf8');
+      // A skill folder run's best_skill.md is scored with its folder (the whole skill).
+      const skill = readSkillToScore(p.skillPath, (f) => readFileSync(f, 'utf8'));
       const seqRun = `eval:${p.skillPath}`;
       let seq = 0;
       return await evalPrepared(prepared, {

@@ -9,6 +9,8 @@ import { loadConfig } from '../../engine/config/load';
 import { prepareRun } from '../../engine/run';
 import { RUN_DIR, RUN_FILE, RunLayout } from '../../engine/store/layout';
 import { checkSkillMarkers } from '../../engine/skill/markers';
+import { readSkillToScore } from '../../engine/skill/package/artifacts';
+import { skillBody } from '../../engine/skill/package/text';
 import { ExitCode, UsageError } from '../exit';
 import { PrettyPrinter } from '../render';
 import { cfgOptionsFlag, type CommandSpec, configFlag, jsonFlag, verboseFlag } from '../args';
@@ -22,7 +24,12 @@ export const evalSpec: CommandSpec = {
   summary: 'score a skill on one split with the target only (no optimizer calls); writes eval_summary.json',
   flags: [
     configFlag,
-    { name: 'skill', type: 'string', value: 'FILE', help: 'the skill document to score (required)' },
+    {
+      name: 'skill',
+      type: 'string',
+      value: 'FILE',
+      help: 'the skill to score: a SKILL.md or a skill folder (required)',
+    },
     { name: 'split', type: 'string', value: 'NAME', help: `one of ${splits.join(', ')} (default test)` },
     {
       name: 'out',
@@ -69,8 +76,9 @@ export async function runEval(args: readonly string[]): Promise<number> {
       `--aa must be a whole number from 2 to 20 (got ${aaRaw})`,
       'e.g. --aa 4 scores the skill 4 times',
     );
-  const skill = readInputFile(skillPath, 'skill file', '--skill');
-  checkSkillMarkers(skill, skillPath);
+  // A skill folder, or a run's skill file with its package folder beside it, is scored whole.
+  const skill = readSkillToScore(skillPath, (p) => readInputFile(p, 'skill file', '--skill'));
+  checkSkillMarkers(skillBody(skill), skillPath);
   const logger = stderrLogger(a.values.verbose ? 'debug' : 'warn');
   // --batch is evaluation.batch_api for this evaluation (refused before any call for a target without one).
   const batch = a.values.batch === true;

@@ -3,8 +3,10 @@ import { relative } from 'node:path';
 import type { EngineEvent } from '../../protocol/events';
 import { prepareRun, trainPrepared } from '../../engine/run';
 import { diffStats } from '../../engine/skill/hunks';
-import { RUN_FILE, RunLayout } from '../../engine/store/layout';
-import { readFileSync } from 'node:fs';
+import { readSkillArtifact } from '../../engine/skill/package/artifacts';
+import { packageChanges } from '../../engine/skill/package/changes';
+import { isPackageText } from '../../engine/skill/package/text';
+import { packageDirOf, RUN_FILE, RunLayout } from '../../engine/store/layout';
 import { ExitCode, UsageError } from '../exit';
 import { PrettyPrinter } from '../render';
 import { spendLine } from '../../engine/llm/spendText';
@@ -116,11 +118,23 @@ export async function runTrain(args: readonly string[]): Promise<number> {
       return controller.signal.aborted ? ExitCode.Interrupted : ExitCode.Budget;
     }
     if (!a.json) {
-      const bestPath = new RunLayout(prepared.outDir).file(RUN_FILE.bestSkill);
-      const best = readFileSync(bestPath, 'utf8');
-      const st = diffStats(prepared.initialSkill, best);
+      const bestFile = new RunLayout(prepared.outDir).file(RUN_FILE.bestSkill);
+      const best = readSkillArtifact(bestFile);
+      // A skill folder: the lines changed in all its files, and the folder that holds the whole best skill.
+      const isPackage = isPackageText(prepared.initialSkill);
+      const bestPath = isPackage ? packageDirOf(bestFile) : bestFile;
+      const changed = isPackage
+        ? packageChanges(prepared.initialSkill, best)
+        : [{ before: prepared.initialSkill, after: best }];
+      const st = changed
+        .map((c) => diffStats(c.before, c.after))
+        .reduce((a, b) => ({ added: a.added + b.added, removed: a.removed + b.removed }), {
+          added: 0,
+          removed: 0,
+        });
+      const where = isPackage ? ` in ${changed.length} file${changed.length === 1 ? '' : 's'}` : '';
       process.stdout.write(
-        `Diff from the initial skill: +${st.added} / -${st.removed} lines (${relative(process.cwd(), prepared.skillPath) || prepared.skillPath} → ${relative(process.cwd(), bestPath)})\n`,
+        `Diff from the initial skill: +${st.added} / -${st.removed} lines${where} (${relative(process.cwd(), prepared.skillPath) || prepared.skillPath} → ${relative(process.cwd(), bestPath)})\n`,
       );
     }
     return ExitCode.Ok;

@@ -1,4 +1,5 @@
 import { describePower } from '../../engine/optimizer/pairedTest';
+import { splitPackage } from '../../engine/skill/package/text';
 import { describeCost, estimateCost } from '../../engine/costEstimate';
 import { SkillOptError } from '../../engine/errors';
 import type { Logger } from '../../engine/log';
@@ -139,11 +140,19 @@ function selectionSize(prepared: PreparedRun): number {
   return cap > 0 ? Math.min(cap, n) : n;
 }
 
+/** Characters of a single-file skill; a skill folder's files too. */
+function skillSize(text: string): string {
+  const pkg = splitPackage(text);
+  const others = pkg.files.length + pkg.readOnly.length;
+  if (!others) return `${text.length} chars`;
+  return `SKILL.md ${pkg.skill.length} chars, ${pkg.files.length} text file(s) trained, ${pkg.readOnly.length} read-only`;
+}
+
 function reportLines(prepared: PreparedRun): string[] {
   const s = prepared.settings;
   return [
     `Config ${prepared.loaded.files[0]}: OK`,
-    `  skill     ${prepared.skillPath} (${prepared.initialSkill.length} chars)`,
+    `  skill     ${prepared.skillPath} (${skillSize(prepared.initialSkill)})`,
     `  tasks     train ${prepared.splits.train.length}, selection ${prepared.splits.val.length}, test ${prepared.splits.test.size}`,
     `  schedule  ${s.numEpochs} epoch(s) × ${prepared.stepsPerEpoch} step(s) = ${prepared.totalSteps} steps, batch ${s.batchSize}, minibatch ${s.minibatchSize}, ${s.updateMode} mode, edit budget ${s.lrScheduler} ${s.learningRate}→${s.minLearningRate}`,
     `  optimizer ${prepared.models.describe.optimizer}`,

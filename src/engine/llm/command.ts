@@ -31,8 +31,8 @@ import { splitCommand } from './agents/argv';
 import {
   CUSTOM_SKILL_ROOT,
   DEFAULT_DESCRIPTION,
+  installSkill,
   renderPrompt,
-  renderSkillFile,
   type Delivery,
 } from './agents/delivery';
 import { AgentRunError } from './agents/errors';
@@ -264,10 +264,9 @@ export class CommandBackend implements ChatBackend {
   private async runIn(dirs: TaskDirs, task: TaskContext, signal: AbortSignal): Promise<BackendReply> {
     const opts = this.options;
     const skillDir = join(dirs.work, ...this.skillRoot.split('/'), task.skillName);
-    const skillFile = join(skillDir, 'SKILL.md');
     const taskFile = join(dirs.work, 'task.md');
     if (opts.skillFolder) copySkillFolder(opts.skillFolder, skillDir);
-    writeFileAtomic(skillFile, renderSkillFile(task, opts.skillDescription ?? DEFAULT_DESCRIPTION));
+    const skillFile = installSkill(skillDir, task, opts.skillDescription ?? DEFAULT_DESCRIPTION);
     writeFileAtomic(taskFile, task.prompt.endsWith('\n') ? task.prompt : `${task.prompt}\n`);
     for (const f of task.files ?? []) copyInputFile(f.path, dirs.work, f.name);
     const delivery = task.delivery ?? this.delivery;

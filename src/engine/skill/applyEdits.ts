@@ -10,6 +10,9 @@ import {
   type MarkerHit,
   type ProtectedSpan,
 } from './markers';
+import { applyPackageEdits, namesOtherFiles } from './package/edits';
+import type { PackageEditPolicy } from './package/policy';
+import { isPackageText } from './package/text';
 
 /** One edit operation as analysts, merges and rankers emit it (reference `Edit`, plus our id). */
 export interface Edit {
@@ -32,6 +35,8 @@ export type AnchorMode = 'strict' | 'reference';
 
 export interface ApplyOptions {
   anchorMode?: AnchorMode;
+  /** What a skill package's edits may change (optimizer.package_edits); default the config default. */
+  packagePolicy?: PackageEditPolicy;
 }
 
 export type EditStatus =
@@ -52,6 +57,8 @@ export type EditStatus =
   | 'skipped_delete_missing_target'
   | 'skipped_delete_target_not_found'
   | 'skipped_unknown_op'
+  /** A skill package's edit of a file the policy does not let it change (`error` says why). */
+  | 'skipped_outside_policy'
   | 'error';
 
 /** Row of `edit_apply_report.json`: the reference's keys plus `id`, `occurrences`, `warnings`. */
@@ -70,6 +77,8 @@ export interface EditReportRow {
   /** `content_markers_stripped`: marker strings were removed from the content. */
   warnings?: string[];
   error?: string;
+  /** The package file the edit names, when it is not SKILL.md. */
+  file?: string;
 }
 
 export interface ApplyResult {
@@ -303,9 +312,16 @@ function errorRow(index: number, id: string, message: string): EditReportRow {
 /**
  * Applies edits in list order, each to the previous result, with the reference's statuses. Protected
  * blocks never change: targets touching them are ignored, marker strings are stripped from content,
- * and every edit is re-checked afterwards and undone if a block's bytes moved.
+ * and every edit is re-checked afterwards and undone if a block's bytes moved. A skill package's
+ * edits go to the file each names (package/edits.ts).
  */
 export function applyEdits(skill: string, edits: readonly Edit[], options: ApplyOptions = {}): ApplyResult {
+  if (Array.isArray(edits) && (isPackageText(skill) || namesOtherFiles(edits)))
+    return applyPackageEdits(skill, edits, options, applyToText);
+  return applyToText(skill, edits, options);
+}
+
+function applyToText(skill: string, edits: readonly Edit[], options: ApplyOptions = {}): ApplyResult {
   if (!Array.isArray(edits)) {
     throw new SkillOptError('llm-reply', 'the edits of a patch must be a list', {
       key: 'edits',

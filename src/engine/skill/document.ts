@@ -10,6 +10,7 @@ import {
   pyStrip,
   stripMarkers,
 } from './markers';
+import { mapSkillBody } from './package/text';
 
 export {
   ALL_MARKERS,
@@ -39,7 +40,7 @@ export function hasSlowUpdate(skill: string): boolean {
 /** Adds an empty block at the end unless both markers are already present. */
 export function injectEmptySlowUpdate(skill: string): string {
   if (hasSlowUpdate(skill)) return skill;
-  return `${pyRstrip(skill)}\n\n${SLOW_UPDATE_START}\n${SLOW_UPDATE_END}\n`;
+  return mapSkillBody(skill, (body) => `${pyRstrip(body)}\n\n${SLOW_UPDATE_START}\n${SLOW_UPDATE_END}\n`);
 }
 
 /** Stripped text between the first start marker and the first end marker; "" when either is missing. */
@@ -79,8 +80,10 @@ function stripAllBlocks(skill: string, startMarker: string, endMarker: string): 
 
 /** Replaces all slow-update blocks with exactly one, holding `content` (stripped), at the end. */
 export function replaceSlowUpdate(skill: string, content: string): string {
-  const rest = stripAllBlocks(skill, SLOW_UPDATE_START, SLOW_UPDATE_END);
-  return `${rest}\n\n${SLOW_UPDATE_START}\n${pyStrip(content)}\n${SLOW_UPDATE_END}\n`;
+  return mapSkillBody(skill, (body) => {
+    const rest = stripAllBlocks(body, SLOW_UPDATE_START, SLOW_UPDATE_END);
+    return `${rest}\n\n${SLOW_UPDATE_START}\n${pyStrip(content)}\n${SLOW_UPDATE_END}\n`;
+  });
 }
 
 // ── skill-aware appendix block ───────────────────────────────────────────────────────────────────
@@ -105,7 +108,7 @@ function renderAppendix(notes: readonly string[]): string {
 /** Adds an empty appendix (heading only) at the end unless both markers are already present. */
 export function injectEmptyAppendix(skill: string): string {
   if (hasAppendix(skill)) return skill;
-  return `${pyRstrip(skill)}\n\n${renderAppendix([])}\n`;
+  return mapSkillBody(skill, (body) => `${pyRstrip(body)}\n\n${renderAppendix([])}\n`);
 }
 
 /** The notes of the first appendix block, one per bullet; wrapped lines join their bullet. */
@@ -135,8 +138,10 @@ export function replaceAppendix(skill: string, notes: readonly string[]): string
   if (only && markerCount === 2) {
     return skill.slice(0, only.start) + renderAppendix(notes) + skill.slice(only.end);
   }
-  const rest = stripAllBlocks(skill, APPENDIX_START, APPENDIX_END);
-  return `${rest}\n\n${renderAppendix(notes)}\n`;
+  return mapSkillBody(
+    skill,
+    (body) => `${stripAllBlocks(body, APPENDIX_START, APPENDIX_END)}\n\n${renderAppendix(notes)}\n`,
+  );
 }
 
 /** Canonical form for de-duplicating notes: whitespace collapsed, trailing punctuation dropped, case-folded. */

@@ -1,6 +1,16 @@
 import { readFileSync, statSync } from 'node:fs';
 import { SkillOptError } from '../errors';
 import { decodeUtf8 } from '../data/utf8';
+import { isSkillFolder, readPackageFolder } from './package/folder';
+
+/**
+ * `env.skill_init`: a SKILL.md file (the single-file case, its text unchanged) or a skill folder
+ * holding one (a package: SKILL.md plus its references/, scripts/ and assets/).
+ */
+export function readSkillInit(path: string, maxBytes: number): { text: string; notices: string[] } {
+  if (isSkillFolder(path)) return readPackageFolder(path, (p) => readSkillText(p, maxBytes));
+  return { text: readSkillText(path, maxBytes), notices: [] };
+}
 
 /**
  * The text of the skill to train, refused before anything is spent when it cannot be a Markdown
@@ -10,10 +20,10 @@ export function readSkillText(path: string, maxBytes: number): string {
   const key = 'env.skill_init';
   const stat = statSync(path);
   if (stat.isDirectory()) {
-    throw new SkillOptError('skill', 'the skill is a folder, not a file', {
+    throw new SkillOptError('skill', 'the skill is a folder without a SKILL.md', {
       file: path,
       key,
-      fix: 'point env.skill_init at the SKILL.md inside it',
+      fix: 'point env.skill_init at a skill folder (one holding SKILL.md) or at a Markdown file',
     });
   }
   if (stat.size > maxBytes) {

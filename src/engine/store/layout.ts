@@ -61,6 +61,8 @@ export const STEP_FILE = {
   triggersCandidateHeldOut: 'trigger_runs_candidate_held_out.json',
   describeReply: 'describe_reply.json',
   activationResult: 'activation_result.json',
+  /** A skill package's candidate, per file: path, status, text before and after, unified diff. */
+  candidateFiles: 'candidate_files.json',
 } as const;
 
 /** Folders of one evaluation (rollout, selection or test): results and per-task conversations. */
@@ -117,6 +119,15 @@ export function reviewFileName(phase: 'before_gate' | 'after_gate'): string {
 
 export function epochDirName(epoch: number): string {
   return `epoch_${pad(epoch, 2)}`;
+}
+
+/**
+ * A skill package's copy of a skill file of the run: `skills/skill_v0003.md` (its SKILL.md, which
+ * one-file readers show) has the whole package in `skills/skill_v0003/`; `best_skill.md` in
+ * `best_skill/`, a step's `candidate_skill.md` in `candidate_skill/`. A single-file run has none.
+ */
+export function packageDirOf(skillFile: string): string {
+  return skillFile.replace(/\.md$/, '');
 }
 
 export function skillVersionName(step: number): string {

@@ -208,6 +208,16 @@ export const artifactSchemas = {
   }),
   config: z.record(z.string(), z.unknown()),
   applyReport: z.array(z.looseObject({ index: int, status: z.string() })),
+  /** A skill folder's candidate, per changed file (skill/package/changes.ts), for readers such as the review. */
+  candidateFiles: z.array(
+    z.object({
+      path: z.string(),
+      status: z.enum(['added', 'changed']),
+      before: z.string(),
+      after: z.string(),
+      diff: z.string(),
+    }),
+  ),
   rawPatch: z.looseObject({ source_type: z.enum(['failure', 'success']), patch: z.looseObject({}) }),
   pairs: z.array(
     z.looseObject({

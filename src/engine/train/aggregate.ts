@@ -1,4 +1,5 @@
 import { mergeContract } from '../llm/contracts/update';
+import { optimizerSkillView } from '../skill/package/views';
 import { payloadKey, type UpdateMode } from '../prompts/modes';
 import { blocks, metaSkillBlock } from '../prompts/shared';
 import { mergeSystemPrompt } from '../prompts/system';
@@ -80,7 +81,7 @@ async function mergeChunk(
     'merge',
     mergeContract(mode),
     mergeSystemPrompt(group, mode),
-    mergeUserMessage(skill, group, level, chunk, metaSkill),
+    mergeUserMessage(optimizerSkillView(skill, ctx.settings.packagePolicy), group, level, chunk, metaSkill),
     mode === 'full_rewrite_minibatch' ? ctx.settings.rewriteMaxTokens : undefined,
   );
   if (reply.ok) {
@@ -145,7 +146,7 @@ export async function aggregate(
   if (fItems.length === 0) return s;
   const user = blocks(
     metaSkillBlock(metaSkill),
-    `## Current Skill\n<current_skill>\n${skill.trim()}\n</current_skill>`,
+    `## Current Skill\n<current_skill>\n${optimizerSkillView(skill, ctx.settings.packagePolicy)}\n</current_skill>`,
     `## Two Pre-merged Groups\ngroup: final; failure items: ${fItems.length} (high priority); success items: ${sItems.length}\n\n\`\`\`json\n${JSON.stringify([f, s], null, 2)}\n\`\`\``,
   );
   const reply = await askOptimizer<MergedPatch>(

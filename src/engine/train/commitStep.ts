@@ -2,6 +2,8 @@
  * The end of a step: the record is completed, the step buffer learns what happened (with the
  * rejected or turned-down edits), kept edits get their provenance, and the run folder commits.
  */
+import { editFile } from '../skill/package/edits';
+import { SKILL_FILE } from '../skill/package/text';
 import type { StepRecord } from '../../protocol/records';
 import { isAccepted } from '../../protocol/vocabulary';
 import type { Edit } from '../skill/applyEdits';
@@ -77,6 +79,7 @@ function recordProvenance(loop: LoopContext, work: StepWork): void {
       op: String(e.op),
       ...(e.target ? { target: String(e.target) } : {}),
       ...(e.content ? { content: String(e.content) } : {}),
+      ...(editFile(e) !== SKILL_FILE ? { file: editFile(e) } : {}),
       ...(e.source_type ? { source_type: String(e.source_type) } : {}),
       ...(e.support_count !== undefined ? { support_count: Number(e.support_count) } : {}),
       action: gate.action,

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { optimizerSkillView, touchedFiles } from '../skill/package/views';
 import { PyRandom } from '../data/pyRandom';
 import type { Contract } from '../llm/contracts/contract';
 import {
@@ -167,7 +168,7 @@ export async function deepReflect(ctx: RunContext, args: DeepReflectArgs): Promi
     {
       role: 'user',
       content: deepReflectOpening({
-        skill: args.skill,
+        skill: optimizerSkillView(args.skill, ctx.settings.packagePolicy, touchedFiles(args.skill, failed)),
         stepBufferText: args.stepBufferText,
         ...(args.metaSkill ? { metaSkill: args.metaSkill } : {}),
         failures: renderTrajectories(failed, ctx.settings.trajectoryChars),

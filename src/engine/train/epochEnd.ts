@@ -1,4 +1,5 @@
 import { artifactSchemas, readArtifact } from '../store/runSchemas';
+import { optimizerSkillView } from '../skill/package/views';
 import { join } from 'node:path';
 import type { TaskItem } from '../data/tasks';
 import { withShuffledChoices } from '../data/choiceShuffle';
@@ -165,8 +166,8 @@ export async function writeSlowGuidance(
   pairs: ComparisonPair[],
 ): Promise<{ reasoning: string; content: string } | null> {
   const user = blocks(
-    `## Skill at the End of the Previous Epoch\n<previous_skill>\n${prevSkill.trim()}\n</previous_skill>`,
-    `## Skill Now\n<current_skill>\n${currSkill.trim()}\n</current_skill>`,
+    `## Skill at the End of the Previous Epoch\n<previous_skill>\n${optimizerSkillView(prevSkill, ctx.settings.packagePolicy)}\n</previous_skill>`,
+    `## Skill Now\n<current_skill>\n${optimizerSkillView(currSkill, ctx.settings.packagePolicy)}\n</current_skill>`,
     `## Guidance Currently in the Protected Block\n${previousGuidance.trim() || '(empty: this is the first slow update)'}\nJudge whether it helped before you replace it.`,
     `## Longitudinal Comparison\n${renderComparison(pairs)}`,
   );
@@ -189,8 +190,8 @@ export async function writeMetaSkill(
   pairs: ComparisonPair[],
 ): Promise<{ reasoning: string; content: string } | null> {
   const user = blocks(
-    `## Skill at the End of the Previous Epoch\n<previous_skill>\n${prevSkill.trim()}\n</previous_skill>`,
-    `## Skill at the End of This Epoch\n<current_skill>\n${currSkill.trim()}\n</current_skill>`,
+    `## Skill at the End of the Previous Epoch\n<previous_skill>\n${optimizerSkillView(prevSkill, ctx.settings.packagePolicy)}\n</previous_skill>`,
+    `## Skill at the End of This Epoch\n<current_skill>\n${optimizerSkillView(currSkill, ctx.settings.packagePolicy)}\n</current_skill>`,
     `## Your Previous Memory\n${previousMeta.trim() || '(none yet)'}\nJudge whether it helped.`,
     `## Longitudinal Comparison\n${renderComparison(pairs)}`,
   );

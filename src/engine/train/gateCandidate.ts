@@ -17,6 +17,8 @@ import { decideGate } from '../optimizer/gate';
 import type { Edit } from '../skill/applyEdits';
 import { skillHash } from '../skill/document';
 import { lineHunks } from '../skill/hunks';
+import { recordCandidateFiles } from '../skill/package/changes';
+import { skillBody } from '../skill/package/text';
 import { conflictsWithin } from './conflicts';
 import type { LoopContext } from './loopContext';
 import { brokenItems, pairedDecision } from './pairedGate';
@@ -33,6 +35,7 @@ export function toCandidateEdits(
     op: String(e.op),
     ...(e.target !== undefined ? { target: String(e.target) } : {}),
     ...(e.content !== undefined ? { content: String(e.content) } : {}),
+    ...(typeof e.file === 'string' && e.file && e.file !== 'SKILL.md' ? { file: e.file } : {}),
     ...(opts.details && e.support_count !== undefined ? { support_count: Number(e.support_count) } : {}),
     ...(opts.details && e.source_type !== undefined ? { source_type: String(e.source_type) } : {}),
     ...(report?.[i] ? { status: report[i].status } : {}),
@@ -53,6 +56,7 @@ export function announceCandidate(
     path: string;
   },
 ): void {
+  const files = recordCandidateFiles(c.path, c.previous, c.candidate);
   loop.ctx.emit({
     type: 'candidate/ready',
     step: c.step,
@@ -61,8 +65,9 @@ export function announceCandidate(
     previousHash: skillHash(c.previous),
     candidateHash: skillHash(c.candidate),
     edits: c.edits,
-    hunks: lineHunks(c.previous, c.candidate),
+    hunks: lineHunks(skillBody(c.previous), skillBody(c.candidate)),
     candidatePath: c.path,
+    ...(files ? { files } : {}),
   });
 }
 

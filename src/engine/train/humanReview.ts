@@ -3,12 +3,13 @@
  * confirmation after it, and auto mode's overrules of finished steps. Every answer is saved in the
  * step folder, so a resumed run never asks twice.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readSkillArtifact, writeSkillArtifact } from '../skill/package/artifacts';
+import { existsSync } from 'node:fs';
 import type { GateAction, ReviewPhase } from '../../protocol/vocabulary';
 import { isAccepted, isInconclusive } from '../../protocol/vocabulary';
 import { applyEdits } from '../skill/applyEdits';
 import { skillHash } from '../skill/document';
-import { writeFileAtomic, writeJsonAtomic } from '../store/atomic';
+import { writeJsonAtomic } from '../store/atomic';
 import { reviewFileName, RUN_FILE, STEP_FILE, stepDirName } from '../store/layout';
 import { artifactSchemas, readArtifact } from '../store/runSchemas';
 import { announceVerdict, type GateEvidence } from './gateCandidate';
@@ -58,8 +59,11 @@ async function humanFirst(loop: LoopContext, work: StepWork): Promise<StageEnd> 
   for (const [id, d] of rejected) work.humanRejected.push({ id, ...(d.reason ? { reason: d.reason } : {}) });
   if (rejected.size) {
     const kept = update.edits.filter((e) => !rejected.has(String(e.id)));
-    const gated = applyEdits(work.skill, kept, { anchorMode: s.anchorMode }).text;
-    writeFileAtomic(loop.layout.stepFile(work.step, STEP_FILE.reviewedCandidate), gated);
+    const gated = applyEdits(work.skill, kept, {
+      anchorMode: s.anchorMode,
+      packagePolicy: s.packagePolicy,
+    }).text;
+    writeSkillArtifact(loop.layout.stepFile(work.step, STEP_FILE.reviewedCandidate), gated);
     work.gated = gated;
     record.gatedCandidate(skillHash(gated), gated.length);
   }
@@ -140,7 +144,7 @@ export function applyOverrules(loop: LoopContext): void {
       const reviewed = layout.stepFile(o.step, STEP_FILE.reviewedCandidate);
       const candidate = existsSync(reviewed) ? reviewed : layout.stepFile(o.step, STEP_FILE.candidate);
       // The protected blocks are the epoch ends' work since that step: they stay as they are now.
-      state.current = keepProtectedBlock(state.current, readFileSync(candidate, 'utf8')).text;
+      state.current = keepProtectedBlock(state.current, readSkillArtifact(candidate)).text;
       state.currentScore = rec.candidate_gate_score ?? state.currentScore;
       state.currentOrigin = `human_${stepDirName(o.step)}`;
     } else if (o.decision === 'revert' && isAccepted(rec.action)) {

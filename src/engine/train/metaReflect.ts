@@ -1,4 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readSkillArtifactIfAny, writeSkillArtifact } from '../skill/package/artifacts';
+import { optimizerSkillView } from '../skill/package/views';
 import { join } from 'node:path';
 import type { PatchBody } from '../llm/contracts/payload';
 import { metaReflectContract } from '../llm/contracts/reflect';
@@ -12,7 +13,7 @@ import {
   type ReportSummary,
 } from '../skill/applyEdits';
 import { skillHash } from '../skill/document';
-import { writeFileAtomic, writeJsonAtomic } from '../store/atomic';
+import { writeJsonAtomic } from '../store/atomic';
 import { askOptimizer } from './ask';
 import type { RunContext } from './context';
 import { epochDirName, RunLayout, STEP_FILE } from '../store/layout';
@@ -176,7 +177,7 @@ function fileResult(
   let candidate: string | null = null;
   if (saved.candidate_hash) {
     const path = join(dir, STEP_FILE.candidate);
-    candidate = existsSync(path) ? readFileSync(path, 'utf8') : null;
+    candidate = readSkillArtifactIfAny(path) ?? null;
     // A crash between the two writes leaves no candidate file: re-apply the saved edits.
     if (candidate === null || skillHash(candidate) !== saved.candidate_hash) {
       const replay = applyEdits(skill, saved.edits, { anchorMode }).text;
@@ -202,7 +203,7 @@ export async function metaReflect(ctx: RunContext, args: MetaReflectArgs): Promi
     result: MetaReflectResult,
     fallbackReason?: string,
   ): MetaReflectResult => {
-    if (result.candidate !== null) writeFileAtomic(join(args.dir, STEP_FILE.candidate), result.candidate);
+    if (result.candidate !== null) writeSkillArtifact(join(args.dir, STEP_FILE.candidate), result.candidate);
     const file: MetaReflectFile = {
       epoch: args.epoch,
       action,
@@ -227,7 +228,7 @@ export async function metaReflect(ctx: RunContext, args: MetaReflectArgs): Promi
 
   const budget = Math.max(1, args.budget ?? ctx.settings.learningRate);
   const user = metaReflectUserMessage({
-    skill: args.skill,
+    skill: optimizerSkillView(args.skill, ctx.settings.packagePolicy),
     epoch: args.epoch,
     budget,
     historyText: renderEpochHistory(ctx.outDir, args.history, args.stepBuffer, args.startScore),
@@ -247,7 +248,10 @@ export async function metaReflect(ctx: RunContext, args: MetaReflectArgs): Promi
   const edits = assignEditIds(items.slice(0, budget).map((e) => ({ ...e, update_origin: origin })));
   const reasoning = reply.value.reasoning.trim();
   if (edits.length === 0) return write('no_change', { candidate: null, edits, report: [], reasoning });
-  const { text, report } = applyEdits(args.skill, edits, { anchorMode: ctx.settings.anchorMode });
+  const { text, report } = applyEdits(args.skill, edits, {
+    anchorMode: ctx.settings.anchorMode,
+    packagePolicy: ctx.settings.packagePolicy,
+  });
   const changed = summarizeReport(report).applied > 0 && text !== args.skill;
   return write(changed ? 'candidate' : 'no_change', {
     candidate: changed ? text : null,

@@ -1,4 +1,5 @@
 import { payloadKey, type UpdateMode } from '../prompts/modes';
+import { splitPackage } from '../skill/package/text';
 import type { Item } from './aggregate';
 import type { RawPatch } from './reflect';
 
@@ -15,6 +16,8 @@ export interface ProvenanceRecord extends Provenance {
   op: string;
   target?: string;
   content?: string;
+  /** A skill folder's file the edit changed, when it is not SKILL.md. */
+  file?: string;
   source_type?: string;
   support_count?: number;
   action: string;
@@ -79,8 +82,9 @@ export function recoverProvenance(
 }
 
 export interface LineOrigin {
-  /** 0-based line in the skill. */
+  /** 0-based line in the skill (in `file`, for a skill folder's other files). */
   line: number;
+  file?: string;
   text: string;
   origin: ProvenanceRecord;
 }
@@ -93,6 +97,26 @@ export function lineOrigins(skill: string, records: readonly ProvenanceRecord[])
     if (origin) out.push({ line, text: raw.trim(), origin });
   });
   return out;
+}
+
+/**
+ * `lineOrigins` for every file of a skill folder: SKILL.md's lines from the edits of SKILL.md, each
+ * other file's from the edits that named it. A single-file skill gives exactly `lineOrigins`.
+ */
+export function packageLineOrigins(skill: string, records: readonly ProvenanceRecord[]): LineOrigin[] {
+  const pkg = splitPackage(skill);
+  return [
+    ...lineOrigins(
+      pkg.skill,
+      records.filter((r) => r.file === undefined),
+    ),
+    ...pkg.files.flatMap((f) =>
+      lineOrigins(
+        f.text,
+        records.filter((r) => r.file === f.path),
+      ).map((o) => ({ ...o, file: f.path })),
+    ),
+  ];
 }
 
 /** The newest record whose content holds this line (a later step is the line's last author). */

@@ -1,4 +1,5 @@
 import { artifactSchemas, readArtifact } from '../store/runSchemas';
+import { optimizerSkillView, touchedFiles } from '../skill/package/views';
 import { join } from 'node:path';
 import { analystContract } from '../llm/contracts/reflect';
 import { Semaphore } from '../llm/limiter';
@@ -156,7 +157,8 @@ async function runAnalyst(
   const user = analystUserMessage(
     mode,
     kind,
-    params.skill,
+    // A package shows the files this minibatch's trajectories touched.
+    optimizerSkillView(params.skill, ctx.settings.packagePolicy, touchedFiles(params.skill, members)),
     budget,
     params.stepBufferText,
     params.metaSkill,

@@ -4,7 +4,7 @@ import type { AccountingSnapshot } from '../llm/accounting';
 import { promptCacheSummary, promptCacheText, type PromptCacheSummary } from '../llm/spendText';
 import { EVAL_FILE, RUN_DIR, RUN_FILE } from '../store/layout';
 import { activationReportLines, type ActivationSummary } from '../activation/summary';
-import { lineOrigins, type ProvenanceRecord } from './provenance';
+import { packageLineOrigins, type ProvenanceRecord } from './provenance';
 import { isErrored } from './rollout';
 import { describeGateTest, describeItemRegressions, testCheckLines } from '../../protocol/gateText';
 import type {
@@ -79,6 +79,8 @@ export interface RunReport {
   activation?: ActivationSummary;
   kept_lines: Array<{
     line: number;
+    /** A skill folder's file other than SKILL.md. */
+    file?: string;
     text: string;
     step: number;
     source_type?: string;
@@ -215,8 +217,9 @@ export function buildReport(args: {
     spend_by_role: roles,
     prompt_cache: promptCacheSummary(args.accounting.totals),
     ...(args.activation ? { activation: args.activation } : {}),
-    kept_lines: lineOrigins(args.bestSkill, args.provenance).map((o) => ({
+    kept_lines: packageLineOrigins(args.bestSkill, args.provenance).map((o) => ({
       line: o.line + 1,
+      ...(o.file ? { file: o.file } : {}),
       text: o.text,
       step: o.origin.step,
       ...(o.origin.source_type ? { source_type: o.origin.source_type } : {}),
@@ -349,7 +352,7 @@ export function renderReport(r: RunReport, outDir: string, simulated: boolean): 
     );
     for (const k of r.kept_lines) {
       lines.push(
-        `| ${k.line} | ${cell(k.text.slice(0, 90))} | ${k.step} | ${k.source_type ?? '–'} | ${k.support_count ?? '–'} | ${k.score_delta >= 0 ? '+' : ''}${k.score_delta.toFixed(4)} | ${k.trajectories} |`,
+        `| ${k.file ? `${k.file}:` : ''}${k.line} | ${cell(k.text.slice(0, 90))} | ${k.step} | ${k.source_type ?? '–'} | ${k.support_count ?? '–'} | ${k.score_delta >= 0 ? '+' : ''}${k.score_delta.toFixed(4)} | ${k.trajectories} |`,
       );
     }
   }

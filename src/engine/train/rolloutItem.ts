@@ -1,4 +1,5 @@
 /** One rollout item: the target request, the call, and the scored (or errored) result row. */
+import { chatSkillView } from '../skill/package/views';
 import { parseFrontMatter } from '../skill/frontMatter';
 import { readImage } from '../data/images';
 import type { TaskItem } from '../data/tasks';
@@ -17,7 +18,9 @@ import { describeAgentRun, excerpt } from './trajectories';
 import { renderInputFiles } from './inputFiles';
 import type { AgentRun, ConversationRecord, RolloutResult } from '../../protocol/records';
 
-export function renderTargetSystem(skill: string, answerTag: string, template?: string): string {
+export function renderTargetSystem(text: string, answerTag: string, template?: string): string {
+  // A skill package reaches a chat model as SKILL.md and the files it refers to (skill/package/views.ts).
+  const skill = chatSkillView(text);
   if (template) return template.replace(/\{skill\}/g, skill.trim());
   return targetSystemPrompt(skill, answerTag);
 }

@@ -1,4 +1,5 @@
 import { lrAutonomousContract, rankingContract } from '../llm/contracts/update';
+import { optimizerSkillView } from '../skill/package/views';
 import { payloadKey, type UpdateMode } from '../prompts/modes';
 import { blocks, metaSkillBlock, payloadLabel } from '../prompts/shared';
 import { lrAutonomousSystemPrompt, rankingSystemPrompt } from '../prompts/system';
@@ -35,7 +36,7 @@ export async function rankAndSelect(
     return { ...merged, reasoning: `${merged.reasoning} [budget 0: nothing selected]`, [key]: [] };
   const user = blocks(
     metaSkillBlock(metaSkill),
-    `## Current Skill\n<current_skill>\n${skill.trim()}\n</current_skill>`,
+    `## Current Skill\n<current_skill>\n${optimizerSkillView(skill, ctx.settings.packagePolicy)}\n</current_skill>`,
     `## Candidate Pool\n${items.length} ${payloadLabel(mode)}; budget: ${budget}\n\n${items.map((it, i) => `[${i}] ${describeItem(it, mode)}`).join('\n')}`,
     `Select up to ${budget} items by 0-based index, most important first.`,
   );
@@ -92,7 +93,7 @@ export async function decideLearningRate(
   const items = itemsOf(merged, mode);
   const user = blocks(
     metaSkillBlock(metaSkill),
-    `## Current Skill\n<current_skill>\n${skill.trim()}\n</current_skill>`,
+    `## Current Skill\n<current_skill>\n${optimizerSkillView(skill, ctx.settings.packagePolicy)}\n</current_skill>`,
     `## Current Step Evidence\nrollout_n: ${evidence.rolloutN}\nrollout_hard: ${evidence.hard.toFixed(6)}\nrollout_soft: ${evidence.soft.toFixed(6)}\nproposed_update_items: ${items.length}\nupdate_item_type: ${payloadLabel(mode)}`,
     `## Proposed Items\n${items.map((it, i) => `[${i}] ${describeItem(it, mode)}`).join('\n')}`,
     'How many of these should be applied in this step?',

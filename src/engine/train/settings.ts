@@ -1,4 +1,5 @@
 import type { ReviewMode } from '../../protocol/vocabulary';
+import { DEFAULT_PACKAGE_POLICY, type PackageEditPolicy } from '../skill/package/policy';
 import type { UpdateMode } from '../prompts/modes';
 
 /** How the selection gate decides (evaluation.gate_test, alpha, on_inconclusive, max_repeats). */
@@ -42,6 +43,8 @@ export interface TrainSettings {
   lrControlMode: 'fixed' | 'autonomous' | 'none';
   updateMode: UpdateMode;
   anchorMode: 'strict' | 'reference';
+  /** optimizer.package_edits: what edits of a skill package may change. */
+  packagePolicy: PackageEditPolicy;
   decayOnReject: boolean;
   /** Meta reflect at epoch ends: higher-level edits from the epoch's history, gated like any candidate. */
   useMetaReflect: boolean;
@@ -101,6 +104,7 @@ export const defaultTrainSettings: TrainSettings = {
   lrControlMode: 'fixed',
   updateMode: 'patch',
   anchorMode: 'strict',
+  packagePolicy: DEFAULT_PACKAGE_POLICY,
   decayOnReject: false,
   useMetaReflect: false,
   useSlowUpdate: true,

@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { readSkillArtifact, writeSkillArtifact } from '../skill/package/artifacts';
 import type { RuntimeState, StepRecord } from '../../protocol/records';
-import { writeFileAtomic, writeJsonAtomic } from '../store/atomic';
+import { writeJsonAtomic } from '../store/atomic';
 import { RUN_FILE, RunLayout, STEP_FILE } from '../store/layout';
 import { readHistory, readRuntimeState } from '../store/runSchemas';
 
@@ -25,19 +25,19 @@ export class RunFiles {
   }
 
   readSkill(step: number): string {
-    return readFileSync(this.layout.skillVersion(step), 'utf8');
+    return readSkillArtifact(this.layout.skillVersion(step));
   }
 
   readBest(): string {
-    return readFileSync(this.layout.file(RUN_FILE.bestSkill), 'utf8');
+    return readSkillArtifact(this.layout.file(RUN_FILE.bestSkill));
   }
 
   writeSkill(step: number, text: string): void {
-    writeFileAtomic(this.layout.skillVersion(step), text);
+    writeSkillArtifact(this.layout.skillVersion(step), text);
   }
 
   writeBest(text: string): void {
-    writeFileAtomic(this.layout.file(RUN_FILE.bestSkill), text);
+    writeSkillArtifact(this.layout.file(RUN_FILE.bestSkill), text);
   }
 
   /** One step's commit: artifacts first, then history, then the state that points at them. */

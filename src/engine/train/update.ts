@@ -1,4 +1,6 @@
 import { rewriteContract } from '../llm/contracts/update';
+import { withFilesOf } from '../skill/package/text';
+import { optimizerSkillView, withoutPackageView } from '../skill/package/views';
 import { applyEdits, assignEditIds, summarizeReport, type Edit } from '../skill/applyEdits';
 import {
   extractAppendixNotes,
@@ -59,13 +61,19 @@ export async function updateSkill(
   const items = itemsOf(ranked, mode);
   if (mode === 'patch') {
     const edits = assignEditIds(items as Edit[]);
-    const { text, report } = applyEdits(skill, edits, { anchorMode: ctx.settings.anchorMode });
+    const { text, report } = applyEdits(skill, edits, {
+      anchorMode: ctx.settings.anchorMode,
+      packagePolicy: ctx.settings.packagePolicy,
+    });
     return { candidate: text, edits, report, summary: summarizeReport(report) };
   }
   if (mode === 'full_rewrite_minibatch') {
     const chosen = items.find((i) => typeof i.new_skill === 'string' && i.new_skill.trim());
     if (!chosen) return { candidate: null, edits: [] };
-    const kept = keepProtectedBlock(skill, `${String(chosen.new_skill).trimEnd()}\n`);
+    const kept = keepProtectedBlock(
+      skill,
+      withFilesOf(skill, withoutPackageView(`${String(chosen.new_skill).trimEnd()}\n`)),
+    );
     return {
       candidate: kept.text,
       edits: [],
@@ -79,7 +87,7 @@ export async function updateSkill(
   }
   if (items.length === 0) return { candidate: null, edits: [] };
   const user = blocks(
-    `## Current Skill\n<current_skill>\n${skill.trim()}\n</current_skill>`,
+    `## Current Skill\n<current_skill>\n${optimizerSkillView(skill, ctx.settings.packagePolicy)}\n</current_skill>`,
     `## Selected Suggestions\n\`\`\`json\n${JSON.stringify(items, null, 2)}\n\`\`\``,
     stepBufferText && `## Previous Steps in This Epoch\n${stepBufferText}`,
   );
@@ -92,7 +100,10 @@ export async function updateSkill(
     ctx.settings.rewriteMaxTokens,
   );
   if (!reply.ok || !reply.value.new_skill.trim()) return { candidate: null, edits: [] };
-  const kept = keepProtectedBlock(skill, `${reply.value.new_skill.trimEnd()}\n`);
+  const kept = keepProtectedBlock(
+    skill,
+    withFilesOf(skill, withoutPackageView(`${reply.value.new_skill.trimEnd()}\n`)),
+  );
   return {
     candidate: kept.text,
     edits: [],

@@ -1,14 +1,15 @@
 /**
  * "Apply Best Skill": shows the diff from the skill file to the run's best_skill.md, then replaces
  * the document's text with one WorkspaceEdit, so Undo brings the old skill back. Nothing is saved
- * behind the person's back.
+ * behind the person's back. A skill folder run applies its whole `best_skill/` (applyBestPackage.ts).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, isAbsolute, resolve } from 'node:path';
 import * as vscode from 'vscode';
-import { RUN_FILE, RunLayout } from '../../engine/store/layout';
+import { packageDirOf, RUN_FILE, RunLayout } from '../../engine/store/layout';
 import type { Ctx } from '../ctx';
 import type { RunView } from '../runs/liveState';
+import { applyBestPackage } from './applyBestPackage';
 import { resolveRun, isMarkdownFile } from './shared';
 
 export interface ApplyOptions {
@@ -66,6 +67,12 @@ export async function applyBestSkill(ctx: Ctx, arg?: unknown, optsArg?: unknown)
   if (!existsSync(best)) {
     void vscode.window.showInformationMessage(`SkillOpt: ${run.name} has no best_skill.md yet.`);
     return false;
+  }
+  // A skill folder run: the whole best_skill/ folder goes over the trained folder.
+  const bestDir = packageDirOf(best);
+  if (existsSync(bestDir)) {
+    const trained = opts.skillPath ?? trainedSkill(ctx, run);
+    return applyBestPackage(ctx, run, bestDir, trained, opts.confirm !== false);
   }
   const skillPath = await targetSkill(ctx, run, opts);
   if (!skillPath) return false;

@@ -3,9 +3,10 @@
  * and writes the run folder; progress comes back as events.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import { parse as parseYaml } from 'yaml';
+import { isSkillFolder } from '../../engine/skill/package/folder';
 import {
   EngineRequests,
   type StartParams,
@@ -132,6 +133,21 @@ export function newRunDir(configPath: string): string | undefined {
   return dir;
 }
 
+/** The skill folder of `skillPath` when the config's env.skill_init names it, else `skillPath`. */
+function trainedPath(configPath: string, skillPath: string): string {
+  let init: unknown;
+  try {
+    const env = (parseYaml(readFileSync(configPath, 'utf8')) as { env?: { skill_init?: unknown } } | null)
+      ?.env;
+    init = env?.skill_init;
+  } catch {
+    return skillPath;
+  }
+  if (typeof init !== 'string' || !init.trim()) return skillPath;
+  const folder = dirname(skillPath);
+  return resolve(dirname(configPath), init) === folder && isSkillFolder(folder) ? folder : skillPath;
+}
+
 /** "Optimize This Skill". Returns the started run, or undefined when cancelled or refused. */
 export async function optimizeSkill(
   ctx: Ctx,
@@ -156,8 +172,9 @@ export async function optimizeSkill(
   const outDir = newRunDir(configPath);
   const params: StartParams = {
     configPath,
-    // Train the file the person chose, whatever skill_init the config names.
-    overrides: [`env.skill_init=${skillPath}`, ...(opts.overrides ?? [])],
+    // Train the file the person chose, whatever skill_init the config names; the whole folder
+    // when the config names the skill folder this SKILL.md is in.
+    overrides: [`env.skill_init=${trainedPath(configPath, skillPath)}`, ...(opts.overrides ?? [])],
     keys: await collectKeys(ctx),
     ...(outDir ? { outDir } : {}),
     resume: false,

@@ -212,7 +212,8 @@ export function traceChanges(
   candidate: string,
   edits: readonly CandidateEdit[],
 ): Change[] | undefined {
-  const applied = appliedEdits(edits);
+  // A skill folder's edits of other files change nothing in SKILL.md, the text traced here.
+  const applied = appliedEdits(edits).filter((e) => e.file === undefined);
   if (applied.length === 0) return undefined;
   const prev = previous.replace(/\r\n/g, '\n');
   const cand = candidate.replace(/\r\n/g, '\n');

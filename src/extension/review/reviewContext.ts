@@ -1,9 +1,11 @@
 /** Where a reviewed run lives and how it reviews, and the event shapes the reviews share. */
 import { readFileSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import type { EngineEvent } from '../../protocol/events';
 import { lineHunks } from '../../engine/skill/hunks';
+import { isSkillFolder } from '../../engine/skill/package/folder';
+import { SKILL_FILE } from '../../engine/skill/package/text';
 import { RUN_FILE, RunLayout } from '../../engine/store/layout';
 import { isAccepted, isReviewMode, type ReviewMode } from '../../protocol/vocabulary';
 import type { Ctx } from '../ctx';
@@ -58,6 +60,8 @@ export function reviewContextOf(
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     skillPath = isAbsolute(init) ? init : folder ? resolve(folder, init) : undefined;
   }
+  // A skill folder is reviewed in its SKILL.md (the review shows SKILL.md's changes only).
+  if (skillPath && isSkillFolder(skillPath)) skillPath = join(skillPath, SKILL_FILE);
   return { mode, live, ...(runDir ? { runDir } : {}), ...(skillPath ? { skillPath } : {}) };
 }
 

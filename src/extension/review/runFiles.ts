@@ -156,6 +156,7 @@ function candidateEdits(
       ...(typeof e.support_count === 'number' ? { support_count: e.support_count } : {}),
       ...(typeof e.source_type === 'string' ? { source_type: e.source_type } : {}),
       ...(typeof status === 'string' ? { status } : {}),
+      ...(typeof e.file === 'string' && e.file && e.file !== 'SKILL.md' ? { file: e.file } : {}),
       ...conflictsWithin(e.conflicts_with, edits),
     };
   });

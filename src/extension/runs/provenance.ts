@@ -84,7 +84,8 @@ export class ProvenanceFiles {
     let records: ProvenanceRecord[] = [];
     try {
       const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
-      if (Array.isArray(parsed)) records = parsed as ProvenanceRecord[];
+      // The hover is on SKILL.md: a skill folder's edits of its other files are not its lines.
+      if (Array.isArray(parsed)) records = (parsed as ProvenanceRecord[]).filter((r) => r.file === undefined);
     } catch {
       // Not what the engine writes (edited by hand?): show nothing rather than guess.
       return hit?.records ?? [];

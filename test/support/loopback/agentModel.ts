@@ -60,20 +60,24 @@ export function promptText(wire: AgentWire, req: RecordedRequest): string {
   }
 }
 
-/** Whether a tool already ran in this conversation (a tool result is in the request). */
-function toolRan(wire: AgentWire, req: RecordedRequest): boolean {
+/** How many tool results this conversation holds. */
+function toolResults(wire: AgentWire, req: RecordedRequest): number {
   switch (wire) {
     case 'anthropic':
-      return anthropicMessages(req).some(
-        (m) =>
-          Array.isArray(m.content) &&
-          (m.content as Array<{ type?: string }>).some((b) => b?.type === 'tool_result'),
-      );
+      return anthropicMessages(req)
+        .filter((m) => Array.isArray(m.content))
+        .flatMap((m) => m.content as Array<{ type?: string }>)
+        .filter((b) => b?.type === 'tool_result').length;
     case 'responses':
-      return responsesInput(req).some((i) => i.type === 'function_call_output');
+      return responsesInput(req).filter((i) => i.type === 'function_call_output').length;
     case 'chat':
-      return openAiMessages(req).some((m) => m.role === 'tool');
+      return openAiMessages(req).filter((m) => m.role === 'tool').length;
   }
+}
+
+/** Whether a tool already ran in this conversation (a tool result is in the request). */
+function toolRan(wire: AgentWire, req: RecordedRequest): boolean {
+  return toolResults(wire, req) > 0;
 }
 
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -124,7 +128,8 @@ function decide(opts: AgentModelOptions): (req: RecordedRequest) => Reply {
       return { kind: 'reply', text: `The rule applies.\n<answer>${capital.toUpperCase()}</answer>` };
     }
     const read = opts.reference ? readReference(opts.wire, text, opts.skillName, opts.reference) : undefined;
-    if (read && toolRan(opts.wire, req)) return { kind: 'reply', toolCalls: [read] };
+    // The skill's load is the first tool result; the reference is read once, after it.
+    if (read && toolResults(opts.wire, req) === 1) return { kind: 'reply', toolCalls: [read] };
     const description = listedDescription(text, opts.skillName);
     const matches =
       description !== undefined &&

@@ -9,11 +9,14 @@ import { openAiMessages } from './openaiServer';
 export const scriptedOptimizerModel = 'scripted-optimizer';
 export const scriptedTargetModel = 'scripted-target';
 
-/** Config overrides that point both roles at a loopback server playing `scriptedModels`. */
-export function scriptedWireOverrides(url: string): string[] {
+/**
+ * Config overrides that point both roles at a loopback server playing `scriptedModels`: the OpenAI
+ * wire (`url` ends in /v1), or the Anthropic one (`url` is the server's origin).
+ */
+export function scriptedWireOverrides(url: string, wire: 'openai' | 'anthropic' = 'openai'): string[] {
   return [
-    'model.optimizer_backend=openai_compatible',
-    'model.target_backend=openai',
+    `model.optimizer_backend=${wire === 'openai' ? 'openai_compatible' : 'anthropic'}`,
+    `model.target_backend=${wire}`,
     `model.optimizer=${scriptedOptimizerModel}`,
     `model.target=${scriptedTargetModel}`,
     `model.optimizer_base_url=${url}`,
@@ -46,19 +49,24 @@ export function stageOf(messages: ChatMessage[]): Stage {
  */
 export function scriptedModels(
   tasks: readonly TaskItem[],
-  override?: (req: RecordedRequest, stage: Stage | 'target') => Reply | undefined,
+  override?: (
+    req: RecordedRequest,
+    stage: Stage | 'target',
+  ) => Reply | undefined | Promise<Reply | undefined>,
 ): Handler {
   const target = new SimTargetBackend(scriptedTargetModel, tasks);
   const optimizer = new SimOptimizerBackend(scriptedOptimizerModel);
   return async (req) => {
-    const body = req.body as { model?: string };
+    const body = req.body as { model?: string; system?: unknown };
     const messages = openAiMessages(req).map((m) => ({
       role: m.role as ChatMessage['role'],
       content: contentText(m.content),
     }));
+    // The Messages API (Anthropic) carries the system prompt beside the messages.
+    if (body.system !== undefined) messages.unshift({ role: 'system', content: contentText(body.system) });
     const isTarget = body.model === scriptedTargetModel;
     const stage: Stage | 'target' = isTarget ? 'target' : stageOf(messages);
-    const forced = override?.(req, stage);
+    const forced = await override?.(req, stage);
     if (forced) return forced;
     const chat: ChatRequest = {
       role: isTarget ? 'target' : 'optimizer',

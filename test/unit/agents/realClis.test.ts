@@ -19,6 +19,8 @@ import { RunLedger, type LedgerRow } from '../../../src/engine/llm/ledger';
 import type { ChatRequest, TaskContext } from '../../../src/engine/llm/types';
 import { silentLogger } from '../../../src/engine/log';
 import { buildModels } from '../../../src/engine/models';
+import { applyEdits } from '../../../src/engine/skill/applyEdits';
+import { readSkillInit } from '../../../src/engine/skill/skillFile';
 import { agentCliBin } from '../../support/agentClis';
 import { agentModel, promptText, type AgentWire } from '../../support/loopback/agentModel';
 import { startAnthropicServer } from '../../support/loopback/anthropicServer';
@@ -326,6 +328,43 @@ for (const { agent, wire, keys } of AGENTS) {
           'SKILL.md',
           'references',
         ]);
+      } finally {
+        rmSync(join(work, '..'), { recursive: true, force: true });
+      }
+    });
+
+    it('installs a trained skill package: the candidate edited its reference file, every file of the folder is there', async () => {
+      const folder = join(base, 'package-folder');
+      mkdirSync(join(folder, 'references'), { recursive: true });
+      mkdirSync(join(folder, 'assets'), { recursive: true });
+      writeFileSync(
+        join(folder, 'SKILL.md'),
+        `---\nname: capitals\ndescription: ${MATCHING}\n---\n\n# Capitals\n\nThe house rules are in references/rules.md: read that file before answering.\n`,
+      );
+      writeFileSync(join(folder, 'references', 'rules.md'), '# House rules\n');
+      const flag = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3]);
+      writeFileSync(join(folder, 'assets', 'flag.png'), flag);
+      writeFileSync(join(folder, 'tasks.jsonl'), '{"question": "capital of France", "answer": "PARIS"}\n');
+      const initial = readSkillInit(folder, 200_000).text;
+      // The initial package: the agent reads the reference file, which has no rule yet.
+      const before = await backend().call(request('France', initial), signal);
+      assert.match(before.text, /<answer>Paris<\/answer>/);
+      // The candidate: one edit to the reference file, installed from the loop's text (no folder option).
+      const candidate = applyEdits(initial, [
+        { op: 'append', file: 'references/rules.md', content: RULE },
+      ]).text;
+      const reply = await backend({ keepWorkspaces: true }).call(request('France', candidate), signal);
+      const trace = reply.trace!;
+      const work = trace.workspace as string;
+      try {
+        assert.match(reply.text, /<answer>PARIS<\/answer>/, JSON.stringify(trace.toolCalls));
+        const skillDir = join(work, trace.skillPath as string, '..');
+        assert.deepEqual(readdirSync(skillDir).sort(), ['SKILL.md', 'assets', 'references']);
+        assert.equal(
+          readFileSync(join(skillDir, 'references', 'rules.md'), 'utf8'),
+          `# House rules\n\n${RULE}\n`,
+        );
+        assert.deepEqual(readFileSync(join(skillDir, 'assets', 'flag.png')), flag);
       } finally {
         rmSync(join(work, '..'), { recursive: true, force: true });
       }

@@ -239,8 +239,14 @@ const CASES: Case[] = [
   // ── the skill ──
   { name: 'skill missing', argv: opts('env.skill_init=missing.md'), place: /env\.skill_init/ },
   {
-    name: 'skill is a folder',
-    argv: (d) => ['validate', join(d, 'skillopt.yaml'), '--cfg-options', `env.skill_init=${d}`],
+    name: 'skill is a folder without SKILL.md',
+    setup: (d) => mkdirSync(join(d, 'empty')),
+    argv: (d) => [
+      'validate',
+      join(d, 'skillopt.yaml'),
+      '--cfg-options',
+      `env.skill_init=${join(d, 'empty')}`,
+    ],
     place: /env\.skill_init/,
   },
   {
@@ -262,8 +268,9 @@ const CASES: Case[] = [
     place: /--skill/,
   },
   {
-    name: 'eval with a folder as skill',
-    argv: (d) => ['eval', join(d, 'skillopt.yaml'), '--skill', d, '--out', join(d, 'e')],
+    name: 'eval with a folder without SKILL.md as skill',
+    setup: (d) => mkdirSync(join(d, 'empty')),
+    argv: (d) => ['eval', join(d, 'skillopt.yaml'), '--skill', join(d, 'empty'), '--out', join(d, 'e')],
     place: /--skill|folder/,
   },
   {

@@ -68,6 +68,12 @@ describe('config/schema', () => {
           anchor_mode: 'strict',
           decay_on_reject: false,
           use_meta_reflect: false,
+          package_edits: {
+            editable: ['SKILL.md', 'references/**'],
+            read_only: [],
+            max_files: 50,
+            max_file_bytes: 32_768,
+          },
         },
       );
       assert.deepEqual(

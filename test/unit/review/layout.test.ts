@@ -195,6 +195,25 @@ describe('review layout: tracing edits one by one', () => {
     );
   });
 
+  it("traces SKILL.md's edits of a skill folder's candidate, leaving out the edits of its other files", () => {
+    const { edits, candidate } = candidateOf(houseStyle, [{ op: 'append', content: '- Say yes.' }]);
+    const withFile: CandidateEdit[] = [
+      {
+        id: 'ref',
+        op: 'append',
+        content: '- In the reference.',
+        file: 'references/units.md',
+        status: 'applied_append',
+      },
+      ...edits,
+    ];
+    const traced = traceChanges(houseStyle, candidate, withFile);
+    assert.deepEqual(
+      traced?.map((c) => [c.owner, c.added]),
+      [[edits[0]!.id, ['', '- Say yes.']]],
+    );
+  });
+
   it('gives up (and the hunks are split instead) when an edit rewrites what another added', () => {
     const { edits, candidate } = candidateOf(houseStyle, [
       { op: 'append', content: '- Say yes.' },

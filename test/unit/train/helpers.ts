@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -260,4 +261,41 @@ export function spend(dir: string): Spend {
     steps: history.map((r) => [r.step, r.tokens]),
     ledgerCalls: ledger.reduce((n, r) => n + (r.calls ?? 0), 0),
   };
+}
+
+/**
+ * `skillopt train <config> --out <outDir> --json --cfg-options ...overrides` in a child process,
+ * killed with SIGKILL at the first event `killAt` matches; rejects when it ends any other way.
+ */
+export function trainUntilKilled(
+  config: string,
+  outDir: string,
+  overrides: readonly string[],
+  killAt: (e: EngineEvent) => boolean,
+): Promise<void> {
+  const cli = join(__dirname, '..', '..', '..', 'src', 'cli', 'main.ts');
+  return new Promise<void>((resolve, reject) => {
+    const child = spawn(process.execPath, [
+      '--import',
+      'tsx',
+      cli,
+      'train',
+      config,
+      '--out',
+      outDir,
+      '--json',
+      '--cfg-options',
+      ...overrides,
+    ]);
+    let buf = '';
+    child.stdout.on('data', (d: Buffer) => {
+      buf += d.toString();
+      const lines = buf.split('\n');
+      buf = lines.pop() ?? '';
+      for (const line of lines) if (killAt(JSON.parse(line) as EngineEvent)) child.kill('SIGKILL');
+    });
+    child.on('exit', (_code, signal) =>
+      signal === 'SIGKILL' ? resolve() : reject(new Error(`exited without the kill (${String(signal)})`)),
+    );
+  });
 }

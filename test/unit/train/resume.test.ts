@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EngineEvent } from '../../../src/protocol/events';
@@ -20,6 +19,7 @@ import {
   readJson,
   runSim,
   tempDir,
+  trainUntilKilled,
   type CallRecord,
   type Spend,
 } from './helpers';
@@ -113,36 +113,14 @@ describe('kill and resume', function () {
     const tasks = [...probe.splits.train, ...probe.splits.val, ...probe.splits.test.unsealForEvaluation()];
     const server = await startOpenAiServer(scriptedModels(tasks), { latencyMs: 25 });
     const wire = ['cache.enabled=false', ...scriptedWireOverrides(server.url)];
-    const cli = join(__dirname, '..', '..', '..', 'src', 'cli', 'main.ts');
     const dir = tempDir('skillopt-kill-');
     try {
-      await new Promise<void>((resolve, reject) => {
-        const child = spawn(process.execPath, [
-          '--import',
-          'tsx',
-          cli,
-          'train',
-          exampleConfig,
-          '--out',
-          dir.path,
-          '--json',
-          '--cfg-options',
-          ...wire,
-        ]);
-        let buf = '';
-        child.stdout.on('data', (d: Buffer) => {
-          buf += d.toString();
-          const lines = buf.split('\n');
-          buf = lines.pop() ?? '';
-          for (const line of lines) {
-            const e = JSON.parse(line) as EngineEvent;
-            if (e.type === 'stage/started' && e.step === 2 && e.stage === 'select') child.kill('SIGKILL');
-          }
-        });
-        child.on('exit', (_code, signal) =>
-          signal === 'SIGKILL' ? resolve() : reject(new Error(`exited without the kill (${String(signal)})`)),
-        );
-      });
+      await trainUntilKilled(
+        exampleConfig,
+        dir.path,
+        wire,
+        (e) => e.type === 'stage/started' && e.step === 2 && e.stage === 'select',
+      );
       const state = readJson<RuntimeState>(dir.path, 'runtime_state.json');
       assert.equal(state.last_completed_step, 1);
       const second = await runSim(prepareSim(dir.path, wire.slice(1)));

@@ -179,6 +179,8 @@ export const DISPOSITIONS: Readonly<Record<string, Disposition>> = {
   'optimizer.meta_learning_rate': mapped('optimizer.meta_learning_rate has no effect; remove it'),
   // Skill-aware reflection (train/step/appendix.ts); appendix options set while it is off warn (validate.ts).
   'optimizer.use_skill_aware_reflection': honoured,
+  // Ours: applies when env.skill_init names a skill folder (skill/package/policy.ts).
+  'optimizer.package_edits': honoured,
   'optimizer.skill_aware_appendix_source': honoured,
   'optimizer.skill_aware_consolidate_threshold': honoured,
   // ── evaluation ──

@@ -239,6 +239,19 @@ export const optimizerFields = {
   anchor_mode: oneOf(ANCHOR_MODES, 'strict'),
   decay_on_reject: flag(false),
   use_meta_reflect: flag(false),
+  // Ours: what the optimizer may change in a skill folder (env.skill_init naming a folder).
+  package_edits: z
+    .object({
+      editable: z.array(z.string().min(1)).default(['SKILL.md', 'references/**']),
+      read_only: z.array(z.string().min(1)).default([]),
+      max_files: z.number().int().min(1).default(50),
+      max_file_bytes: z.number().int().min(1).max(131_072).default(32_768),
+    })
+    .strict()
+    .prefault({})
+    .describe(
+      'editable: [globs], read_only: [globs], max_files: integer ≥ 1, max_file_bytes: integer from 1 to 131072',
+    ),
 };
 
 export const evaluationFields = {

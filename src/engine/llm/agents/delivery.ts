@@ -2,7 +2,13 @@
  * How the skill and the task reach the agent: the SKILL.md written into the task's workspace and
  * the prompt, with the task alone (native) or a line naming the skill file first (pointer).
  */
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { stringify as yamlStringify } from 'yaml';
+import { SkillOptError } from '../../errors';
+import { readOnlySource } from '../../skill/package/folder';
+import { SKILL_FILE, splitPackage } from '../../skill/package/text';
+import { writeFileAtomic } from '../../store/atomic';
 import type { TaskContext } from '../types';
 
 export type Delivery = 'native' | 'pointer';
@@ -28,4 +34,31 @@ export function renderPrompt(
 ): string {
   if (delivery === 'native') return task.prompt;
   return `Use the skill in ${skillRoot}/${task.skillName}/SKILL.md. The task is also saved in task.md.\n\n${task.prompt}`;
+}
+
+/**
+ * Installs the skill into the workspace's skill directory: a package's every file (the candidate's
+ * edited and added files included, read-only files copied from where they were read), then SKILL.md.
+ */
+export function installSkill(skillDir: string, task: TaskContext, description: string): string {
+  const pkg = splitPackage(task.skill);
+  for (const f of pkg.files) writeFileAtomic(join(skillDir, ...f.path.split('/')), f.text);
+  for (const f of pkg.readOnly) {
+    const from = readOnlySource(f);
+    if (!from) {
+      throw new SkillOptError(
+        'skill',
+        `the bytes of the skill's read-only file ${f.path} are no longer on disk`,
+        {
+          fix: 'start the run again from the skill folder (a read-only file is copied from where it was read)',
+        },
+      );
+    }
+    const to = join(skillDir, ...f.path.split('/'));
+    mkdirSync(dirname(to), { recursive: true });
+    copyFileSync(from, to);
+  }
+  const skillFile = join(skillDir, SKILL_FILE);
+  writeFileAtomic(skillFile, renderSkillFile({ ...task, skill: pkg.skill }, description));
+  return skillFile;
 }

@@ -5,6 +5,7 @@
  * Nothing of the user's own setup reaches the agent unless a preset copies it on purpose (the
  * CLI's credentials file) or the user names a variable to pass through.
  */
+import { SKILL_RESOURCE_DIRS } from '../../skill/package/folder';
 import { createHash } from 'node:crypto';
 import {
   chmodSync,
@@ -176,7 +177,7 @@ export function sweepStaleTaskDirs(agentsRoot: string, maxAgeMs: number): void {
  * Nothing else of the skill's folder goes to the agent: it often also holds the task data (with the
  * expected answers), the config and run folders.
  */
-export const SKILL_RESOURCE_DIRS = ['references', 'scripts', 'assets'] as const;
+export { SKILL_RESOURCE_DIRS };
 
 /** Copies the skill's resource folders (references/, scripts/, assets/) into the workspace's skill directory. */
 export function copySkillFolder(from: string, to: string): void {

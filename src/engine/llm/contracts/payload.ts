@@ -52,6 +52,8 @@ export interface Edit {
   op: EditOp;
   target?: string;
   content?: string;
+  /** A skill package's file the edit changes or creates (default SKILL.md); see skill/package/edits.ts. */
+  file?: string;
   support_count?: number;
   source_type?: SourceType;
   [key: string]: unknown;
@@ -63,6 +65,7 @@ const editSchema: z.ZodType<Edit> = z
       op: looseEnum(EDIT_OPS),
       target: optionalText(),
       content: optionalText(),
+      file: optionalText(),
       ...provenanceFields,
     },
     { error: mustBe('an edit object') },

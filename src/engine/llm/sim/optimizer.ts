@@ -170,10 +170,14 @@ export class SimOptimizerBackend implements ChatBackend {
     }
     const rulesHeading =
       /^## Rules$/m.test(skill) && !/<!-- SLOW_UPDATE_START -->[\s\S]*## Rules/.test(skill);
-    return rules.map((r) =>
-      rulesHeading && hash(r.text) % 2 === 0
-        ? { op: 'insert_after', target: '## Rules', content: r.text }
-        : { op: 'append', content: r.text },
+    // A skill package: every other rule goes to the first editable file the prompt shows.
+    const file = /^- (\S+) \(\d+ bytes, editable, shown below\)$/m.exec(skill)?.[1];
+    return rules.map((r, i) =>
+      file && i % 2 === 0
+        ? { op: 'append', file, content: r.text }
+        : rulesHeading && hash(r.text) % 2 === 0
+          ? { op: 'insert_after', target: '## Rules', content: r.text }
+          : { op: 'append', content: r.text },
     );
   }
 

@@ -3,7 +3,8 @@
  * that goes through the same gate as a step's. Its gate decision is saved with the result so a
  * resumed run re-applies it instead of asking again.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readSkillArtifact } from '../../skill/package/artifacts';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeJsonAtomic } from '../../store/atomic';
 import { epochDirName, STEP_FILE } from '../../store/layout';
@@ -23,7 +24,7 @@ async function run(loop: LoopContext, ep: EpochWork): Promise<void> {
   const saved = readArtifact<{ action: string; score: number }>(gatePath, artifactSchemas.gateResult);
   if (saved) {
     if (saved.action !== 'reject' && existsSync(candidatePath))
-      state.applyVerdict(saved.action, readFileSync(candidatePath, 'utf8'), saved.score, lastStep, label);
+      state.applyVerdict(saved.action, readSkillArtifact(candidatePath), saved.score, lastStep, label);
   } else {
     const meta = await metaReflect(loop.ctx, {
       epoch,

@@ -4,11 +4,12 @@
  * slow-update block: gated on selection (the paper's setting) or force-accepted. Epoch 1 only
  * injects the empty block.
  */
+import { readSkillArtifact, readSkillArtifactIfAny, writeSkillArtifact } from '../../skill/package/artifacts';
 import { round1 } from '../step/record';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { extractSlowUpdate, injectEmptySlowUpdate, replaceSlowUpdate, skillHash } from '../../skill/document';
-import { writeFileAtomic, writeJsonAtomic } from '../../store/atomic';
+import { writeJsonAtomic } from '../../store/atomic';
 import { epochDirName, STEP_FILE } from '../../store/layout';
 import { artifactSchemas, readArtifact } from '../../store/runSchemas';
 import { loadPairs, longitudinalPairs, savePairs, writeSlowGuidance } from '../epochEnd';
@@ -21,8 +22,8 @@ type Guidance = Awaited<ReturnType<typeof writeSlowGuidance>>;
 /** The meta skill compares against the skill before the slow update; a resume must still see it. */
 function prepare(loop: LoopContext, ep: EpochWork): void {
   const path = join(loop.layout.epochDir('slow_update', ep.epoch), STEP_FILE.preSlowSkill);
-  if (loop.state.slowDoneEpoch < ep.epoch) writeFileAtomic(path, loop.state.current);
-  ep.preSlowSkill = existsSync(path) ? readFileSync(path, 'utf8') : loop.state.current;
+  if (loop.state.slowDoneEpoch < ep.epoch) writeSkillArtifact(path, loop.state.current);
+  ep.preSlowSkill = readSkillArtifactIfAny(path) ?? loop.state.current;
 }
 
 async function run(loop: LoopContext, ep: EpochWork): Promise<void> {
@@ -49,7 +50,7 @@ async function run(loop: LoopContext, ep: EpochWork): Promise<void> {
       );
     } else if (existsSync(candidatePath)) {
       const score = done.selection_score ?? state.currentScore;
-      state.applyVerdict(done.action, readFileSync(candidatePath, 'utf8'), score, lastStep, label);
+      state.applyVerdict(done.action, readSkillArtifact(candidatePath), score, lastStep, label);
     }
     ep.pairs = loadPairs(dir);
     return commit(loop, epoch, lastStep);
@@ -90,7 +91,7 @@ async function run(loop: LoopContext, ep: EpochWork): Promise<void> {
     result.action = 'no_content';
   } else {
     const candidate = replaceSlowUpdate(state.current, guidance.content);
-    writeFileAtomic(candidatePath, candidate);
+    writeSkillArtifact(candidatePath, candidate);
     result.candidate_hash = skillHash(candidate);
     announceCandidate(loop, {
       step: lastStep,

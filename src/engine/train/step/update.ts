@@ -1,5 +1,6 @@
 /** ⑤ update: apply the selected edits (or rewrite), save the candidate and announce it for review. */
-import { writeFileAtomic, writeJsonAtomic } from '../../store/atomic';
+import { writeSkillArtifact } from '../../skill/package/artifacts';
+import { writeJsonAtomic } from '../../store/atomic';
 import { STEP_FILE } from '../../store/layout';
 import { keepDescription } from '../../skill/description';
 import { skillHash } from '../../skill/document';
@@ -17,7 +18,7 @@ async function run(loop: LoopContext, work: StepWork): Promise<StageEnd> {
   // With the activation track on, the description is its alone: a body edit of it is undone.
   const candidate = loop.s.useActivation ? keepDescription(work.skill, update.candidate) : update.candidate;
   const path = layout.stepFile(work.step, STEP_FILE.candidate);
-  writeFileAtomic(path, candidate);
+  writeSkillArtifact(path, candidate);
   if (update.report?.length)
     writeJsonAtomic(layout.stepFile(work.step, STEP_FILE.applyReport), update.report);
   if (update.artifact)

@@ -1,0 +1,41 @@
+/**
+ * Skill files of a run folder (snapshots, best skill, candidates) for package runs: the `.md` file
+ * keeps SKILL.md, as for a single-file run, and the folder beside it (store/layout.ts
+ * `packageDirOf`) holds the whole package. A single-file skill writes and reads the `.md` alone.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { packageDirOf } from '../../store/layout';
+import { writeFileAtomic } from '../../store/atomic';
+import { readSkillInit } from '../skillFile';
+import { isSkillFolder, packageFolderOnDisk, readRunPackage, writePackageFolder } from './folder';
+import { isPackageText, skillBody, withFilesOf } from './text';
+
+export function writeSkillArtifact(file: string, text: string): void {
+  if (isPackageText(text)) writePackageFolder(packageDirOf(file), text);
+  writeFileAtomic(file, skillBody(text));
+}
+
+/** The text written by writeSkillArtifact; the `.md` file's text is SKILL.md (a person may have edited it). */
+export function readSkillArtifact(file: string): string {
+  return withPackageBeside(file, readFileSync(file, 'utf8'));
+}
+
+/** `body` (the text of `file`) with the other files of the package folder beside it, if there is one. */
+export function withPackageBeside(file: string, body: string): string {
+  const dir = packageFolderOnDisk(packageDirOf(file));
+  return dir ? withFilesOf(readRunPackage(dir), body) : body;
+}
+
+/** `readSkillArtifact`, or undefined when the file is not there. */
+export function readSkillArtifactIfAny(file: string): string | undefined {
+  return existsSync(file) ? readSkillArtifact(file) : undefined;
+}
+
+/**
+ * The skill `skillopt eval` and the extension's Evaluate score: a skill folder, or a skill file with
+ * the package folder of a run beside it (`best_skill.md` and `best_skill/`), whole; else the file.
+ */
+export function readSkillToScore(path: string, readFile: (path: string) => string): string {
+  if (isSkillFolder(path)) return readSkillInit(path, Number.MAX_SAFE_INTEGER).text;
+  return withPackageBeside(path, readFile(path));
+}

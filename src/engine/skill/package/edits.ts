@@ -1,0 +1,80 @@
+/**
+ * Edits of a skill package: each edit names its file (`file`, default SKILL.md) and is applied to
+ * that file's text alone, so an anchor never reaches across files and an append lands at the end of
+ * its own file. Changing or adding a file outside `optimizer.package_edits` is refused and recorded
+ * in the report (`skipped_outside_policy`, with the reason), like every other skipped edit.
+ */
+import type { ApplyOptions, ApplyResult, Edit, EditReportRow } from '../applyEdits';
+import { refusalFor, sizeRefusal, DEFAULT_PACKAGE_POLICY } from './policy';
+import { joinPackage, SKILL_FILE, splitPackage } from './text';
+
+export const OUTSIDE_POLICY = 'skipped_outside_policy';
+
+type ApplyText = (text: string, edits: readonly Edit[], options: ApplyOptions) => ApplyResult;
+
+/** The file an edit names: SKILL.md unless it says otherwise (`./` and `\` are accepted). */
+export function editFile(edit: unknown): string {
+  const file = typeof edit === 'object' && edit !== null ? (edit as { file?: unknown }).file : undefined;
+  if (typeof file !== 'string' || !file.trim()) return SKILL_FILE;
+  return file.trim().replace(/\\/g, '/').replace(/^\.\//, '');
+}
+
+/** True when some edit names a file other than SKILL.md. */
+export function namesOtherFiles(edits: readonly unknown[]): boolean {
+  return Array.isArray(edits) && edits.some((e) => editFile(e) !== SKILL_FILE);
+}
+
+export function applyPackageEdits(
+  text: string,
+  edits: readonly Edit[],
+  options: ApplyOptions,
+  applyText: ApplyText,
+): ApplyResult {
+  const policy = options.packagePolicy ?? DEFAULT_PACKAGE_POLICY;
+  const pkg = splitPackage(text);
+  const singleFile = pkg.files.length === 0 && pkg.readOnly.length === 0;
+  const report: EditReportRow[] = [];
+  edits.forEach((edit, i) => {
+    const file = editFile(edit);
+    const renumber = (rows: EditReportRow[]): EditReportRow[] =>
+      rows.map((r) => ({ ...r, index: i + 1, ...(file !== SKILL_FILE ? { file } : {}) }));
+    if (file === SKILL_FILE) {
+      const out = applyText(pkg.skill, [edit], options);
+      pkg.skill = out.text;
+      report.push(...renumber(out.report));
+      return;
+    }
+    const existing = pkg.files.find((f) => f.path === file);
+    const refuse = (reason: string): void => {
+      const [row] = applyText('', [{ ...edit, op: '' }], options).report;
+      report.push({
+        ...renumber([row])[0],
+        op: String(edit.op ?? ''),
+        status: OUTSIDE_POLICY,
+        error: reason,
+      });
+    };
+    if (singleFile) {
+      return refuse(
+        `the skill is a single file, so ${file} cannot be edited: name the skill folder in env.skill_init`,
+      );
+    }
+    if (pkg.readOnly.some((f) => f.path === file))
+      return refuse(`${file} is carried read-only (a binary file, or over the text size limit)`);
+    const refusal = refusalFor(file, policy);
+    if (refusal) return refuse(refusal);
+    if (!existing && pkg.files.length + 1 > policy.maxFiles)
+      return refuse(
+        `adding ${file} would make ${pkg.files.length + 1} files, over optimizer.package_edits.max_files (${policy.maxFiles})`,
+      );
+    const out = applyText(existing?.text ?? '', [edit], options);
+    // An append to an empty document starts with the blank line that separates it from the text before.
+    if (!existing) out.text = out.text.replace(/^\n+/, '');
+    const tooBig = sizeRefusal(file, out.text, policy);
+    if (tooBig) return refuse(tooBig);
+    if (existing) existing.text = out.text;
+    else if (out.text !== '') pkg.files.push({ path: file, text: out.text });
+    report.push(...renumber(out.report));
+  });
+  return { text: joinPackage(pkg), report };
+}

@@ -1,0 +1,174 @@
+/**
+ * A skill folder on disk ⇄ the package text the loop trains (text.ts). The folder is read as
+ * SKILL.md plus the resource folders agents open (references/, scripts/, assets/); anything else in
+ * it (task data, configs, run folders) stays out, with a notice. Text files are trained; binary and
+ * over-large files are carried read-only: their bytes are copied from the folder they were read from.
+ */
+import { createHash } from 'node:crypto';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { decodeUtf8 } from '../../data/utf8';
+import { SkillOptError } from '../../errors';
+import { writeFileAtomic } from '../../store/atomic';
+import {
+  joinPackage,
+  SKILL_FILE,
+  splitPackage,
+  type PackageReadOnlyFile,
+  type PackageTextFile,
+} from './text';
+
+/** The folders an Agent Skill keeps beside SKILL.md, which the agent may open while it works. */
+export const SKILL_RESOURCE_DIRS = ['references', 'scripts', 'assets'] as const;
+
+/**
+ * A file larger than this is carried read-only: it is not trained, and a package the loop reads
+ * back from a run folder is split the same way whatever the config says.
+ */
+export const PACKAGE_TEXT_FILE_MAX = 128 * 1024;
+
+/** Where the bytes of each read-only file were seen, by digest, for writing them into snapshots. */
+const readOnlySources = new Map<string, string>();
+
+function digest(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex').slice(0, 16);
+}
+
+export interface ReadPackage {
+  text: string;
+  /** One line per entry of the folder left out of the package. */
+  notices: string[];
+}
+
+/** True for a folder holding a SKILL.md. */
+export function isSkillFolder(path: string): boolean {
+  return existsSync(path) && statSync(path).isDirectory() && existsSync(join(path, SKILL_FILE));
+}
+
+/**
+ * Reads a skill folder. `readSkill` reads SKILL.md with the single-file checks; the resource
+ * folders are walked in sorted order so the same folder always gives the same text.
+ */
+export function readPackageFolder(folder: string, readSkill: (path: string) => string): ReadPackage {
+  const skill = readSkill(join(folder, SKILL_FILE));
+  const files: PackageTextFile[] = [];
+  const readOnly: PackageReadOnlyFile[] = [];
+  const notices: string[] = [];
+  const leftOut: string[] = [];
+  for (const entry of readdirSync(folder).sort()) {
+    if (entry === SKILL_FILE) continue;
+    if (
+      (SKILL_RESOURCE_DIRS as readonly string[]).includes(entry) &&
+      statSync(join(folder, entry)).isDirectory()
+    )
+      continue;
+    leftOut.push(entry);
+  }
+  for (const dir of SKILL_RESOURCE_DIRS) {
+    const root = join(folder, dir);
+    if (!existsSync(root) || !statSync(root).isDirectory()) continue;
+    for (const rel of readdirSync(root, { recursive: true, encoding: 'utf8' }).sort()) {
+      const path = `${dir}/${rel.replace(/\\/g, '/')}`;
+      const abs = join(root, rel);
+      if (!statSync(abs).isFile()) continue;
+      if (path.split('/').some((part) => part.startsWith('.')) || /\s/.test(path)) {
+        leftOut.push(path);
+        continue;
+      }
+      const bytes = readFileSync(abs);
+      const decoded =
+        bytes.length <= PACKAGE_TEXT_FILE_MAX && !bytes.includes(0) ? decodeUtf8(bytes) : undefined;
+      if (decoded && 'text' in decoded) files.push({ path, text: decoded.text });
+      else {
+        const sha = digest(bytes);
+        remember(sha, abs);
+        readOnly.push({ path, bytes: bytes.length, sha });
+      }
+    }
+  }
+  if (leftOut.length) {
+    notices.push(
+      `skill folder ${folder}: only SKILL.md and ${SKILL_RESOURCE_DIRS.join('/, ')}/ are part of the skill; left out: ${leftOut.join(', ')}`,
+    );
+  }
+  return { text: joinPackage({ skill, files, readOnly }), notices };
+}
+
+/** Reads a package folder the loop wrote (a snapshot or a candidate): no limits beyond the split rule. */
+export function readRunPackage(folder: string): string {
+  return readPackageFolder(folder, (p) => readFileSync(p, 'utf8')).text;
+}
+
+/**
+ * Writes a package text as a folder, replacing what was there (a snapshot rewritten at an epoch end
+ * must not keep a file the new version dropped). Read-only files are copied from where they were read.
+ */
+export function writePackageFolder(folder: string, text: string): void {
+  const pkg = splitPackage(text);
+  const tmp = `${folder}.tmp-${process.pid}`;
+  // One process writes a run (the run lock): other processes' leftovers are a killed writer's.
+  for (const left of siblings(folder, 'tmp')) rmSync(left, { recursive: true, force: true });
+  mkdirSync(tmp, { recursive: true });
+  writeFileAtomic(join(tmp, SKILL_FILE), pkg.skill);
+  for (const f of pkg.files) writeFileAtomic(join(tmp, ...f.path.split('/')), f.text);
+  for (const f of pkg.readOnly) {
+    const from = readOnlySources.get(f.sha);
+    if (!from || !existsSync(from)) {
+      throw new SkillOptError(
+        'skill',
+        `the bytes of the skill's read-only file ${f.path} are no longer on disk`,
+        {
+          file: folder,
+          fix: 'start the run again from the skill folder (a read-only file is copied from where it was read)',
+        },
+      );
+    }
+    mkdirSync(dirname(join(tmp, ...f.path.split('/'))), { recursive: true });
+    copyFileSync(from, join(tmp, ...f.path.split('/')));
+  }
+  // Swapped in by renames, so a folder of one whole version is always there (or, after a kill
+  // between the two renames, its previous version under `.old-`, which readers fall back to).
+  const old = `${folder}.old-${process.pid}`;
+  if (existsSync(folder)) renameSync(folder, old);
+  renameSync(tmp, folder);
+  for (const left of [old, ...siblings(folder, 'old')]) rmSync(left, { recursive: true, force: true });
+  for (const f of pkg.readOnly) remember(f.sha, join(folder, ...f.path.split('/')));
+}
+
+/** Leftovers of a process killed while writing `folder`: its `.tmp-` and `.old-` siblings. */
+function siblings(folder: string, kind: 'tmp' | 'old'): string[] {
+  const dir = dirname(folder);
+  const prefix = `${basename(folder)}.${kind}-`;
+  return existsSync(dir)
+    ? readdirSync(dir)
+        .filter((n) => n.startsWith(prefix))
+        .map((n) => join(dir, n))
+    : [];
+}
+
+/** The folder of a package written by writePackageFolder, or the whole previous version a kill left. */
+export function packageFolderOnDisk(folder: string): string | undefined {
+  if (existsSync(folder)) return folder;
+  return siblings(folder, 'old')[0];
+}
+
+/** Keeps the first place a read-only file's bytes were seen while it is still there. */
+function remember(sha: string, path: string): void {
+  const known = readOnlySources.get(sha);
+  if (!known || !existsSync(known)) readOnlySources.set(sha, path);
+}
+
+/** Where the bytes of a read-only file can be copied from (for installing a package into a workspace). */
+export function readOnlySource(file: PackageReadOnlyFile): string | undefined {
+  const from = readOnlySources.get(file.sha);
+  return from && existsSync(from) ? from : undefined;
+}

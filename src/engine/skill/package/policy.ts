@@ -1,0 +1,64 @@
+/**
+ * `optimizer.package_edits`: which files of a skill package the optimizer may change or add. An
+ * edit outside it is refused with the reason and recorded in the apply report, never dropped.
+ */
+import { minimatch } from 'minimatch';
+import { PACKAGE_TEXT_FILE_MAX } from './folder';
+import { SKILL_FILE } from './text';
+
+export interface PackageEditPolicy {
+  /** Globs of the paths an edit may change or create (relative to the skill folder). */
+  editable: string[];
+  /** Globs never changed, even when `editable` matches. */
+  readOnly: string[];
+  /** The most text files the package may hold after an edit adds one. */
+  maxFiles: number;
+  /** The largest a changed or added file may become, in bytes (UTF-8). */
+  maxFileBytes: number;
+}
+
+export const DEFAULT_PACKAGE_POLICY: PackageEditPolicy = {
+  editable: [SKILL_FILE, 'references/**'],
+  readOnly: [],
+  maxFiles: 50,
+  maxFileBytes: 32 * 1024,
+};
+
+const SAFE_PATH = /^(?:[A-Za-z0-9_][A-Za-z0-9._-]*\/)*[A-Za-z0-9_][A-Za-z0-9._-]*$/;
+
+const matches = (path: string, globs: readonly string[]): boolean =>
+  globs.some((g) => minimatch(path, g, { dot: false }));
+
+/** Why an edit of `path` is refused, or undefined when the policy allows it. */
+export function refusalFor(path: string, policy: PackageEditPolicy): string | undefined {
+  if (!SAFE_PATH.test(path) || path.split('/').includes('..'))
+    return `"${path}" is not a relative path inside the skill folder (letters, digits, ".", "_", "-", "/")`;
+  if (matches(path, policy.readOnly)) return `${path} is read-only under optimizer.package_edits.read_only`;
+  if (!matches(path, policy.editable))
+    return `${path} is not editable under optimizer.package_edits.editable (${policy.editable.join(', ')})`;
+  return undefined;
+}
+
+/** The size rule for a file an edit produced. */
+export function sizeRefusal(path: string, text: string, policy: PackageEditPolicy): string | undefined {
+  const bytes = Buffer.byteLength(text, 'utf8');
+  const max = Math.min(policy.maxFileBytes, PACKAGE_TEXT_FILE_MAX);
+  return bytes > max
+    ? `${path} would be ${bytes} bytes, over optimizer.package_edits.max_file_bytes (${max})`
+    : undefined;
+}
+
+/** The policy of the config section `optimizer.package_edits`. */
+export function policyFromConfig(cfg: {
+  editable: string[];
+  read_only: string[];
+  max_files: number;
+  max_file_bytes: number;
+}): PackageEditPolicy {
+  return {
+    editable: [...cfg.editable],
+    readOnly: [...cfg.read_only],
+    maxFiles: cfg.max_files,
+    maxFileBytes: cfg.max_file_bytes,
+  };
+}
