@@ -94,6 +94,8 @@ export interface RunArgs {
   /** Repetitions of each timed run. */
   reps: number;
   latencyMs: number;
+  /** The neutral workload's latency: 300 ms (issue 15) unless --latency-ms says otherwise. */
+  neutralLatencyMs: number;
   jitterMs: number;
   concurrency: number;
   /** Sections to run; all by default. */
@@ -103,6 +105,7 @@ export interface RunArgs {
 }
 
 export const SECTIONS = [
+  'neutral',
   'speed',
   'jitter',
   'overhead',
@@ -139,6 +142,7 @@ export function parseRunArgs(argv: readonly string[]): RunArgs {
     quick,
     reps: num(raw, 'reps', quick ? 2 : 5, 1),
     latencyMs: num(raw, 'latency-ms', quick ? 100 : 300, 0, false),
+    neutralLatencyMs: num(raw, 'latency-ms', 300, 0, false),
     jitterMs: num(raw, 'jitter-ms', 0, 0, false),
     concurrency: num(raw, 'concurrency', 16, 1),
     only: only as Section[],
