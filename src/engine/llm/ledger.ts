@@ -4,6 +4,7 @@
  * into its accounting, so totals, caps, history.json, summary.json and report.md count every
  * process of the run exactly once, whatever stopped the earlier ones.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { appendJsonl, readJsonlTolerant } from '../store/jsonl';
 import { ZERO_COUNTERS } from './accounting';
@@ -62,6 +63,8 @@ export class RunLedger {
   private readonly rows: LedgerRow[];
   private readonly priorCount: number;
   private at: { step: number; phase: LedgerPhase } = { step: 0, phase: 'baseline' };
+  /** Work that overlaps a later step (the baseline under step 1's rollouts) keeps its own attribution. */
+  private readonly scope = new AsyncLocalStorage<{ step: number; phase: LedgerPhase }>();
 
   constructor(private readonly path: string) {
     this.rows = readJsonlTolerant<LedgerRow>(path);
@@ -71,6 +74,11 @@ export class RunLedger {
   /** Attribute the calls that follow to this step and phase. */
   track(step: number, phase: LedgerPhase): void {
     this.at = { step, phase };
+  }
+
+  /** Runs `fn` with every call it makes attributed to this step and phase, whatever track() says meanwhile. */
+  within<T>(step: number, phase: LedgerPhase, fn: () => T): T {
+    return this.scope.run({ step, phase }, fn);
   }
 
   /**
@@ -115,7 +123,8 @@ export class RunLedger {
   }
 
   private append(r: AccountingRecord): void {
-    const base = { session: this.session, t: Date.now(), step: this.at.step, phase: this.at.phase };
+    const at = this.scope.getStore() ?? this.at;
+    const base = { session: this.session, t: Date.now(), step: at.step, phase: at.phase };
     let row: LedgerRow;
     if (r.kind === 'fallback') {
       row = { ...base, kind: 'fallback', stage: r.stage };

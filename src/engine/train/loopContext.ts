@@ -28,8 +28,10 @@ export interface TrainInput {
   flatConfig: Record<string, unknown>;
   /** Checked at every step boundary; returns a reason to stop, or null. */
   budgetCheck?: () => string | null;
+  /** A spend or time cap is set: work that a cap must see first is not started beside other work. */
+  budgetCapped?: boolean;
   /** The run's ledger: attributes calls to steps and gives each step's tokens over every process. */
-  ledger: Pick<RunLedger, 'track' | 'stepTokens'>;
+  ledger: Pick<RunLedger, 'track' | 'within' | 'stepTokens'>;
   totalTokens: () => Record<string, unknown>;
   /** Accounting rows (per stage, role and model) for the report's spend by role. */
   accountingSnapshot: () => AccountingSnapshot;

@@ -72,7 +72,15 @@ export async function rollout(opts: RolloutOptions): Promise<RolloutResult[]> {
   };
   const pending = opts.items.filter((item) => !done.has(item.id));
   if (opts.batch && pending.length) await rolloutByBatch(pending, system, itemOpts, opts.batch, finish);
-  else await Promise.all(pending.map(async (item) => finish(item, await runItem(item, system, itemOpts))));
+  else {
+    // Settled, not raced: a reply that arrived before a stop is still written (its conversation is
+    // written off the event loop), so a resumed run does not pay for it again.
+    const settled = await Promise.allSettled(
+      pending.map(async (item) => finish(item, await runItem(item, system, itemOpts))),
+    );
+    const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
   return opts.items.map((i) => done.get(i.id)!);
 }
 

@@ -10,7 +10,14 @@ import { recordOf, type StepWork } from './work';
 /** One step: its stages in order, then the commit (also when a stage ended it with a skip). */
 export async function runStep(
   loop: LoopContext,
-  at: { step: number; epoch: number; stepInEpoch: number; batches: readonly TrainBatch[] },
+  at: {
+    step: number;
+    epoch: number;
+    stepInEpoch: number;
+    batches: readonly TrainBatch[];
+    /** What must finish before the step's record reads the state (the baseline beside step 1). */
+    ready?: Promise<void>;
+  },
 ): Promise<void> {
   const started = Date.now();
   loop.input.ledger.track(at.step, 'step');
@@ -37,6 +44,7 @@ export async function runStep(
       humanRejected: [],
     };
     const skipped = await runStages(loop, work);
+    await at.ready;
     if (skipped) recordOf(work).skipped(skipped);
     commitStep(loop, work, { started, fallbacks });
   } finally {
