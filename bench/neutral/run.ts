@@ -238,5 +238,15 @@ export function summarize(variant: string, latencyMs: number, reps: NeutralRep[]
   };
 }
 
-/** What `npm run bench` measures on the neutral workload: the default run (more variants in part 3). */
-export const NEUTRAL_VARIANTS: NeutralVariant[] = [{ name: 'default', overrides: [] }];
+/**
+ * What `npm run bench` measures on the neutral workload: the run as configured, with early stop
+ * (calls saved; none without a concurrency cap, since every item is sent at once), and the same run
+ * with batch 20 (two steps per epoch, so a step has a next one to speculate on) without and with
+ * speculation.
+ */
+export const NEUTRAL_VARIANTS: NeutralVariant[] = [
+  { name: 'default', overrides: [] },
+  { name: 'early_stop', overrides: ['evaluation.early_stop=true'] },
+  { name: 'batch20', overrides: ['train.batch_size=20'] },
+  { name: 'batch20+speculate', overrides: ['train.batch_size=20', 'speed.speculate=true'] },
+];

@@ -15,7 +15,7 @@ import { finalCheck } from './gateCandidate';
 import { applyOverrules } from './humanReview';
 import type { LoopContext } from './loopContext';
 import type { ProvenanceRecord } from './provenance';
-import { buildReport, renderReport } from './report';
+import { buildReport, renderReport, type SpeedFigures } from './report';
 import { promptCacheSummary } from '../llm/spendText';
 
 export interface TestResults {
@@ -75,6 +75,7 @@ function writeSummary(
 ): void {
   const { state, layout } = loop;
   const history = state.history;
+  const speed = speedFigures(loop);
   const count = (pred: (a: string) => boolean, recs = history): number =>
     recs.filter((r) => pred(r.action)).length;
   const rejected = (a: string): boolean => a === 'reject';
@@ -140,8 +141,24 @@ function writeSummary(
       readArtifact<unknown[]>(layout.file(RUN_FILE.humanDecisions), artifactSchemas.records) ?? []
     ).length,
     ...(stoppedEarly ? { stoppedEarly } : {}),
+    ...(speed ? { speed } : {}),
   });
-  writeJsonAtomic(layout.file(RUN_FILE.summary), { ...summary, report });
+  writeJsonAtomic(layout.file(RUN_FILE.summary), { ...summary, ...(speed ? { speed } : {}), report });
   const simulated = loop.ctx.optimizer.backend === 'sim' || loop.ctx.target.backend === 'sim';
   writeFileAtomic(layout.file(RUN_FILE.report), renderReport(report, loop.ctx.outDir, simulated));
+}
+
+/** summary.json `speed`: what the speed options saved or added, when one of them is on. */
+function speedFigures(loop: LoopContext): SpeedFigures | undefined {
+  const { s, speed } = loop;
+  if (!s.earlyStop && !s.speculate) return undefined;
+  return {
+    ...(s.earlyStop ? { selection_calls_saved: speed.selectionCallsSaved } : {}),
+    ...(s.speculate
+      ? {
+          speculative_calls: speed.speculativeCalls,
+          speculative_calls_discarded: speed.speculativeCallsDiscarded,
+        }
+      : {}),
+  };
 }

@@ -57,6 +57,8 @@ export class LoopContext {
   readonly stepsPerEpoch: number;
   readonly totalSteps: number;
   readonly started = Date.now();
+  /** What evaluation.early_stop and speed.speculate did in this process (summary.json `speed`). */
+  readonly speed = { selectionCallsSaved: 0, speculativeCalls: 0, speculativeCallsDiscarded: 0 };
 
   constructor(readonly input: TrainInput) {
     this.s = input.ctx.settings;
@@ -72,7 +74,9 @@ export class LoopContext {
     });
     this.state = new TrainState(this.files, scheduler, input.initialSkill);
     const selItems = this.s.selEnvNum > 0 ? input.splits.val.slice(0, this.s.selEnvNum) : input.splits.val;
-    this.selection = new SelectionEvaluator(input.ctx, selItems, this.state.selectionCache);
+    this.selection = new SelectionEvaluator(input.ctx, selItems, this.state.selectionCache, (saved) => {
+      this.speed.selectionCallsSaved += saved;
+    });
   }
 
   get ctx(): RunContext {

@@ -1,6 +1,7 @@
 import type { TaskItem } from '../data/tasks';
 import { SkillOptError } from '../errors';
 import { TARGET_ERROR_LABELS, type TargetErrorKind } from '../../protocol/vocabulary';
+import { Semaphore } from '../llm/limiter';
 import type { ModelClient, Stage } from '../llm/types';
 import type { Scorer } from '../scoring/scorers';
 import { appendJsonl, readJsonlTolerant } from '../store/jsonl';
@@ -31,6 +32,11 @@ export interface RolloutOptions {
   onResult?: (result: RolloutResult, done: number, total: number) => void;
   /** Send the pending items through the target's batch API instead of one call each. */
   batch?: RolloutBatch;
+  /**
+   * evaluation.early_stop: items are sent at most `inFlight` at a time, and an item not sent yet is
+   * left out once `stop()` says the rest cannot matter (calls already sent finish and are kept).
+   */
+  earlyStop?: { inFlight: number; stop: () => boolean };
 }
 
 /**
@@ -75,13 +81,22 @@ export async function rollout(opts: RolloutOptions): Promise<RolloutResult[]> {
   else {
     // Settled, not raced: a reply that arrived before a stop is still written (its conversation is
     // written off the event loop), so a resumed run does not pay for it again.
-    const settled = await Promise.allSettled(
-      pending.map(async (item) => finish(item, await runItem(item, system, itemOpts))),
-    );
+    const hold = opts.earlyStop ? new Semaphore(Math.max(1, opts.earlyStop.inFlight)) : undefined;
+    const one = async (item: TaskItem): Promise<void> => {
+      if (!hold) return finish(item, await runItem(item, system, itemOpts));
+      const release = await hold.acquire(opts.signal);
+      try {
+        if (!opts.earlyStop!.stop()) finish(item, await runItem(item, system, itemOpts));
+      } finally {
+        release();
+      }
+    };
+    const settled = await Promise.allSettled(pending.map(one));
     const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;
   }
-  return opts.items.map((i) => done.get(i.id)!);
+  // Items left out by an early stop have no row.
+  return opts.items.flatMap((i) => done.get(i.id) ?? []);
 }
 
 /** The target could not answer this item: no score, no failure, no trajectory for the analysts. */
@@ -156,6 +171,7 @@ export async function rolloutFor(
   stage: Stage,
   onResult?: RolloutOptions['onResult'],
   repeat?: number,
+  earlyStop?: RolloutOptions['earlyStop'],
 ): Promise<RolloutResult[]> {
   const s = ctx.settings;
   const results = await rollout({
@@ -172,6 +188,7 @@ export async function rolloutFor(
     ...(repeat ? { repeat } : {}),
     signal: ctx.signal,
     ...(onResult ? { onResult } : {}),
+    ...(earlyStop ? { earlyStop } : {}),
     ...(ctx.batch?.stages.has(stage)
       ? {
           batch: {

@@ -11,6 +11,7 @@ import { applyOverrules } from './humanReview';
 import { LoopContext, type TrainInput } from './loopContext';
 import { checkSameConfig } from './sameRun';
 import { runStep } from './step/runStep';
+import { dropSpeculation } from './speculate';
 import { artifactSchemas, readArtifact } from '../store/runSchemas';
 import { patienceReason, stopReason, STOPPED_BY_REQUEST } from './stopConditions';
 
@@ -46,6 +47,15 @@ export class Trainer {
   }
 
   async run(): Promise<TrainOutcome> {
+    try {
+      return await this.runLoop();
+    } finally {
+      // Nothing may still write to the run folder once run() returns.
+      await dropSpeculation(this.loop);
+    }
+  }
+
+  private async runLoop(): Promise<TrainOutcome> {
     const { loop } = this;
     const { state, s, ctx, input } = loop;
     mkdirSync(ctx.outDir, { recursive: true });
@@ -202,6 +212,7 @@ export class Trainer {
   private async finish(stoppedEarly?: string): Promise<TrainOutcome> {
     const { loop } = this;
     const { state, layout } = loop;
+    await dropSpeculation(loop);
     const tests = await finalize(loop, stoppedEarly);
     loop.ctx.emit({
       type: 'run/finished',

@@ -89,8 +89,10 @@ describe('config/schema', () => {
           alpha: 0.05,
           on_inconclusive: 'reject',
           max_repeats: 0,
+          early_stop: false,
         },
       );
+      assert.deepEqual({ ...c.speed }, { speculate: false });
       assert.deepEqual(
         { ...c.env },
         {

@@ -9,6 +9,7 @@ import {
   optimizerFields,
   priceSchema,
   reviewFields,
+  speedFields,
   trainFields,
 } from './sections';
 
@@ -29,6 +30,7 @@ export const SECTION_FIELDS = {
   limits: limitsFields,
   cache: cacheFields,
   review: reviewFields,
+  speed: speedFields,
 } as const;
 
 export type FieldSection = keyof typeof SECTION_FIELDS;
@@ -47,6 +49,7 @@ export const configSchema = z.object({
   cache: z.object(cacheFields).prefault({}),
   prices: z.record(z.string(), priceSchema).default({}),
   review: z.object(reviewFields).prefault({}),
+  speed: z.object(speedFields).prefault({}),
 });
 
 export type SkillOptConfig = z.output<typeof configSchema>;

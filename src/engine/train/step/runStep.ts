@@ -4,6 +4,7 @@ import type { TrainBatch } from '../../data/plan';
 import { renderStepBuffer } from '../stepBuffer';
 import { commitStep } from '../commitStep';
 import type { Fallback, LoopContext } from '../loopContext';
+import { adoptSpeculation } from '../speculate';
 import { runStages } from './pipeline';
 import { recordOf, type StepWork } from './work';
 
@@ -21,6 +22,7 @@ export async function runStep(
 ): Promise<void> {
   const started = Date.now();
   loop.input.ledger.track(at.step, 'step');
+  await adoptSpeculation(loop, { step: at.step, skill: loop.state.current });
   const fallbacks: Fallback[] = [];
   const unsubscribe = loop.onFallback((f) => fallbacks.push(f));
   try {
