@@ -154,21 +154,10 @@ export class SelectionEvaluator {
     const score = meanOfItems(means);
     const items: ItemScores = Object.fromEntries(means);
     const scored = runs[0].length;
-    if (scored < this.items.length) {
-      // A partial score is not the skill's score: nothing is cached, so it is never read as one.
-      this.onEarlyStop?.(this.items.length - scored);
-      return {
-        score,
-        projected: this.project(score, skill),
-        cacheHit: false,
-        hash,
-        items,
-        repeats,
-        results: runs.flat(),
-        stoppedEarly: { scored, of: this.items.length },
-      };
-    }
-    this.cache.set(hash, { ...score, items, ...(repeats > 1 ? { repeats } : {}) });
+    const partial = scored < this.items.length;
+    // A partial score is not the skill's score: it is not cached, so it is never read as one.
+    if (partial) this.onEarlyStop?.(this.items.length - scored);
+    else this.cache.set(hash, { ...score, items, ...(repeats > 1 ? { repeats } : {}) });
     return {
       score,
       projected: this.project(score, skill),
@@ -177,6 +166,7 @@ export class SelectionEvaluator {
       items,
       repeats,
       results: runs.flat(),
+      ...(partial ? { stoppedEarly: { scored, of: this.items.length } } : {}),
     };
   }
 }
