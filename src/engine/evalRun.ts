@@ -2,9 +2,13 @@
 import { setMaxListeners } from 'node:events';
 import { withShuffledChoices } from './data/choiceShuffle';
 import type { TaskItem } from './data/tasks';
-import { makeContext, type PreparedRun, type RunHooks } from './run';
+import { makeContext, STOPPED_CALLS_WAIT_MS, type PreparedRun, type RunHooks } from './run';
 import { containWrites, makeDir, writeJsonAtomic } from './store/atomic';
-import { EVAL_FILE, RunLayout } from './store/layout';
+import { SkillOptError } from './errors';
+import { BudgetGuard } from './llm/budget';
+import { RunLedger } from './llm/ledger';
+import { EVAL_FILE, RUN_FILE, RunLayout } from './store/layout';
+import { acquireRunLock } from './store/runLock';
 import { evaluateItems, type TestSummary } from './train/evaluate';
 
 export type EvalSplit = 'train' | 'val' | 'test' | 'all' | 'valid_seen' | 'valid_unseen' | 'selection';
@@ -20,8 +24,16 @@ export interface EvalSummary {
   /** Items the target could not answer (no score, not in `failing`); absent when none. */
   errored?: string[];
   out_dir: string;
+  /** Target calls paid for this evaluation, over every process that worked on it (its ledger). */
   model_calls: number;
   cache_hits: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cached_tokens: number;
+  /** null when a model's price is unknown. */
+  dollars: number | null;
+  /** The target was the offline `sim` backend: no price, nothing paid. */
+  simulated?: true;
 }
 
 /** Eval-only (reference scripts/eval_only.py): the target on one split or all; no optimizer call. */
@@ -51,19 +63,49 @@ export async function evalPrepared(
   const limit = prepared.settings.testEnvNum;
   const chosen = canonical !== 'all' && limit > 0 ? items.slice(0, limit) : items;
   const outDir = prepared.outDir;
-  const ctx = makeContext(prepared, opts, outDir, () => undefined);
-  const before = prepared.models.accounting.totals();
   const run = new RunLayout(outDir);
   makeDir(outDir);
+  const release = acquireRunLock(outDir);
   const uncontain = containWrites(outDir);
+  const { accounting } = prepared.models;
+  // An evaluation stopped and resumed is one evaluation: its ledger counts every process once,
+  // and the caps under `limits:` hold for it as for a training run.
+  const ledger = new RunLedger(run.file(RUN_FILE.ledger));
+  const detach = ledger.attach(accounting);
+  ledger.track(0, 'eval');
+  const limits = prepared.config.limits;
+  const budget = new BudgetGuard(
+    { maxTokens: limits.max_tokens, maxDollars: limits.max_dollars, maxWallSeconds: limits.max_wall_time_s },
+    accounting,
+    Date.now,
+    { onWarning: (message) => opts.emit({ type: 'warning', message }), priorSeconds: ledger.priorSeconds() },
+  );
+  const capped = new AbortController();
+  let capReason: string | null = null;
+  const unwatch = accounting.onChange(() => {
+    capReason ??= budget.check();
+    if (capReason) capped.abort();
+  });
+  const signal = AbortSignal.any([opts.signal, capped.signal]);
+  setMaxListeners(0, signal);
+  const ctx = makeContext(prepared, { ...opts, signal }, outDir, () => undefined);
   let summary: TestSummary;
   try {
+    const over = budget.check();
+    if (over) throw budgetError(over);
     // Named as the user named the split (selection, valid_seen, …), as the reference's eval_only does.
     ({ summary } = await evaluateItems(ctx, chosen, opts.skill, run.evalOnlyDir(opts.split), 'eval'));
+  } catch (err) {
+    if (capReason && !opts.signal.aborted) throw budgetError(capReason);
+    throw err;
   } finally {
+    if (signal.aborted) await accounting.settled(STOPPED_CALLS_WAIT_MS);
+    unwatch();
+    detach();
     uncontain();
+    release();
   }
-  const after = prepared.models.accounting.totals();
+  const spent = prepared.models.accounting.totals();
   const result: EvalSummary = {
     skill: opts.skillPath,
     split: opts.split,
@@ -74,9 +116,21 @@ export async function evalPrepared(
     failing: summary.failing,
     ...(summary.errored ? { errored: summary.errored } : {}),
     out_dir: outDir,
-    model_calls: after.calls - before.calls,
-    cache_hits: after.cacheHits - before.cacheHits,
+    model_calls: spent.calls,
+    cache_hits: spent.cacheHits,
+    prompt_tokens: spent.promptTokens,
+    completion_tokens: spent.completionTokens,
+    cached_tokens: spent.cachedTokens,
+    dollars: spent.dollars,
+    ...(prepared.models.simulated ? { simulated: true as const } : {}),
   };
   writeJsonAtomic(run.file(EVAL_FILE.summary), result);
   return result;
+}
+
+function budgetError(reason: string): SkillOptError {
+  return new SkillOptError('budget', reason, {
+    key: 'limits',
+    fix: 'raise the cap under `limits:` (max_tokens, max_dollars, max_wall_time_s) and run the same eval again',
+  });
 }

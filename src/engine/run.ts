@@ -273,6 +273,9 @@ export function makeContext(
   };
 }
 
+/** How long a stopped run waits for its calls to end (agent CLIs get 5 s to exit after SIGTERM). */
+export const STOPPED_CALLS_WAIT_MS = 10_000;
+
 /** Run (or resume) training in `prepared.outDir`. Events stream through `hooks.emit`. */
 export async function trainPrepared(
   prepared: PreparedRun,
@@ -372,6 +375,8 @@ export async function trainPrepared(
     });
     throw err;
   } finally {
+    // A stopped agent run reports what it spent as its process ends: wait so the ledger has it.
+    if (hooks.signal.aborted) await models.accounting.settled(STOPPED_CALLS_WAIT_MS);
     unsubscribe();
     if (pendingTimer) clearTimeout(pendingTimer);
     emitTotals();

@@ -3,6 +3,7 @@
  * because settings.json is hand-edited. Which settings apply when:
  * - runsFolders: rescans the Runs tree at once.
  * - reviewMode, copilotModel: the next run or request.
+ * - followRun: the next candidate of a run in auto mode.
  * - engine.*: the next start of the engine process.
  */
 import * as vscode from 'vscode';
@@ -11,6 +12,7 @@ import { isReviewMode, type ReviewMode } from '../protocol/vocabulary';
 export const SettingKeys = {
   runsFolders: 'runsFolders',
   reviewMode: 'reviewMode',
+  followRun: 'followRun',
   copilotModel: 'copilotModel',
   requestTimeout: 'engine.requestTimeoutSeconds',
 } as const;
@@ -32,6 +34,14 @@ export function runsFolders(): string[] {
 export function reviewModeOverride(): ReviewMode | undefined {
   const v = section().get<unknown>(SettingKeys.reviewMode);
   return isReviewMode(v) ? v : undefined;
+}
+
+/**
+ * Auto mode: whether the open skill file follows the run (each candidate the gate keeps is written
+ * into it and saved). Off by default: the trained skill stays in the run folder until Apply Best.
+ */
+export function followRun(): boolean {
+  return section().get<unknown>(SettingKeys.followRun) === true;
 }
 
 /** The model picked with "Select Copilot Model" (a vscode-lm selector string), or ''. */

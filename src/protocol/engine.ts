@@ -75,7 +75,17 @@ export interface EvalResult {
   soft: number;
   by_type: Record<string, { hard: number; soft: number; total: number }>;
   failing: string[];
+  /** Items the target could not answer (not scored); absent when none. */
+  errored?: string[];
   out_dir: string;
+  /** The evaluation's spend over every process that worked on it (its ledger). */
+  model_calls: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  /** null when a model's price is unknown. */
+  dollars: number | null;
+  /** The target was the offline `sim` backend: no price, nothing paid. */
+  simulated?: true;
 }
 
 export interface DecideParams {

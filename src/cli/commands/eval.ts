@@ -3,6 +3,7 @@ import { basename, dirname, extname, join, resolve } from 'node:path';
 import type { EngineEvent } from '../../protocol/events';
 import { SkillOptError } from '../../engine/errors';
 import { evalPrepared } from '../../engine/evalRun';
+import { spendLine } from '../../engine/llm/spendText';
 import { loadConfig } from '../../engine/config/load';
 import { prepareRun } from '../../engine/run';
 import { RUN_DIR, RUN_FILE, RunLayout } from '../../engine/store/layout';
@@ -99,11 +100,14 @@ export async function runEval(args: readonly string[]): Promise<number> {
         process.stdout.write(
           `Not answered by the target (not scored): ${summary.errored.length} item(s), e.g. ${summary.errored.slice(0, 5).join(', ')}; see results.jsonl\n`,
         );
+      // The evaluation's whole spend, earlier (stopped) processes included: it has its own ledger.
+      process.stdout.write(spendLine(prepared.models.accounting.totals(), prepared.models.simulated) + '\n');
       process.stdout.write(`Written: ${summary.out_dir}/eval_summary.json\n`);
     }
     return controller.signal.aborted ? ExitCode.Interrupted : ExitCode.Ok;
   } catch (err) {
-    if (!SkillOptError.is(err, 'cancelled') || a.json) throw err;
+    const capped = SkillOptError.is(err, 'budget');
+    if (!(capped || SkillOptError.is(err, 'cancelled')) || a.json) throw err;
     const again = commandLine(
       'skillopt eval',
       [
@@ -122,7 +126,7 @@ export async function runEval(args: readonly string[]): Promise<number> {
     process.stdout.write(
       `\nStopped: ${err.problem}${left}. Answered items are kept; continue with:\n  ${again}\n`,
     );
-    return ExitCode.Interrupted;
+    return capped ? ExitCode.Budget : ExitCode.Interrupted;
   } finally {
     process.off('SIGINT', onSigint);
     await prepared.models.close();

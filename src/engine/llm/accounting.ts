@@ -110,6 +110,7 @@ export class Accounting {
   private readonly fallbackLog: FallbackRecord[] = [];
   private readonly listeners = new Set<(totals: AccountingSummary) => void>();
   private readonly recordListeners = new Set<(record: AccountingRecord) => void>();
+  private readonly open = new Set<Promise<unknown>>();
   readonly prices: PriceTable;
   private readonly logger?: Logger;
 
@@ -146,6 +147,44 @@ export class Accounting {
       promptTokens: usage.promptTokens ?? 0,
       completionTokens: usage.completionTokens ?? 0,
     });
+  }
+
+  /** A call stopped by the person (Ctrl-C, Stop) after it had spent tokens: paid for, not a failure. */
+  recordStopped(key: UsageKey, usage: Omit<CallUsage, 'attempts'>): void {
+    this.bump(key, {
+      seconds: usage.seconds,
+      promptTokens: usage.promptTokens,
+      completionTokens: usage.completionTokens,
+      cachedTokens: usage.cachedTokens ?? 0,
+      cacheWriteTokens: usage.cacheWriteTokens ?? 0,
+    });
+  }
+
+  /** Registers a call in progress; `settled()` waits for it. */
+  opened<T>(call: Promise<T>): Promise<T> {
+    this.open.add(call);
+    const done = (): void => {
+      this.open.delete(call);
+    };
+    call.then(done, done);
+    return call;
+  }
+
+  /**
+   * Waits (at most `capMs`) for the calls still in progress, so that a stopped run's last calls,
+   * which report what they spent only as they end (an agent CLI's transcript), reach the ledger.
+   */
+  async settled(capMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const cap = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, capMs);
+      timer.unref();
+    });
+    const all = (async (): Promise<void> => {
+      while (this.open.size) await Promise.allSettled([...this.open]);
+    })();
+    await Promise.race([all, cap]);
+    clearTimeout(timer);
   }
 
   /** A stage fell back to its reference default because a reply could not be used. */

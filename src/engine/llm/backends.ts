@@ -5,6 +5,7 @@ import type { ChatFamily } from './chatFamilies';
 import { QWEN_DEFAULT_BASE_URL, MINIMAX_REGION_URLS } from './chatFamilies';
 import { scrubUrl } from './secrets';
 import type { ReasoningSupport, TokenField } from './openai';
+import type { OpenAiApi } from '../config/schema/enums';
 import { AzureOpenAiBackend, OpenAiBackend } from './openai';
 import type { ChatBackend, ReasoningEffort } from './types';
 import { API_KEY_ENV_VARS, type BackendKind, type KeyProvider } from '../../protocol/vocabulary';
@@ -188,6 +189,8 @@ export interface SdkBackendSpec {
   promptCaching?: boolean;
   /** OpenAI family: send prompt_cache_key. */
   promptCacheKey?: boolean;
+  /** OpenAI family: Chat Completions or the Responses API (`model.openai_api`). */
+  api?: OpenAiApi;
   logger?: Logger;
 }
 
@@ -210,6 +213,7 @@ export function createSdkBackend(spec: SdkBackendSpec): ChatBackend {
         temperature: spec.temperature,
         maxTokensCap: spec.maxTokensCap,
         promptCacheKey: spec.promptCacheKey,
+        ...(spec.api ? { api: spec.api } : {}),
         ...(spec.extraBody ? { extraBody: spec.extraBody } : {}),
         ...(spec.keyEnvVar ? { keyEnvVar: spec.keyEnvVar } : {}),
         logger: spec.logger,
@@ -228,6 +232,7 @@ export function createSdkBackend(spec: SdkBackendSpec): ChatBackend {
         temperature: spec.temperature,
         maxTokensCap: spec.maxTokensCap,
         promptCacheKey: spec.promptCacheKey,
+        ...(spec.api ? { api: spec.api } : {}),
         logger: spec.logger,
       });
     case 'anthropic':

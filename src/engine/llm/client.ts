@@ -95,7 +95,12 @@ class RetryingModelClient implements ModelClient {
     this.now = opts.now ?? (() => performance.now());
   }
 
-  async chat(req: ChatRequest, signal?: AbortSignal): Promise<ChatResult> {
+  chat(req: ChatRequest, signal?: AbortSignal): Promise<ChatResult> {
+    const call = this.chatNow(req, signal);
+    return this.opts.accounting ? this.opts.accounting.opened(call) : call;
+  }
+
+  private async chatNow(req: ChatRequest, signal?: AbortSignal): Promise<ChatResult> {
     const caller = signal ?? new AbortController().signal;
     const what = `${this.backend} ${this.model}`;
     if (caller.aborted) throw cancelledError(`The ${req.stage} call to ${what}`);
@@ -133,14 +138,25 @@ class RetryingModelClient implements ModelClient {
     for (let attempt = 1; ; attempt++) {
       let reply: BackendReply;
       try {
-        reply = await this.attempt(req, caller, timeoutMs, (s) => (seconds += s));
+        reply = await this.attempt(
+          req,
+          caller,
+          timeoutMs,
+          (s) => (seconds += s),
+          (late) => this.opts.accounting?.recordStopped(usageKey, { seconds: 0, ...late }),
+        );
       } catch (err) {
         const lost = spentBy(err);
         if (lost) {
           spent.promptTokens += lost.promptTokens;
           spent.completionTokens += lost.completionTokens;
         }
-        if (caller.aborted) throw cancelledError(`The ${req.stage} call to ${what}`);
+        if (caller.aborted) {
+          // Stopped, not failed: what it had spent is paid for all the same.
+          if (spent.promptTokens + spent.completionTokens > 0)
+            this.opts.accounting?.recordStopped(usageKey, { seconds, ...spent });
+          throw cancelledError(`The ${req.stage} call to ${what}`);
+        }
         if (!isTransient(err) || attempt >= this.maxAttempts) {
           this.opts.accounting?.recordFailure(usageKey, { seconds, attempts: attempt, ...spent });
           throw this.finalError(err, attempt);
@@ -196,6 +212,8 @@ class RetryingModelClient implements ModelClient {
     caller: AbortSignal,
     timeoutMs: number,
     addSeconds: (s: number) => void,
+    /** What a call stopped by the caller turns out to have spent once it ends (agent runs say so). */
+    spentAfterStop: (u: Usage) => void,
   ): Promise<BackendReply> {
     const once = async (): Promise<BackendReply> => {
       const started = this.now();
@@ -210,11 +228,25 @@ class RetryingModelClient implements ModelClient {
               controller.abort(new CallTimeoutError(timeoutMs));
             }, timeoutMs)
           : undefined;
+      const call = this.impl.call({ ...req, timeoutMs }, controller.signal);
       try {
         // Racing the signal makes cancellation and timeouts prompt even for a backend that ignores it.
-        return await raceAbort(this.impl.call({ ...req, timeoutMs }, controller.signal), controller.signal);
+        return await raceAbort(call, controller.signal);
       } catch (err) {
         if (timedOut && !caller.aborted) throw new CallTimeoutError(timeoutMs);
+        if (caller.aborted) {
+          // The stop is prompt, but an agent run ends with a bill for what it did until the stop
+          // (its transcript): record it then, and let the run wait for it. An HTTP call rejects
+          // at once when aborted and reports nothing.
+          const late = call.then(
+            () => undefined,
+            (e: unknown) => {
+              const u = spentBy(e);
+              if (u) spentAfterStop(u);
+            },
+          );
+          void this.opts.accounting?.opened(late);
+        }
         throw err;
       } finally {
         if (timer) clearTimeout(timer);

@@ -24,7 +24,7 @@
  */
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
-import { SkillOptError } from '../errors';
+import { cancelledError, SkillOptError } from '../errors';
 import type { Logger } from '../log';
 import { writeFileAtomic } from '../store/atomic';
 import { splitCommand } from './agents/argv';
@@ -51,7 +51,7 @@ import {
   sweepStaleTaskDirs,
   type TaskDirs,
 } from './agents/isolation';
-import { notInstalledError, readFinishedRun } from './agents/outcome';
+import { notInstalledError, readFinishedRun, stoppedRunUsage } from './agents/outcome';
 import { isAgentName, PRESETS, type AgentName, type AgentPreset, type AgentSettings } from './agents/presets';
 import { runProcess, SpawnError, type ProcessResult } from './agents/process';
 import type { BackendReply, ChatBackend, ChatRequest, TaskContext } from './types';
@@ -321,6 +321,13 @@ export class CommandBackend implements ChatBackend {
     } catch (err) {
       if (err instanceof SpawnError) throw notInstalledError(err, this.label, this.preset);
       throw err;
+    }
+    if (run.cancelled) {
+      // Stopped by the person: no answer, but what the agent had spent is paid for (spentBy).
+      const used = stoppedRunUsage({ run, task, dirs, preset: this.preset });
+      throw Object.assign(cancelledError('The target command'), {
+        ...(used ? { spent: { promptTokens: used.inputTokens, completionTokens: used.outputTokens } } : {}),
+      });
     }
     return readFinishedRun({
       run,

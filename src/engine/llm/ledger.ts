@@ -12,7 +12,8 @@ import type { Accounting, AccountingRecord, AccountingSnapshot, Counters, UsageE
 import type { ModelRole } from './types';
 
 /** What the loop was doing when a call was paid. */
-export type LedgerPhase = 'baseline' | 'step' | 'epoch_end' | 'final';
+/** `eval`: an eval-only run (`skillopt eval`, the extension's Evaluate), which keeps a ledger of its own. */
+export type LedgerPhase = 'baseline' | 'step' | 'epoch_end' | 'final' | 'eval';
 
 export interface LedgerRow {
   /** One id per process that worked on the run. */

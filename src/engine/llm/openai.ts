@@ -1,65 +1,34 @@
 import OpenAI, { AzureOpenAI } from 'openai';
 import type {
   ChatCompletion,
-  ChatCompletionContentPart,
   ChatCompletionCreateParamsNonStreaming,
-  ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
 import { SkillOptError } from '../errors';
-import { notAnApiReply, splitBaseUrl } from './wire';
-import { chatCompletionsUsage, promptCacheKey } from './promptCache';
 import type { Logger } from '../log';
+import {
+  buildBody,
+  parseCompletion,
+  sendRequest,
+  shapeFrom,
+  shapeParams,
+  timeoutFor,
+  type RequestShape,
+  type ShapeOptions,
+} from './openaiRequests';
 import { PLACEHOLDER_KEY, requireApiKey, scrubUrl, urlSecrets } from './secrets';
-import type { BackendReply, ChatBackend, ChatMessage, ChatRequest, ReasoningEffort } from './types';
+import type { BackendReply, ChatBackend, ChatRequest } from './types';
+import { splitBaseUrl } from './wire';
 import { API_KEY_ENV_VARS } from '../../protocol/vocabulary';
+
+export { isReasoningModel, type ReasoningSupport, type TokenField } from './openaiRequests';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 export const AZURE_DEFAULT_API_VERSION = '2024-12-01-preview';
 const DEFAULT_TIMEOUT_MS = 300_000;
 
-/** Which request field carries the completion cap. */
-export type TokenField = 'max_completion_tokens' | 'max_tokens';
-
-/** Whether to send `reasoning_effort`: by model name, always, or never. */
-export type ReasoningSupport = 'auto' | 'on' | 'off';
-
-/**
- * OpenAI models that take `reasoning_effort` and reject any temperature but the default: the
- * o-series and gpt-5* (not the `-chat` variants). Judged on the last path segment so OpenRouter
- * names such as `openai/gpt-5` count too.
- */
-export function isReasoningModel(model: string): boolean {
-  const name = (model.split('/').pop() ?? model).trim().toLowerCase();
-  if (/^o\d/.test(name)) return true;
-  return /^gpt-5/.test(name) && !/-chat/.test(name);
-}
-
-interface RequestShape {
-  model: string;
-  tokenField: TokenField;
-  reasoning: ReasoningSupport;
-  reasoningEffort?: ReasoningEffort;
-  temperature?: number;
-  maxTokensCap?: number;
-  promptCacheKey: boolean;
-  extraBody?: Record<string, unknown>;
-}
-
-export interface OpenAiCommonOptions {
+export interface OpenAiCommonOptions extends ShapeOptions {
   /** Default per-call timeout; the client's per-call signal governs as well. */
   timeoutMs?: number;
-  tokenField?: TokenField;
-  reasoning?: ReasoningSupport;
-  /** Effort used when a request names none. */
-  reasoningEffort?: ReasoningEffort;
-  /** Temperature used when a request names none. */
-  temperature?: number;
-  /** Largest completion cap the server accepts; larger requests are clipped to it. */
-  maxTokensCap?: number;
-  /** Send `prompt_cache_key` per skill version (config `model.prompt_caching` / `prompt_cache_key`). */
-  promptCacheKey?: boolean;
-  /** Fields a server expects beyond Chat Completions (Qwen's chat_template_kwargs, MiniMax's thinking). */
-  extraBody?: Record<string, unknown>;
   logger?: Logger;
 }
 
@@ -110,7 +79,7 @@ export class OpenAiBackend implements ChatBackend {
     this.#logger = opts.logger;
     this.#shape = shapeFrom(opts.model, opts, custom ? 'max_tokens' : 'max_completion_tokens');
     this.cacheParams = {
-      api: 'chat.completions',
+      api: this.#shape.responses ? 'responses' : 'chat.completions',
       baseUrl: custom ? this.endpoint : null,
       ...shapeParams(this.#shape),
     };
@@ -130,13 +99,15 @@ export class OpenAiBackend implements ChatBackend {
   }
 
   async call(req: ChatRequest, signal: AbortSignal): Promise<BackendReply> {
-    const body = buildBody(this.#shape, req, this.#logger);
-    const completion = await this.#sdk.chat.completions.create(body, {
-      signal,
-      timeout: timeoutFor(req, this.#timeoutMs),
-      maxRetries: 0,
+    return sendRequest(this.#sdk, this.#shape, req, signal, timeoutFor(req, this.#timeoutMs), {
+      label: `${this.provider} ${this.model}`,
+      ...(this.#logger ? { logger: this.#logger } : {}),
     });
-    return parseCompletion(completion, `${this.provider} ${this.model}`);
+  }
+
+  /** Calls go through the Responses API, which our batch path does not send. */
+  get usesResponsesApi(): boolean {
+    return this.#shape.responses;
   }
 
   /** This backend's client and request shape for the Batch API (src/engine/llm/batch). */
@@ -214,7 +185,7 @@ export class AzureOpenAiBackend implements ChatBackend {
     this.#shape = shapeFrom(opts.deployment, opts, 'max_completion_tokens');
     const apiVersion = opts.apiVersion?.trim() || AZURE_DEFAULT_API_VERSION;
     this.cacheParams = {
-      api: 'azure.chat.completions',
+      api: this.#shape.responses ? 'azure.responses' : 'azure.chat.completions',
       endpoint: this.endpoint,
       apiVersion,
       ...shapeParams(this.#shape),
@@ -242,129 +213,9 @@ export class AzureOpenAiBackend implements ChatBackend {
   }
 
   async call(req: ChatRequest, signal: AbortSignal): Promise<BackendReply> {
-    const body = buildBody(this.#shape, req, this.#logger);
-    const completion = await this.#sdk.chat.completions.create(body, {
-      signal,
-      timeout: timeoutFor(req, this.#timeoutMs),
-      maxRetries: 0,
+    return sendRequest(this.#sdk, this.#shape, req, signal, timeoutFor(req, this.#timeoutMs), {
+      label: `${this.provider} ${this.model}`,
+      ...(this.#logger ? { logger: this.#logger } : {}),
     });
-    return parseCompletion(completion, `${this.provider} ${this.model}`);
   }
-}
-
-function shapeFrom(model: string, opts: OpenAiCommonOptions, defaultField: TokenField): RequestShape {
-  return {
-    model,
-    tokenField: opts.tokenField ?? defaultField,
-    reasoning: opts.reasoning ?? 'auto',
-    reasoningEffort: opts.reasoningEffort,
-    temperature: opts.temperature,
-    maxTokensCap: opts.maxTokensCap,
-    promptCacheKey: opts.promptCacheKey ?? false,
-    ...(opts.extraBody && Object.keys(opts.extraBody).length ? { extraBody: opts.extraBody } : {}),
-  };
-}
-
-function shapeParams(shape: RequestShape): Record<string, unknown> {
-  return {
-    tokenField: shape.tokenField,
-    reasoning: shape.reasoning,
-    defaultReasoningEffort: shape.reasoningEffort ?? null,
-    defaultTemperature: shape.temperature ?? null,
-    maxTokensCap: shape.maxTokensCap ?? null,
-    ...(shape.extraBody ? { extraBody: shape.extraBody } : {}),
-  };
-}
-
-function timeoutFor(req: ChatRequest, fallback: number): number {
-  const ms = req.timeoutMs !== undefined && Number.isFinite(req.timeoutMs) ? req.timeoutMs : fallback;
-  return Math.max(1, Math.round(ms));
-}
-
-const warnedTemperature = new WeakSet<RequestShape>();
-
-/** The Chat Completions body for one request. Exported for tests of the request shape. */
-function buildBody(
-  shape: RequestShape,
-  req: ChatRequest,
-  logger?: Logger,
-): ChatCompletionCreateParamsNonStreaming {
-  const body: ChatCompletionCreateParamsNonStreaming = {
-    ...(structuredClone(shape.extraBody) as object),
-    model: shape.model,
-    messages: req.messages.map(chatMessage),
-  };
-  let maxTokens = req.maxTokens;
-  if (maxTokens !== undefined && shape.maxTokensCap !== undefined)
-    maxTokens = Math.min(maxTokens, shape.maxTokensCap);
-  if (maxTokens !== undefined) body[shape.tokenField] = maxTokens;
-
-  const cacheKey = shape.promptCacheKey ? promptCacheKey(req) : undefined;
-  if (cacheKey) body.prompt_cache_key = cacheKey;
-
-  const reasoningModel = isReasoningModel(shape.model);
-  const sendEffort = shape.reasoning === 'on' || (shape.reasoning === 'auto' && reasoningModel);
-  const effort = req.reasoningEffort ?? shape.reasoningEffort;
-  if (sendEffort && effort) body.reasoning_effort = effort;
-
-  const temperature = req.temperature ?? shape.temperature;
-  if (temperature !== undefined) {
-    if (reasoningModel) {
-      // These models answer 400 to any temperature but the default; asking for 0 must not fail the run.
-      if (!warnedTemperature.has(shape)) {
-        warnedTemperature.add(shape);
-        logger?.log(
-          'info',
-          'llm',
-          `${shape.model} takes no temperature; sending none (asked for ${temperature})`,
-        );
-      }
-    } else {
-      body.temperature = temperature;
-    }
-  }
-  if (req.seed !== undefined) body.seed = req.seed;
-  return body;
-}
-
-/** A user message with images becomes text and image_url parts (base64 data URIs). */
-function chatMessage(m: ChatMessage): ChatCompletionMessageParam {
-  if (!m.images?.length || m.role !== 'user') return { role: m.role, content: m.content };
-  return {
-    role: 'user',
-    content: [
-      { type: 'text', text: m.content },
-      ...m.images.map((img): ChatCompletionContentPart => ({
-        type: 'image_url',
-        image_url: {
-          url: `data:${img.mediaType};base64,${img.data}`,
-          ...(img.detail === 'low' || img.detail === 'high' ? { detail: img.detail } : {}),
-        },
-      })),
-    ],
-  };
-}
-
-function parseCompletion(completion: ChatCompletion, label: string): BackendReply {
-  const foreign = notAnApiReply(completion, label);
-  if (foreign) throw foreign;
-  const fix =
-    'check that the model serves chat completions and raise the completion-token cap if it stopped early';
-  const choice = (completion.choices as ChatCompletion['choices'] | undefined)?.[0];
-  if (!choice) throw new SkillOptError('llm-reply', `${label}: the reply has no choices`, { fix });
-  const content = (choice.message as ChatCompletion.Choice['message'] | undefined)?.content;
-  const truncated = choice.finish_reason === 'length';
-  if (typeof content !== 'string' || content.trim() === '') {
-    const refusal = choice.message?.refusal;
-    const problem = refusal
-      ? `${label}: the model refused: ${refusal}`
-      : `${label}: the reply is empty${truncated ? ' (it stopped at the completion-token cap)' : ''}`;
-    throw new SkillOptError('llm-reply', problem, { fix });
-  }
-  return {
-    text: content,
-    usage: chatCompletionsUsage(completion.usage),
-    ...(typeof completion.model === 'string' && completion.model ? { model: completion.model } : {}),
-    ...(truncated ? { truncated: true } : {}),
-  };
 }

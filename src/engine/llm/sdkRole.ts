@@ -111,6 +111,7 @@ export function buildSdkRole(
     ...(m.thinking_budget > 0 ? { thinkingBudget: m.thinking_budget } : {}),
     promptCaching: m.prompt_caching,
     promptCacheKey: sendsPromptCacheKey(cfg, kind, baseUrl),
+    api: m.openai_api,
     logger: env.logger,
   });
 }

@@ -180,6 +180,10 @@ export function evalReport(result: EvalResult, skillPath: string): string {
     `- Skill: ${skillPath}`,
     `- Split: ${result.split} (${result.n_items} tasks)`,
     `- Hard score: ${formatScore(result.hard)} · soft score: ${formatScore(result.soft)}`,
+    `- Spend: ${result.model_calls} target calls, ${result.prompt_tokens} prompt + ${result.completion_tokens} completion tokens, ${result.simulated ? 'simulated target (no price)' : result.dollars === null ? 'unknown price' : `$${result.dollars.toFixed(4)}`}`,
+    ...(result.errored?.length
+      ? [`- Not answered by the target (not scored): ${result.errored.length} task(s)`]
+      : []),
     `- Files: ${result.out_dir}`,
     '',
     '| task type | tasks | hard | soft |',

@@ -11,6 +11,7 @@ import { actionLabel } from '../../protocol/words';
 import { Commands, ReviewCommands } from '../constants';
 import type { Ctx } from '../ctx';
 import { openCandidateDiff, parseCandidateUri } from './candidateContent';
+import { closeCandidateDiffs, staleDiff } from './diffTabs';
 import type { ReviewController, TrackedSession } from './controller';
 import type { RunHints } from './reviewContext';
 import { runIdOf } from '../commands/shared';
@@ -147,6 +148,23 @@ export function registerReviewCommands(ctx: Ctx, controller: ReviewController, v
     const fromDiff = arg instanceof vscode.Uri ? parseCandidateUri(arg) : undefined;
     let t = sessionOf(arg);
     if (!t && fromDiff) {
+      const stale = staleDiff(ctx, fromDiff);
+      if (stale) {
+        await closeCandidateDiffs(
+          [fromDiff.runId ?? fromDiff.runDir, fromDiff.runDir],
+          fromDiff.step,
+          fromDiff.origin,
+        );
+        const review = stale.waitingStep !== undefined ? `Review Step ${stale.waitingStep}` : undefined;
+        void vscode.window.showInformationMessage(stale.message, ...(review ? [review] : [])).then((pick) => {
+          if (pick)
+            void vscode.commands.executeCommand(
+              ReviewCommands.openWaiting,
+              fromDiff.runId ?? fromDiff.runDir,
+            );
+        });
+        return { t: undefined, fromDiff, stale: true };
+      }
       t = await controller.openFromFolder(
         fromDiff.runId ?? fromDiff.runDir,
         fromDiff.runDir,
@@ -154,14 +172,14 @@ export function registerReviewCommands(ctx: Ctx, controller: ReviewController, v
         fromDiff.origin,
       );
     }
-    return { t, fromDiff };
+    return { t, fromDiff, stale: false };
   };
 
   /** Accept All / Accept Candidate / Accept Anyway: the whole candidate, whatever the phase. */
   const acceptWhole = async (arg: unknown): Promise<string | undefined> => {
-    const { t, fromDiff } = await wholeCandidateTarget(arg);
+    const { t, fromDiff, stale } = await wholeCandidateTarget(arg);
     if (!t) {
-      noReview();
+      if (!stale) noReview();
       return undefined;
     }
     if (refused(t, { kind: 'whole', accept: true, fromDiff: fromDiff !== undefined })) return t.session.phase;
@@ -180,9 +198,9 @@ export function registerReviewCommands(ctx: Ctx, controller: ReviewController, v
   };
 
   const rejectWhole = async (arg: unknown): Promise<string | undefined> => {
-    const { t, fromDiff } = await wholeCandidateTarget(arg);
+    const { t, fromDiff, stale } = await wholeCandidateTarget(arg);
     if (!t) {
-      noReview();
+      if (!stale) noReview();
       return undefined;
     }
     if (refused(t, { kind: 'whole', accept: false, fromDiff: fromDiff !== undefined }))
@@ -236,7 +254,8 @@ export function registerReviewCommands(ctx: Ctx, controller: ReviewController, v
   });
 
   register('skillopt.review.openCandidate', async (arg: unknown) => {
-    const a = isObject(arg) ? arg : {};
+    // A step row of the Runs view passes its tree element; its spec names the run and the step.
+    const a = isObject(arg) ? (isObject(arg.spec) ? arg.spec : arg) : {};
     const runId = runIdOf(a) ?? (await pickRun(ctx));
     if (!runId) return undefined;
     const runDir = typeof a.runDir === 'string' ? a.runDir : (ctx.runs.get(runId)?.dir ?? runId);

@@ -10,7 +10,9 @@ import type { Ctx } from '../ctx';
 import type { CandidateContentProvider } from './candidateContent';
 import type { DecisionStore } from './decisionStore';
 import { openSkillDocument, pendingInsertions } from './documentEdits';
+import { closeSessionDiffs } from './diffTabs';
 import { DocumentSync } from './documentSync';
+import { saveFollowed, savesAsItFollows, staysInRunFolder } from './followRun';
 import { ReviewRegistry, type TrackedSession } from './registry';
 import { EndedReviews, type RunEnd } from './outcomes';
 import { endRun, replaceOtherRuns, writeCandidate, type RunEndHost } from './runEnds';
@@ -200,6 +202,7 @@ export class ReviewController implements vscode.Disposable {
     texts?: { previous: string; candidate: string },
     history?: { verdict?: GateVerdictEvent; reviewNow: boolean },
   ): Promise<TrackedSession | undefined> {
+    if (staysInRunFolder(run, history?.reviewNow === true)) return undefined;
     const doc = openSkillDocument(run.skillPath);
     // A newer candidate replaces whatever older one waited for this skill to open.
     if (run.skillPath) this.registry.parked.take(vscode.Uri.file(run.skillPath));
@@ -247,6 +250,7 @@ export class ReviewController implements vscode.Disposable {
       uri: doc.uri,
       sent: [],
       fileName: doc.uri.path.split('/').pop() ?? 'SKILL.md',
+      ...(savesAsItFollows(run, doc, history?.reviewNow === true) ? { savesAsItFollows: true } : {}),
     };
     this.registry.set(tracked);
     await this.docs.run(tracked, session.begin());
@@ -261,6 +265,7 @@ export class ReviewController implements vscode.Disposable {
     s.dismiss();
     await this.docs.applyOps(t, ops);
     this.schedule(t.uri);
+    await this.closeDiffs(t);
   }
 
   private async onReviewRequested(runId: string, event: ReviewRequested): Promise<void> {
@@ -302,6 +307,7 @@ export class ReviewController implements vscode.Disposable {
       return;
     }
     await this.docs.run(t, t.session.onVerdict(verdictOf(event)));
+    await saveFollowed(t);
   }
 
   // ── the person's actions ──────────────────────────────────────────────────────────────────
@@ -363,7 +369,16 @@ export class ReviewController implements vscode.Disposable {
   }
 
   transition(t: TrackedSession, make: (s: ReviewSession) => Transition): Promise<void> {
-    return this.serial(() => this.docs.run(t, make(t.session)));
+    return this.serial(async () => {
+      await this.docs.run(t, make(t.session));
+      await saveFollowed(t);
+      if (t.session.phase === 'done') await this.closeDiffs(t);
+    });
+  }
+
+  /** A decided or replaced step's diff tabs go: none of them may act on the skill any more. */
+  private closeDiffs(t: TrackedSession): Promise<void> {
+    return closeSessionDiffs(t.session.init);
   }
 
   dismiss(t: TrackedSession): void {

@@ -21,6 +21,8 @@ export interface TrackedSession {
   fileName: string;
   /** The engine's pause for this candidate, kept so a closed document reopens into it. */
   request?: ReviewRequested;
+  /** Auto mode with skillopt.followRun on a file that was saved: it is saved as the run moves on. */
+  savesAsItFollows?: boolean;
 }
 
 export class ReviewRegistry {

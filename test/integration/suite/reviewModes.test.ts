@@ -4,11 +4,13 @@
  * answers `ignored` because this run is not active in it: that proves the request arrived.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import * as vscode from 'vscode';
 import type { EngineEvent } from '../../../src/protocol/events';
 import {
   closeAll,
   feed,
+  followRunSettings,
   inspect,
   lensTitleTexts as titles,
   simRun,
@@ -22,14 +24,48 @@ describe('review modes', function () {
   this.timeout(90_000);
   let run: SimRun;
 
+  let restore: () => Promise<void>;
   before(async () => {
     run = await simRun();
+    restore = await followRunSettings(true);
   });
-  after(() => run.cleanup());
+  after(async () => {
+    await restore();
+    run.cleanup();
+  });
   afterEach(closeAll);
 
   /** A skill file of its own per test, holding the text the step's candidate was made from. */
   const skillAt = (name: string, step: number) => skillWith(run, name, run.previousOf(step));
+
+  it('auto, by default: the skill file is never touched; the candidate stays in the run folder', async () => {
+    await vscode.workspace
+      .getConfiguration('skillopt')
+      .update('followRun', undefined, vscode.ConfigurationTarget.Global);
+    try {
+      const step = stepWhere(run, true);
+      const { path, editor, uri } = await skillAt('auto-default', step);
+      const hints = { skillPath: path, mode: 'auto', live: true, runDir: run.runDir };
+      await feed('it-auto-d', run.ready(step), hints);
+      await feed('it-auto-d', run.verdict(step), hints);
+      // The same events with followRun on write the candidate (the next test); here nothing may.
+      await new Promise((r) => setTimeout(r, 500));
+      assert.equal(await inspect(uri), undefined, 'no review on the file');
+      assert.equal(editor.document.getText(), run.previousOf(step));
+      assert.equal(editor.document.isDirty, false, 'the file is not left dirty');
+      assert.deepEqual(await titles(uri), []);
+      // To overrule, the step row's "Review Step Candidate…" opens the step as a review of its own.
+      const key = await vscode.commands.executeCommand<string | undefined>('skillopt.review.openCandidate', {
+        id: `step:${run.runDir}:${step}`,
+        spec: { kind: 'step', runId: run.runDir, step },
+      });
+      assert.ok(key?.endsWith(`\u0000step\u0000${step}`), `a review of step ${step} opened (${key})`);
+    } finally {
+      await vscode.workspace
+        .getConfiguration('skillopt')
+        .update('followRun', true, vscode.ConfigurationTarget.Global);
+    }
+  });
 
   it('auto: waits for the gate, applies an accepted candidate, and Revert overrules it', async () => {
     const step = stepWhere(run, true);
@@ -49,6 +85,9 @@ describe('review modes', function () {
       const r = await inspect(uri);
       return r?.drawn?.accepted.length ? r : undefined;
     }, 'accepted decorations');
+    // followRun is the person's consent: the file follows the run and is saved, never left dirty.
+    await waitFor(() => (editor.document.isDirty ? undefined : true), 'the followed file saved');
+    assert.equal(readFileSync(path, 'utf8'), run.candidateOf(step));
     assert.equal(shown.phase, 'verdict');
     assert.ok(shown.owners.filter((o) => o.fate === 'accepted').every((o) => o.decidedBy === 'gate'));
     assert.ok((await titles(uri)).includes('Revert Candidate…'));
@@ -58,6 +97,8 @@ describe('review modes', function () {
       reason: 'reads worse',
     });
     assert.equal(editor.document.getText(), run.previousOf(step));
+    await waitFor(() => (editor.document.isDirty ? undefined : true), 'the overruled file saved');
+    assert.equal(readFileSync(path, 'utf8'), run.previousOf(step));
     const sent = await waitFor(async () => (await inspect(uri))?.sent[0], 'the decision');
     assert.equal(sent.params.candidate, 'reject');
     assert.equal(sent.params.reason, 'reads worse');

@@ -14,6 +14,7 @@ import { candidateUri } from '../../../src/extension/review/candidateContent';
 import {
   closeAll,
   feed,
+  followRunSettings,
   inspect,
   lensTitleTexts as titles,
   type InspectRow,
@@ -29,10 +30,16 @@ describe('review outcomes: no silent Accept, no stale review text', function () 
   this.timeout(90_000);
   let run: SimRun;
 
+  let restore: () => Promise<void>;
   before(async () => {
     run = await simRun();
+    // The auto-mode reviews here are drawn in the file, which needs skillopt.followRun.
+    restore = await followRunSettings(true);
   });
-  after(() => run.cleanup());
+  after(async () => {
+    await restore();
+    run.cleanup();
+  });
   afterEach(closeAll);
 
   /** Feeds an epoch-1 slow-update candidate (hunks only, as the engine sends it) and waits for its review. */

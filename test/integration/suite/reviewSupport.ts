@@ -198,3 +198,18 @@ export async function skillWith(
   const editor = await openSkill(path);
   return { path, uri: editor.document.uri, editor };
 }
+
+/**
+ * Settings for a suite of `auto` reviews: the skill file follows the run (skillopt.followRun) and
+ * auto-save is off, so what saves the file is the review. Returns the restore function.
+ */
+export async function followRunSettings(follow: boolean): Promise<() => Promise<void>> {
+  const skillopt = vscode.workspace.getConfiguration('skillopt');
+  const files = vscode.workspace.getConfiguration('files');
+  await skillopt.update('followRun', follow, vscode.ConfigurationTarget.Global);
+  await files.update('autoSave', 'off', vscode.ConfigurationTarget.Global);
+  return async () => {
+    await skillopt.update('followRun', undefined, vscode.ConfigurationTarget.Global);
+    await files.update('autoSave', undefined, vscode.ConfigurationTarget.Global);
+  };
+}

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { StartResult } from '../../../src/protocol/engine';
 import { ReviewCommands } from '../../../src/extension/constants';
+import { candidateUri } from '../../../src/extension/review/candidateContent';
 import { statusLabel, statusText } from '../../../src/extension/views/statusBar';
 import { inspect, repoRoot } from './reviewSupport';
 import { openSkill, recordEvents, rows, skillopt, waitFor, workspacePath } from './support';
@@ -124,6 +125,53 @@ describe('review: a run waiting for the person', function () {
         'the waiting state to clear',
       );
       assert.equal(rebuilt.step, step);
+
+      // The run pauses on a later step; a diff tab of the step just decided must not act any more:
+      // its Accept neither writes that candidate nor drops the review the run now waits on.
+      const next = await waitFor(() => {
+        const w = api.ctx.runs.get(started.runId)?.live?.waiting;
+        return w && w.step > step ? w.step : undefined;
+      }, 'the run to pause on a later step');
+      const pending = await waitFor(async () => {
+        const r = await inspect(uri);
+        return r?.waiting && r.step === next && r.drawn?.added.length ? r : undefined;
+      }, 'the later review in the editor');
+      const before = vscode.workspace.textDocuments.find((d) => d.uri.fsPath === skill)!.getText();
+      const runDir = api.ctx.runs.get(started.runId)!.dir;
+      await vscode.commands.executeCommand('skillopt.review.openDiff', {
+        runDir,
+        runId: started.runId,
+        step,
+      });
+      const decidedDiff = candidateUri({
+        runDir,
+        runId: started.runId,
+        step,
+        origin: 'step',
+        side: 'candidate',
+      });
+      const diffTabs = (): vscode.Tab[] =>
+        vscode.window.tabGroups.all
+          .flatMap((g) => g.tabs)
+          .filter(
+            (t) =>
+              t.input instanceof vscode.TabInputTextDiff && t.input.modified.scheme === decidedDiff.scheme,
+          );
+      await waitFor(() => (diffTabs().length ? true : undefined), "the decided step's diff tab");
+      await vscode.commands.executeCommand('skillopt.review.acceptCandidate', decidedDiff);
+      const after = await inspect(uri);
+      assert.equal(after?.key, pending.key, 'the pending review of the later step is still there');
+      assert.equal(after?.phase, 'review');
+      assert.equal(
+        vscode.workspace.textDocuments.find((d) => d.uri.fsPath === skill)!.getText(),
+        before,
+        'the decided candidate was not written',
+      );
+      await waitFor(() => (diffTabs().length ? undefined : true), 'the stale diff tab closed');
+      assert.ok(
+        !rec.of(started.runId).some((e) => e.type === 'review/decided' && e.step === next),
+        'nothing was decided for the later step',
+      );
     } finally {
       rec.dispose();
       if (runId) {

@@ -96,7 +96,11 @@ function responseObject(
     object: 'response',
     created_at: Math.floor(Date.now() / 1000),
     model: r.model ?? body?.model ?? 'loopback-model',
-    status,
+    // A reply cut at the cap (finishReason 'length') is an incomplete response, as OpenAI sends it.
+    status: status === 'completed' && r.finishReason === 'length' ? 'incomplete' : status,
+    ...(status === 'completed' && r.finishReason === 'length'
+      ? { incomplete_details: { reason: 'max_output_tokens' } }
+      : {}),
     output,
   };
   if (status === 'completed' && r.usage !== null) {
@@ -104,7 +108,7 @@ function responseObject(
     const outputTokens = r.usage?.completionTokens ?? estimateTokens(JSON.stringify(output));
     out.usage = {
       input_tokens: input,
-      input_tokens_details: { cached_tokens: 0 },
+      input_tokens_details: { cached_tokens: r.usage?.cachedTokens ?? 0 },
       output_tokens: outputTokens,
       output_tokens_details: { reasoning_tokens: 0 },
       total_tokens: input + outputTokens,

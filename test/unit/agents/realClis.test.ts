@@ -12,6 +12,7 @@ import {
 import { tmpdir } from 'node:os';
 import { basename, delimiter, join } from 'node:path';
 import { defaultConfig } from '../../../src/engine/config/schema';
+import { SkillOptError } from '../../../src/engine/errors';
 import { Accounting } from '../../../src/engine/llm/accounting';
 import { AgentRunError, CommandBackend, type AgentName } from '../../../src/engine/llm/command';
 import { RunLedger, type LedgerRow } from '../../../src/engine/llm/ledger';
@@ -368,6 +369,31 @@ for (const { agent, wire, keys } of AGENTS) {
       assert.deepEqual(again.stepTokens(3), {
         rollout: { calls: 0, prompt_tokens: usage.promptTokens, completion_tokens: completion },
       });
+    });
+
+    it('a run the person stops still pays: the tokens it reported before Stop reach the ledger, not as a failure', async () => {
+      const setup = runModels();
+      const file = join(base, `ledger-stop-${agent}.jsonl`);
+      new RunLedger(file).attach(setup.accounting);
+      const usage = { promptTokens: 3210, completionTokens: 44 };
+      let replies = 0;
+      override = (req, normal) => (replies++ === 0 ? { ...normal(req), usage } : hang());
+      const stop = new AbortController();
+      const pending = setup.target.chat(request('Chile', skill(MATCHING, true)), stop.signal);
+      await server.waitForRequests(2);
+      stop.abort();
+      await assert.rejects(pending, (e: unknown) => SkillOptError.is(e, 'cancelled'));
+      await setup.accounting.settled(5_000);
+      const rows = readFileSync(file, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as LedgerRow);
+      assert.equal(rows.length, 1, JSON.stringify(rows));
+      assert.equal(rows[0].failures, undefined, 'a stop is not a failure');
+      assert.equal(rows[0].calls, undefined, 'nor an answered call');
+      assert.equal(rows[0].prompt_tokens, usage.promptTokens);
+      assert.ok((rows[0].completion_tokens ?? 0) >= 1, JSON.stringify(rows[0]));
+      assert.ok('dollars' in rows[0], 'the stopped run is priced');
     });
   });
 }

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { cancelledError, SkillOptError } from '../../../src/engine/errors';
 import { Accounting } from '../../../src/engine/llm/accounting';
 import { AgentRunError } from '../../../src/engine/llm/agents/errors';
 import { parseClaude, parseCodexRollout } from '../../../src/engine/llm/agents/transcript';
@@ -131,5 +132,32 @@ describe('llm/agents: tokens of errored runs', () => {
       [t.calls, t.failures, t.retries, t.promptTokens, t.completionTokens],
       [1, 1, 2, 187, 20],
     );
+  });
+
+  it('a call the caller stops is cancelled at once, and what the run reports as it ends is paid, not failed', async () => {
+    let end: (e: Error) => void = () => undefined;
+    const backend: ChatBackend = {
+      provider: 'command',
+      model: 'agent',
+      cacheParams: {},
+      // Like an agent CLI: it ends only after its process exits, with what its transcript says it spent.
+      call: () => new Promise<BackendReply>((_, reject) => (end = reject)),
+    };
+    const accounting = new Accounting();
+    const client = createModelClient({ role: 'target', backend, accounting });
+    const stop = new AbortController();
+    const pending = client.chat(REQ, stop.signal);
+    await new Promise((r) => setImmediate(r));
+    stop.abort();
+    await assert.rejects(pending, (e: unknown) => SkillOptError.is(e, 'cancelled'));
+    const settled = accounting.settled(5_000);
+    end(
+      Object.assign(cancelledError('The target command'), {
+        spent: { promptTokens: 900, completionTokens: 12 },
+      }),
+    );
+    await settled;
+    const t = accounting.totals();
+    assert.deepEqual([t.calls, t.failures, t.promptTokens, t.completionTokens], [0, 0, 900, 12]);
   });
 });

@@ -29,6 +29,7 @@ const run = (over: Partial<ProcessResult> = {}): ProcessResult => ({
   truncated: false,
   stdoutBytes: 0,
   stderrBytes: 0,
+  cancelled: false,
   ...over,
 });
 

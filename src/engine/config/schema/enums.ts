@@ -16,6 +16,9 @@ export const BATCH_API_MODES = ['off', 'final', 'selection'] as const;
 export const GATE_TESTS = ['strict', 'paired'] as const;
 /** evaluation.on_inconclusive: what a paired gate does when the difference is within noise. */
 export const ON_INCONCLUSIVE = ['reject', 'more_repeats', 'ask'] as const;
+/** model.openai_api: which OpenAI API the openai and azure_openai backends call (llm/openaiResponses.ts). */
+export const OPENAI_APIS = ['auto', 'chat_completions', 'responses'] as const;
+export type OpenAiApi = (typeof OPENAI_APIS)[number];
 
 const UPDATE_MODE_ALIASES: Record<string, (typeof UPDATE_MODES)[number]> = {
   patch: 'patch',

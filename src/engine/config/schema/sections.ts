@@ -8,6 +8,7 @@ import {
   LR_CONTROL_MODES,
   LR_SCHEDULERS,
   ON_INCONCLUSIVE,
+  OPENAI_APIS,
   PAIR_POLICIES,
   SPLIT_MODES,
   UPDATE_MODES,
@@ -191,6 +192,9 @@ export const modelFields = {
   // to Azure and OpenAI-compatible servers (which may refuse unknown fields); off never.
   prompt_caching: flag(true),
   prompt_cache_key: oneOf(['auto', 'on', 'off'] as const, 'auto'),
+  // OpenAI and Azure OpenAI: Chat Completions, or the Responses API. auto uses Responses for the
+  // models that serve only it (gpt-5.x-codex, codex-mini, the -pro models), as the reference does.
+  openai_api: oneOf(OPENAI_APIS, 'auto'),
 };
 
 export const trainFields = {

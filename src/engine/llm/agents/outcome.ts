@@ -46,6 +46,34 @@ function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
 
+/**
+ * The tokens a run the person stopped had spent, as far as its transcript (or Copilot's telemetry,
+ * Codex's session file) says; undefined when it reported none.
+ */
+export function stoppedRunUsage(
+  finished: Pick<FinishedRun, 'run' | 'task' | 'dirs' | 'preset'>,
+): AgentUsage | undefined {
+  return agentUsage(
+    finished,
+    parseTranscript(finished.preset?.format ?? 'text', finished.run.stdout, finished.task.skillName),
+  );
+}
+
+/** What a run spent: the transcript's count, or the files the CLI keeps it in when it was cut short. */
+function agentUsage(
+  { dirs, preset }: Pick<FinishedRun, 'dirs' | 'preset'>,
+  transcript: ReturnType<typeof parseTranscript>,
+): AgentUsage | undefined {
+  const format = preset?.format ?? 'text';
+  if (format === 'copilot') {
+    const otel = join(dirs.tmp, 'copilot-otel.jsonl');
+    if (existsSync(otel)) return parseCopilotOtel(readFileSync(otel, 'utf8')) ?? transcript.usage;
+  }
+  // Codex reports usage only when its turn completes; a run cut short has it in its session file.
+  if (format === 'codex' && !transcript.usage) return codexSessionUsage(dirs.home);
+  return transcript.usage;
+}
+
 /** The reply of a finished run; throws its AgentRunError when classifyRun finds it errored. */
 export function readFinishedRun(finished: FinishedRun): BackendReply {
   const { run, task, prompt, dirs, skillFile, seeded, preset, program, label, model, delivery } = finished;
@@ -53,12 +81,8 @@ export function readFinishedRun(finished: FinishedRun): BackendReply {
   const format = preset?.format ?? 'text';
   const transcript = parseTranscript(format, run.stdout, task.skillName);
   if (format === 'text' && (run.timedOut || run.exitCode !== 0)) delete transcript.answer;
-  if (format === 'copilot') {
-    const otel = join(dirs.tmp, 'copilot-otel.jsonl');
-    if (existsSync(otel)) transcript.usage = parseCopilotOtel(readFileSync(otel, 'utf8')) ?? transcript.usage;
-  }
-  // Codex reports usage only when its turn completes; a run cut short has it in its session file.
-  if (format === 'codex' && !transcript.usage) transcript.usage = codexSessionUsage(dirs.home);
+  const usage = agentUsage(finished, transcript);
+  if (usage) transcript.usage = usage;
   const usageEstimated = transcript.usage === undefined;
   const trace: Record<string, unknown> = {
     agent: preset?.name ?? 'custom',

@@ -61,6 +61,8 @@ export interface ProcessResult {
   truncated: boolean;
   stdoutBytes: number;
   stderrBytes: number;
+  /** The signal fired while it ran: it was stopped, and its output holds what it had done. */
+  cancelled: boolean;
 }
 
 export interface RunProcessOptions {
@@ -104,8 +106,9 @@ export class SpawnError extends Error {
 
 /**
  * Runs one program in its own process group and collects bounded output. Resolves for any exit
- * (including timeout); rejects with SpawnError if the program cannot be started and with
- * SkillOptError('cancelled') if the signal fires.
+ * (including timeout and cancellation: `cancelled`, with the output so far); rejects with
+ * SpawnError if the program cannot be started and with SkillOptError('cancelled') if the signal
+ * had fired before it started.
  */
 export function runProcess(argv: readonly string[], opts: RunProcessOptions): Promise<ProcessResult> {
   if (opts.signal?.aborted) return Promise.reject(cancelledError('The target command'));
@@ -135,10 +138,6 @@ export function runProcess(argv: readonly string[], opts: RunProcessOptions): Pr
       if (settled) return;
       settled = true;
       cleanup();
-      if (aborted) {
-        reject(cancelledError('The target command'));
-        return;
-      }
       const o = out.read();
       const e = err.read();
       resolve({
@@ -151,6 +150,7 @@ export function runProcess(argv: readonly string[], opts: RunProcessOptions): Pr
         truncated: o.truncated || e.truncated,
         stdoutBytes: out.total,
         stderrBytes: err.total,
+        cancelled: aborted,
       });
     };
     const terminate = (): void => {

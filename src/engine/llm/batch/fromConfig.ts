@@ -78,6 +78,12 @@ export function targetBatchApi(cfg: SkillOptConfig, backend: ChatBackend): Batch
   const off = 'set evaluation.batch_api: off (or drop --batch) to send the calls one by one';
   if (backend instanceof AnthropicBackend) return new AnthropicBatchApi(backend.batchWire(), backend.model);
   if (backend instanceof OpenAiBackend) {
+    if (backend.usesResponsesApi) {
+      refuse(
+        `${backend.model} is called through the Responses API, and SkillOpt sends batches of Chat Completions only`,
+        `${off}, or use a Chat Completions model for batch evaluations`,
+      );
+    }
     if (backend.provider !== 'openai' && !cfg.model.target_supports_batch) {
       refuse(
         `the target's server at ${backend.endpoint} is not OpenAI, and most compatible servers have no Batch API`,
