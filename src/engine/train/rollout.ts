@@ -91,7 +91,14 @@ export async function rollout(opts: RolloutOptions): Promise<RolloutResult[]> {
         release();
       }
     };
-    const settled = await Promise.allSettled(pending.map(one));
+    // Stream dispatch: each request leaves before the next is prepared (a turn of the event loop
+    // between items lets the first reach the wire instead of waiting for all of them to be built).
+    const jobs: Array<Promise<void>> = [];
+    for (const [i, item] of pending.entries()) {
+      if (i > 0) await new Promise<void>((next) => setImmediate(next));
+      jobs.push(one(item));
+    }
+    const settled = await Promise.allSettled(jobs);
     const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;
   }
