@@ -102,6 +102,8 @@ export interface RunArgs {
   only: Section[];
   /** Result file; default bench/results/<timestamp>.json. */
   out?: string;
+  /** Neutral workload variants to run (default, early_stop, batch20, batch20+speculate); all by default. */
+  variants?: string[];
 }
 
 export const SECTIONS = [
@@ -118,13 +120,13 @@ export const SECTIONS = [
 export type Section = (typeof SECTIONS)[number];
 
 export const RUN_USAGE = `npm run bench -- [--quick] [--reps N] [--latency-ms L] [--jitter-ms J] [--concurrency C]
-    [--only ${SECTIONS.join(',')}] [--out FILE]`;
+    [--only ${SECTIONS.join(',')}] [--variants NAME,...] [--out FILE]`;
 
 export function parseRunArgs(argv: readonly string[]): RunArgs {
   const raw = rawOptions(
     argv,
     new Set(['quick', 'help']),
-    new Set(['reps', 'latency-ms', 'jitter-ms', 'concurrency', 'only', 'out']),
+    new Set(['reps', 'latency-ms', 'jitter-ms', 'concurrency', 'only', 'out', 'variants']),
   );
   if (raw.has('help')) throw new UsageError(RUN_USAGE);
   const quick = raw.has('quick');
@@ -138,6 +140,10 @@ export function parseRunArgs(argv: readonly string[]): RunArgs {
       throw new UsageError(`--only: unknown section "${s}" (known: ${SECTIONS.join(', ')})`);
   }
   const out = str(raw, 'out');
+  const variants = str(raw, 'variants')
+    ?.split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
   return {
     quick,
     reps: num(raw, 'reps', quick ? 2 : 5, 1),
@@ -147,5 +153,6 @@ export function parseRunArgs(argv: readonly string[]): RunArgs {
     concurrency: num(raw, 'concurrency', 16, 1),
     only: only as Section[],
     ...(out ? { out } : {}),
+    ...(variants ? { variants } : {}),
   };
 }

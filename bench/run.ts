@@ -12,7 +12,7 @@ import { INTERRUPTIONS, runCache } from './cacheBench';
 import { runFootprint } from './footprint';
 import { spawnServer, type ChildServer } from './harness';
 import { machineInfo } from './machine';
-import { NEUTRAL_VARIANTS, runNeutral } from './neutral/run';
+import { neutralVariants, runNeutral } from './neutral/run';
 import { runOverhead } from './overhead';
 import { renderReport, verdictOf, type BenchResult } from './report';
 import { runSpeed } from './speed';
@@ -79,7 +79,7 @@ async function main(): Promise<void> {
       );
       result.neutral = await runNeutral(
         work,
-        { reps: args.reps, latencyMs: args.neutralLatencyMs, variants: NEUTRAL_VARIANTS },
+        { reps: args.reps, latencyMs: args.neutralLatencyMs, variants: neutralVariants(args.variants) },
         log,
       );
     }

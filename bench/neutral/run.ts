@@ -15,6 +15,7 @@ import { loadSplitDir } from '../../src/engine/data/splits';
 import type { TaskItem } from '../../src/engine/data/tasks';
 import { scriptedOptimizerModel, scriptedTargetModel } from '../../test/support/loopback/scriptedModels';
 import { generateBenchTasks, writeBenchTasks } from '../fixtures/generate';
+import { UsageError } from '../args';
 import { repoRoot } from '../harness';
 import { spread, type Spread } from '../stats';
 import { analyzeRun, windowsOf, type NeutralRun } from './analyze';
@@ -250,3 +251,16 @@ export const NEUTRAL_VARIANTS: NeutralVariant[] = [
   { name: 'batch20', overrides: ['train.batch_size=20'] },
   { name: 'batch20+speculate', overrides: ['train.batch_size=20', 'speed.speculate=true'] },
 ];
+
+/** The variants `--variants` names (all when none), refusing an unknown name. */
+export function neutralVariants(names?: readonly string[]): NeutralVariant[] {
+  if (!names) return NEUTRAL_VARIANTS;
+  return names.map((n) => {
+    const v = NEUTRAL_VARIANTS.find((x) => x.name === n);
+    if (!v)
+      throw new UsageError(
+        `--variants: unknown variant "${n}" (known: ${NEUTRAL_VARIANTS.map((x) => x.name).join(', ')})`,
+      );
+    return v;
+  });
+}

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { analyzeRun, windowsOf } from '../../../bench/neutral/analyze';
-import { summarize, type NeutralRep } from '../../../bench/neutral/run';
+import { parseRunArgs } from '../../../bench/args';
+import { neutralVariants, summarize, type NeutralRep } from '../../../bench/neutral/run';
 
 describe('neutral workload analysis (issue 15)', () => {
   const events = [
@@ -72,5 +73,14 @@ describe('neutral workload analysis (issue 15)', () => {
         windows: 2,
       },
     ]);
+  });
+
+  it('runs the variants --variants names, and refuses an unknown one', () => {
+    assert.deepEqual(
+      neutralVariants(parseRunArgs(['--variants', 'default, batch20+speculate']).variants).map((v) => v.name),
+      ['default', 'batch20+speculate'],
+    );
+    assert.equal(neutralVariants(undefined).length, 4);
+    assert.throws(() => neutralVariants(['fast']), /unknown variant "fast"/);
   });
 });
