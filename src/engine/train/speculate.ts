@@ -5,13 +5,14 @@
  * the resume-aware rollout reuses every row) only when its skill has that hash, and otherwise
  * throws it away, counting its calls as extra. So a kept candidate, a person's overrule, a patience
  * stop or a crash never leaves a rollout of the wrong skill in use: decisions are the same as
- * without it. Not with a spend cap (it would spend before the cap is checked), gradient
- * accumulation, or the rollout going through a provider batch.
+ * without it. Across an epoch end it guesses the skill the end leaves (see startSpeculation). Not
+ * with a spend cap (it would spend before the cap is checked), gradient accumulation, or the
+ * rollout going through a provider batch.
  */
 import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { planTrainEpoch } from '../data/plan';
-import { skillHash } from '../skill/document';
+import { injectEmptySlowUpdate, skillHash } from '../skill/document';
 import { makeDir, writeJsonAtomic } from '../store/atomic';
 import { evalPaths, STEP_DIR } from '../store/layout';
 import { readJsonlTolerant } from '../store/jsonl';
@@ -36,21 +37,27 @@ function speculativeDir(loop: LoopContext, step: number): string {
 export function startSpeculation(loop: LoopContext, work: StepWork): void {
   const { s, input, ctx } = loop;
   if (!s.speculate || input.budgetCapped || s.accumulation !== 1 || ctx.batch?.stages.has('rollout')) return;
-  // Only within an epoch: the epoch end may change the skill before the next step.
-  if (work.stepInEpoch + 1 >= loop.stepsPerEpoch) return;
+  // The next step: the next batch of this epoch, or the first of the next epoch.
+  const lastOfEpoch = work.stepInEpoch + 1 >= loop.stepsPerEpoch;
+  if (lastOfEpoch && work.epoch >= s.numEpochs) return;
   const next = planTrainEpoch(input.splits.train, {
     seed: s.seed,
-    epoch: work.epoch,
+    epoch: lastOfEpoch ? work.epoch + 1 : work.epoch,
     batchSize: s.batchSize,
     accumulation: 1,
-  })[work.stepInEpoch + 1];
+  })[lastOfEpoch ? 0 : work.stepInEpoch + 1];
   if (!next) return;
+  // The skill it will most likely start with: this one, after an epoch end that changes nothing
+  // but what it always does (epoch 1's slow update adds the empty block). A wrong guess is only
+  // thrown away: adoption checks the hash.
+  const skill =
+    lastOfEpoch && work.epoch === 1 && s.useSlowUpdate ? injectEmptySlowUpdate(work.skill) : work.skill;
   const dir = speculativeDir(loop, work.step);
   rmSync(dir, { recursive: true, force: true });
-  writeJsonAtomic(join(dir, MARKER), { step: work.step + 1, skill_hash: skillHash(work.skill) });
+  writeJsonAtomic(join(dir, MARKER), { step: work.step + 1, skill_hash: skillHash(skill) });
   const done = input.ledger
     .within(work.step + 1, 'step', () =>
-      rolloutFor(ctx, next.items, work.skill, dir, 'rollout', () => {
+      rolloutFor(ctx, next.items, skill, dir, 'rollout', () => {
         loop.speed.speculativeCalls++;
       }),
     )
