@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { SkillOptError } from '../errors';
 import { writeError } from './ioErrors';
@@ -24,40 +23,6 @@ export function writeFileAtomic(path: string, data: string): void {
     }
     throw writeError(err, path);
   }
-}
-
-/**
- * writeFileAtomic off the event loop: for files written per reply (conversations), so that scoring
- * and dispatching the next requests do not wait for the disk.
- */
-export async function writeFileAtomicAsync(path: string, data: string): Promise<void> {
-  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  const dir = dirname(path);
-  const write = (): Promise<void> => writeFile(tmp, data, { encoding: 'utf8', flag: 'wx' });
-  try {
-    if (!knownDirs.has(dir)) {
-      checkContained(dir);
-      await mkdir(dir, { recursive: true });
-      knownDirs.add(dir);
-    }
-    try {
-      await write();
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      // A folder deleted behind our back is made again.
-      knownDirs.delete(dir);
-      await mkdir(dir, { recursive: true });
-      await write();
-    }
-    await rename(tmp, path);
-  } catch (err) {
-    await rm(tmp, { force: true }).catch(() => undefined);
-    throw writeError(err, path);
-  }
-}
-
-export function writeJsonAtomicAsync(path: string, value: unknown): Promise<void> {
-  return writeFileAtomicAsync(path, JSON.stringify(value, null, 2) + '\n');
 }
 
 /** The temp names writeFileAtomic uses: `<file>.<pid>.<8 hex>.tmp`. */

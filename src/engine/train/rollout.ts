@@ -79,8 +79,8 @@ export async function rollout(opts: RolloutOptions): Promise<RolloutResult[]> {
   const pending = opts.items.filter((item) => !done.has(item.id));
   if (opts.batch && pending.length) await rolloutByBatch(pending, system, itemOpts, opts.batch, finish);
   else {
-    // Settled, not raced: a reply that arrived before a stop is still written (its conversation is
-    // written off the event loop), so a resumed run does not pay for it again.
+    // Settled, not raced: every reply that arrived before a stop is written, so a resumed run does
+    // not pay for it again.
     const hold = opts.earlyStop ? new Semaphore(Math.max(1, opts.earlyStop.inFlight)) : undefined;
     const one = async (item: TaskItem): Promise<void> => {
       if (!hold) return finish(item, await runItem(item, system, itemOpts));

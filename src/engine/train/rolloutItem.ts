@@ -8,7 +8,7 @@ import type { ChatMessage, ChatRequest, ChatResult } from '../llm/types';
 import { targetSystemPrompt } from '../prompts/system';
 import { extractAnswer } from '../scoring/extract';
 import { choiceLabels } from '../scoring/valueScorers';
-import { writeJsonAtomic, writeJsonAtomicAsync } from '../store/atomic';
+import { writeJsonAtomic } from '../store/atomic';
 import type { RolloutOptions } from './rollout';
 
 /** The rollout's options plus where each item's conversation goes (names assigned once per rollout). */
@@ -136,8 +136,7 @@ export async function scoreReply(
     ...(reply.cached ? { cached: true } : {}),
     ...(agentRun ? { agent_run: agentRun } : {}),
   };
-  // Written off the event loop (other replies are scored meanwhile), before the row that names it.
-  await writeJsonAtomicAsync(opts.conversationFile(item.id), [
+  writeJsonAtomic(opts.conversationFile(item.id), [
     call.userRecord,
     { role: 'assistant', content: response },
     ...(agentRun ? [{ role: 'system' as const, content: `[AGENT RUN] ${describeAgentRun(agentRun)}` }] : []),
