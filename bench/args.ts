@@ -104,6 +104,8 @@ export interface RunArgs {
   out?: string;
   /** Neutral workload variants to run (default, early_stop, batch20, batch20+speculate); all by default. */
   variants?: string[];
+  /** Build the neutral workload's CLI from this checkout instead (to compare with another branch). */
+  cliRoot?: string;
 }
 
 export const SECTIONS = [
@@ -120,13 +122,13 @@ export const SECTIONS = [
 export type Section = (typeof SECTIONS)[number];
 
 export const RUN_USAGE = `npm run bench -- [--quick] [--reps N] [--latency-ms L] [--jitter-ms J] [--concurrency C]
-    [--only ${SECTIONS.join(',')}] [--variants NAME,...] [--out FILE]`;
+    [--only ${SECTIONS.join(',')}] [--variants NAME,...] [--cli-root DIR] [--out FILE]`;
 
 export function parseRunArgs(argv: readonly string[]): RunArgs {
   const raw = rawOptions(
     argv,
     new Set(['quick', 'help']),
-    new Set(['reps', 'latency-ms', 'jitter-ms', 'concurrency', 'only', 'out', 'variants']),
+    new Set(['reps', 'latency-ms', 'jitter-ms', 'concurrency', 'only', 'out', 'variants', 'cli-root']),
   );
   if (raw.has('help')) throw new UsageError(RUN_USAGE);
   const quick = raw.has('quick');
@@ -154,5 +156,6 @@ export function parseRunArgs(argv: readonly string[]): RunArgs {
     only: only as Section[],
     ...(out ? { out } : {}),
     ...(variants ? { variants } : {}),
+    ...(str(raw, 'cli-root') ? { cliRoot: str(raw, 'cli-root') } : {}),
   };
 }

@@ -79,7 +79,12 @@ async function main(): Promise<void> {
       );
       result.neutral = await runNeutral(
         work,
-        { reps: args.reps, latencyMs: args.neutralLatencyMs, variants: neutralVariants(args.variants) },
+        {
+          reps: args.reps,
+          latencyMs: args.neutralLatencyMs,
+          variants: neutralVariants(args.variants),
+          ...(args.cliRoot ? { cliRoot: args.cliRoot } : {}),
+        },
         log,
       );
     }

@@ -99,12 +99,12 @@ export interface NeutralResult {
   load: Spread;
 }
 
-/** Bundle the CLI as `npm run package:build` does (minified), into the scratch folder. */
-export async function buildCli(outDir: string): Promise<string> {
-  const { version } = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string };
+/** Bundle the CLI of `root` as `npm run package:build` does (minified), into the scratch folder. */
+export async function buildCli(outDir: string, root = repoRoot): Promise<string> {
+  const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
   const outfile = join(outDir, 'cli.js');
   await esbuild.build({
-    entryPoints: [join(repoRoot, 'src/cli/main.ts')],
+    entryPoints: [join(root, 'src/cli/main.ts')],
     outfile,
     bundle: true,
     platform: 'node',
@@ -131,12 +131,12 @@ const now = (): number => performance.timeOrigin + performance.now();
 
 export async function runNeutral(
   workDir: string,
-  opts: { reps: number; latencyMs: number; variants: NeutralVariant[] },
+  opts: { reps: number; latencyMs: number; variants: NeutralVariant[]; cliRoot?: string },
   log: (line: string) => void,
 ): Promise<NeutralResult[]> {
   const dir = join(workDir, 'neutral');
   const config = writeNeutralWorkload(dir);
-  const cli = await buildCli(dir);
+  const cli = await buildCli(dir, opts.cliRoot);
   const splits = loadSplitDir({ splitDir: join(dir, 'tasks') });
   const tagged = (items: readonly TaskItem[], split: NeutralSplit) => items.map((t) => ({ ...t, split }));
   const tasks = [

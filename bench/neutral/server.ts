@@ -10,8 +10,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { TaskItem } from '../../src/engine/data/tasks';
 import type { ChatMessage } from '../../src/engine/llm/types';
-import { contentText, estimateTokens } from '../../test/support/loopback/core';
+import { contentText } from '../../test/support/loopback/core';
 import { scriptedModels, scriptedTargetModel, stageOf } from '../../test/support/loopback/scriptedModels';
+import { completionBody } from '../server';
 
 export type NeutralSplit = 'train' | 'val' | 'test';
 
@@ -85,25 +86,7 @@ export async function startNeutralServer(opts: {
       });
     if (res.destroyed) return;
     const prompt = messages.map((m) => m.content).join('\n');
-    send(res, 200, {
-      id: `chatcmpl-neutral-${n}`,
-      object: 'chat.completion',
-      created: Math.floor(Date.now() / 1000),
-      model: body.model ?? 'scripted',
-      choices: [
-        {
-          index: 0,
-          message: { role: 'assistant', content: text, refusal: null },
-          finish_reason: 'stop',
-          logprobs: null,
-        },
-      ],
-      usage: {
-        prompt_tokens: estimateTokens(prompt),
-        completion_tokens: estimateTokens(text),
-        total_tokens: estimateTokens(prompt) + estimateTokens(text),
-      },
-    });
+    send(res, 200, completionBody(body.model ?? 'scripted', text, prompt, n, 0));
     entry.repliedAt = now();
   };
 

@@ -4,7 +4,6 @@
  * into its accounting, so totals, caps, history.json, summary.json and report.md count every
  * process of the run exactly once, whatever stopped the earlier ones.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { appendJsonl, readJsonlTolerant } from '../store/jsonl';
 import { ZERO_COUNTERS } from './accounting';
@@ -64,8 +63,12 @@ export class RunLedger {
   private readonly rows: LedgerRow[];
   private readonly priorCount: number;
   private at: { step: number; phase: LedgerPhase } = { step: 0, phase: 'baseline' };
-  /** Work that overlaps a later step (the baseline under step 1's rollouts) keeps its own attribution. */
-  private readonly scope = new AsyncLocalStorage<{ step: number; phase: LedgerPhase }>();
+  /**
+   * Work that overlaps a later step keeps its own attribution by its stage label: the baseline's
+   * `selection` calls under step 1's rollouts, a speculative `rollout` under a gate. (Not
+   * AsyncLocalStorage: it would hook every promise of the run.)
+   */
+  private readonly claims = new Map<string, { step: number; phase: LedgerPhase }>();
 
   constructor(private readonly path: string) {
     this.rows = readJsonlTolerant<LedgerRow>(path);
@@ -77,9 +80,17 @@ export class RunLedger {
     this.at = { step, phase };
   }
 
-  /** Runs `fn` with every call it makes attributed to this step and phase, whatever track() says meanwhile. */
-  within<T>(step: number, phase: LedgerPhase, fn: () => T): T {
-    return this.scope.run({ step, phase }, fn);
+  /**
+   * Until `work` settles, calls of stage label `stage` are attributed to this step and phase,
+   * whatever track() says meanwhile. The caller makes sure nothing else makes such calls then.
+   */
+  async within<T>(stage: string, step: number, phase: LedgerPhase, work: () => Promise<T>): Promise<T> {
+    this.claims.set(stage, { step, phase });
+    try {
+      return await work();
+    } finally {
+      this.claims.delete(stage);
+    }
   }
 
   /**
@@ -124,7 +135,7 @@ export class RunLedger {
   }
 
   private append(r: AccountingRecord): void {
-    const at = this.scope.getStore() ?? this.at;
+    const at = this.claims.get(r.kind === 'fallback' ? r.stage : r.key.stage) ?? this.at;
     const base = { session: this.session, t: Date.now(), step: at.step, phase: at.phase };
     let row: LedgerRow;
     if (r.kind === 'fallback') {

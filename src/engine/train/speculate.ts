@@ -56,7 +56,8 @@ export function startSpeculation(loop: LoopContext, work: StepWork): void {
   rmSync(dir, { recursive: true, force: true });
   writeJsonAtomic(join(dir, MARKER), { step: work.step + 1, skill_hash: skillHash(skill) });
   const done = input.ledger
-    .within(work.step + 1, 'step', () =>
+    // No other rollout call runs until the next step has adopted or dropped this one.
+    .within('rollout', work.step + 1, 'step', () =>
       rolloutFor(ctx, next.items, skill, dir, 'rollout', () => {
         loop.speed.speculativeCalls++;
       }),

@@ -114,7 +114,8 @@ export class Trainer {
       // Step 1's rollouts and reflection do not need the baseline score, only its gate does: the
       // baseline runs beside them unless a cap must see its spend before step 1 starts.
       if (state.currentScore < 0) {
-        this.baselineRun = input.ledger.within(0, 'baseline', () => this.baseline());
+        // Step 1 makes no selection call before its gate, which waits for the baseline.
+        this.baselineRun = input.ledger.within('selection', 0, 'baseline', () => this.baseline());
         this.baselineRun.catch(() => undefined);
         if (input.budgetCapped) await this.baselineRun;
       }

@@ -82,5 +82,6 @@ describe('neutral workload analysis (issue 15)', () => {
     );
     assert.equal(neutralVariants(undefined).length, 4);
     assert.throws(() => neutralVariants(['fast']), /unknown variant "fast"/);
+    assert.equal(parseRunArgs(['--cli-root', '/tmp/main']).cliRoot, '/tmp/main');
   });
 });
