@@ -1,5 +1,6 @@
 import type { EngineEvent } from '../protocol/events';
-import { describeGateTest, describeItemRegressions } from '../protocol/gateText';
+import { describeActivation } from '../protocol/activationText';
+import { describeGateTest, describeItemRegressions, testCheckLines } from '../protocol/gateText';
 import { isAccepted, isInconclusive, isSkipped } from '../protocol/vocabulary';
 
 /** Terminal output for people: one progress line that redraws on a TTY, one line per step verdict. */
@@ -120,6 +121,9 @@ export class PrettyPrinter {
           `Epoch ${e.epoch} done${e.slowUpdate ? `; skill origin ${e.slowUpdate}` : ''}${e.metaSkill ? `; meta skill ${e.metaSkill}` : ''}`,
         );
         break;
+      case 'activation/verdict':
+        this.line(`  ${describeActivation(e.record)}`);
+        break;
       case 'fallback':
         this.line(this.paint(33, `  fallback in ${e.stage}: ${e.reason}`));
         break;
@@ -134,6 +138,7 @@ export class PrettyPrinter {
           this.line(
             `Test split: initial ${fmt(e.test.baseline)}, best ${fmt(e.test.best)}, final ${fmt(e.test.final)}`,
           );
+        if (e.testCheck) for (const l of testCheckLines(e.testCheck, false)) this.line(l);
         this.line(`Best skill: ${e.bestSkillPath}`);
         if (e.reportPath) this.line(`Report: ${e.reportPath}`);
         break;

@@ -47,6 +47,18 @@ export function estimateCalls(settings: TrainSettings, splits: LoadedSplits, spe
     final_selection: settings.evalTest ? sel : 0,
     test: 3 * test,
   };
+  // Tasks with natural-language expectations cost one judge call per target call (scoring/judge.ts).
+  const all = [...splits.train, ...splits.val, ...splits.test.unsealForEvaluation()];
+  const share = all.length
+    ? all.filter((t) => t.assertions?.some((a) => a.kind === 'judge')).length / all.length
+    : 0;
+  if (share > 0) {
+    const targetCalls = (r: Record<string, number>, keys: string[]): number =>
+      Math.ceil(keys.reduce((n, k) => n + (r[k] ?? 0), 0) * share);
+    perStep.judge = targetCalls(perStep, ['rollout', 'selection']);
+    perEpochEnd.judge = targetCalls(perEpochEnd, ['slow_rollout', 'selection', 'meta_reflect']);
+    once.judge = targetCalls(once, ['baseline', 'final_selection', 'test']);
+  }
   const sum = (r: Record<string, number>): number => Object.values(r).reduce((a, b) => a + b, 0);
   const epochsWithLlm = Math.max(0, settings.numEpochs - 1);
   const total = sum(perStep) * spe * settings.numEpochs + sum(perEpochEnd) * epochsWithLlm + sum(once);

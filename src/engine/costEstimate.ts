@@ -30,6 +30,7 @@ const TARGET_STAGES = new Set([
   'baseline',
   'final_selection',
   'test',
+  'trigger',
 ]);
 
 export function estimateCost(prepared: PreparedRun): CostEstimate {

@@ -7,9 +7,12 @@ import { containWrites, makeDir, writeJsonAtomic } from './store/atomic';
 import { SkillOptError } from './errors';
 import { BudgetGuard } from './llm/budget';
 import { RunLedger } from './llm/ledger';
-import { EVAL_FILE, RUN_FILE, RunLayout } from './store/layout';
+import { EVAL_FILE, RUN_FILE, RunLayout, repeatDir } from './store/layout';
 import { acquireRunLock } from './store/runLock';
+import { aaReport, type AaReport } from './optimizer/aaCheck';
 import { evaluateItems, type TestSummary } from './train/evaluate';
+import { rolloutFor } from './train/rollout';
+import { itemMeans } from './train/selection';
 
 export type EvalSplit = 'train' | 'val' | 'test' | 'all' | 'valid_seen' | 'valid_unseen' | 'selection';
 
@@ -34,12 +37,14 @@ export interface EvalSummary {
   dollars: number | null;
   /** The target was the offline `sim` backend: no price, nothing paid. */
   simulated?: true;
+  /** `--aa N`: the same skill scored N times, and how often each gate would accept it over itself. */
+  aa?: AaReport;
 }
 
 /** Eval-only (reference scripts/eval_only.py): the target on one split or all; no optimizer call. */
 export async function evalPrepared(
   prepared: PreparedRun,
-  opts: RunHooks & { skill: string; skillPath: string; split: EvalSplit },
+  opts: RunHooks & { skill: string; skillPath: string; split: EvalSplit; aa?: number },
 ): Promise<EvalSummary> {
   setMaxListeners(0, opts.signal);
   const canonical =
@@ -90,11 +95,29 @@ export async function evalPrepared(
   setMaxListeners(0, signal);
   const ctx = makeContext(prepared, { ...opts, signal }, outDir, () => undefined);
   let summary: TestSummary;
+  let aa: AaReport | undefined;
   try {
     const over = budget.check();
     if (over) throw budgetError(over);
     // Named as the user named the split (selection, valid_seen, …), as the reference's eval_only does.
-    ({ summary } = await evaluateItems(ctx, chosen, opts.skill, run.evalOnlyDir(opts.split), 'eval'));
+    const dir = run.evalOnlyDir(opts.split);
+    const first = evaluateItems(ctx, chosen, opts.skill, dir, 'eval');
+    // A/A: the same skill again, each run a repeat of its own (its own seed, cache entry and folder).
+    const again = Array.from({ length: Math.max(0, (opts.aa ?? 0) - 1) }, (_, r) =>
+      rolloutFor(ctx, chosen, opts.skill, repeatDir(dir, r + 1), 'eval', undefined, r + 1),
+    );
+    const [done, ...others] = await Promise.all([first, ...again]);
+    summary = done.summary;
+    if (opts.aa)
+      aa = aaReport(
+        [done.results, ...others].map((results) => ({ items: itemMeans([results]) })),
+        {
+          metric: prepared.settings.gateMetric,
+          mixedWeight: prepared.settings.gateMixedWeight,
+          alpha: prepared.settings.gate.alpha,
+          seed: prepared.settings.seed,
+        },
+      );
   } catch (err) {
     if (capReason && !opts.signal.aborted) throw budgetError(capReason);
     throw err;
@@ -123,6 +146,7 @@ export async function evalPrepared(
     cached_tokens: spent.cachedTokens,
     dollars: spent.dollars,
     ...(prepared.models.simulated ? { simulated: true as const } : {}),
+    ...(aa ? { aa } : {}),
   };
   writeJsonAtomic(run.file(EVAL_FILE.summary), result);
   return result;

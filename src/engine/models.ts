@@ -25,6 +25,7 @@ import { SimTargetBackend } from './llm/sim/target';
 import type { ChatBackend, ModelClient, ModelRole } from './llm/types';
 import { VscodeLmBackend, type LmBridge } from './llm/vscodeLm';
 import { guardOptimizer } from './train/leakGuard';
+import { judgeConfig, judgeNotice, needsJudge } from './judgeModel';
 import { API_KEY_ENV_VARS, type BackendKind, type KeyProvider } from '../protocol/vocabulary';
 
 /** What the host environment supplies: keys (never read from disk), the vscode.lm bridge, trust. */
@@ -44,6 +45,8 @@ export interface ModelEnvironment {
 export interface ModelSetup {
   optimizer: ModelClient;
   target: ModelClient;
+  /** Grades the eval files' natural-language expectations; only when some task has one (judgeModel.ts). */
+  judge?: ModelClient;
   accounting: Accounting;
   cache?: ResponseCache;
   simulated: boolean;
@@ -107,7 +110,7 @@ const AGENT_BY_BACKEND: Record<string, AgentName> = {
   copilot_exec: 'copilot',
 };
 
-function agentFor(backendName: string): AgentName | undefined {
+export function agentFor(backendName: string): AgentName | undefined {
   const norm = backendName.trim().toLowerCase().replace(/-/g, '_');
   if (/^cursor(_exec|_agent)?$/.test(norm)) {
     throw new SkillOptError('config', `backend '${backendName}' (Cursor's agent CLI) is not a preset here`, {
@@ -313,18 +316,21 @@ export function buildModels(
   for (const value of Object.values(cfg.model))
     if (typeof value === 'string') secrets.push(...urlSecrets(value));
   let targetBackend: ChatBackend | undefined;
-  const make = (role: ModelRole): ModelClient => {
-    const name = role === 'optimizer' ? cfg.model.optimizer_backend : cfg.model.target_backend;
+  const make = (role: ModelRole, judge?: SkillOptConfig): ModelClient => {
+    // The judge is the optimizer's backend with evaluation.judge_model, as a client of its own.
+    const c = judge ?? cfg;
+    const label = judge ? 'judge' : role;
+    const name = role === 'optimizer' ? c.model.optimizer_backend : c.model.target_backend;
     const azure = AZURE_NAMES.has(name.trim().toLowerCase().replace(/-/g, '_'))
-      ? azureAuthFor(cfg, role, vars, env.keys?.azure_openai)
+      ? azureAuthFor(c, role, vars, env.keys?.azure_openai)
       : undefined;
     const resolved = resolveBackendName(name, {
       ...(azure?.endpoint ? { azureEndpoint: azure.endpoint } : {}),
       ...(azure ? { azureMode: azure.mode } : {}),
       key: `model.${role}_backend`,
     });
-    if (resolved.notice) notices.push(`${role}: ${resolved.notice}`);
-    if (azure?.notice) notices.push(azure.notice);
+    if (resolved.notice) notices.push(`${label}: ${resolved.notice}`);
+    if (azure?.notice && !judge) notices.push(azure.notice);
     if (role === 'target') {
       const notice = repeatsNotice(resolved.kind, cfg);
       if (notice) notices.push(notice);
@@ -335,14 +341,14 @@ export function buildModels(
         fix: 'use openai, azure_openai, anthropic, vscode-lm or sim for the optimizer',
       });
     }
-    const backend = buildBackend(cfg, role, resolved.kind, env, resolved, azure);
+    const backend = buildBackend(c, role, resolved.kind, env, resolved, azure);
     if (role === 'target') targetBackend = backend;
-    const cacheNotice = promptCacheKeyNotice(cfg, backend);
-    if (cacheNotice) notices.push(`${role}: ${cacheNotice}`);
+    const cacheNotice = promptCacheKeyNotice(c, backend);
+    if (cacheNotice && !judge) notices.push(`${role}: ${cacheNotice}`);
     const familyNotice = resolved.family
-      ? familySettings(resolved.family, cfg, role, backend.model, vars).notice
+      ? familySettings(resolved.family, c, role, backend.model, vars).notice
       : undefined;
-    if (familyNotice) notices.push(familyNotice);
+    if (familyNotice && !judge) notices.push(familyNotice);
     const agent = backend instanceof CommandBackend;
     const client = createModelClient({
       role,
@@ -351,7 +357,8 @@ export function buildModels(
       retry: { maxAttempts: cfg.limits.max_retries + 1 },
       // An agent run has its own limit (env.exec_timeout); the client's must not cut it short.
       timeoutMs: agent ? cfg.env.exec_timeout * 1000 + 60_000 : cfg.limits.request_timeout_s * 1000,
-      ...(cache ? { cache, cachePolicy: { enabled: true, allRoles: cfg.cache.all_roles } } : {}),
+      // Grades are cached like target replies: a resumed run or eval-only never pays for one twice.
+      ...(cache ? { cache, cachePolicy: { enabled: true, allRoles: cfg.cache.all_roles || !!judge } } : {}),
       accounting,
       logger: env.logger,
       secrets,
@@ -367,7 +374,9 @@ export function buildModels(
     env.testItems,
     env.tasks.filter((t) => !testIds.has(t.id)),
   );
-  const simulated = optimizer.backend === 'sim' || target.backend === 'sim';
+  const judge = needsJudge(env.tasks) ? make('optimizer', judgeConfig(cfg)) : undefined;
+  if (judge) notices.push(judgeNotice(cfg, judge, env.tasks));
+  const simulated = optimizer.backend === 'sim' || target.backend === 'sim' || judge?.backend === 'sim';
   const batch = targetBackend
     ? targetBatch(cfg, targetBackend, { accounting, ...(cache ? { cache } : {}), secrets })
     : undefined;
@@ -376,6 +385,7 @@ export function buildModels(
   return {
     optimizer,
     target,
+    ...(judge ? { judge } : {}),
     accounting,
     ...(cache ? { cache } : {}),
     ...(batch ? { batch } : {}),

@@ -25,7 +25,10 @@ import { SkillOptError } from './errors';
 import type { EngineEvent } from '../protocol/events';
 import { silentLogger, type Logger } from './log';
 import { createScorer, type Scorer } from './scoring/scorers';
+import { assertionScorer } from './scoring/evalScorer';
+import { checkInputFiles } from './train/inputFiles';
 import { checkSkillMarkers } from './skill/markers';
+import { checkSkillForRun } from './skill/lintForRun';
 import { readSkillText } from './skill/skillFile';
 import { buildModels, type ModelSetup, type ModelEnvironment } from './models';
 import { settingsFromConfig } from './train/fromConfig';
@@ -40,6 +43,7 @@ import { RUN_FILE, RunLayout } from './store/layout';
 import { RunLedger } from './llm/ledger';
 import { setMaxListeners } from 'node:events';
 import type { TrainSettings } from './train/settings';
+import { prepareActivation, withActivationCalls, type ActivationPlan } from './activation/plan';
 
 export interface PrepareOptions {
   configPath: string;
@@ -71,6 +75,8 @@ export interface PreparedRun {
   warnings: string[];
   estimate: CallEstimate;
   models: ModelSetup;
+  /** activation.enabled: the trigger queries and how they run (src/engine/activation/plan.ts). */
+  activation?: ActivationPlan;
 }
 
 function timestamp(): string {
@@ -129,7 +135,7 @@ function loadData(
   if (!env.data_path) {
     throw new SkillOptError('config', 'no task data', {
       key: 'env.data_path',
-      fix: 'set env.data_path to a JSONL/JSON/CSV task file (ratio mode), or use split_mode: split_dir with env.split_dir',
+      fix: 'set env.data_path to a JSONL/JSON/CSV/YAML task file (ratio mode), or use split_mode: split_dir with env.split_dir',
     });
   }
   const name = env.name || basename(env.data_path).replace(/\.[^.]+$/, '');
@@ -193,7 +199,7 @@ export function prepareRun(opts: PrepareOptions): PreparedRun {
   // locate() answers with the section's origin for a key the files do not set.
   const scorerSet = loaded.locate('env.scorer') !== loaded.locate('env');
   const scorerSpec = !scorerSet && bench ? bench.scorer : cfg.env.scorer;
-  const scorer = createScorer(scorerSpec, {
+  const baseScorer = createScorer(scorerSpec, {
     baseDir: loaded.configDir,
   });
   const spe = stepsPerEpoch(splits.train.length, settings.batchSize, settings.accumulation);
@@ -204,7 +210,18 @@ export function prepareRun(opts: PrepareOptions): PreparedRun {
     logger: opts.logger ?? silentLogger,
   });
   const allTasks = [...splits.train, ...splits.val, ...splits.test.unsealForEvaluation()];
+  checkInputFiles(allTasks, models.target.backend === 'command');
+  const scorer = assertionScorer(baseScorer, allTasks, models, settings.optimizerMaxTokens, opts.logger);
+  const activation = prepareActivation(
+    cfg,
+    [...splits.train, ...splits.val],
+    skill.text,
+    models.target.backend,
+    splits.test.unsealForEvaluation(),
+  );
   const imageNotices = checkImageTarget(allTasks, models.target, cfg.env.image_detail);
+  // Front-matter lint for the run's target: what keeps the agent from loading the skill refuses here.
+  const skillNotices = checkSkillForRun(skill, cfg.model, models.target.backend === 'command');
   const flatConfig = redactSecrets(
     toFlatConfig(cfg, {
       train_size: splits.train.length,
@@ -227,12 +244,16 @@ export function prepareRun(opts: PrepareOptions): PreparedRun {
     totalSteps: spe * settings.numEpochs,
     warnings: [
       ...loaded.warnings.map(formatConfigWarning),
+      ...(splits.notices ?? []),
       ...benchmarkNotices(bench, scorerSpec, cfg.env.scorer),
       ...imageNotices,
+      ...skillNotices,
       ...models.notices,
+      ...activation.notices,
     ],
-    estimate: estimateCalls(settings, splits, spe),
+    estimate: withActivationCalls(estimateCalls(settings, splits, spe), activation.plan, settings.numEpochs),
     models,
+    ...(activation.plan ? { activation: activation.plan } : {}),
   };
 }
 
@@ -364,6 +385,7 @@ export async function trainPrepared(
       ...(hooks.requireResume ? { requireResume: true } : {}),
       ...(hooks.forceConfig ? { forceConfig: true } : {}),
       ...(hooks.reviewer ? { reviewer: hooks.reviewer } : {}),
+      ...(prepared.activation ? { activation: prepared.activation } : {}),
     });
     holder.trainer = trainer;
     return await trainer.run();

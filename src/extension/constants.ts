@@ -20,6 +20,7 @@ export const Commands = {
   revealRun: 'skillopt.revealRun',
   openStepDiff: 'skillopt.openStepDiff',
   openArtifact: 'skillopt.openArtifact',
+  openEvaluation: 'skillopt.openEvaluation',
 } as const;
 
 export type CommandId = (typeof Commands)[keyof typeof Commands];
@@ -32,6 +33,23 @@ export const ReviewCommands = {
 
 export const viewContainerId = 'skillopt';
 export const runsViewId = 'skillopt.runs';
+export const skillsViewId = 'skillopt.skills';
+
+/** Commands of the Skills view (registered by views/skillsTree.ts). */
+export const SkillCommands = {
+  optimize: 'skillopt.skills.optimize',
+  evaluate: 'skillopt.skills.evaluate',
+  open: 'skillopt.skills.open',
+  revealLastRun: 'skillopt.skills.revealLastRun',
+  create: 'skillopt.skills.create',
+} as const;
+
+/** `contextValue` of the Skills view's rows. */
+export const SkillTreeContext = {
+  skill: 'skillopt.skill',
+  /** A skill with a run to reveal. */
+  skillWithRun: 'skillopt.skill.run',
+} as const;
 
 /** Context keys for `when` clauses. */
 export const ContextKeys = {
@@ -50,6 +68,7 @@ export const TreeItemContext = {
   epoch: 'skillopt.epoch',
   step: 'skillopt.step',
   artifact: 'skillopt.artifact',
+  evaluation: 'skillopt.evaluation',
   message: 'skillopt.message',
 } as const;
 

@@ -10,6 +10,7 @@ import { Ctx } from './ctx';
 import { createLogChannel, errorDetail, errorMessage } from './log';
 import { VERSION } from '../protocol/vocabulary';
 import { registerRunsTree, type RunsTreeProvider } from './views/runsTree';
+import { registerSkillsView, type SkillsTreeProvider } from './views/skillsTree';
 import { registerStatusBar } from './views/statusBar';
 import { registerRunNotices } from './views/runNotices';
 import { registerConversationView } from './views/conversationView';
@@ -21,6 +22,7 @@ import { registerGateHistory } from './webview/index';
 export interface SkillOptApi {
   readonly ctx: Ctx;
   readonly tree: RunsTreeProvider;
+  readonly skills: SkillsTreeProvider;
 }
 
 function trackTrust(ctx: Ctx): void {
@@ -53,13 +55,14 @@ export function activate(context: vscode.ExtensionContext): SkillOptApi {
     registerRunNotices(ctx);
     registerConversationView(ctx);
     registerCommands(ctx, { tree: provider, view });
+    const skills = registerSkillsView(ctx);
     // Inline review, language features and the Gate History panel.
     const reviewLines = registerReview(ctx);
     registerLanguage(ctx, reviewLines);
     registerGateHistory(ctx);
     void ctx.runs.refresh();
     log.info(`[activate] SkillOpt ${VERSION} ready`);
-    return { ctx, tree: provider };
+    return { ctx, tree: provider, skills };
   } catch (err) {
     // VS Code reports a failed activation only in its own logs; say it where people look.
     log.error(`[activate] ${errorDetail(err)}`);

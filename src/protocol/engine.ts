@@ -80,6 +80,8 @@ export interface EvalResult {
   out_dir: string;
   /** The evaluation's spend over every process that worked on it (its ledger). */
   model_calls: number;
+  /** Answers taken from the response cache (free). */
+  cache_hits?: number;
   prompt_tokens: number;
   completion_tokens: number;
   /** null when a model's price is unknown. */

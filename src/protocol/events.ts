@@ -3,7 +3,14 @@
  * JSON object per line), the worker forwards them to the extension, and `eventsFromRunFolder`
  * rebuilds the same sequence from a finished run folder. New fields must be optional.
  */
-import type { GateTestRecord, ItemRegressions, LineHunk, StepRecord } from './records';
+import type {
+  ActivationRecord,
+  GateTestRecord,
+  ItemRegressions,
+  LineHunk,
+  StepRecord,
+  TestCheck,
+} from './records';
 import type { CandidateOrigin, StageName, VerdictAction, VerdictOrigin } from './vocabulary';
 
 export interface AccountingTotals {
@@ -133,6 +140,8 @@ export type EngineEvent =
     }
   | { type: 'step/finished'; record: StepRecord }
   | { type: 'epoch/finished'; epoch: number; slowUpdate?: string; metaSkill?: string }
+  /** The activation track's gate on the description at an epoch end (activation.enabled). */
+  | { type: 'activation/verdict'; record: ActivationRecord }
   | { type: 'accounting'; totals: AccountingTotals }
   | { type: 'fallback'; stage: string; reason: string }
   | { type: 'warning'; message: string }
@@ -147,6 +156,8 @@ export type EngineEvent =
       reportPath?: string;
       stoppedEarly?: string;
       test?: { baseline?: number; best?: number; final?: number };
+      /** The test scores' intervals and whether the selection gain shows on test. */
+      testCheck?: TestCheck;
     }
   | { type: 'run/stopped'; outDir: string; reason: string; resumeCommand: string }
   | { type: 'run/failed'; message: string; reason: string };

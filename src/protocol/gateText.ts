@@ -1,8 +1,8 @@
 /**
- * How the paired gate's test and the per-item rule read, in one place: the CLI, report.md, the
- * runs tree, Gate History and the review all show these same words.
+ * How the paired gate's test, the per-item rule and the test-split check read, in one place: the
+ * CLI, report.md, the runs tree, Gate History and the review all show these same words.
  */
-import type { GateTestRecord, ItemRegressions } from './records';
+import type { GateTestRecord, ItemRegressions, TestCheck } from './records';
 
 const signed = (x: number): string => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(3)}`;
 
@@ -20,4 +20,27 @@ export function describeItemRegressions(r: ItemRegressions, shown = 5): string {
   const ids =
     r.items.slice(0, shown).join(', ') + (r.items.length > shown ? `, … ${r.items.length - shown} more` : '');
   return `broke ${r.items.length} item(s) the current skill passes (at most ${r.max} allowed${r.rejected ? ', so rejected' : ''}): ${ids}`;
+}
+
+/** How a test check reads: report.md (Markdown) and the CLI (plain text). */
+export function testCheckLines(c: TestCheck, markdown = true): string[] {
+  const pct = `${Math.round(c.level * 100)}%`;
+  const b = markdown ? '**' : '';
+  const q = markdown ? '`' : '';
+  const iv = ([lo, hi]: [number, number]): string => `[${lo.toFixed(3)}, ${hi.toFixed(3)}]`;
+  const named = (['initial', 'best', 'final'] as const)
+    .filter((k) => c.intervals[k])
+    .map((k) => `${k} ${iv(c.intervals[k]!)}`);
+  const lines = named.length ? [`Test scores, ${pct} intervals (Wilson): ${named.join(', ')}.`] : [];
+  const p = c.best_vs_initial;
+  if (p) {
+    const delta = `best − initial on the same ${p.n} test items: ${p.mean_delta >= 0 ? '+' : ''}${p.mean_delta.toFixed(3)}, ${pct} interval ${iv(p.interval)}`;
+    if (c.verdict === 'confirmed') lines.push(`The selection gain shows on test: ${delta}.`);
+    else if (c.verdict === 'not_confirmed')
+      lines.push(
+        `${b}The best skill's selection gain (+${c.selection_gain.toFixed(3)}) does not show on test${b} (${delta}): the selection split may be overfitted. Enlarge it, use ${q}evaluation.gate_test: paired${q} or ${q}evaluation.repeats${q}, and trust the test numbers.`,
+      );
+    else lines.push(`No selection gain to confirm; ${delta}.`);
+  }
+  return lines.length && markdown ? [...lines, ''] : lines;
 }

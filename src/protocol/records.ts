@@ -52,6 +52,20 @@ export interface Score {
   soft: number;
 }
 
+/** The test split read with its uncertainty (summary.json `test_check`, report.md). */
+export interface TestCheck {
+  /** 1 − evaluation.alpha. */
+  level: number;
+  /** Wilson intervals of each skill's hard test score. */
+  intervals: { initial?: [number, number]; best?: [number, number]; final?: [number, number] };
+  /** best − initial on the test items both answered, with a paired bootstrap interval. */
+  best_vs_initial?: { n: number; mean_delta: number; interval: [number, number] };
+  /** best − initial on the selection split (what the gate saw). */
+  selection_gain: number;
+  /** `not_confirmed`: a selection gain whose test interval does not exclude 0 (overfitting?). */
+  verdict: 'confirmed' | 'not_confirmed' | 'no_gain';
+}
+
 /**
  * Ours: the paired gate's test of a candidate against the current skill on the same selection
  * items (evaluation.gate_test: paired). Deltas are candidate − current, per item, on the gate metric.
@@ -237,10 +251,48 @@ export interface RuntimeState {
   /** Ours: last epoch whose slow update / meta reflect is complete (each is skipped on resume). */
   slow_done_epoch?: number;
   meta_reflect_done_epoch?: number;
+  /** Ours: last epoch whose activation-track stage is complete. */
+  activation_done_epoch?: number;
   /** Ours: the initial skill's selection score. */
   baseline_score?: number;
   /** Ours: selection scores by skill hash, so a resumed run never scores the same skill twice. */
   selection_cache?: Record<string, CachedSelection>;
   /** Ours: which program wrote the file (ENGINE_ID). */
   engine?: string;
+}
+
+/** A description's trigger rate on one set of trigger queries (errored runs counted, not scored). */
+export interface TriggerRateRecord {
+  /** Mean query score; null when every run errored. */
+  rate: number | null;
+  /** Should-trigger queries: share of runs that loaded the skill. */
+  recall?: number;
+  /** Should-not-trigger queries: share of runs that loaded it anyway. */
+  false_trigger_rate?: number;
+  queries: number;
+  runs: number;
+  errored: number;
+}
+
+/** One epoch of the activation track (`activation_history.json`): the description's gate. */
+export interface ActivationRecord {
+  epoch: number;
+  /** The epoch's last step: the record sits after it in Gate History. */
+  step: number;
+  /** accept_new_best, reject, or no_content (the optimizer proposed nothing new). */
+  action: string;
+  /** Why a candidate was rejected or not made, in words. */
+  reason?: string;
+  description_before: string;
+  candidate_description?: string;
+  /** The description the skill carries after the verdict. */
+  description_after: string;
+  train_before: TriggerRateRecord;
+  held_out_before: TriggerRateRecord;
+  train_candidate?: TriggerRateRecord;
+  held_out_candidate?: TriggerRateRecord;
+  reasoning?: string;
+  /** Which runs decided: the agent's own skill discovery, or the chat listing prompt. */
+  mode: 'agent' | 'chat';
+  simulated?: boolean;
 }

@@ -201,6 +201,7 @@ export const STAGE_NAMES = [
   'evaluate',
   'slow_update',
   'meta_skill',
+  'activation',
   'appendix',
   'final_selection',
   'review',

@@ -5,7 +5,7 @@
  * after a reload the host's serializer knows which run to show and sends the data again.
  */
 
-import type { GateTestRecord } from './records';
+import type { ActivationRecord, GateTestRecord } from './records';
 import { CANDIDATE_ORIGINS, type CandidateDecision, type CandidateOrigin } from './vocabulary';
 
 export type { CandidateOrigin };
@@ -84,6 +84,8 @@ export interface GateHistoryData {
   steps: GateStepRow[];
   /** Totals so far; `dollars` is null when some model's price is unknown. */
   spend: { dollars: number | null; tokens: number };
+  /** The description's own gate per epoch (activation.enabled), from the run folder and live events. */
+  activation?: ActivationRecord[];
 }
 
 /** host → webview */

@@ -16,6 +16,7 @@ import {
 } from './charts/render';
 import { budgetChart, scoreChart, spendChart, summaryLine, tableRows } from './charts/viewModel';
 import { getHost } from './host';
+import { activationPanel, renderActivation } from './activation';
 import { renderTable } from './table';
 
 const host = getHost();
@@ -33,6 +34,7 @@ interface Layout {
   budget: HTMLCanvasElement;
   spend: HTMLCanvasElement;
   body: HTMLTableSectionElement;
+  activation: ReturnType<typeof activationPanel>;
 }
 let layout: Layout | undefined;
 
@@ -108,9 +110,10 @@ function buildLayout(root: HTMLElement): Layout {
   const body = document.createElement('tbody');
   table.append(head, body);
   tableBox.append(h, table);
-  grid.append(tableBox);
+  const activation = activationPanel();
+  grid.append(tableBox, activation.box);
   root.append(header, grid);
-  return { title, summary, notice, score, budget, spend, body };
+  return { title, summary, notice, score, budget, spend, body, activation };
 }
 
 const hooks: ChartHooks = {
@@ -181,6 +184,7 @@ function render(d: GateHistoryData): void {
     ? 'Simulated models (sim backend): the scores show the loop working, not a real model.'
     : '';
   drawCharts(d);
+  renderActivation(layout.activation, d.activation);
   renderTable(
     layout.body,
     tableRows(d),

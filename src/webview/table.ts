@@ -10,7 +10,8 @@ export interface TableHooks {
   toggleEdits(key: string, open: boolean): void;
 }
 
-function el<K extends keyof HTMLElementTagNameMap>(
+/** An element with an optional class and text (set as text, never parsed). */
+export function el<K extends keyof HTMLElementTagNameMap>(
   tag: K,
   className?: string,
   text?: string,

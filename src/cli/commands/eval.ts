@@ -4,6 +4,7 @@ import type { EngineEvent } from '../../protocol/events';
 import { SkillOptError } from '../../engine/errors';
 import { evalPrepared } from '../../engine/evalRun';
 import { spendLine } from '../../engine/llm/spendText';
+import { aaText } from '../../engine/optimizer/aaCheck';
 import { loadConfig } from '../../engine/config/load';
 import { prepareRun } from '../../engine/run';
 import { RUN_DIR, RUN_FILE, RunLayout } from '../../engine/store/layout';
@@ -34,6 +35,12 @@ export const evalSpec: CommandSpec = {
       type: 'boolean',
       help: 'send the target calls as one provider batch (OpenAI Batch, Anthropic Message Batches): half price, answered within 24 h; Ctrl-C leaves the batch running and the printed command collects it',
     },
+    {
+      name: 'aa',
+      type: 'string',
+      value: 'N',
+      help: 'A/A check: score the skill N times (N ≥ 2) and report how often the strict and the paired gate would accept it over itself (the noise of your target and scorer)',
+    },
     cfgOptionsFlag,
     jsonFlag,
     verboseFlag,
@@ -42,6 +49,7 @@ export const evalSpec: CommandSpec = {
   examples: [
     'skillopt eval skillopt.yaml --skill runs/hs/best_skill.md --split test',
     'skillopt eval skillopt.yaml --skill runs/hs/best_skill.md --batch',
+    'skillopt eval skillopt.yaml --skill SKILL.md --split selection --aa 4',
   ],
 };
 
@@ -54,6 +62,13 @@ export async function runEval(args: readonly string[]): Promise<number> {
   const split = typeof a.values.split === 'string' ? a.values.split : 'test';
   if (!(splits as readonly string[]).includes(split))
     throw new UsageError(`--split must be one of ${splits.join(', ')}`, 'pass one of those after --split');
+  const aaRaw = typeof a.values.aa === 'string' ? a.values.aa : undefined;
+  const aa = aaRaw === undefined ? undefined : Number(aaRaw);
+  if (aa !== undefined && !(Number.isInteger(aa) && aa >= 2 && aa <= 20))
+    throw new UsageError(
+      `--aa must be a whole number from 2 to 20 (got ${aaRaw})`,
+      'e.g. --aa 4 scores the skill 4 times',
+    );
   const skill = readInputFile(skillPath, 'skill file', '--skill');
   checkSkillMarkers(skill, skillPath);
   const logger = stderrLogger(a.values.verbose ? 'debug' : 'warn');
@@ -80,6 +95,7 @@ export async function runEval(args: readonly string[]): Promise<number> {
       skill,
       skillPath: resolve(skillPath),
       split: split as (typeof splits)[number],
+      ...(aa ? { aa } : {}),
       emit,
       signal: controller.signal,
     });
@@ -100,6 +116,7 @@ export async function runEval(args: readonly string[]): Promise<number> {
         process.stdout.write(
           `Not answered by the target (not scored): ${summary.errored.length} item(s), e.g. ${summary.errored.slice(0, 5).join(', ')}; see results.jsonl\n`,
         );
+      if (summary.aa) for (const line of aaText(summary.aa)) process.stdout.write(`${line}\n`);
       // The evaluation's whole spend, earlier (stopped) processes included: it has its own ledger.
       process.stdout.write(spendLine(prepared.models.accounting.totals(), prepared.models.simulated) + '\n');
       process.stdout.write(`Written: ${summary.out_dir}/eval_summary.json\n`);
@@ -119,6 +136,7 @@ export async function runEval(args: readonly string[]): Promise<number> {
         '--out',
         prepared.outDir,
         ...(batch ? ['--batch'] : []),
+        ...(aa ? ['--aa', String(aa)] : []),
       ],
       a,
     );

@@ -27,13 +27,16 @@ const RENAMED: Record<string, string> = {
 const REFERENCE_SECTIONS: readonly FieldSection[] = ['model', 'train', 'gradient', 'optimizer', 'evaluation'];
 /** The only env keys with a flat mapping; every other env key is passed through under its own name. */
 const ENV_MAPPED = ['name', 'skill_init', 'out_root'] as const;
-const OWN_SECTIONS: readonly FieldSection[] = ['limits', 'cache', 'review', 'speed'];
+const OWN_SECTIONS: readonly FieldSection[] = ['limits', 'cache', 'review', 'activation', 'speed'];
+/** Own sections whose keys are flattened with the section as prefix (`activation_enabled`). */
+const PREFIXED_SECTIONS: readonly FieldSection[] = ['activation'];
 
 function entriesFor(
   section: FieldSection,
   keys: readonly string[],
 ): Array<readonly [readonly string[], string]> {
-  return keys.map((key) => [[section, key], RENAMED[`${section}.${key}`] ?? key] as const);
+  const prefix = PREFIXED_SECTIONS.includes(section) ? `${section}_` : '';
+  return keys.map((key) => [[section, key], RENAMED[`${section}.${key}`] ?? `${prefix}${key}`] as const);
 }
 
 /** Ordered (structured path, flat name) pairs: reference sections, mapped env keys, then ours. */

@@ -371,4 +371,7 @@ function resolvePaths(
   }
   if (config.cache.dir.trim() !== '')
     config.cache.dir = resolveConfigPath(config.cache.dir, locate(['cache', 'dir']), cwd);
+  const triggers = config.activation.trigger_file;
+  if (triggers.trim() !== '')
+    config.activation.trigger_file = resolveConfigPath(triggers, locate(['activation', 'trigger_file']), cwd);
 }

@@ -64,6 +64,8 @@ export interface LoadedSplits {
   splitDir: string;
   /** The file each split was read from. */
   files: Record<SplitName, string>;
+  /** How the user's eval files were read (formats recognised, options mapped), for the run's notices. */
+  notices?: string[];
 }
 
 export interface SplitLoadOptions {
@@ -96,7 +98,7 @@ export interface RatioSplitOptions extends SplitLoadOptions {
   readRaw?: (dataPath: string) => TaskFile;
 }
 
-const dataExtensions = ['.json', '.jsonl', '.csv'];
+const dataExtensions = ['.json', '.jsonl', '.csv', '.yaml', '.yml'];
 
 /** Load an existing `train/ val/ test/` folder (reference `split_mode: split_dir`). */
 export function loadSplitDir(opts: SplitDirOptions): LoadedSplits {
@@ -109,6 +111,7 @@ export function loadSplitDir(opts: SplitDirOptions): LoadedSplits {
   }
   const files = {} as Record<SplitName, string>;
   const loaded = {} as Record<SplitName, TaskItem[]>;
+  const notices: string[] = [];
   for (const name of splitNames) {
     const sub = findSplitSubdir(dir, name);
     if (!sub && name === 'test' && opts.testEvaluation === false) {
@@ -131,13 +134,15 @@ export function loadSplitDir(opts: SplitDirOptions): LoadedSplits {
       });
     }
     files[name] = file;
-    loaded[name] = toTaskItems(readTaskRecords(file), {
+    const records = readTaskRecords(file);
+    loaded[name] = toTaskItems(records, {
       requireAnswers: opts.requireAnswers ?? true,
       allowEmpty: true,
       ...taskOptions(opts),
     });
+    notices.push(...(records.notices ?? []));
   }
-  return finish(dir, files, loaded, readManifest(dir), opts);
+  return { ...finish(dir, files, loaded, readManifest(dir), opts), notices: [...new Set(notices)] };
 }
 
 /**
@@ -185,11 +190,12 @@ export function materializeRatioSplit(opts: RatioSplitOptions): LoadedSplits {
     loaded[name] = parts[name].map((i) => items[i]);
   }
   writeJsonAtomic(join(opts.outputDir, RUN_FILE.splitManifest), manifest);
-  return finish(opts.outputDir, files, loaded, manifest, opts, {
+  const split = finish(opts.outputDir, files, loaded, manifest, opts, {
     file: source,
     ratio: ratioText,
     counts: [trainN, valN, testN],
   });
+  return { ...split, notices: raw.notices ?? [] };
 }
 
 function taskOptions(opts: SplitLoadOptions): Pick<LoadTasksOptions, 'mapRecord' | 'imageDirs'> {
@@ -347,7 +353,7 @@ function resolveDataFile(dataPath: string): string {
   if (!isDir(dataPath)) {
     throw new SkillOptError('tasks', 'Data file does not exist', {
       file: dataPath,
-      fix: 'point data_path at one .jsonl, .json or .csv file',
+      fix: 'point data_path at one .jsonl, .json, .csv or .yaml file',
     });
   }
   if (splitNames.some((n) => isDir(join(dataPath, n)))) {
@@ -362,7 +368,7 @@ function resolveDataFile(dataPath: string): string {
   if (candidates.length !== 1) {
     throw new SkillOptError(
       'tasks',
-      `A data folder must hold exactly one .json, .jsonl or .csv file, found ${candidates.length}`,
+      `A data folder must hold exactly one .json, .jsonl, .csv or .yaml file, found ${candidates.length}`,
       { file: dataPath, fix: 'point data_path at the file itself' },
     );
   }

@@ -7,9 +7,11 @@ import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { SkillOptError } from '../errors';
+import { evalContainer, readYaml, type EvalContainer } from './evalFiles';
+import type { EvalDefaults } from './evalFormats';
 import { decodeUtf8 } from './utf8';
 
-export type TaskFileFormat = 'json' | 'jsonl' | 'csv';
+export type TaskFileFormat = 'json' | 'jsonl' | 'csv' | 'yaml';
 
 /** A record read from a task file, with where it came from so errors can point at it. */
 export interface RawTaskRecord {
@@ -24,6 +26,10 @@ export interface TaskFile {
   path: string;
   format: TaskFileFormat;
   records: RawTaskRecord[];
+  /** A promptfoo config's prompt template and defaultTest, applied to each of its tests. */
+  evalDefaults?: EvalDefaults;
+  /** One-line notices about how the file's records were read (mapped fields and options). */
+  notices?: string[];
 }
 
 /**
@@ -63,7 +69,7 @@ export function readTaskRecords(path: string): TaskFile {
     throw new SkillOptError(
       'tasks',
       `Task file ${why}`,
-      { file: path, fix: 'point the tasks setting at a readable .jsonl, .json or .csv file' },
+      { file: path, fix: 'point the tasks setting at a readable .jsonl, .json, .csv or .yaml file' },
       { cause: err },
     );
   }
@@ -84,11 +90,12 @@ export function readTaskRecords(path: string): TaskFile {
   if (ext === '.csv' || ext === '.tsv') {
     return { path, format: 'csv', records: readCsv(path, text, ext === '.tsv' ? '\t' : ',') };
   }
+  if (ext === '.yaml' || ext === '.yml') return readYamlFile(path, text);
   const first = text.trimStart()[0];
   if (ext !== '.json' && ext !== '.jsonl' && ext !== '.ndjson' && first !== '[' && first !== '{') {
     throw new SkillOptError('tasks', `Unsupported task file type "${ext || '(none)'}"`, {
       file: path,
-      fix: 'use .jsonl (one JSON object per line), .json (an array of objects) or .csv (with a header row)',
+      fix: 'use .jsonl (one JSON object per line), .json (an array of objects), .csv (with a header row) or .yaml',
     });
   }
   return readJson(path, text, ext === '.jsonl' || ext === '.ndjson');
@@ -116,6 +123,8 @@ function readJson(path: string, text: string, lineMode: boolean): TaskFile {
     }
     if (isRecord(whole) && lineMode) return { path, format: 'jsonl', records: [{ record: whole, line: 1 }] };
     if (isRecord(whole)) {
+      const evals = evalContainer(whole, path);
+      if (evals) return containerFile(path, 'json', evals, jsonLines(path, text, evals.name));
       for (const name of ['items', 'data']) {
         const nested = whole[name];
         if (Array.isArray(nested)) {
@@ -166,6 +175,63 @@ function readJson(path: string, text: string, lineMode: boolean): TaskFile {
     records.push(asRecord(value, path, { line: index + 1 }));
   });
   return { path, format: 'jsonl', records };
+}
+
+function readYamlFile(path: string, text: string): TaskFile {
+  const { value, lineOf } = readYaml(path, text);
+  const at = (listKey: string | undefined, i: number): { line: number } | { key: string } => {
+    const line = lineOf(listKey, i);
+    return line !== undefined ? { line } : { key: listKey ? `${listKey}[${i}]` : `[${i}]` };
+  };
+  if (Array.isArray(value)) {
+    return { path, format: 'yaml', records: value.map((v, i) => asRecord(v, path, at(undefined, i))) };
+  }
+  if (isRecord(value)) {
+    const evals = evalContainer(value, path);
+    if (evals) return containerFile(path, 'yaml', evals, (i) => lineOf(evals.name, i));
+    for (const name of ['items', 'data']) {
+      const nested = value[name];
+      if (Array.isArray(nested)) {
+        return { path, format: 'yaml', records: nested.map((v, i) => asRecord(v, path, at(name, i))) };
+      }
+    }
+  }
+  throw new SkillOptError('tasks', 'YAML task file holds no list of tasks', {
+    file: path,
+    fix: 'write a list of tasks, a mapping with items:, evals: or tests: (a promptfoo config)',
+  });
+}
+
+/** Lines of the records under `name` in a JSON document, read through the YAML parser (JSON is YAML). */
+function jsonLines(path: string, text: string, name: string): (i: number) => number | undefined {
+  try {
+    const { lineOf } = readYaml(path, text);
+    return (i) => lineOf(name, i);
+  } catch {
+    return () => undefined;
+  }
+}
+
+function containerFile(
+  path: string,
+  format: TaskFileFormat,
+  evals: EvalContainer,
+  lineOf: (i: number) => number | undefined,
+): TaskFile {
+  return {
+    path,
+    format,
+    records: evals.list.map((v, i) => {
+      const line = lineOf(i);
+      return asRecord(
+        v,
+        path,
+        line !== undefined ? { line, key: `${evals.name}[${i}]` } : { key: `${evals.name}[${i}]` },
+      );
+    }),
+    ...(evals.defaults ? { evalDefaults: evals.defaults } : {}),
+    notices: evals.notices,
+  };
 }
 
 function readCsv(path: string, text: string, delimiter: string): RawTaskRecord[] {

@@ -1,6 +1,8 @@
 /** From a task file's raw records (taskFiles.ts) to checked tasks: ids, inputs, answers, choices. */
 import { SkillOptError } from '../errors';
 import type { ErrorPlace } from '../errors';
+import type { Assertion } from '../scoring/assertions';
+import { applyEvalRecord, type TaskInputFile } from './evalTasks';
 import { taskImages } from './images';
 import { isRecord, readTaskRecords, taskFieldNames } from './taskFiles';
 import type { RawTaskRecord, TaskFile } from './taskFiles';
@@ -21,6 +23,12 @@ export interface TaskItem {
   images?: string[];
   /** OpenAI's image `detail` (`low`/`high`) from env.image_detail; absent = the server's default. */
   imageDetail?: string;
+  /** The eval file's own assertions (evalFormats.ts); when present they score the task, not env.scorer. */
+  assertions?: Assertion[];
+  /** Weighted share of assertions that passes the task (promptfoo `threshold`); absent = all must pass. */
+  passThreshold?: number;
+  /** Input files the task names (skill-creator `files`): as written, the path found, and their text unless binary. */
+  files?: TaskInputFile[];
   fields: Record<string, unknown>;
 }
 
@@ -55,11 +63,18 @@ export function toTaskItems(file: TaskFile, opts: LoadTasksOptions = {}): TaskIt
   }
   const seen = new Map<string, RawTaskRecord>();
   const items: TaskItem[] = [];
+  const notices = new Set<string>();
   for (const [index, original] of file.records.entries()) {
-    const mapped = opts.mapRecord ? opts.mapRecord(original.record, index) : original.record;
+    let mapped = opts.mapRecord ? opts.mapRecord(original.record, index) : original.record;
     if (mapped === undefined) continue;
+    // The user's own eval formats (skill-creator, promptfoo, OpenAI evals) read without conversion.
+    const evalRecord = opts.mapRecord
+      ? undefined
+      : applyEvalRecord(mapped, index, placeOf(original, file.path), file, opts.imageDirs ?? [], notices);
+    if (evalRecord) mapped = evalRecord.fields;
     const raw = { ...original, record: mapped };
-    const item = toTaskItem(raw, file, requireAnswers);
+    const item = toTaskItem(raw, file, requireAnswers && !evalRecord?.assertions.length);
+    if (evalRecord) Object.assign(item, evalRecord.extra);
     item.fields = original.record;
     const images = firstPresent(mapped, taskFieldNames.images);
     if (images)
@@ -84,6 +99,8 @@ export function toTaskItems(file: TaskFile, opts: LoadTasksOptions = {}): TaskIt
     seen.set(item.id, raw);
     items.push(item);
   }
+  if (notices.size)
+    file.notices = [...(file.notices ?? []), ...[...notices].map((n) => `${file.path}: ${n}`)];
   return items;
 }
 

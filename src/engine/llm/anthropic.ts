@@ -146,6 +146,12 @@ export function anthropicBody(
   const budget = req.thinkingBudget ?? opts.thinkingBudget ?? 0;
   const body: AnthropicBody = { model, max_tokens: maxTokens, messages };
   if (system && !systemOnly) body.system = system;
+  if (req.tools?.length)
+    body.tools = req.tools.map((t) => ({
+      name: t.name,
+      description: t.description,
+      input_schema: { type: 'object' as const, ...t.parameters },
+    }));
   if (opts.promptCaching)
     Object.assign(body, anthropicBreakpoints(req, systemOnly ? undefined : system, messages));
   if (budget > 0) {
@@ -187,7 +193,17 @@ function parseMessage(message: Message, label: string): BackendReply {
     .map((b) => b.text)
     .join('');
   const truncated = message.stop_reason === 'max_tokens';
-  if (text.trim() === '') {
+  const toolCalls = blocks
+    .filter((b): b is Anthropic.ToolUseBlock => b.type === 'tool_use')
+    .map((b) => ({
+      name: b.name,
+      arguments:
+        b.input && typeof b.input === 'object' && !Array.isArray(b.input)
+          ? (b.input as Record<string, unknown>)
+          : {},
+    }));
+  // A reply that only calls a tool is complete without text.
+  if (text.trim() === '' && !toolCalls.length) {
     throw new SkillOptError(
       'llm-reply',
       `${label}: the reply has no text${truncated ? ' (it stopped at max_tokens, possibly while thinking)' : ''}`,
@@ -199,5 +215,6 @@ function parseMessage(message: Message, label: string): BackendReply {
     usage: anthropicUsage(message.usage),
     ...(typeof message.model === 'string' && message.model ? { model: message.model } : {}),
     ...(truncated ? { truncated: true } : {}),
+    ...(toolCalls.length ? { trace: { toolCalls } } : {}),
   };
 }

@@ -52,6 +52,7 @@ export function cacheKey(
     task: req.task,
     repeat: req.repeat ? req.repeat : undefined,
     seed: req.seed,
+    tools: req.tools,
   };
   return createHash('sha256').update(canonicalJson(material)).digest('hex');
 }

@@ -36,6 +36,7 @@ import {
   type Delivery,
 } from './agents/delivery';
 import { AgentRunError } from './agents/errors';
+import { copyInputFile } from './agents/inputFiles';
 import {
   allowedEnv,
   copySkillFolder,
@@ -268,7 +269,9 @@ export class CommandBackend implements ChatBackend {
     if (opts.skillFolder) copySkillFolder(opts.skillFolder, skillDir);
     writeFileAtomic(skillFile, renderSkillFile(task, opts.skillDescription ?? DEFAULT_DESCRIPTION));
     writeFileAtomic(taskFile, task.prompt.endsWith('\n') ? task.prompt : `${task.prompt}\n`);
-    const prompt = renderPrompt(task, this.delivery, this.skillRoot);
+    for (const f of task.files ?? []) copyInputFile(f.path, dirs.work, f.name);
+    const delivery = task.delivery ?? this.delivery;
+    const prompt = renderPrompt(task, delivery, this.skillRoot);
     const parentEnv = opts.parentEnv ?? process.env;
     let argv: string[];
     let presetEnv: Record<string, string> = {};
@@ -340,7 +343,7 @@ export class CommandBackend implements ChatBackend {
       program: this.program,
       label: this.label,
       model: this.model,
-      delivery: this.delivery,
+      delivery,
       keepWorkspaces: opts.keepWorkspaces,
       logger: opts.logger,
     });

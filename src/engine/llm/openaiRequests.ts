@@ -14,9 +14,15 @@ import type { ResponseCreateParamsNonStreaming } from 'openai/resources/response
 import type { OpenAiApi } from '../config/schema/enums';
 import { SkillOptError } from '../errors';
 import type { Logger } from '../log';
-import { callResponses, needsResponsesApi, responsesBody, usesResponsesApi } from './openaiResponses';
+import {
+  callResponses,
+  needsResponsesApi,
+  parseArguments,
+  responsesBody,
+  usesResponsesApi,
+} from './openaiResponses';
 import { chatCompletionsUsage, promptCacheKey } from './promptCache';
-import type { BackendReply, ChatMessage, ChatRequest, ReasoningEffort } from './types';
+import type { BackendReply, ChatMessage, ChatRequest, ReasoningEffort, ReplyToolCall } from './types';
 import { notAnApiReply } from './wire';
 
 /** Which request field carries the completion cap. */
@@ -195,7 +201,22 @@ export function buildBody(
     else body.temperature = temperature;
   }
   if (req.seed !== undefined) body.seed = req.seed;
+  if (req.tools?.length)
+    body.tools = req.tools.map((t) => ({
+      type: 'function',
+      function: { name: t.name, description: t.description, parameters: t.parameters },
+    }));
   return body;
+}
+
+/** The function calls of a reply, with their arguments parsed (unparseable arguments become `{}`). */
+function toolCallsOf(message: ChatCompletion.Choice['message'] | undefined): ReplyToolCall[] {
+  const out: ReplyToolCall[] = [];
+  for (const c of message?.tool_calls ?? []) {
+    if (c.type !== 'function') continue;
+    out.push({ name: c.function.name, arguments: parseArguments(c.function.arguments) });
+  }
+  return out;
 }
 
 /** A user message with images becomes text and image_url parts (base64 data URIs). */
@@ -225,6 +246,16 @@ export function parseCompletion(completion: ChatCompletion, label: string): Back
   if (!choice) throw new SkillOptError('llm-reply', `${label}: the reply has no choices`, { fix });
   const content = (choice.message as ChatCompletion.Choice['message'] | undefined)?.content;
   const truncated = choice.finish_reason === 'length';
+  const toolCalls = toolCallsOf(choice.message);
+  // A reply that only calls a function is complete without text.
+  if (toolCalls.length && (typeof content !== 'string' || content.trim() === '')) {
+    return {
+      text: '',
+      usage: chatCompletionsUsage(completion.usage),
+      ...(typeof completion.model === 'string' && completion.model ? { model: completion.model } : {}),
+      trace: { toolCalls },
+    };
+  }
   if (typeof content !== 'string' || content.trim() === '') {
     const refusal = choice.message?.refusal;
     const problem = refusal
@@ -237,5 +268,6 @@ export function parseCompletion(completion: ChatCompletion, label: string): Back
     usage: chatCompletionsUsage(completion.usage),
     ...(typeof completion.model === 'string' && completion.model ? { model: completion.model } : {}),
     ...(truncated ? { truncated: true } : {}),
+    ...(toolCalls.length ? { trace: { toolCalls } } : {}),
   };
 }

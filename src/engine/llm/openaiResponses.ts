@@ -59,6 +59,14 @@ export function responsesBody(req: ChatRequest, shape: ResponsesShape): Response
   if (shape.reasoning && shape.effort) body.reasoning = { effort: shape.effort };
   if (!shape.reasoning && shape.temperature !== undefined) body.temperature = shape.temperature;
   if (shape.promptCacheKey) body.prompt_cache_key = shape.promptCacheKey;
+  if (req.tools?.length)
+    body.tools = req.tools.map((t) => ({
+      type: 'function' as const,
+      name: t.name,
+      description: t.description,
+      parameters: t.parameters,
+      strict: false,
+    }));
   return body;
 }
 
@@ -76,6 +84,16 @@ function inputItem(m: ChatMessage): ResponseInputItem {
       })),
     ],
   };
+}
+
+/** A function call's JSON arguments as an object; anything else becomes `{}`. */
+export function parseArguments(text: string | undefined): Record<string, unknown> {
+  try {
+    const v: unknown = JSON.parse(text || '{}');
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
 }
 
 /** Sends one request through `sdk.responses` and reads its reply. */
@@ -106,7 +124,11 @@ export function parseResponse(response: Response, label: string): BackendReply {
   const truncated =
     response.status === 'incomplete' && response.incomplete_details?.reason === 'max_output_tokens';
   const text = typeof response.output_text === 'string' ? response.output_text : outputText(response);
-  if (text.trim() === '') {
+  const toolCalls = (response.output ?? []).flatMap((item) =>
+    item.type === 'function_call' ? [{ name: item.name, arguments: parseArguments(item.arguments) }] : [],
+  );
+  // A reply that only calls a function is complete without text.
+  if (text.trim() === '' && !toolCalls.length) {
     const refusal = refusalOf(response);
     const problem = refusal
       ? `${label}: the model refused: ${refusal}`
@@ -123,6 +145,7 @@ export function parseResponse(response: Response, label: string): BackendReply {
     },
     ...(typeof response.model === 'string' && response.model ? { model: response.model } : {}),
     ...(truncated ? { truncated: true } : {}),
+    ...(toolCalls.length ? { trace: { toolCalls } } : {}),
   };
 }
 

@@ -26,7 +26,11 @@ export type Stage =
   | 'appendix_consolidate'
   | 'slow_rollout'
   | 'deep_reflect'
-  | 'meta_reflect';
+  | 'meta_reflect'
+  /** The judge model grading the eval file's natural-language expectations (scoring/judge.ts). */
+  | 'judge'
+  | 'trigger'
+  | 'describe';
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
@@ -51,6 +55,24 @@ export interface TaskContext {
   skillName: string;
   /** Task text written to `task.md`. */
   prompt: string;
+  /** Input files the task gives (skill-creator `files`), copied into the workspace under `name`; `digest` keys the cache. */
+  files?: Array<{ name: string; path: string; digest: string }>;
+  /** How the prompt reaches the agent for this call; absent = the backend's `target_delivery`. */
+  delivery?: 'native' | 'pointer';
+}
+
+/** A function the model may call (the activation track's skill-loading tool for chat targets). */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments. */
+  parameters: Record<string, unknown>;
+}
+
+/** A function call in a reply; chat backends put these in `trace.toolCalls` (cached with the reply). */
+export interface ReplyToolCall {
+  name: string;
+  arguments: Record<string, unknown>;
 }
 
 export interface ChatRequest {
@@ -79,6 +101,8 @@ export interface ChatRequest {
   repeat?: number;
   /** Sampling seed, sent by backends whose provider takes one (OpenAI `seed`); part of the cache key. */
   seed?: number;
+  /** Functions the model may call (OpenAI and Anthropic backends, sim); part of the cache key. */
+  tools?: ToolSpec[];
 }
 
 export interface Usage {

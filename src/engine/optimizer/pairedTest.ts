@@ -85,6 +85,51 @@ export function permutationTest(deltas: readonly number[], seed: number): { p: n
   return { p: (1 + hits) / (1 + MONTE_CARLO_DRAWS), exact: false };
 }
 
+/**
+ * The Wilson score interval of a share (`successes` of `n` 0–1 scores), two-sided at 1 − alpha:
+ * unlike the normal approximation it stays inside [0, 1] and is honest for small splits.
+ */
+export function wilsonInterval(successes: number, n: number, alpha: number): [number, number] {
+  if (n <= 0) return [0, 1];
+  const z = normalQuantile(1 - alpha / 2);
+  const p = successes / n;
+  const z2 = z * z;
+  const centre = (p + z2 / (2 * n)) / (1 + z2 / n);
+  const half = (z * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / (1 + z2 / n);
+  return [Math.max(0, centre - half), Math.min(1, centre + half)];
+}
+
+/** The standard normal quantile (Acklam's rational approximation, relative error below 1.2e-9). */
+function normalQuantile(q: number): number {
+  const a = [
+    -39.69683028665376, 220.9460984245205, -275.9285104469687, 138.357751867269, -30.66479806614716,
+    2.506628277459239,
+  ];
+  const b = [
+    -54.47609879822406, 161.5858368580409, -155.6989798598866, 66.80131188771972, -13.28068155288572,
+  ];
+  const c = [
+    -0.007784894002430293, -0.3223964580411365, -2.400758277161838, -2.549732539343734, 4.374664141464968,
+    2.938163982698783,
+  ];
+  const d = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416];
+  const low = 0.02425;
+  if (q < low) {
+    const t = Math.sqrt(-2 * Math.log(q));
+    return (
+      (((((c[0] * t + c[1]) * t + c[2]) * t + c[3]) * t + c[4]) * t + c[5]) /
+      ((((d[0] * t + d[1]) * t + d[2]) * t + d[3]) * t + 1)
+    );
+  }
+  if (q > 1 - low) return -normalQuantile(1 - q);
+  const u = q - 0.5;
+  const r = u * u;
+  return (
+    ((((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * u) /
+    (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1)
+  );
+}
+
 /** Two-sided (1 − alpha) percentile bootstrap interval of the mean of `deltas`, seeded. */
 export function bootstrapInterval(deltas: readonly number[], alpha: number, seed: number): [number, number] {
   const n = deltas.length;

@@ -26,7 +26,14 @@ export interface Scorer {
   name: string;
   /** How this scorer's benchmark reads the final answer out of a reply; default extractAnswer. */
   extract?: (response: string, tag: string) => ExtractedAnswer;
-  score(prediction: string, item: TaskItem, signal?: AbortSignal): Promise<ScoreResult>;
+  /** `reply` is what `prediction` was read from (the judge grades it; checks read `prediction`). */
+  score(prediction: string, item: TaskItem, signal?: AbortSignal, reply?: ScoredReply): Promise<ScoreResult>;
+}
+
+/** The whole reply, and for an agent target what its event stream says it did (skill loaded, tools). */
+export interface ScoredReply {
+  text: string;
+  activity?: string;
 }
 
 export type ScorerSpec = string | ({ type: string } & Record<string, unknown>);

@@ -22,6 +22,8 @@ export const RUN_FILE = {
   /** Every paid call of every process of the run (src/engine/llm/ledger.ts). */
   ledger: 'ledger.jsonl',
   splitManifest: 'split_manifest.json',
+  /** The activation track's record per epoch (the description's gate). */
+  activationHistory: 'activation_history.json',
   /** Written by a live engine process (its pid inside) and removed when it ends. */
   lock: '.skillopt-run.lock',
 } as const;
@@ -52,6 +54,13 @@ export const STEP_FILE = {
   pairsAll: 'comparison_pairs_all.json',
   /** Skill-aware reflection: the step's execution-lapse notes and the appendix after them. */
   appendixNotes: 'appendix_notes.json',
+  /** Activation track: the trigger runs of the current and candidate descriptions, the optimizer's reply. */
+  triggersCurrentTrain: 'trigger_runs_current_train.json',
+  triggersCurrentHeldOut: 'trigger_runs_current_held_out.json',
+  triggersCandidateTrain: 'trigger_runs_candidate_train.json',
+  triggersCandidateHeldOut: 'trigger_runs_candidate_held_out.json',
+  describeReply: 'describe_reply.json',
+  activationResult: 'activation_result.json',
 } as const;
 
 /** Folders of one evaluation (rollout, selection or test): results and per-task conversations. */
@@ -85,6 +94,7 @@ export const RUN_DIR = {
   slowUpdate: 'slow_update',
   metaSkill: 'meta_skill',
   metaReflect: 'meta_reflect',
+  activation: 'activation',
   baselineSelection: 'selection_eval_baseline',
   finalSelection: 'final_selection_eval',
   testBest: 'test_eval',
@@ -96,7 +106,7 @@ export const RUN_DIR = {
 } as const;
 
 /** The epoch-end stages that keep a folder per epoch. */
-export type EpochStage = 'slow_update' | 'meta_skill' | 'meta_reflect';
+export type EpochStage = 'slow_update' | 'meta_skill' | 'meta_reflect' | 'activation';
 
 export function stepDirName(step: number): string {
   return `step_${pad(step, 4)}`;

@@ -1,10 +1,10 @@
 import { conversationPath } from './predictionNames';
 import { runLockHeld } from './runLock';
-import { readHistory, readRuntimeState } from './runSchemas';
+import { artifactSchemas, readHistory, readRuntimeState } from './runSchemas';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { EngineEvent } from '../../protocol/events';
-import type { RuntimeState, StepRecord } from '../../protocol/records';
+import type { ActivationRecord, RuntimeState, StepRecord } from '../../protocol/records';
 import { ENGINE_ID, isSkipped } from '../../protocol/vocabulary';
 import {
   RUN_DIR,
@@ -37,6 +37,8 @@ export interface RunFolder {
   bestStep?: number;
   /** Why runtime_state.json or history.json could not be read (damaged, or a newer version's). */
   problem?: string;
+  /** The activation track's records (`activation_history.json`), when the run trained the description. */
+  activation?: ActivationRecord[];
 }
 
 export interface EpochView {
@@ -134,6 +136,8 @@ export function readRunFolder(dir: string): RunFolder {
   const baseline = (summary?.baseline_selection_hard as number | undefined) ?? state?.baseline_score;
   const run: RunFolder = { dir, name: basename(dir), status, writer, config, history, epochs };
   if (problem) run.problem = problem;
+  const activation = readActivation(layout.file(RUN_FILE.activationHistory));
+  if (activation) run.activation = activation;
   if (state) run.state = state;
   if (summary) run.summary = summary;
   if (baseline !== undefined && baseline !== null) run.baselineScore = baseline;
@@ -142,6 +146,13 @@ export function readRunFolder(dir: string): RunFolder {
   const bestStep = state?.best_step ?? history.at(-1)?.best_step;
   if (bestStep !== undefined) run.bestStep = bestStep;
   return run;
+}
+
+/** The activation records, or undefined when there are none or the file does not read as them. */
+function readActivation(path: string): ActivationRecord[] | undefined {
+  if (!existsSync(path)) return undefined;
+  const parsed = artifactSchemas.activationHistory.safeParse(readJson<unknown>(path));
+  return parsed.success ? parsed.data : undefined;
 }
 
 /** Files of one step, for the tree's artifact nodes and the diff view. */

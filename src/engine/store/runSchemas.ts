@@ -6,7 +6,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { GATE_ACTIONS, SKIP_ACTIONS } from '../../protocol/vocabulary';
-import type { GateTestRecord, RuntimeState, StepBufferEntry, StepRecord } from '../../protocol/records';
+import type {
+  ActivationRecord,
+  GateTestRecord,
+  RuntimeState,
+  StepBufferEntry,
+  StepRecord,
+  TriggerRateRecord,
+} from '../../protocol/records';
 import { SkillOptError } from '../errors';
 
 /**
@@ -48,6 +55,7 @@ export const runtimeStateSchema = z.looseObject({
   last_completed_epoch: int.optional(),
   slow_done_epoch: int.optional(),
   meta_reflect_done_epoch: int.optional(),
+  activation_done_epoch: int.optional(),
   budget_decay: num.optional(),
   steps_without_improvement: int.optional(),
   baseline_score: num.optional(),
@@ -114,6 +122,45 @@ export const historySchema = z.array(
   }),
 );
 
+const triggerRate = z.looseObject({
+  rate: num.nullable(),
+  recall: num.optional(),
+  false_trigger_rate: num.optional(),
+  queries: int.min(0),
+  runs: int.min(0),
+  errored: int.min(0),
+}) satisfies z.ZodType<TriggerRateRecord>;
+
+/** One epoch's record of the activation track (`activation_history.json` and its `activation/verdict` event). */
+export const activationRecordSchema = z.looseObject({
+  epoch: int.min(1),
+  step: int.min(0),
+  action: z.string(),
+  reason: z.string().optional(),
+  description_before: z.string(),
+  candidate_description: z.string().optional(),
+  description_after: z.string(),
+  train_before: triggerRate,
+  held_out_before: triggerRate,
+  train_candidate: triggerRate.optional(),
+  held_out_candidate: triggerRate.optional(),
+  reasoning: z.string().optional(),
+  mode: z.enum(['agent', 'chat']),
+  simulated: z.boolean().optional(),
+}) satisfies z.ZodType<ActivationRecord>;
+
+/** The trigger runs of one description on one query set (`activation/epoch_EE/*.json`). */
+export const triggerRunsSchema = z.array(
+  z.looseObject({
+    id: z.string(),
+    repeat: int.min(0),
+    shouldTrigger: z.boolean(),
+    loaded: z.boolean().optional(),
+    error: z.string().optional(),
+    errorKind: z.string().optional(),
+  }),
+);
+
 /** Step and epoch-end artifacts that a resumed run reuses instead of paying for them again. */
 export const artifactSchemas = {
   patch: z.looseObject({ reasoning: z.string() }),
@@ -138,6 +185,27 @@ export const artifactSchemas = {
     consolidated_from: int.optional(),
   }),
   records: z.array(z.record(z.string(), z.unknown())),
+  activationHistory: z.array(activationRecordSchema),
+  triggerRuns: triggerRunsSchema,
+  describeReply: z.looseObject({ ok: z.boolean(), description: z.string().optional() }),
+  /** `eval_summary.json` of an eval-only run (evalRun.ts EvalSummary), as the extension lists it. */
+  evalSummary: z.looseObject({
+    skill: z.string().optional(),
+    split: z.string(),
+    n_items: int,
+    hard: num,
+    soft: num,
+    by_type: z.record(z.string(), z.object({ hard: num, soft: num, total: int })),
+    failing: z.array(z.string()),
+    errored: z.array(z.string()).optional(),
+    out_dir: z.string(),
+    model_calls: int.optional(),
+    cache_hits: int.optional(),
+    prompt_tokens: int.optional(),
+    completion_tokens: int.optional(),
+    dollars: num.nullable().optional(),
+    simulated: z.literal(true).optional(),
+  }),
   config: z.record(z.string(), z.unknown()),
   applyReport: z.array(z.looseObject({ index: int, status: z.string() })),
   rawPatch: z.looseObject({ source_type: z.enum(['failure', 'success']), patch: z.looseObject({}) }),

@@ -8,7 +8,7 @@ import type { TargetBatch } from '../llm/batch/fromConfig';
 import { runBatch, type BatchProgress } from '../llm/batch/runner';
 import type { Logger } from '../log';
 import { evalPaths } from '../store/layout';
-import { runItem, scoreReply, targetRequest, type ItemOptions, type TargetCall } from './rolloutItem';
+import { runItem, scoreOrErrored, targetRequest, type ItemOptions, type TargetCall } from './rolloutItem';
 import type { RolloutResult } from '../../protocol/records';
 
 export interface RolloutBatch extends Pick<TargetBatch, 'api' | 'pollMs' | 'accounting'> {
@@ -37,7 +37,7 @@ export async function rolloutByBatch(
       const call = targetRequest(item, system, opts);
       const hit = await batch.cached?.(call.req);
       if (!hit) return call;
-      finish(item, await scoreReply(call, { text: hit.text, cached: true }, opts));
+      finish(item, await scoreOrErrored(call, { text: hit.text, cached: true }, opts));
       return undefined;
     }),
   );
@@ -61,7 +61,7 @@ export async function rolloutByBatch(
       const s = settled.get(call.item.id);
       if (s?.outcome.ok) {
         const reply = batch.keep ? batch.keep(call.req, s.outcome.reply) : s.outcome.reply;
-        const result = await scoreReply(call, { text: reply.text, cached: false }, opts);
+        const result = await scoreOrErrored(call, { text: reply.text, cached: false }, opts);
         finish(call.item, result, s.pay);
         return;
       }

@@ -13,6 +13,8 @@ export interface TestSummary {
   failing: string[];
   /** Items the target could not answer (no score); absent when none. */
   errored?: string[];
+  /** Hard score of each answered item, by task id (for intervals and paired comparisons). */
+  items?: Record<string, number>;
 }
 
 /** Scores per task type plus overall, and the reference's `{<type>: {total, hard_acc}}` file shape. */
@@ -31,6 +33,7 @@ export function summarise(results: readonly RolloutResult[]): TestSummary {
     byType,
     failing: answered.filter((r) => !r.hard).map((r) => r.id),
     ...(errored.length ? { errored } : {}),
+    items: Object.fromEntries(answered.map((r) => [r.id, r.hard])),
   };
 }
 

@@ -10,18 +10,23 @@ import { skillHash } from '../skill/document';
 import { writeFileAtomic, writeJsonAtomic } from '../store/atomic';
 import { RUN_DIR, RUN_FILE } from '../store/layout';
 import { artifactSchemas, readArtifact } from '../store/runSchemas';
+import { testCheck, type TestCheck } from './testCheck';
 import { evaluateTestSplit, type TestSummary } from './evaluate';
 import { finalCheck } from './gateCandidate';
 import { applyOverrules } from './humanReview';
 import type { LoopContext } from './loopContext';
 import type { ProvenanceRecord } from './provenance';
 import { buildReport, renderReport, type SpeedFigures } from './report';
+import { activationSummary } from '../activation/summary';
+import { readActivationHistory } from './epochStages/activation';
 import { promptCacheSummary } from '../llm/spendText';
 
 export interface TestResults {
   baseline?: TestSummary;
   best?: TestSummary;
   final?: TestSummary;
+  /** The test scores' intervals and whether the selection gain shows on test. */
+  check?: TestCheck;
 }
 
 export async function finalize(loop: LoopContext, stoppedEarly?: string): Promise<TestResults> {
@@ -63,6 +68,16 @@ export async function finalize(loop: LoopContext, stoppedEarly?: string): Promis
       return { baseline, best, final };
     });
   }
+  const check = testCheck(
+    {
+      ...(tests.baseline ? { initial: tests.baseline } : {}),
+      ...(tests.best ? { best: tests.best } : {}),
+      ...(tests.final ? { final: tests.final } : {}),
+    },
+    state.bestScore - state.baselineScore,
+    { alpha: s.gate.alpha, seed: s.seed },
+  );
+  if (check) tests = { ...tests, check };
   writeSummary(loop, finalSel, tests, stoppedEarly);
   return tests;
 }
@@ -82,6 +97,7 @@ function writeSummary(
   const epochs = [...new Set(history.map((r) => r.epoch))].sort((a, b) => a - b);
   const th = (t?: TestSummary): number | null => t?.overall.hard ?? null;
   const ts = (t?: TestSummary): number | null => t?.overall.soft ?? null;
+  const check = tests.check;
   const summary = {
     version: `${ENGINE_ID}-${VERSION}`,
     config: loop.input.flatConfig,
@@ -118,10 +134,14 @@ function writeSummary(
     final_test_soft: ts(tests.final),
     test_delta_hard: tests.best && tests.baseline ? th(tests.best)! - th(tests.baseline)! : null,
     final_test_delta_hard: tests.final && tests.baseline ? th(tests.final)! - th(tests.baseline)! : null,
+    ...(check ? { test_check: check } : {}),
     total_wall_time_s: round1((Date.now() - loop.started) / 1000),
     token_summary: loop.input.totalTokens(),
     prompt_cache: promptCacheSummary(loop.input.accountingSnapshot().totals),
   };
+  const activation = loop.input.activation
+    ? activationSummary(loop.input.activation, readActivationHistory(loop))
+    : undefined;
   const report = buildReport({
     outDir: loop.ctx.outDir,
     history,
@@ -137,13 +157,20 @@ function writeSummary(
     bestSkill: state.best,
     provenance:
       readArtifact<ProvenanceRecord[]>(layout.file(RUN_FILE.provenance), artifactSchemas.records) ?? [],
+    ...(check ? { testCheck: check } : {}),
     humanDecisions: (
       readArtifact<unknown[]>(layout.file(RUN_FILE.humanDecisions), artifactSchemas.records) ?? []
     ).length,
     ...(stoppedEarly ? { stoppedEarly } : {}),
+    ...(activation ? { activation } : {}),
     ...(speed ? { speed } : {}),
   });
-  writeJsonAtomic(layout.file(RUN_FILE.summary), { ...summary, ...(speed ? { speed } : {}), report });
+  writeJsonAtomic(layout.file(RUN_FILE.summary), {
+    ...summary,
+    ...(activation ? { activation } : {}),
+    ...(speed ? { speed } : {}),
+    report,
+  });
   const simulated = loop.ctx.optimizer.backend === 'sim' || loop.ctx.target.backend === 'sim';
   writeFileAtomic(layout.file(RUN_FILE.report), renderReport(report, loop.ctx.outDir, simulated));
 }

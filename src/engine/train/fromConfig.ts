@@ -62,6 +62,7 @@ export function settingsFromConfig(cfg: SkillOptConfig): TrainSettings {
     slowUpdateGate: o.slow_update_gate_with_selection,
     pairPolicy: o.longitudinal_pair_policy,
     useMetaSkill: o.use_meta_skill,
+    useActivation: cfg.activation.enabled,
     skillAware: {
       enabled: o.use_skill_aware_reflection,
       source: o.skill_aware_appendix_source,

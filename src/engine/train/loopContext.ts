@@ -1,4 +1,5 @@
 import type { StageName } from '../../protocol/vocabulary';
+import type { ActivationPlan } from '../activation/plan';
 import type { SealedSplit } from '../data/splits';
 import type { TaskItem } from '../data/tasks';
 import { stepsPerEpoch } from '../data/plan';
@@ -42,6 +43,8 @@ export interface TrainInput {
   forceConfig?: boolean;
   /** The person in the loop; without one every review mode behaves like `auto`. */
   reviewer?: Reviewer;
+  /** The activation track's plan (activation.enabled): the description trained on trigger queries. */
+  activation?: ActivationPlan;
 }
 
 /**

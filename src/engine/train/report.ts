@@ -3,10 +3,17 @@ import { join, relative } from 'node:path';
 import type { AccountingSnapshot } from '../llm/accounting';
 import { promptCacheSummary, promptCacheText, type PromptCacheSummary } from '../llm/spendText';
 import { EVAL_FILE, RUN_DIR, RUN_FILE } from '../store/layout';
+import { activationReportLines, type ActivationSummary } from '../activation/summary';
 import { lineOrigins, type ProvenanceRecord } from './provenance';
 import { isErrored } from './rollout';
-import { describeGateTest, describeItemRegressions } from '../../protocol/gateText';
-import type { GateTestRecord, ItemRegressions, RolloutResult, StepRecord } from '../../protocol/records';
+import { describeGateTest, describeItemRegressions, testCheckLines } from '../../protocol/gateText';
+import type {
+  GateTestRecord,
+  ItemRegressions,
+  RolloutResult,
+  StepRecord,
+  TestCheck,
+} from '../../protocol/records';
 import {
   isAccepted,
   isInconclusive,
@@ -53,6 +60,8 @@ export interface RunReport {
   }>;
   /** Why the run ended before its last epoch (gate patience), when it did. */
   stopped_early?: string;
+  /** The test split's intervals and whether the selection gain shows on it. */
+  test_check?: TestCheck;
   /** evaluation.early_stop / speed.speculate, when on: calls they saved or added (this process). */
   speed?: SpeedFigures;
   skill_length: Array<{ step: number; chars: number; tokens: number }>;
@@ -74,6 +83,8 @@ export interface RunReport {
   >;
   /** The providers' prompt caches over the whole run. */
   prompt_cache?: PromptCacheSummary;
+  /** The description's own track (activation.enabled). */
+  activation?: ActivationSummary;
   kept_lines: Array<{
     line: number;
     text: string;
@@ -142,6 +153,8 @@ export function buildReport(args: {
   provenance: readonly ProvenanceRecord[];
   humanDecisions: number;
   stoppedEarly?: string;
+  testCheck?: TestCheck;
+  activation?: ActivationSummary;
   speed?: SpeedFigures;
 }): RunReport {
   const h = args.history;
@@ -150,7 +163,8 @@ export function buildReport(args: {
   const kept = sum((r) => (isAccepted(r.action) ? (r.edit_apply_summary?.applied ?? 0) : 0));
   const roles: RunReport['spend_by_role'] = {};
   for (const e of args.accounting.entries) {
-    const r = (roles[e.role] ??= {
+    // The judge runs on the optimizer's backend but is its own line of spend.
+    const r = (roles[e.stage === 'judge' ? 'judge' : e.role] ??= {
       calls: 0,
       prompt_tokens: 0,
       completion_tokens: 0,
@@ -198,6 +212,7 @@ export function buildReport(args: {
         ...(r.item_regressions ? { item_regressions: r.item_regressions } : {}),
       })),
     ...(args.stoppedEarly ? { stopped_early: args.stoppedEarly } : {}),
+    ...(args.testCheck ? { test_check: args.testCheck } : {}),
     ...(args.speed ? { speed: args.speed } : {}),
     skill_length: h.map((r) => ({
       step: r.step,
@@ -209,6 +224,7 @@ export function buildReport(args: {
     reliability: reliability(args.outDir, h),
     spend_by_role: roles,
     prompt_cache: promptCacheSummary(args.accounting.totals),
+    ...(args.activation ? { activation: args.activation } : {}),
     kept_lines: lineOrigins(args.bestSkill, args.provenance).map((o) => ({
       line: o.line + 1,
       text: o.text,
@@ -274,6 +290,8 @@ export function renderReport(r: RunReport, outDir: string, simulated: boolean): 
   lines.push(`| initial | ${f(r.scores.selection.initial)} | ${f(r.scores.test.initial)} |`);
   lines.push(`| best | ${f(r.scores.selection.best)} | ${f(r.scores.test.best)} |`);
   lines.push(`| final | ${f(r.scores.selection.final)} | ${f(r.scores.test.final)} |`, '');
+  if (r.test_check) lines.push(...testCheckLines(r.test_check));
+  lines.push(...activationReportLines(r.activation));
   const e = r.edits;
   lines.push(
     '## Edits',

@@ -14,6 +14,7 @@ import type { RolloutOptions } from './rollout';
 /** The rollout's options plus where each item's conversation goes (names assigned once per rollout). */
 export type ItemOptions = RolloutOptions & { conversationFile(taskId: string): string };
 import { describeAgentRun, excerpt } from './trajectories';
+import { renderInputFiles } from './inputFiles';
 import type { AgentRun, ConversationRecord, RolloutResult } from '../../protocol/records';
 
 export function renderTargetSystem(skill: string, answerTag: string, template?: string): string {
@@ -21,7 +22,8 @@ export function renderTargetSystem(skill: string, answerTag: string, template?: 
   return targetSystemPrompt(skill, answerTag);
 }
 
-export function renderTaskMessage(item: TaskItem): string {
+/** The task as the target reads it; input files inline (chat) or named as copies in the workspace (agents). */
+export function renderTaskMessage(item: TaskItem, files: 'inline' | 'workspace' = 'inline'): string {
   const parts: string[] = [];
   if (item.context) parts.push(`Context:\n${item.context}`);
   parts.push(item.input);
@@ -29,12 +31,14 @@ export function renderTaskMessage(item: TaskItem): string {
     const labels = choiceLabels(item);
     parts.push('Choices:\n' + item.choices.map((c, i) => `${labels[i]}. ${c}`).join('\n'));
   }
+  if (item.files?.length) parts.push(renderInputFiles(item.files, files));
   return parts.join('\n\n');
 }
 
 /** The target request for one item, as the synchronous call and the batch API both send it. */
 export function targetRequest(item: TaskItem, system: string, opts: ItemOptions): TargetCall {
-  const user = renderTaskMessage(item);
+  // An agent target (the command backend) finds input files in its workspace; a chat target reads them inline.
+  const user = renderTaskMessage(item, opts.client.backend === 'command' ? 'workspace' : 'inline');
   const images = (item.images ?? []).map((p) => readImage(p, item.imageDetail));
   const messages: ChatMessage[] = [
     { role: 'system', content: system },
@@ -58,6 +62,9 @@ export function targetRequest(item: TaskItem, system: string, opts: ItemOptions)
       skill: opts.skill,
       skillName: skillDirName(opts.skill),
       prompt: `${user}\n\nEnd with your final answer wrapped as <${opts.answerTag}>...</${opts.answerTag}>.`,
+      ...(item.files?.length
+        ? { files: item.files.map((f) => ({ name: f.name, path: f.path, digest: f.digest })) }
+        : {}),
     },
   };
   return { item, user, userRecord, messages, req };
@@ -82,7 +89,21 @@ export async function runItem(item: TaskItem, system: string, opts: ItemOptions)
     if (SkillOptError.is(err, 'cancelled')) throw err;
     return erroredResult(call, err, opts);
   }
-  return scoreReply(call, reply, opts);
+  return scoreOrErrored(call, reply, opts);
+}
+
+/** scoreReply, except that a judge model (scoring/judge.ts) that could not grade leaves the item errored, not failed. */
+export async function scoreOrErrored(
+  call: TargetCall,
+  reply: Pick<ChatResult, 'text' | 'cached' | 'trace'>,
+  opts: ItemOptions,
+): Promise<RolloutResult> {
+  try {
+    return await scoreReply(call, reply, opts);
+  } catch (err) {
+    if (SkillOptError.is(err, 'llm')) return erroredResult(call, err, opts);
+    throw err;
+  }
 }
 
 function baseOf(
@@ -125,7 +146,10 @@ export async function scoreReply(
   const response = reply.text;
   const agentRun = agentRunOf(reply.trace);
   const predicted = (opts.scorer.extract ?? extractAnswer)(response, opts.answerTag).answer;
-  const score = await opts.scorer.score(predicted, item, opts.signal);
+  const score = await opts.scorer.score(predicted, item, opts.signal, {
+    text: response,
+    ...(agentRun ? { activity: describeAgentRun(agentRun) } : {}),
+  });
   const result: RolloutResult = {
     ...baseOf(item),
     hard: score.hard,
@@ -149,7 +173,7 @@ export async function scoreReply(
 }
 
 /** Agent CLIs find a skill by its folder, which should match the front matter's `name:`. */
-function skillDirName(skill: string): string {
+export function skillDirName(skill: string): string {
   const name = parseFrontMatter(skill)?.name?.trim();
   return name && /^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name) ? name : 'skill';
 }

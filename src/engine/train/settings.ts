@@ -51,6 +51,8 @@ export interface TrainSettings {
   slowUpdateGate: boolean;
   pairPolicy: 'mixed' | 'changed' | 'unchanged';
   useMetaSkill: boolean;
+  /** activation.enabled: the description trained on trigger queries at each epoch end. */
+  useActivation: boolean;
   /**
    * Skill-aware reflection (reference §5.4): analysts route execution lapses (the skill has the rule,
    * the target did not follow it) into notes for the protected appendix instead of body edits.
@@ -112,6 +114,7 @@ export const defaultTrainSettings: TrainSettings = {
   slowUpdateGate: true,
   pairPolicy: 'mixed',
   useMetaSkill: true,
+  useActivation: false,
   skillAware: { enabled: false, source: 'both', consolidateThreshold: 0 },
   useGate: true,
   gateMetric: 'hard',

@@ -28,6 +28,8 @@ export class TrainState {
   lastCompletedEpoch = 0;
   slowDoneEpoch = 0;
   metaReflectDoneEpoch = 0;
+  /** Last epoch whose activation-track stage is complete. */
+  activationDoneEpoch = 0;
   /** Edit-budget reduction from consecutive rejections (optimizer.decay_on_reject). */
   decay = 0;
   /** Gated steps since the last new best (evaluation.patience). */
@@ -101,6 +103,7 @@ export class TrainState {
       last_completed_epoch: this.lastCompletedEpoch,
       slow_done_epoch: this.slowDoneEpoch,
       meta_reflect_done_epoch: this.metaReflectDoneEpoch,
+      ...(this.activationDoneEpoch ? { activation_done_epoch: this.activationDoneEpoch } : {}),
       budget_decay: this.decay,
       steps_without_improvement: this.noImprove,
       baseline_score: this.baselineScore,
@@ -134,6 +137,7 @@ export class TrainState {
     this.lastCompletedEpoch = state.last_completed_epoch ?? 0;
     this.slowDoneEpoch = state.slow_done_epoch ?? 0;
     this.metaReflectDoneEpoch = state.meta_reflect_done_epoch ?? 0;
+    this.activationDoneEpoch = state.activation_done_epoch ?? 0;
     this.decay = state.budget_decay ?? 0;
     this.noImprove = state.steps_without_improvement ?? 0;
     this.scheduler.restore(state.scheduler_position ?? 0);

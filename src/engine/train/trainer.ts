@@ -233,6 +233,7 @@ export class Trainer {
             },
           }
         : {}),
+      ...(tests.check ? { testCheck: tests.check } : {}),
     });
     return this.outcome('finished', stoppedEarly);
   }

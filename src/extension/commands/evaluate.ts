@@ -16,6 +16,7 @@ import type { Ctx } from '../ctx';
 import { ensureLmAccess } from '../lm/lmBridge';
 import { formatScore } from '../runs/treeNodes';
 import { failingTaskItem } from '../runs/conversationText';
+import { EVALS_DIR, readEvaluation } from '../runs/evalNodes';
 import { showConversation } from '../views/conversationView';
 import { selectorFor } from './copilot';
 import { collectKeys } from './keys';
@@ -139,8 +140,7 @@ export async function evaluateSkill(ctx: Ctx, arg?: unknown): Promise<EvalResult
     keys: await collectKeys(ctx),
     outDir: join(
       dirname(configPath),
-      '.skillopt',
-      'evals',
+      EVALS_DIR,
       `${basename(skillPath, '.md')}_${choice.split}_${timestamp()}`,
     ),
   };
@@ -174,13 +174,14 @@ export function conversationPath(result: EvalResult, taskId: string): string {
 }
 
 export function evalReport(result: EvalResult, skillPath: string): string {
+  const rows = resultRows(result);
   const lines = [
     `# SkillOpt evaluation: ${basename(skillPath)}`,
     '',
     `- Skill: ${skillPath}`,
     `- Split: ${result.split} (${result.n_items} tasks)`,
     `- Hard score: ${formatScore(result.hard)} · soft score: ${formatScore(result.soft)}`,
-    `- Spend: ${result.model_calls} target calls, ${result.prompt_tokens} prompt + ${result.completion_tokens} completion tokens, ${result.simulated ? 'simulated target (no price)' : result.dollars === null ? 'unknown price' : `$${result.dollars.toFixed(4)}`}`,
+    `- Spend: ${result.model_calls} target calls${result.cache_hits ? ` (${result.cache_hits} more answered from the response cache, free)` : ''}, ${result.prompt_tokens} prompt + ${result.completion_tokens} completion tokens, ${result.simulated ? 'simulated target (no price)' : result.dollars === null ? 'unknown price' : `$${result.dollars.toFixed(4)}`}`,
     ...(result.errored?.length
       ? [`- Not answered by the target (not scored): ${result.errored.length} task(s)`]
       : []),
@@ -194,10 +195,66 @@ export function evalReport(result: EvalResult, skillPath: string): string {
     '',
     `## Failing tasks (${result.failing.length})`,
     '',
-    ...result.failing.map((id) => `- [${id}](${vscode.Uri.file(conversationPath(result, id)).toString()})`),
+    // The preview does not follow file links; each task's conversation opens from its row in the
+    // Runs view (Evaluations).
+    ...(result.failing.length
+      ? ['Open a conversation from the task’s row under **Evaluations** in the Runs view.', '']
+      : []),
+    ...result.failing.map((id) => {
+      const t = failingTaskItem(id, rows.get(id));
+      return `- **${md(id)}**${t.detail ? `: ${md(t.detail)}` : ''}`;
+    }),
     '',
   ];
   return lines.join('\n');
+}
+
+/** Each task's result row of an evaluation, by id. */
+function resultRows(result: EvalResult): Map<string, RolloutResult> {
+  const file = join(new RunLayout(result.out_dir).evalOnlyDir(result.split), EVAL_FILE.results);
+  return new Map(readJsonlTolerant<RolloutResult>(file).map((r) => [r.id, r]));
+}
+
+/** Model text shown in the report as text: Markdown and HTML in it are not interpreted. */
+function md(text: string): string {
+  return text.replace(/[\\`*_{}[\]()#+!|<>~]/g, (c) => `\\${c}`);
+}
+
+/** The Runs tree's Report row of an evaluation: its report, rendered, from eval_summary.json. */
+export async function openEvaluation(dir: unknown): Promise<void> {
+  const e = typeof dir === 'string' ? readEvaluation(dir) : undefined;
+  if (!e) {
+    void vscode.window.showInformationMessage(`SkillOpt: no evaluation summary in ${String(dir)}.`);
+    return;
+  }
+  const s = e.summary;
+  const result: EvalResult = {
+    split: s.split,
+    n_items: s.n_items,
+    hard: s.hard,
+    soft: s.soft,
+    by_type: s.by_type,
+    failing: s.failing,
+    ...(s.errored ? { errored: s.errored } : {}),
+    // The folder it is in now, wherever it was written from.
+    out_dir: e.dir,
+    model_calls: s.model_calls ?? 0,
+    ...(s.cache_hits ? { cache_hits: s.cache_hits } : {}),
+    prompt_tokens: s.prompt_tokens ?? 0,
+    completion_tokens: s.completion_tokens ?? 0,
+    dollars: s.dollars ?? null,
+    ...(s.simulated ? { simulated: true as const } : {}),
+  };
+  await showReport(result, s.skill ?? e.dir);
+}
+
+/** An evaluation's report, rendered, as the training report opens. */
+async function showReport(result: EvalResult, skillPath: string): Promise<void> {
+  const doc = await vscode.workspace.openTextDocument({
+    language: 'markdown',
+    content: evalReport(result, skillPath),
+  });
+  await vscode.commands.executeCommand('markdown.showPreview', doc.uri);
 }
 
 async function showEvalResult(result: EvalResult, skillPath: string): Promise<void> {
@@ -208,18 +265,9 @@ async function showEvalResult(result: EvalResult, skillPath: string): Promise<vo
     ...buttons,
   );
   if (choice === 'Show Report') {
-    const doc = await vscode.workspace.openTextDocument({
-      language: 'markdown',
-      content: evalReport(result, skillPath),
-    });
-    // Rendered, as the training report opens.
-    await vscode.commands.executeCommand('markdown.showPreview', doc.uri);
+    await showReport(result, skillPath);
   } else if (choice?.startsWith('Failing')) {
-    const rows = new Map(
-      readJsonlTolerant<RolloutResult>(
-        join(new RunLayout(result.out_dir).evalOnlyDir(result.split), EVAL_FILE.results),
-      ).map((r) => [r.id, r]),
-    );
+    const rows = resultRows(result);
     const pick = await vscode.window.showQuickPick(
       result.failing.map((id) => ({
         ...failingTaskItem(id, rows.get(id)),

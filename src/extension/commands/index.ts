@@ -10,7 +10,7 @@ import type { RunsTreeElement, RunsTreeProvider } from '../views/runsTree';
 import { applyBestSkill } from './applyBest';
 import { openArtifact, openStepDiff } from './artifacts';
 import { selectCopilotModel } from './copilot';
-import { evaluateSkill } from './evaluate';
+import { evaluateSkill, openEvaluation } from './evaluate';
 import { setApiKey } from './keys';
 import { openRunFolder, optimizeSkill, resumeRun, stopRun } from './runCommands';
 import { runIdOf } from './shared';
@@ -44,7 +44,13 @@ export function registerCommands(ctx: Ctx, deps: CommandDeps): void {
     [Commands.revealRun]: (arg) => revealRun(ctx, deps, arg),
     [Commands.openStepDiff]: (runId, step) => openStepDiff(ctx, runId, step),
     [Commands.openArtifact]: (path) => openArtifact(path),
+    [Commands.openEvaluation]: (dir) => openEvaluation(dir),
   };
+  registerCommandTable(ctx, table);
+}
+
+/** Registers id → handler; an unexpected failure is logged and said, never lost. */
+export function registerCommandTable(ctx: Ctx, table: Record<string, (...args: unknown[]) => unknown>): void {
   for (const [id, handler] of Object.entries(table)) {
     ctx.pushExtCleanup(
       vscode.commands.registerCommand(id, async (...args: unknown[]) => {

@@ -13,6 +13,7 @@ import { isSelfEdit } from '../review/selfEdits';
 import { ProvenanceHover } from './provenanceHover';
 import type { ReviewLines } from '../review/index';
 import { lineStarts, touchedRegion } from './protectedEdits';
+import { registerSkillLint } from './skillLint';
 
 /** Folding must not stall on a huge file; a skill is a few kilobytes. */
 const maxScanChars = 2_000_000;
@@ -174,7 +175,7 @@ class ProtectedBlocks implements vscode.FoldingRangeProvider, vscode.HoverProvid
   }
 }
 
-/** Folding, lock, hover and the edit warning for protected blocks in Markdown skills. */
+/** Folding, lock, hover and the edit warning for protected blocks in Markdown skills; SKILL.md lint. */
 export function registerLanguage(ctx: Ctx, reviewLines: ReviewLines): void {
   const blocks = new ProtectedBlocks(ctx);
   ctx.pushExtCleanup(blocks);
@@ -183,6 +184,7 @@ export function registerLanguage(ctx: Ctx, reviewLines: ReviewLines): void {
   ctx.pushExtCleanup(
     vscode.languages.registerHoverProvider(skillDocuments, new ProvenanceHover(ctx, reviewLines)),
   );
+  registerSkillLint(ctx);
 }
 
 export { runWithoutProtectedWarning } from '../review/selfEdits';

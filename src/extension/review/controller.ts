@@ -285,7 +285,9 @@ export class ReviewController implements vscode.Disposable {
       }
       const ready = readyFromRequest(runDir, event, candidate);
       if (!ready) return;
-      t = await this.onCandidate(runId, ready.event, { ...run, live: true }, ready.texts);
+      // The engine asks, so the run is not in auto mode, whatever could be read of its config.
+      const mode = event.phase === 'before_gate' ? 'human-first' : 'gate-then-human';
+      t = await this.onCandidate(runId, ready.event, { ...run, live: true, mode }, ready.texts);
       if (!t) return;
     }
     t.request = event;

@@ -18,7 +18,17 @@ export { formatDelta, formatPromptCache, formatScore, formatSpend } from './form
 export { artifactNodes, trajectoryNodes } from './artifactNodes';
 
 export type NodeKind =
-  'run' | 'epoch' | 'step' | 'epochEnd' | 'artifact' | 'trajectories' | 'trajectory' | 'placeholder';
+  | 'run'
+  | 'epoch'
+  | 'step'
+  | 'epochEnd'
+  | 'artifact'
+  | 'trajectories'
+  | 'trajectory'
+  | 'placeholder'
+  | 'evaluations'
+  | 'evaluation'
+  | 'evalTask';
 
 export interface NodeIcon {
   /** Codicon id, e.g. `check` or `loading~spin`. */

@@ -4,8 +4,20 @@
  * run then updates only that run's rows, and expansion survives live updates without flicker.
  */
 import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import * as vscode from 'vscode';
+import { EVAL_FILE } from '../../engine/store/layout';
 import { stepArtifacts, type StepArtifacts } from '../../engine/store/runReader';
+import {
+  EVALS_DIR,
+  evaluationChildren,
+  evaluationNode,
+  evaluationsGroupNode,
+  evaluationsIn,
+  readEvaluation,
+  runEvaluations,
+  type EvaluationView,
+} from '../runs/evalNodes';
 import { runsViewId } from '../constants';
 import type { Ctx } from '../ctx';
 import type { RunView } from '../runs/liveState';
@@ -32,7 +44,22 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsTreeElement
   readonly onDidChangeTreeData = this.changed.event;
   private readonly disposables: vscode.Disposable[] = [this.changed];
 
+  /** The workspace's eval-only output roots (`…/.skillopt/evals`), found and watched. */
+  private readonly evalRoots = new Set<string>();
+
   constructor(private readonly ctx: Ctx) {
+    // Evaluate writes `<config dir>/.skillopt/evals/<skill>_<split>_<time>/eval_summary.json`.
+    const pattern = `**/${EVALS_DIR}/*/${EVAL_FILE.summary}`;
+    const watcher = vscode.workspace.createFileSystemWatcher(pattern);
+    const found = (uri: vscode.Uri): void => {
+      this.evalRoots.add(dirname(dirname(uri.fsPath)));
+      this.changed.fire(undefined);
+    };
+    watcher.onDidCreate(found);
+    watcher.onDidChange(found);
+    watcher.onDidDelete(() => this.changed.fire(undefined));
+    void vscode.workspace.findFiles(pattern, '**/node_modules/**').then((uris) => uris.forEach(found));
+    this.disposables.push(watcher);
     this.disposables.push(
       ctx.runs.onDidChange((runId) => {
         const el = runId ? this.elements.get(`run:${runId}`) : undefined;
@@ -66,12 +93,32 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsTreeElement
 
   /** The specs under a node (or the runs at the root); exported for tests through getChildren. */
   childSpecs(parent?: NodeSpec): NodeSpec[] {
-    if (!parent) return sortRuns(this.ctx.runs.list()).map(runNode);
+    if (!parent) {
+      const evals = this.workspaceEvaluations();
+      return [
+        ...sortRuns(this.ctx.runs.list()).map(runNode),
+        ...(evals.length ? [evaluationsGroupNode('', evals.length)] : []),
+      ];
+    }
+    if (parent.kind === 'evaluations' && !parent.runId)
+      return this.workspaceEvaluations().map((e) => evaluationNode(e, ''));
+    if (parent.kind === 'evaluation' && parent.path) {
+      const e = readEvaluation(parent.path);
+      return e ? evaluationChildren(e, parent.runId) : [];
+    }
     const run = this.run(parent.runId);
     if (!run) return [];
     switch (parent.kind) {
-      case 'run':
-        return [...epochNodes(run), ...runFileNodes(run, existsSync)];
+      case 'run': {
+        const evals = runEvaluations(run.dir);
+        return [
+          ...epochNodes(run),
+          ...runFileNodes(run, existsSync),
+          ...(evals.length ? [evaluationsGroupNode(run.dir, evals.length)] : []),
+        ];
+      }
+      case 'evaluations':
+        return runEvaluations(run.dir).map((e) => evaluationNode(e, run.dir));
       case 'epoch':
         return parent.epoch !== undefined ? stepNodes(run, parent.epoch) : [];
       case 'step':
@@ -119,6 +166,13 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsTreeElement
     item.accessibilityInformation = { label: s.description ? `${s.label}, ${s.description}` : s.label };
     if (s.command) item.command = s.command;
     return item;
+  }
+
+  /** The workspace's evaluations, newest first. */
+  private workspaceEvaluations(): EvaluationView[] {
+    return [...this.evalRoots]
+      .flatMap((root) => evaluationsIn(root))
+      .sort((a, b) => b.at.getTime() - a.at.getTime());
   }
 
   /** The element of a run, creating it if the tree has not shown it yet. */

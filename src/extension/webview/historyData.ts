@@ -5,7 +5,7 @@
  */
 import type { AccountingTotals, CandidateEdit, EngineEvent } from '../../protocol/events';
 import type { RunFolder } from '../../engine/store/runReader';
-import type { StepRecord } from '../../protocol/records';
+import type { ActivationRecord, StepRecord } from '../../protocol/records';
 import type {
   CandidateOrigin,
   EditFate,
@@ -40,6 +40,8 @@ export class LiveRun {
   readonly reviews = new Map<number, { decision: string; rejectedEdits: string[] }>();
   /** The step whose review the engine is waiting for. */
   waitingStep: number | undefined;
+  /** Activation-track verdicts by epoch. */
+  readonly activation = new Map<number, ActivationRecord>();
 
   /** Returns whether the event changes what the Gate History shows. */
   apply(event: EngineEvent): boolean {
@@ -71,6 +73,9 @@ export class LiveRun {
         return true;
       case 'step/finished':
         this.records.set(event.record.step, event.record);
+        return true;
+      case 'activation/verdict':
+        this.activation.set(event.record.epoch, event.record);
         return true;
       case 'accounting':
         this.accounting = event.totals;
@@ -350,6 +355,9 @@ export function buildGateHistory(input: HistoryInput): GateHistoryData {
     steps: rows,
     spend: { dollars, tokens: liveTokens ?? stepTokens },
   };
+  const activation = new Map((run?.activation ?? []).map((a) => [a.epoch, a]));
+  for (const [epoch, a] of live?.activation ?? []) activation.set(epoch, a);
+  if (activation.size) data.activation = [...activation.values()].sort((a, b) => a.epoch - b.epoch);
   if (gateMetric) data.gateMetric = gateMetric;
   if (baselineScore !== undefined) data.baselineScore = baselineScore;
   if (totalSteps !== undefined) data.totalSteps = totalSteps;

@@ -10,10 +10,10 @@
  * Screenshots go to .cache/agent-picker-screenshots/ unless OUT_DIR is given.
  */
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdirSync } from 'node:fs';
+import { cpSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
-import { Checks, combine, report, type Results } from '../harness/checks';
+import { Checks, type Results } from '../harness/checks';
 import {
   installVsCode,
   launchBrowser,
@@ -23,11 +23,10 @@ import {
   startServer,
   type Server,
 } from '../harness/host';
-import { endSession, pick, quickOpen } from './ui';
+import { endSession, openWorkbench, pick, quickOpen, runThemes } from './ui';
+import { themes, type Theme } from './workspace';
 
 const out = resolve(process.argv[2] || join(repoRoot, '.cache', 'agent-picker-screenshots'));
-const themes = { light: 'Default Light Modern', dark: 'Default Dark Modern', hc: 'Default High Contrast' };
-type Theme = keyof typeof themes;
 const bin = join(repoRoot, '.cache', 'agent-clis', 'node_modules', '.bin');
 
 async function session(theme: Theme): Promise<Results> {
@@ -52,11 +51,7 @@ async function session(theme: Theme): Promise<Results> {
         server = await startServer(installVsCode(), sandbox);
         browser = await launchBrowser(sandbox);
         page = browser.pages()[0] ?? (await browser.newPage());
-        const remote = `vscode-remote://127.0.0.1:${server.port}${repoRoot}`;
-        const payload = JSON.stringify([['extensionDevelopmentPath', remote]]);
-        await p().goto(
-          `${server.url}/?folder=${encodeURIComponent(join(sandbox, 'workspace'))}&payload=${encodeURIComponent(payload)}`,
-        );
+        await openWorkbench(p(), server, join(sandbox, 'workspace'));
         await p()
           .locator('.explorer-folders-view .monaco-list-row', { hasText: 'picker-skill' })
           .first()
@@ -147,11 +142,7 @@ async function main(): Promise<number> {
   process.env.CLAUDE_CODE_EXEC_PATH = join(bin, 'claude');
   process.env.CODEX_EXEC_PATH = join(bin, 'codex');
   process.env.COPILOT_EXEC_PATH = join(repoRoot, '.cache', 'no-such-copilot');
-  mkdirSync(out, { recursive: true });
-  const wanted = (process.argv[3]?.split(',') ?? Object.keys(themes)).filter((t): t is Theme => t in themes);
-  const results: Results[] = [];
-  for (const theme of wanted) results.push(await session(theme));
-  return report(combine(...results));
+  return runThemes(out, session);
 }
 
 void main().then((code) => process.exit(code));

@@ -12,10 +12,10 @@
  * loaded from this checkout as a development extension, driven in Chromium. Prints `N passed, N failed`.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
-import { Checks, combine, report, type Results } from '../harness/checks';
+import { Checks, type Results } from '../harness/checks';
 import {
   installVsCode,
   launchBrowser,
@@ -25,7 +25,17 @@ import {
   startServer,
   type Server,
 } from '../harness/host';
-import { activeWebviewFrame, closeEditors, endSession, hoverUntil, pick, quickOpen, webview } from './ui';
+import {
+  activeWebviewFrame,
+  closeEditors,
+  endSession,
+  hoverUntil,
+  openSkillOpt,
+  pick,
+  quickOpen,
+  runThemes,
+  webview,
+} from './ui';
 import { skillBeforeMetaReflection, themes, workspace, type Theme } from './workspace';
 
 const out = resolve(process.argv[2] ?? join(repoRoot, '.cache', 'review-screenshots'));
@@ -65,20 +75,8 @@ async function session(theme: Theme): Promise<Results> {
       page.on('console', (m) => {
         if (/Content Security Policy|Refused to/i.test(m.text())) refused.push(m.text());
       });
-      const remote = `vscode-remote://127.0.0.1:${server.port}${repoRoot}`;
-      const payload = JSON.stringify([['extensionDevelopmentPath', remote]]);
-      await page.goto(
-        `${server.url}/?folder=${encodeURIComponent(ws)}&payload=${encodeURIComponent(payload)}`,
-      );
-      await page
-        .locator('.explorer-folders-view .monaco-list-row', { hasText: 'house-style' })
-        .first()
-        .waitFor({ timeout: 90_000 });
       // The Runs view lists the run once the extension is active and has read the run folders.
-      await page
-        .locator('.activitybar .action-label[aria-label*="SkillOpt"]')
-        .first()
-        .click({ timeout: 60_000 });
+      await openSkillOpt(page, server, ws, 'house-style');
       await page
         .locator('.monaco-list-row', { hasText: 'house-style_demo' })
         .first()
@@ -146,6 +144,36 @@ async function session(theme: Theme): Promise<Results> {
     });
     await shot('locked-block');
 
+    await checks.step(
+      `${tag} the Runs view keeps the evaluation, its report and a row per task`,
+      async () => {
+        await p().mouse.move(5, 5);
+        await closeEditors(p());
+        const row = (text: string | RegExp) => p().locator('.monaco-list-row', { hasText: text }).first();
+        await row(/^Evaluations/).click();
+        await row('house-style/SKILL.md on val').click();
+        await row('Report').waitFor();
+        const failing = p()
+          .locator('.monaco-list-row', { hasText: /failed · answered/ })
+          .first();
+        await failing.waitFor();
+        assert.match((await failing.getAttribute('aria-label')) ?? '', /failed · answered ".*", expected/);
+        await failing.click();
+        await p()
+          .locator('.tabs-container .tab', { hasText: /conversation/ })
+          .first()
+          .waitFor();
+        // The report beside it, rendered: scores by task type and the failing tasks as links.
+        await row('Report').click();
+        await p()
+          .locator('.tabs-container .tab', { hasText: /Preview Untitled/ })
+          .first()
+          .waitFor();
+        await p().waitForTimeout(800);
+      },
+    );
+    await shot('runs-evaluations');
+
     await checks.step(`${tag} Show Gate History opens the run's panel with its steps`, async () => {
       await p().mouse.move(5, 5);
       await closeEditors(p());
@@ -178,6 +206,17 @@ async function session(theme: Theme): Promise<Results> {
       await shot('gate-history-table');
     });
 
+    await checks.check(`${tag} the activation track's table has a row per epoch`, async () => {
+      const view = webview(p());
+      const epochs = (JSON.parse(readFileSync(join(runDir, 'activation_history.json'), 'utf8')) as unknown[])
+        .length;
+      const rows = view.locator('section.activation tbody tr');
+      assert.equal(await rows.count(), epochs);
+      await view.locator('section.activation').scrollIntoViewIfNeeded();
+      await p().waitForTimeout(500);
+      assert.match((await rows.first().textContent()) ?? '', /→/);
+    });
+    await shot('gate-history-activation');
     await checks.check(`${tag} the Gate History table has a row per step`, async () => {
       const view = webview(p());
       await view.locator('.grid').evaluate((el) => el.parentElement?.scrollTo(0, 0));
@@ -245,12 +284,4 @@ async function session(theme: Theme): Promise<Results> {
   return checks.results();
 }
 
-async function main(): Promise<number> {
-  mkdirSync(out, { recursive: true });
-  const wanted = (process.argv[3]?.split(',') ?? Object.keys(themes)).filter((t): t is Theme => t in themes);
-  const results: Results[] = [];
-  for (const theme of wanted) results.push(await session(theme));
-  return report(combine(...results));
-}
-
-void main().then((code) => process.exit(code));
+void runThemes(out, session).then((code) => process.exit(code));

@@ -1,7 +1,9 @@
 /** Workbench moves for the review screenshots, on top of test/integration/harness/host.ts. */
 import type { BrowserContext, Frame, FrameLocator, Page } from 'playwright-core';
-import type { Checks } from '../harness/checks';
-import { palette, removeDir, type Server } from '../harness/host';
+import { mkdirSync } from 'node:fs';
+import { combine, report, type Checks, type Results } from '../harness/checks';
+import { palette, removeDir, repoRoot, type Server } from '../harness/host';
+import { themes, type Theme } from './workspace';
 
 /** Ends a browser session: the server log's tail when a check failed, then everything closed. */
 export async function endSession(
@@ -14,6 +16,35 @@ export async function endSession(
   await browser?.close().catch(() => undefined);
   server?.stop();
   removeDir(sandbox);
+}
+
+/** Opens `folder` in the workbench, SkillOpt loaded from this checkout as a development extension. */
+export async function openWorkbench(page: Page, server: Server, folder: string): Promise<void> {
+  const remote = `vscode-remote://127.0.0.1:${server.port}${repoRoot}`;
+  const payload = JSON.stringify([['extensionDevelopmentPath', remote]]);
+  await page.goto(
+    `${server.url}/?folder=${encodeURIComponent(folder)}&payload=${encodeURIComponent(payload)}`,
+  );
+}
+
+/** Opens `ws` as openWorkbench does, waits for the Explorer to list `folder`, and opens the SkillOpt side bar. */
+export async function openSkillOpt(page: Page, server: Server, ws: string, folder: string): Promise<void> {
+  await openWorkbench(page, server, ws);
+  await page
+    .locator('.explorer-folders-view .monaco-list-row', { hasText: folder })
+    .first()
+    .waitFor({ timeout: 90_000 });
+  // The activity bar shows SkillOpt once the extension has contributed its views.
+  await page.locator('.activitybar .action-label[aria-label*="SkillOpt"]').first().click({ timeout: 60_000 });
+}
+
+/** One session per theme named in argv[3] (`light,dark,hc`; all by default); exit code of the whole. */
+export async function runThemes(out: string, session: (theme: Theme) => Promise<Results>): Promise<number> {
+  mkdirSync(out, { recursive: true });
+  const wanted = (process.argv[3]?.split(',') ?? Object.keys(themes)).filter((t): t is Theme => t in themes);
+  const results: Results[] = [];
+  for (const theme of wanted) results.push(await session(theme));
+  return report(combine(...results));
 }
 
 export async function pick(page: Page, label: string | RegExp): Promise<void> {

@@ -1,6 +1,6 @@
 /**
  * The review screenshots' workspace: the house-style example trained once by the CLI (meta reflection
- * on), a copy of the run whose step-1 edit is hostile text, and a skill with a protected block.
+ * and the activation track on), a copy of the run whose step-1 edit is hostile text, and a skill with a protected block.
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -33,6 +33,8 @@ function train(ws: string): string {
       runDir,
       '--cfg-options',
       'optimizer.use_meta_reflect=true',
+      'activation.enabled=true',
+      `activation.trigger_file=${join(dir, 'triggers.json')}`,
     ],
     { encoding: 'utf8' },
   );
@@ -40,13 +42,35 @@ function train(ws: string): string {
   return runDir;
 }
 
+/** The initial skill scored on the selection split, where the extension's Evaluate writes (the Runs view's Evaluations). */
+function evaluate(ws: string): void {
+  const dir = join(ws, 'house-style');
+  const r = spawnSync(
+    process.execPath,
+    [
+      join(repoRoot, 'dist', 'cli.js'),
+      'eval',
+      join(dir, 'skillopt.yaml'),
+      '--skill',
+      join(dir, 'SKILL.md'),
+      '--split',
+      'val',
+      '--out',
+      join(dir, '.skillopt', 'evals', 'SKILL_val_demo'),
+    ],
+    { encoding: 'utf8' },
+  );
+  if (r.status !== 0) throw new Error(`skillopt eval failed:\n${r.stdout}${r.stderr}`);
+}
+
 /** The workspace: the example trained once, a copy whose step-1 edit is hostile, a skill with a protected block. */
 export function workspace(sandbox: string, theme: Theme): { ws: string; runDir: string } {
   const ws = join(sandbox, 'workspace');
   const example = join(repoRoot, 'examples', 'house-style');
-  for (const f of ['SKILL.md', 'tasks.jsonl', 'skillopt.yaml'])
+  for (const f of ['SKILL.md', 'tasks.jsonl', 'skillopt.yaml', 'triggers.json'])
     cpSync(join(example, f), join(ws, 'house-style', f));
   const runDir = train(ws);
+  evaluate(ws);
   const hostileRun = join(ws, 'house-style', '.skillopt', 'runs', 'house-style_hostile');
   cpSync(runDir, hostileRun, { recursive: true });
   const ranked = join(hostileRun, 'steps', 'step_0001', 'ranked_edits.json');
@@ -69,7 +93,8 @@ export function workspace(sandbox: string, theme: Theme): { ws: string; runDir: 
     })
     .find((t) => /SLOW_UPDATE_START -->\n[^<]/.test(t));
   if (!withBlock) throw new Error('the sim run wrote no slow update with content');
-  writeFileSync(join(locked, 'SKILL.md'), withBlock);
+  // Named after its folder, so the skill lint has nothing to say in the screenshot.
+  writeFileSync(join(locked, 'SKILL.md'), withBlock.replace(/^name: .*$/m, 'name: locked'));
   cpSync(join(example, 'skillopt.yaml'), join(locked, 'skillopt.yaml'));
   mkdirSync(join(ws, '.vscode'), { recursive: true });
   writeFileSync(

@@ -10,7 +10,7 @@ import * as vscode from 'vscode';
 import { conversationPath } from '../../../src/engine/store/predictionNames';
 import { LmBridgeError, serveLmRequest } from '../../../src/extension/lm/lmBridge';
 import type { EvalResult } from '../../../src/protocol/engine';
-import { closeEditors, skillopt, workspacePath } from './support';
+import { closeEditors, rows, skillopt, waitFor, workspacePath } from './support';
 
 interface Served {
   model: string;
@@ -45,6 +45,47 @@ describe('SkillOpt extension: eval-only and VS Code language models', function (
     for (const id of result.failing) {
       assert.ok(existsSync(conversationPath(join(result.out_dir, 'eval_val'), id)), `conversation of ${id}`);
     }
+
+    // The result stays in the Runs view: an Evaluations row, the evaluation, its report and each task.
+    const api = await skillopt();
+    const group = await waitFor(
+      () => rows(api).find((r) => r.label === 'Evaluations'),
+      'the Evaluations row in the Runs view',
+    );
+    const evaluation = await waitFor(
+      () => rows(api, group.el).find((r) => r.el.spec.path === result.out_dir),
+      'this evaluation under Evaluations',
+    );
+    assert.equal(evaluation.label, 'house-style/SKILL.md on val');
+    assert.match(
+      evaluation.description,
+      new RegExp(
+        `^hard ${result.hard.toFixed(3)} · ${result.n_items} of ${result.n_items} answered · ${result.failing.length} failing`,
+      ),
+    );
+    const children = rows(api, evaluation.el);
+    assert.equal(children[0].label, 'Report');
+    const tasks = children.slice(1);
+    assert.equal(tasks.length, result.n_items, 'one row per task');
+    assert.deepEqual(
+      tasks
+        .slice(0, result.failing.length)
+        .map((t) => t.label)
+        .sort(),
+      [...result.failing].sort(),
+      'failing tasks first',
+    );
+    const failing = tasks[0];
+    assert.match(failing.description, /^failed · answered ".*", expected /);
+    const item = api.tree.getTreeItem(failing.el);
+    assert.ok(item.command, 'a task row opens its conversation');
+    await vscode.commands.executeCommand(item.command.command, ...(item.command.arguments ?? []));
+    await waitFor(
+      () =>
+        vscode.window.tabGroups.all.flatMap((g) => g.tabs).some((t) => /conversation/i.test(t.label)) ||
+        undefined,
+      'the conversation opened',
+    );
   });
 
   it('selects the test provider model as the Copilot model', async () => {

@@ -23,8 +23,11 @@ export interface AgentModelOptions {
   skillName: string;
   /** Text of the trained rule; its presence in the context changes the answer. */
   rule: string;
-  /** What a description must say for the model to load the skill. */
-  trigger: RegExp;
+  /**
+   * What a description must say for the model to load the skill; or a decision from the listed
+   * description and the request's whole text (a model matching the user's request to it).
+   */
+  trigger: RegExp | ((description: string, text: string) => boolean);
   /**
    * A file beside SKILL.md (`references/rules.md`) that the loaded skill names: once the skill is in
    * the context and the rule is not, the model reads that file with the CLI's own file tool.
@@ -123,7 +126,10 @@ function decide(opts: AgentModelOptions): (req: RecordedRequest) => Reply {
     const read = opts.reference ? readReference(opts.wire, text, opts.skillName, opts.reference) : undefined;
     if (read && toolRan(opts.wire, req)) return { kind: 'reply', toolCalls: [read] };
     const description = listedDescription(text, opts.skillName);
-    if (description !== undefined && opts.trigger.test(description) && !toolRan(opts.wire, req)) {
+    const matches =
+      description !== undefined &&
+      (typeof opts.trigger === 'function' ? opts.trigger(description, text) : opts.trigger.test(description));
+    if (matches && !toolRan(opts.wire, req)) {
       const call = loadCall(opts.wire, text, opts.skillName);
       if (call) return { kind: 'reply', toolCalls: [call] };
     }

@@ -26,6 +26,8 @@ export function stageOf(messages: ChatMessage[]): Stage {
   const system = messages.find((m) => m.role === 'system')?.content ?? '';
   const user = messages.find((m) => m.role === 'user')?.content ?? '';
   if (/"hypotheses"/.test(system)) return 'deep_reflect';
+  if (/\{"grades": \[/.test(system)) return 'judge';
+  if (/"description": "<the new description>"/.test(system)) return 'describe';
   if (/^## Epoch Step History/m.test(user)) return 'meta_reflect';
   if (/"selected_indices"/.test(system)) return 'ranking';
   if (/"slow_update_content"/.test(system)) return 'slow_update';

@@ -2,42 +2,14 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { main } from '../../../src/cli/main';
 import { startAnthropicServer } from '../../support/loopback/anthropicServer';
 import type { LoopbackServer, Script } from '../../support/loopback/core';
 import { startOpenAiServer } from '../../support/loopback/openaiServer';
 import { tempDir } from '../train/helpers';
+import { cliInProcess as cli, type CliOutput } from '../../support/cliInProcess';
 
 const example = join(__dirname, '..', '..', '..', 'examples', 'house-style');
-
-interface Output {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** The CLI in this process (its own entry point, `main`), with stdout and stderr captured. */
-async function cli(argv: string[]): Promise<Output> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const stdout = process.stdout.write.bind(process.stdout);
-  const stderr = process.stderr.write.bind(process.stderr);
-  const capture =
-    (into: string[]) =>
-    (chunk: string | Uint8Array): boolean => {
-      into.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
-      return true;
-    };
-  process.stdout.write = capture(out) as typeof process.stdout.write;
-  process.stderr.write = capture(err) as typeof process.stderr.write;
-  try {
-    const code = await main(argv);
-    return { code, stdout: out.join(''), stderr: err.join('') };
-  } finally {
-    process.stdout.write = stdout;
-    process.stderr.write = stderr;
-  }
-}
+const evalFixtures = join(__dirname, '..', '..', 'fixtures', 'evals');
 
 /** A tmpfs mounted at `dir` (root on Linux only); false where this machine cannot mount one. */
 function mountTmpfs(dir: string, options: string): boolean {
@@ -319,6 +291,44 @@ const CASES: Case[] = [
     argv: (d) => ['apply-edits', '--skill', join(d, 'SKILL.md'), '--edits', join(d, 'e.json')],
     place: /e\.json/,
   },
+  // ── the user's own eval files ──
+  {
+    name: 'an eval file with an assertion SkillOpt cannot run',
+    argv: (d) => [
+      'validate',
+      join(d, 'skillopt.yaml'),
+      '--cfg-options',
+      `env.data_path=${join(evalFixtures, 'promptfoo', 'refused.yaml')}`,
+    ],
+    place: /refused\.yaml:7 \(assert\[1\]\)/,
+    says: /Assertion "javascript" cannot be scored: it runs code from the eval file.*Fix: move the check into a scorer module or command/,
+  },
+  {
+    name: 'a binary input file for a chat target',
+    setup: (d) => {
+      mkdirSync(join(d, 'evals'), { recursive: true });
+      writeFileSync(join(d, 'stamp.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 1]));
+      writeFileSync(
+        join(d, 'evals', 'evals.json'),
+        JSON.stringify({
+          evals: [1, 2, 3, 4, 5, 6].map((id) => ({
+            id,
+            prompt: `Task ${id}`,
+            expectations: ['It answers'],
+            files: ['stamp.png'],
+          })),
+        }),
+      );
+    },
+    argv: (d) => [
+      'validate',
+      join(d, 'skillopt.yaml'),
+      '--cfg-options',
+      `env.data_path=${join(d, 'evals', 'evals.json')}`,
+    ],
+    place: /stamp\.png/,
+    says: /binary input file stamp\.png, which a chat target cannot read.*Fix: use an agent target/,
+  },
   {
     name: 'apply-edits without --edits',
     argv: (d) => ['apply-edits', '--skill', join(d, 'SKILL.md')],
@@ -327,7 +337,7 @@ const CASES: Case[] = [
 ];
 
 /** One message naming the place and the fix, exit 1 or 2, no stack trace. */
-function assertOneMessage(c: Pick<Case, 'name' | 'place' | 'says'>, r: Output): void {
+function assertOneMessage(c: Pick<Case, 'name' | 'place' | 'says'>, r: CliOutput): void {
   const all = `${r.stdout}${r.stderr}`;
   const context = `${c.name}: exit ${r.code}\n${all}`;
   assert.ok(r.code === 1 || r.code === 2, context);

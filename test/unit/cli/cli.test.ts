@@ -286,7 +286,7 @@ describe('skillopt CLI', function () {
     assert.equal(rows.length, 19);
     for (const row of rows) {
       // The skill sits in a folder named after its front matter, where agent CLIs look for it.
-      assert.match(row.response, /^skill_dirs=house-style-answers$/m);
+      assert.match(row.response, /^skill_dirs=house-style$/m);
       assert.match(row.response, /skill_file_ok=true/);
       assert.equal(row.agent_run?.exit_code, 0);
       assert.equal(row.agent_run?.timed_out, false);

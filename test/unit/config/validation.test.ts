@@ -89,6 +89,7 @@ describe('config/schema', () => {
           alpha: 0.05,
           on_inconclusive: 'reject',
           max_repeats: 0,
+          judge_model: '',
           early_stop: false,
         },
       );

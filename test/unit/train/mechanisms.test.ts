@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { conflictsWithin, detectConflicts } from '../../../src/engine/train/conflicts';
 import { lineOrigins, type ProvenanceRecord } from '../../../src/engine/train/provenance';
 import type { RunReport } from '../../../src/engine/train/report';
+import type { TestCheck } from '../../../src/protocol/records';
 import type { StepRecord } from '../../../src/protocol/records';
 import { comparableHistory, prepareSim, read, readJson, runSim, tempDir } from './helpers';
 import type { EngineEvent } from '../../../src/protocol/events';
@@ -44,6 +45,11 @@ describe('mechanisms beyond the reference code', function () {
     assert.match(md, /Simulated models/);
     assert.match(md, /capital-013/);
     assert.match(md, /Where the kept lines came from/);
+    // The sealed test split with its uncertainty, and whether the selection gain shows on it.
+    const check = readJson<{ test_check?: TestCheck }>(dir.path, 'summary.json').test_check;
+    assert.ok(check?.intervals.best && check.intervals.initial, JSON.stringify(check));
+    assert.equal(report.test_check?.verdict, check.verdict);
+    assert.match(md, /Test scores, 95% intervals \(Wilson\): initial \[/);
   });
 
   it('records where every kept line came from, and traces best-skill lines to their step', async () => {

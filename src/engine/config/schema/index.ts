@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  activationFields,
   cacheFields,
   envFields,
   evaluationFields,
@@ -30,6 +31,7 @@ export const SECTION_FIELDS = {
   limits: limitsFields,
   cache: cacheFields,
   review: reviewFields,
+  activation: activationFields,
   speed: speedFields,
 } as const;
 
@@ -49,6 +51,7 @@ export const configSchema = z.object({
   cache: z.object(cacheFields).prefault({}),
   prices: z.record(z.string(), priceSchema).default({}),
   review: z.object(reviewFields).prefault({}),
+  activation: z.object(activationFields).prefault({}),
   speed: z.object(speedFields).prefault({}),
 });
 

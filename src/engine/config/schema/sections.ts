@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { REVIEW_MODES } from '../../../protocol/vocabulary';
+import { DESCRIPTION_BUDGETS, DESCRIPTION_MAX_CHARS } from '../../skill/lint';
 import {
   ANCHOR_MODES,
   BATCH_API_MODES,
@@ -264,6 +265,9 @@ export const evaluationFields = {
   on_inconclusive: oneOf(ON_INCONCLUSIVE, 'reject'),
   // Ours: the cap of on_inconclusive: more_repeats (0 = no cap set).
   max_repeats: int(0, 0),
+  // Ours: the model that grades natural-language expectations of the user's eval files (skill-creator
+  // `expectations`, promptfoo `llm-rubric`), on the optimizer's backend; blank = the optimizer model.
+  judge_model: text(''),
   // Ours: reject a candidate that breaks more than this many items the current skill passes (absent = off).
   max_item_regressions: z
     .number()
@@ -351,6 +355,28 @@ export const speedFields = {
 
 export const reviewFields = {
   mode: oneOf(REVIEW_MODES, 'auto'),
+};
+
+// Ours: the activation track (README "Activation track"): the description trained on trigger queries.
+export const activationFields = {
+  enabled: flag(false),
+  // A JSON array or JSONL of {query, should_trigger} (skill-creator's trigger-eval shape); '' = the
+  // tasks that carry `should_trigger`.
+  trigger_file: text(''),
+  // Share of the trigger queries the optimizer sees; the rest is held out for the gate (60/40).
+  train_share: z.number().gt(0).lt(1).default(0.6).describe('a share between 0 and 1 (exclusive)'),
+  // Runs per query (each a paid agent run); the query scores the share of its runs that were right.
+  repeats: int(3, 1),
+  max_description_chars: z
+    .number()
+    .int()
+    .min(1)
+    .max(DESCRIPTION_MAX_CHARS)
+    .default(DESCRIPTION_MAX_CHARS)
+    .describe(`an integer between 1 and ${DESCRIPTION_MAX_CHARS} (hosts refuse longer descriptions)`),
+  // The host's budget for all skills' descriptions together (Claude Code ~15,000 characters,
+  // Codex ~8,000): the chat targets' skill listing is cut there, as the host cuts it.
+  host_budget_chars: int(Math.max(...DESCRIPTION_BUDGETS.map((b) => b.chars)), 1),
 };
 
 export const priceSchema = z.strictObject({

@@ -24,7 +24,9 @@ export type ContractName =
   | 'lr_autonomous'
   | 'appendix_consolidate'
   | 'deep_reflect'
-  | 'meta_reflect';
+  | 'meta_reflect'
+  | 'judge'
+  | 'describe';
 
 export interface Contract<T> {
   readonly name: ContractName;

@@ -1,3 +1,5 @@
+import { simJudge } from './judge';
+import { simDescribe } from './triggers';
 import type { BackendReply, ChatBackend, ChatMessage, ChatRequest } from '../types';
 import { simDeepReflect, simMetaReflect } from './deep';
 import { estimateTokens } from './target';
@@ -97,6 +99,10 @@ export class SimOptimizerBackend implements ChatBackend {
         return simDeepReflect(messages);
       case 'meta_reflect':
         return simMetaReflect(user);
+      case 'judge':
+        return simJudge(user);
+      case 'describe':
+        return simDescribe(user);
       case 'analyst':
         return /Failed Trajectories/.test(user)
           ? this.analystFailure(user, mode, system.includes(LAPSE_HEADING))

@@ -1,4 +1,6 @@
 import type { BackendReply, ChatBackend, ChatRequest } from '../types';
+import { LOAD_SKILL_TOOL } from '../../prompts/activation';
+import { simTriggerReply } from './triggers';
 import { capitalOf, harmfulRules, habits, hash, nextTurn } from './habits';
 
 export interface SimTask {
@@ -32,6 +34,7 @@ export class SimTargetBackend implements ChatBackend {
 
   async call(req: ChatRequest): Promise<BackendReply> {
     await nextTurn(this.latencyMs);
+    if (req.tools?.some((t) => t.name === LOAD_SKILL_TOOL)) return simTriggerReply(req);
     const system = req.messages.find((m) => m.role === 'system')?.content ?? '';
     const user = req.messages.filter((m) => m.role === 'user').at(-1)?.content ?? '';
     const task = this.findTask(user);

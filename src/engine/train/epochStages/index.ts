@@ -9,6 +9,7 @@ import type { ComparisonPair } from '../epochEnd';
 import type { LoopContext } from '../loopContext';
 import type { TrainSettings } from '../settings';
 import type { TrainState } from '../trainState';
+import { activationStage } from './activation';
 import { metaReflectStage } from './metaReflect';
 import { metaSkillStage } from './metaSkill';
 import { slowUpdateStage } from './slowUpdate';
@@ -38,7 +39,12 @@ export interface EpochEndStage {
   run(loop: LoopContext, ep: EpochWork): Promise<void>;
 }
 
-export const EPOCH_END_STAGES: readonly EpochEndStage[] = [metaReflectStage, slowUpdateStage, metaSkillStage];
+export const EPOCH_END_STAGES: readonly EpochEndStage[] = [
+  metaReflectStage,
+  slowUpdateStage,
+  metaSkillStage,
+  activationStage,
+];
 
 /** Runs the epoch-end stages in order, then commits the epoch. */
 export async function runEpochEnd(loop: LoopContext, epoch: number): Promise<void> {

@@ -1,6 +1,7 @@
 /** ⑤ update: apply the selected edits (or rewrite), save the candidate and announce it for review. */
 import { writeFileAtomic, writeJsonAtomic } from '../../store/atomic';
 import { STEP_FILE } from '../../store/layout';
+import { keepDescription } from '../../skill/description';
 import { skillHash } from '../../skill/document';
 import { announceCandidate, toCandidateEdits } from '../gateCandidate';
 import type { LoopContext } from '../loopContext';
@@ -13,7 +14,8 @@ async function run(loop: LoopContext, work: StepWork): Promise<StageEnd> {
     updateSkill(loop.ctx, work.skill, work.ranked!, work.bufferText),
   );
   if (update.candidate === null) return 'skip_no_rewrite';
-  const candidate = update.candidate;
+  // With the activation track on, the description is its alone: a body edit of it is undone.
+  const candidate = loop.s.useActivation ? keepDescription(work.skill, update.candidate) : update.candidate;
   const path = layout.stepFile(work.step, STEP_FILE.candidate);
   writeFileAtomic(path, candidate);
   if (update.report?.length)

@@ -1,0 +1,95 @@
+/** An eval record (evalFormats.ts) made into task fields: its assertions, threshold and input files found on disk. */
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { basename, dirname, isAbsolute, resolve } from 'node:path';
+import { SkillOptError, type ErrorPlace } from '../errors';
+import type { Assertion } from '../scoring/assertions';
+import { readEvalRecord } from './evalFormats';
+import type { TaskFile } from './taskFiles';
+import { decodeUtf8 } from './utf8';
+
+/** An input file of a task: a chat target gets its text inline, an agent target a copy in its workspace. */
+export interface TaskInputFile {
+  /** As the eval file wrote it (the name in the workspace and in prompts). */
+  name: string;
+  path: string;
+  digest: string;
+  /** Undefined for a binary file (not UTF-8, or holding NUL bytes). */
+  text?: string;
+}
+
+export interface AppliedEvalRecord {
+  fields: Record<string, unknown>;
+  assertions: Assertion[];
+  /** What the TaskItem gets beyond the common fields. */
+  extra: {
+    assertions?: Assertion[];
+    passThreshold?: number;
+    files?: TaskInputFile[];
+  };
+}
+
+export function applyEvalRecord(
+  rec: Record<string, unknown>,
+  index: number,
+  place: ErrorPlace,
+  file: TaskFile,
+  searchDirs: readonly string[],
+  notices: Set<string>,
+): AppliedEvalRecord | undefined {
+  const read = readEvalRecord(rec, index, place, notices, file.evalDefaults);
+  if (!read) return undefined;
+  const files = read.files.map((name, i) =>
+    inputFile(
+      name,
+      findInputFile(name, file.path, searchDirs, {
+        ...place,
+        key: place.key ? `${place.key}.files[${i}]` : `files[${i}]`,
+      }),
+    ),
+  );
+  return {
+    fields: read.fields,
+    assertions: read.assertions,
+    extra: {
+      ...(read.assertions.length ? { assertions: read.assertions } : {}),
+      ...(read.threshold !== undefined ? { passThreshold: read.threshold } : {}),
+      ...(files.length ? { files } : {}),
+    },
+  };
+}
+
+/**
+ * skill-creator writes input files relative to the skill folder (`evals/files/x.pdf` from
+ * `evals/evals.json`); other files name them relative to themselves. Both are looked up, then the
+ * config's folder and the working folder.
+ */
+function findInputFile(
+  name: string,
+  taskFile: string,
+  searchDirs: readonly string[],
+  place: ErrorPlace,
+): string {
+  const own = dirname(resolve(taskFile));
+  const skillRoot = basename(own) === 'evals' ? [dirname(own)] : [];
+  const bases = isAbsolute(name) ? [''] : [...skillRoot, own, ...searchDirs];
+  for (const base of bases) {
+    const path = base ? resolve(base, name) : name;
+    if (existsSync(path) && statSync(path).isFile()) return path;
+  }
+  throw new SkillOptError('tasks', `Input file ${name} not found`, {
+    ...place,
+    fix: `put it at ${resolve(skillRoot[0] ?? own, name)} (paths are relative to the skill folder for evals/evals.json, else to the task file)`,
+  });
+}
+
+function inputFile(name: string, path: string): TaskInputFile {
+  const bytes = readFileSync(path);
+  const decoded = bytes.includes(0) ? undefined : decodeUtf8(bytes);
+  return {
+    name,
+    path,
+    digest: createHash('sha256').update(bytes).digest('hex').slice(0, 16),
+    ...(decoded && 'text' in decoded ? { text: decoded.text } : {}),
+  };
+}
