@@ -94,15 +94,22 @@ export interface RunArgs {
   /** Repetitions of each timed run. */
   reps: number;
   latencyMs: number;
+  /** The neutral workload's latency: 300 ms (issue 15) unless --latency-ms says otherwise. */
+  neutralLatencyMs: number;
   jitterMs: number;
   concurrency: number;
   /** Sections to run; all by default. */
   only: Section[];
   /** Result file; default bench/results/<timestamp>.json. */
   out?: string;
+  /** Neutral workload variants to run (default, early_stop, batch20, batch20+speculate); all by default. */
+  variants?: string[];
+  /** Build the neutral workload's CLI from this checkout instead (to compare with another branch). */
+  cliRoot?: string;
 }
 
 export const SECTIONS = [
+  'neutral',
   'speed',
   'jitter',
   'overhead',
@@ -115,13 +122,13 @@ export const SECTIONS = [
 export type Section = (typeof SECTIONS)[number];
 
 export const RUN_USAGE = `npm run bench -- [--quick] [--reps N] [--latency-ms L] [--jitter-ms J] [--concurrency C]
-    [--only ${SECTIONS.join(',')}] [--out FILE]`;
+    [--only ${SECTIONS.join(',')}] [--variants NAME,...] [--cli-root DIR] [--out FILE]`;
 
 export function parseRunArgs(argv: readonly string[]): RunArgs {
   const raw = rawOptions(
     argv,
     new Set(['quick', 'help']),
-    new Set(['reps', 'latency-ms', 'jitter-ms', 'concurrency', 'only', 'out']),
+    new Set(['reps', 'latency-ms', 'jitter-ms', 'concurrency', 'only', 'out', 'variants', 'cli-root']),
   );
   if (raw.has('help')) throw new UsageError(RUN_USAGE);
   const quick = raw.has('quick');
@@ -135,13 +142,20 @@ export function parseRunArgs(argv: readonly string[]): RunArgs {
       throw new UsageError(`--only: unknown section "${s}" (known: ${SECTIONS.join(', ')})`);
   }
   const out = str(raw, 'out');
+  const variants = str(raw, 'variants')
+    ?.split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
   return {
     quick,
     reps: num(raw, 'reps', quick ? 2 : 5, 1),
     latencyMs: num(raw, 'latency-ms', quick ? 100 : 300, 0, false),
+    neutralLatencyMs: num(raw, 'latency-ms', 300, 0, false),
     jitterMs: num(raw, 'jitter-ms', 0, 0, false),
     concurrency: num(raw, 'concurrency', 16, 1),
     only: only as Section[],
     ...(out ? { out } : {}),
+    ...(variants ? { variants } : {}),
+    ...(str(raw, 'cli-root') ? { cliRoot: str(raw, 'cli-root') } : {}),
   };
 }

@@ -3,6 +3,8 @@ import { batchSection, type BatchBenchResult } from './batchBench';
 import { cacheSection, type CacheResult } from './cacheBench';
 import type { FootprintResult } from './footprint';
 import type { MachineInfo } from './machine';
+import { neutralSection } from './neutral/report';
+import type { NeutralResult } from './neutral/run';
 import { ENGINE_OWN, type OverheadResult } from './overhead';
 import { CPU_CATEGORIES } from './profile';
 import type { SpeedResult } from './speed';
@@ -27,6 +29,8 @@ export interface BenchResult {
   quick: boolean;
   machine: MachineInfo;
   server: { latencyMs: number; jitterMs: number; concurrency: number; reps: number };
+  /** Issue 15's neutral workload, one result per variant (default, speculate, early stop). */
+  neutral?: NeutralResult[];
   speed?: SpeedResult;
   /** One run with jitter (full runs only): how far from the bound jitter alone puts a run. */
   speedWithJitter?: SpeedResult;
@@ -343,6 +347,7 @@ export function renderReport(r: BenchResult): string {
       `${m.uncommittedFiles ? ` (+${m.uncommittedFiles} uncommitted files)` : ''}, load ${m.loadAverage}, write+rename ${m.writeRenameUs} µs`,
   ];
   const sections: Array<[string, string[] | undefined]> = [
+    ['0. Neutral workload (issue 15)', r.neutral && neutralSection(r.neutral)],
     [
       '1. Speed',
       r.speed && [...speedSection(r.speed), ...(r.speedWithJitter ? jitterLine(r.speedWithJitter) : [])],

@@ -12,6 +12,7 @@ import { INTERRUPTIONS, runCache } from './cacheBench';
 import { runFootprint } from './footprint';
 import { spawnServer, type ChildServer } from './harness';
 import { machineInfo } from './machine';
+import { neutralVariants, runNeutral } from './neutral/run';
 import { runOverhead } from './overhead';
 import { renderReport, verdictOf, type BenchResult } from './report';
 import { runSpeed } from './speed';
@@ -72,6 +73,21 @@ async function main(): Promise<void> {
   };
   const servers: ChildServer[] = [];
   try {
+    if (wants.has('neutral')) {
+      log(
+        `neutral: issue 15's SearchQA-shaped run, ${args.neutralLatencyMs} ms per call, no cap, CLI from launch`,
+      );
+      result.neutral = await runNeutral(
+        work,
+        {
+          reps: args.reps,
+          latencyMs: args.neutralLatencyMs,
+          variants: neutralVariants(args.variants),
+          ...(args.cliRoot ? { cliRoot: args.cliRoot } : {}),
+        },
+        log,
+      );
+    }
     if (wants.has('speed')) {
       log(
         `speed: latency ${args.latencyMs} ms + ${args.jitterMs} ms jitter, concurrency ${args.concurrency}`,

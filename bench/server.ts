@@ -84,7 +84,8 @@ export function padReply(text: string, chars: number): string {
   return FILLER.repeat(Math.ceil(need / FILLER.length)).slice(0, need) + '\n' + text;
 }
 
-function completionBody(
+/** A Chat Completions reply body with token usage estimated from the texts. */
+export function completionBody(
   model: string,
   text: string,
   prompt: string,

@@ -384,6 +384,7 @@ export async function trainPrepared(
       initialSkill: prepared.initialSkill,
       flatConfig: prepared.flatConfig,
       budgetCheck: () => budget.check(),
+      budgetCapped: limits.max_tokens > 0 || limits.max_dollars > 0 || limits.max_wall_time_s > 0,
       ledger,
       totalTokens: () => ({
         ...tokenSummary(models.accounting.snapshot()),

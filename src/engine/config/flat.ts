@@ -21,12 +21,13 @@ const RENAMED: Record<string, string> = {
   'cache.dir': 'cache_dir',
   'cache.all_roles': 'cache_all_roles',
   'review.mode': 'review_mode',
+  'speed.speculate': 'speed_speculate',
 };
 
 const REFERENCE_SECTIONS: readonly FieldSection[] = ['model', 'train', 'gradient', 'optimizer', 'evaluation'];
 /** The only env keys with a flat mapping; every other env key is passed through under its own name. */
 const ENV_MAPPED = ['name', 'skill_init', 'out_root'] as const;
-const OWN_SECTIONS: readonly FieldSection[] = ['limits', 'cache', 'review', 'activation'];
+const OWN_SECTIONS: readonly FieldSection[] = ['limits', 'cache', 'review', 'activation', 'speed'];
 /** Own sections whose keys are flattened with the section as prefix (`activation_enabled`). */
 const PREFIXED_SECTIONS: readonly FieldSection[] = ['activation'];
 

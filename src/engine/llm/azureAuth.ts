@@ -1,9 +1,4 @@
-import {
-  AzureCliCredential,
-  getBearerTokenProvider,
-  ManagedIdentityCredential,
-  type TokenCredential,
-} from '@azure/identity';
+import type { AccessToken, GetTokenOptions, TokenCredential } from '@azure/identity';
 import type { SkillOptConfig } from '../config/schema';
 import { SkillOptError } from '../errors';
 import type { ModelRole } from './types';
@@ -111,14 +106,23 @@ export function azureAuthFor(
   };
 }
 
-/** The credential for a keyless mode. */
+/**
+ * The credential for a keyless mode. @azure/identity is loaded on the first token request: most
+ * runs never sign in to Azure, and loading it costs every start of the CLI tens of milliseconds.
+ */
 export function azureCredential(auth: AzureRoleAuth): TokenCredential {
-  if (auth.mode === 'managed_identity') {
+  let made: Promise<TokenCredential> | undefined;
+  const credential = async (): Promise<TokenCredential> => {
+    const { AzureCliCredential, ManagedIdentityCredential } = await import('@azure/identity');
+    if (auth.mode !== 'managed_identity') return new AzureCliCredential();
     return auth.managedIdentityClientId
       ? new ManagedIdentityCredential({ clientId: auth.managedIdentityClientId })
       : new ManagedIdentityCredential();
-  }
-  return new AzureCliCredential();
+  };
+  return {
+    getToken: async (scopes: string | string[], options?: GetTokenOptions): Promise<AccessToken | null> =>
+      (await (made ??= credential())).getToken(scopes, options),
+  };
 }
 
 /**
@@ -130,10 +134,13 @@ export function azureTokenProvider(
   scope: string,
   mode: AzureAuthMode,
 ): () => Promise<string> {
-  const provider = getBearerTokenProvider(credential, scope);
+  let provider: Promise<() => Promise<string>> | undefined;
   return async () => {
     try {
-      return await provider();
+      provider ??= import('@azure/identity').then((m) => m.getBearerTokenProvider(credential, scope));
+      return await (
+        await provider
+      )();
     } catch (err) {
       const why = err instanceof Error ? err.message.split('\n')[0] : String(err);
       throw new SkillOptError('llm', `Azure sign-in (${mode}) gave no token: ${why}`, {

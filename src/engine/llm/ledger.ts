@@ -63,6 +63,12 @@ export class RunLedger {
   private readonly rows: LedgerRow[];
   private readonly priorCount: number;
   private at: { step: number; phase: LedgerPhase } = { step: 0, phase: 'baseline' };
+  /**
+   * Work that overlaps a later step keeps its own attribution by its stage label: the baseline's
+   * `selection` calls under step 1's rollouts, a speculative `rollout` under a gate. (Not
+   * AsyncLocalStorage: it would hook every promise of the run.)
+   */
+  private readonly claims = new Map<string, { step: number; phase: LedgerPhase }>();
 
   constructor(private readonly path: string) {
     this.rows = readJsonlTolerant<LedgerRow>(path);
@@ -72,6 +78,19 @@ export class RunLedger {
   /** Attribute the calls that follow to this step and phase. */
   track(step: number, phase: LedgerPhase): void {
     this.at = { step, phase };
+  }
+
+  /**
+   * Until `work` settles, calls of stage label `stage` are attributed to this step and phase,
+   * whatever track() says meanwhile. The caller makes sure nothing else makes such calls then.
+   */
+  async within<T>(stage: string, step: number, phase: LedgerPhase, work: () => Promise<T>): Promise<T> {
+    this.claims.set(stage, { step, phase });
+    try {
+      return await work();
+    } finally {
+      this.claims.delete(stage);
+    }
   }
 
   /**
@@ -116,7 +135,8 @@ export class RunLedger {
   }
 
   private append(r: AccountingRecord): void {
-    const base = { session: this.session, t: Date.now(), step: this.at.step, phase: this.at.phase };
+    const at = this.claims.get(r.kind === 'fallback' ? r.stage : r.key.stage) ?? this.at;
+    const base = { session: this.session, t: Date.now(), step: at.step, phase: at.phase };
     let row: LedgerRow;
     if (r.kind === 'fallback') {
       row = { ...base, kind: 'fallback', stage: r.stage };

@@ -85,6 +85,8 @@ export const STEP_DIR = {
   rollout: 'rollout',
   patches: 'patches',
   selection: 'selection_eval',
+  /** speed.speculate: the next step's rollout under this step's skill, moved there if the gate keeps it. */
+  speculativeRollout: 'speculative_rollout',
 } as const;
 
 /** Top-level folders of a run. */

@@ -16,7 +16,7 @@ import { finalCheck } from './gateCandidate';
 import { applyOverrules } from './humanReview';
 import type { LoopContext } from './loopContext';
 import type { ProvenanceRecord } from './provenance';
-import { buildReport, renderReport } from './report';
+import { buildReport, renderReport, type SpeedFigures } from './report';
 import { activationSummary } from '../activation/summary';
 import { readActivationHistory } from './epochStages/activation';
 import { promptCacheSummary } from '../llm/spendText';
@@ -90,6 +90,7 @@ function writeSummary(
 ): void {
   const { state, layout } = loop;
   const history = state.history;
+  const speed = speedFigures(loop);
   const count = (pred: (a: string) => boolean, recs = history): number =>
     recs.filter((r) => pred(r.action)).length;
   const rejected = (a: string): boolean => a === 'reject';
@@ -162,12 +163,29 @@ function writeSummary(
     ).length,
     ...(stoppedEarly ? { stoppedEarly } : {}),
     ...(activation ? { activation } : {}),
+    ...(speed ? { speed } : {}),
   });
   writeJsonAtomic(layout.file(RUN_FILE.summary), {
     ...summary,
     ...(activation ? { activation } : {}),
+    ...(speed ? { speed } : {}),
     report,
   });
   const simulated = loop.ctx.optimizer.backend === 'sim' || loop.ctx.target.backend === 'sim';
   writeFileAtomic(layout.file(RUN_FILE.report), renderReport(report, loop.ctx.outDir, simulated));
+}
+
+/** summary.json `speed`: what the speed options saved or added, when one of them is on. */
+function speedFigures(loop: LoopContext): SpeedFigures | undefined {
+  const { s, speed } = loop;
+  if (!s.earlyStop && !s.speculate) return undefined;
+  return {
+    ...(s.earlyStop ? { selection_calls_saved: speed.selectionCallsSaved } : {}),
+    ...(s.speculate
+      ? {
+          speculative_calls: speed.speculativeCalls,
+          speculative_calls_discarded: speed.speculativeCallsDiscarded,
+        }
+      : {}),
+  };
 }

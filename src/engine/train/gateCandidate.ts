@@ -154,8 +154,11 @@ export async function gateCandidate(loop: LoopContext, req: GateRequest): Promis
   const paired = loop.s.gate.test === 'paired' && req.useGate;
   const maxBroken = req.useGate ? loop.s.gate.maxItemRegressions : undefined;
   const decide = async (): Promise<Decided> => {
+    // evaluation.early_stop (earlyStop.ts): only the strict gate with nothing else reading every item.
+    const early = loop.s.earlyStop && req.useGate && !paired && maxBroken === undefined && !req.review;
     const first = await loop.selection.evaluate(req.candidate, req.dir, req.step, req.stage, {
       needItems: paired || maxBroken !== undefined,
+      ...(early ? { earlyStop: { current: state.currentScore, best: state.bestScore } } : {}),
     });
     if (paired) return pairedDecision(loop, req, first);
     const action = decideGate({

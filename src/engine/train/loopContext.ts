@@ -29,8 +29,10 @@ export interface TrainInput {
   flatConfig: Record<string, unknown>;
   /** Checked at every step boundary; returns a reason to stop, or null. */
   budgetCheck?: () => string | null;
+  /** A spend or time cap is set: work that a cap must see first is not started beside other work. */
+  budgetCapped?: boolean;
   /** The run's ledger: attributes calls to steps and gives each step's tokens over every process. */
-  ledger: Pick<RunLedger, 'track' | 'stepTokens'>;
+  ledger: Pick<RunLedger, 'track' | 'within' | 'stepTokens'>;
   totalTokens: () => Record<string, unknown>;
   /** Accounting rows (per stage, role and model) for the report's spend by role. */
   accountingSnapshot: () => AccountingSnapshot;
@@ -58,6 +60,8 @@ export class LoopContext {
   readonly stepsPerEpoch: number;
   readonly totalSteps: number;
   readonly started = Date.now();
+  /** What evaluation.early_stop and speed.speculate did in this process (summary.json `speed`). */
+  readonly speed = { selectionCallsSaved: 0, speculativeCalls: 0, speculativeCallsDiscarded: 0 };
 
   constructor(readonly input: TrainInput) {
     this.s = input.ctx.settings;
@@ -73,7 +77,9 @@ export class LoopContext {
     });
     this.state = new TrainState(this.files, scheduler, input.initialSkill);
     const selItems = this.s.selEnvNum > 0 ? input.splits.val.slice(0, this.s.selEnvNum) : input.splits.val;
-    this.selection = new SelectionEvaluator(input.ctx, selItems, this.state.selectionCache);
+    this.selection = new SelectionEvaluator(input.ctx, selItems, this.state.selectionCache, (saved) => {
+      this.speed.selectionCallsSaved += saved;
+    });
   }
 
   get ctx(): RunContext {

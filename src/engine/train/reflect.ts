@@ -81,12 +81,18 @@ export class StreamingReflector {
       this.pending[kind].push(next);
       if (this.pending[kind].length >= this.ctx.settings.minibatchSize) this.dispatch(kind);
     }
+    // Every item is in: the partial minibatches are complete now, not when the rollout stage ends.
+    if (this.cursor === this.order.length) this.flush();
+  }
+
+  private flush(): void {
+    if (this.pending.failure.length) this.dispatch('failure');
+    if (this.pending.success.length) this.dispatch('success');
   }
 
   /** Flush the partial minibatches and wait for every analyst; returns failure then success patches. */
   async finish(): Promise<RawPatch[]> {
-    if (this.pending.failure.length) this.dispatch('failure');
-    if (this.pending.success.length) this.dispatch('success');
+    this.flush();
     const out = await Promise.all(this.jobs);
     const patches = out.filter((p): p is RawPatch => p !== null);
     return [

@@ -30,6 +30,12 @@ export interface PersistentFailure {
   task: string;
 }
 
+export interface SpeedFigures {
+  selection_calls_saved?: number;
+  speculative_calls?: number;
+  speculative_calls_discarded?: number;
+}
+
 export interface RunReport {
   scores: {
     selection: { initial: number | null; best: number | null; final: number | null };
@@ -56,6 +62,8 @@ export interface RunReport {
   stopped_early?: string;
   /** The test split's intervals and whether the selection gain shows on it. */
   test_check?: TestCheck;
+  /** evaluation.early_stop / speed.speculate, when on: calls they saved or added (this process). */
+  speed?: SpeedFigures;
   skill_length: Array<{ step: number; chars: number; tokens: number }>;
   edit_budget: Array<{ step: number; budget: number | null }>;
   persistent_failures: PersistentFailure[];
@@ -149,6 +157,7 @@ export function buildReport(args: {
   stoppedEarly?: string;
   testCheck?: TestCheck;
   activation?: ActivationSummary;
+  speed?: SpeedFigures;
 }): RunReport {
   const h = args.history;
   const sum = (f: (r: StepRecord) => number): number => h.reduce((n, r) => n + f(r), 0);
@@ -206,6 +215,7 @@ export function buildReport(args: {
       })),
     ...(args.stoppedEarly ? { stopped_early: args.stoppedEarly } : {}),
     ...(args.testCheck ? { test_check: args.testCheck } : {}),
+    ...(args.speed ? { speed: args.speed } : {}),
     skill_length: h.map((r) => ({
       step: r.step,
       chars: r.skill_len,
@@ -292,6 +302,7 @@ export function renderReport(r: RunReport, outDir: string, simulated: boolean): 
     `Proposed by analysts ${e.proposed}, after merging ${e.merged}, applied to candidates ${e.applied}, kept by the gate ${e.kept} (acceptance ${e.acceptance_rate === null ? '–' : `${(e.acceptance_rate * 100).toFixed(0)}%`}).`,
     `Steps: ${r.steps.total} (accepted ${r.steps.accepted}, rejected ${r.steps.rejected}, ${r.steps.inconclusive ? `inconclusive ${r.steps.inconclusive}, ` : ''}skipped ${r.steps.skipped}); human decisions ${r.steps.human_decisions}.`,
     ...(r.stopped_early ? ['', `Stopped early: ${r.stopped_early}.`] : []),
+    ...(r.speed ? ['', speedLine(r.speed)] : []),
     '',
     ...gateTestLines(r),
     '## Skill length and edit budget per step',
@@ -362,4 +373,16 @@ export function renderReport(r: RunReport, outDir: string, simulated: boolean): 
     '',
   );
   return lines.join('\n');
+}
+
+/** What the speed options did: calls an early stop saved, speculative calls and how many were thrown away. */
+function speedLine(x: SpeedFigures): string {
+  const parts: string[] = [];
+  if (x.selection_calls_saved !== undefined)
+    parts.push(`early stop saved ${x.selection_calls_saved} selection call(s)`);
+  if (x.speculative_calls !== undefined)
+    parts.push(
+      `speculation made ${x.speculative_calls} rollout call(s) ahead, ${x.speculative_calls_discarded ?? 0} of them discarded (extra)`,
+    );
+  return `Speed: ${parts.join('; ')} (this process).`;
 }

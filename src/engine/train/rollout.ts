@@ -1,6 +1,7 @@
 import type { TaskItem } from '../data/tasks';
 import { SkillOptError } from '../errors';
 import { TARGET_ERROR_LABELS, type TargetErrorKind } from '../../protocol/vocabulary';
+import { Semaphore } from '../llm/limiter';
 import type { ModelClient, Stage } from '../llm/types';
 import type { Scorer } from '../scoring/scorers';
 import { appendJsonl, readJsonlTolerant } from '../store/jsonl';
@@ -31,6 +32,11 @@ export interface RolloutOptions {
   onResult?: (result: RolloutResult, done: number, total: number) => void;
   /** Send the pending items through the target's batch API instead of one call each. */
   batch?: RolloutBatch;
+  /**
+   * evaluation.early_stop: items are sent at most `inFlight` at a time, and an item not sent yet is
+   * left out once `stop()` says the rest cannot matter (calls already sent finish and are kept).
+   */
+  earlyStop?: { inFlight: number; stop: () => boolean };
 }
 
 /**
@@ -72,8 +78,32 @@ export async function rollout(opts: RolloutOptions): Promise<RolloutResult[]> {
   };
   const pending = opts.items.filter((item) => !done.has(item.id));
   if (opts.batch && pending.length) await rolloutByBatch(pending, system, itemOpts, opts.batch, finish);
-  else await Promise.all(pending.map(async (item) => finish(item, await runItem(item, system, itemOpts))));
-  return opts.items.map((i) => done.get(i.id)!);
+  else {
+    // Settled, not raced: every reply that arrived before a stop is written, so a resumed run does
+    // not pay for it again.
+    const hold = opts.earlyStop ? new Semaphore(Math.max(1, opts.earlyStop.inFlight)) : undefined;
+    const one = async (item: TaskItem): Promise<void> => {
+      if (!hold) return finish(item, await runItem(item, system, itemOpts));
+      const release = await hold.acquire(opts.signal);
+      try {
+        if (!opts.earlyStop!.stop()) finish(item, await runItem(item, system, itemOpts));
+      } finally {
+        release();
+      }
+    };
+    // Stream dispatch: each request leaves before the next is prepared (a turn of the event loop
+    // between items lets the first reach the wire instead of waiting for all of them to be built).
+    const jobs: Array<Promise<void>> = [];
+    for (const [i, item] of pending.entries()) {
+      if (i > 0) await new Promise<void>((next) => setImmediate(next));
+      jobs.push(one(item));
+    }
+    const settled = await Promise.allSettled(jobs);
+    const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+  // Items left out by an early stop have no row.
+  return opts.items.flatMap((i) => done.get(i.id) ?? []);
 }
 
 /** The target could not answer this item: no score, no failure, no trajectory for the analysts. */
@@ -148,6 +178,7 @@ export async function rolloutFor(
   stage: Stage,
   onResult?: RolloutOptions['onResult'],
   repeat?: number,
+  earlyStop?: RolloutOptions['earlyStop'],
 ): Promise<RolloutResult[]> {
   const s = ctx.settings;
   const results = await rollout({
@@ -164,6 +195,7 @@ export async function rolloutFor(
     ...(repeat ? { repeat } : {}),
     signal: ctx.signal,
     ...(onResult ? { onResult } : {}),
+    ...(earlyStop ? { earlyStop } : {}),
     ...(ctx.batch?.stages.has(stage)
       ? {
           batch: {

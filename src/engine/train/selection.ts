@@ -5,6 +5,7 @@ import { skillHash } from '../skill/document';
 import { repeatDir } from '../store/layout';
 import type { StageName } from '../../protocol/vocabulary';
 import type { RunContext } from './context';
+import { earlyStopWatch } from './earlyStop';
 import { isErrored, meanOf, rolloutFor } from './rollout';
 import type { CachedSelection, ItemScores, RolloutResult, Score } from '../../protocol/records';
 
@@ -19,6 +20,8 @@ export interface SelectionOutcome {
   repeats: number;
   /** Every row of every repeat. */
   results?: RolloutResult[];
+  /** evaluation.early_stop left items out: the score is over `scored` of `of` items (never cached). */
+  stoppedEarly?: { scored: number; of: number };
 }
 
 /**
@@ -61,6 +64,8 @@ export class SelectionEvaluator {
     private readonly ctx: RunContext,
     private readonly items: readonly TaskItem[],
     readonly cache: Map<string, CachedSelection>,
+    /** Told how many calls an early stop saved. */
+    private readonly onEarlyStop?: (saved: number) => void,
   ) {}
 
   project(score: Score, skill: string): number {
@@ -92,7 +97,7 @@ export class SelectionEvaluator {
     dir: string,
     step: number,
     stage: StageName,
-    opts: { needItems?: boolean; repeats?: number } = {},
+    opts: { needItems?: boolean; repeats?: number; earlyStop?: { current: number; best: number } } = {},
   ): Promise<SelectionOutcome> {
     const hash = skillHash(skill);
     const cached = this.cache.get(hash);
@@ -113,6 +118,17 @@ export class SelectionEvaluator {
     const total = this.items.length * repeats;
     let passed = 0;
     let done = 0;
+    // One sample per item and no provider batch: the only shape whose verdict a partial mean bounds.
+    const watch =
+      opts.earlyStop && repeats === 1 && !this.ctx.batch?.stages.has('selection')
+        ? earlyStopWatch({
+            total: this.items.length,
+            project: (score) => this.project(score, skill),
+            current: opts.earlyStop.current,
+            best: opts.earlyStop.best,
+            maxErroredShare: this.ctx.settings.maxErroredShare,
+          })
+        : undefined;
     const runs = await Promise.all(
       Array.from({ length: repeats }, (_, r) =>
         rolloutFor(
@@ -124,16 +140,24 @@ export class SelectionEvaluator {
           (res) => {
             passed += res.hard;
             done++;
+            watch?.observe(res);
             this.ctx.emit({ type: 'rollout/progress', step, stage, done, total, hard: passed / done });
           },
           r,
+          watch
+            ? { inFlight: this.ctx.settings.targetConcurrency, stop: () => watch.certainReject() }
+            : undefined,
         ),
       ),
     );
     const means = itemMeans(runs);
     const score = meanOfItems(means);
     const items: ItemScores = Object.fromEntries(means);
-    this.cache.set(hash, { ...score, items, ...(repeats > 1 ? { repeats } : {}) });
+    const scored = runs[0].length;
+    const partial = scored < this.items.length;
+    // A partial score is not the skill's score: it is not cached, so it is never read as one.
+    if (partial) this.onEarlyStop?.(this.items.length - scored);
+    else this.cache.set(hash, { ...score, items, ...(repeats > 1 ? { repeats } : {}) });
     return {
       score,
       projected: this.project(score, skill),
@@ -142,6 +166,7 @@ export class SelectionEvaluator {
       items,
       repeats,
       results: runs.flat(),
+      ...(partial ? { stoppedEarly: { scored, of: this.items.length } } : {}),
     };
   }
 }

@@ -72,6 +72,12 @@ export interface TrainSettings {
   patience: number;
   /** evaluation.repeats: samples per selection item; the item's score is their mean. */
   repeats: number;
+  /** evaluation.early_stop: a selection evaluation stops once its verdict is certain (see earlyStop.ts). */
+  earlyStop: boolean;
+  /** speed.speculate: the next step's rollouts start under the current skill while the gate scores. */
+  speculate: boolean;
+  /** limits.target_concurrency: how many items an early-stopping evaluation sends at once. */
+  targetConcurrency: number;
   gate: GateSettings;
   /** limits.max_errored_share: a batch with more errored target items than this stops the run. */
   maxErroredShare: number;
@@ -123,6 +129,9 @@ export const defaultTrainSettings: TrainSettings = {
   evalTest: true,
   patience: 0,
   repeats: 1,
+  earlyStop: false,
+  speculate: false,
+  targetConcurrency: 32,
   gate: { test: 'strict', alpha: 0.05, onInconclusive: 'reject', maxRepeats: 0 },
   maxErroredShare: 0.5,
   reviewMode: 'auto',

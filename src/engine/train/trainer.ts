@@ -11,6 +11,7 @@ import { applyOverrules } from './humanReview';
 import { LoopContext, type TrainInput } from './loopContext';
 import { checkSameConfig } from './sameRun';
 import { runStep } from './step/runStep';
+import { dropSpeculation } from './speculate';
 import { artifactSchemas, readArtifact } from '../store/runSchemas';
 import { patienceReason, stopReason, STOPPED_BY_REQUEST } from './stopConditions';
 
@@ -33,6 +34,8 @@ export interface TrainOutcome {
  */
 export class Trainer {
   private readonly loop: LoopContext;
+  /** The baseline while it runs beside step 1. */
+  private baselineRun: Promise<void> | undefined;
 
   constructor(input: TrainInput) {
     this.loop = new LoopContext(input);
@@ -44,6 +47,15 @@ export class Trainer {
   }
 
   async run(): Promise<TrainOutcome> {
+    try {
+      return await this.runLoop();
+    } finally {
+      // Nothing may still write to the run folder once run() returns.
+      await dropSpeculation(this.loop);
+    }
+  }
+
+  private async runLoop(): Promise<TrainOutcome> {
     const { loop } = this;
     const { state, s, ctx, input } = loop;
     mkdirSync(ctx.outDir, { recursive: true });
@@ -99,7 +111,14 @@ export class Trainer {
       // A resumed run over one of its caps stops before it spends anything more.
       const over = stopReason(loop);
       if (over) return this.stopped(over);
-      if (state.currentScore < 0) await this.baseline();
+      // Step 1's rollouts and reflection do not need the baseline score, only its gate does: the
+      // baseline runs beside them unless a cap must see its spend before step 1 starts.
+      if (state.currentScore < 0) {
+        // Step 1 makes no selection call before its gate, which waits for the baseline.
+        this.baselineRun = input.ledger.within('selection', 0, 'baseline', () => this.baseline());
+        this.baselineRun.catch(() => undefined);
+        if (input.budgetCapped) await this.baselineRun;
+      }
       for (let epoch = 1; epoch <= s.numEpochs; epoch++) {
         if (state.bufferEpoch !== epoch) {
           state.buffer = [];
@@ -117,9 +136,20 @@ export class Trainer {
             if (step <= state.lastCompletedStep) continue;
             applyOverrules(loop);
             const stop = stopReason(loop);
-            if (stop) return this.stopped(stop);
+            if (stop) {
+              await this.baselineRun?.catch(() => undefined);
+              return this.stopped(stop);
+            }
             const batches = plan.slice(sie * s.accumulation, (sie + 1) * s.accumulation);
-            await runStep(loop, { step, epoch, stepInEpoch: sie, batches });
+            const ready = this.baselineRun;
+            try {
+              await runStep(loop, { step, epoch, stepInEpoch: sie, batches, ...(ready ? { ready } : {}) });
+            } catch (err) {
+              // The baseline comes first: its failure is the one a sequential run reports.
+              await ready;
+              throw err;
+            }
+            this.baselineRun = undefined;
             if (patienceReason(loop)) break;
           }
           // An overrule of the epoch's last step counts before the slow update reads the skill.
@@ -133,6 +163,8 @@ export class Trainer {
       }
       return await this.finish();
     } catch (err) {
+      // Nothing may still write to the run folder once run() returns.
+      await this.baselineRun?.catch(() => undefined);
       if (SkillOptError.is(err, 'cancelled') || ctx.signal.aborted) {
         // A stop while a provider batch is out says what becomes of it (left running, collected on resume).
         const left = SkillOptError.is(err, 'cancelled') ? err.place.fix : undefined;
@@ -181,6 +213,7 @@ export class Trainer {
   private async finish(stoppedEarly?: string): Promise<TrainOutcome> {
     const { loop } = this;
     const { state, layout } = loop;
+    await dropSpeculation(loop);
     const tests = await finalize(loop, stoppedEarly);
     loop.ctx.emit({
       type: 'run/finished',

@@ -123,6 +123,7 @@ describe('bench command-line options', () => {
     const full = parseRunArgs([]);
     assert.deepEqual([full.quick, full.reps, full.latencyMs, full.concurrency], [false, 5, 300, 16]);
     assert.deepEqual(full.only, [
+      'neutral',
       'speed',
       'jitter',
       'overhead',
@@ -132,7 +133,17 @@ describe('bench command-line options', () => {
       'spend',
       'footprint',
     ]);
-    assert.deepEqual(quick.only, ['speed', 'overhead', 'tokens', 'cache', 'batch', 'spend', 'footprint']);
+    assert.deepEqual([full.neutralLatencyMs, quick.neutralLatencyMs], [300, 300]);
+    assert.deepEqual(quick.only, [
+      'neutral',
+      'speed',
+      'overhead',
+      'tokens',
+      'cache',
+      'batch',
+      'spend',
+      'footprint',
+    ]);
     assert.deepEqual(parseRunArgs(['--only', 'speed, cache']).only, ['speed', 'cache']);
   });
 

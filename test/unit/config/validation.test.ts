@@ -96,8 +96,10 @@ describe('config/schema', () => {
           on_inconclusive: 'reject',
           max_repeats: 0,
           judge_model: '',
+          early_stop: false,
         },
       );
+      assert.deepEqual({ ...c.speed }, { speculate: false });
       assert.deepEqual(
         { ...c.env },
         {

@@ -53,3 +53,31 @@ describe('spend caps across resume', function () {
     assert.equal(ledgerCalls(dir.path), paid, 'the resumed run spent before noticing its time was up');
   });
 });
+
+/** The baseline runs beside step 1's rollouts: its calls stay the baseline's in the ledger. */
+describe('ledger attribution of overlapping work', function () {
+  this.timeout(60_000);
+  it("counts the baseline's selection calls under the baseline, not under step 1", async () => {
+    const dir = tempDir('skillopt-overlap-');
+    try {
+      process.env.SKILLOPT_SIM_LATENCY_MS = '5';
+      const run = await runSim(prepareSim(dir.path));
+      assert.equal(run.outcome.status, 'finished');
+      const rows = read(dir.path, 'ledger.jsonl')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { step: number; phase: string; stage: string; calls?: number });
+      const baseline = rows.filter((r) => r.phase === 'baseline');
+      assert.ok(baseline.length > 0 && baseline.every((r) => r.step === 0 && r.stage === 'selection'));
+      // Step 1 paid its rollouts and its own gate; the baseline's items are not among them.
+      const step1Selection = rows
+        .filter((r) => r.phase === 'step' && r.step === 1 && r.stage === 'selection')
+        .reduce((n, r) => n + (r.calls ?? 0), 0);
+      const baselineCalls = baseline.reduce((n, r) => n + (r.calls ?? 0), 0);
+      assert.ok(step1Selection <= baselineCalls, `step 1 paid ${step1Selection} selection calls`);
+    } finally {
+      delete process.env.SKILLOPT_SIM_LATENCY_MS;
+      dir.cleanup();
+    }
+  });
+});

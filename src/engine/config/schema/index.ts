@@ -10,6 +10,7 @@ import {
   optimizerFields,
   priceSchema,
   reviewFields,
+  speedFields,
   trainFields,
 } from './sections';
 
@@ -31,6 +32,7 @@ export const SECTION_FIELDS = {
   cache: cacheFields,
   review: reviewFields,
   activation: activationFields,
+  speed: speedFields,
 } as const;
 
 export type FieldSection = keyof typeof SECTION_FIELDS;
@@ -50,6 +52,7 @@ export const configSchema = z.object({
   prices: z.record(z.string(), priceSchema).default({}),
   review: z.object(reviewFields).prefault({}),
   activation: z.object(activationFields).prefault({}),
+  speed: z.object(speedFields).prefault({}),
 });
 
 export type SkillOptConfig = z.output<typeof configSchema>;

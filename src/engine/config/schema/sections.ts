@@ -288,6 +288,8 @@ export const evaluationFields = {
     .min(0)
     .optional()
     .describe('an integer ≥ 0 (absent = no per-item rule)'),
+  // Ours: stop a selection evaluation once the items left cannot change the gate's verdict (README "Speed").
+  early_stop: flag(false),
 };
 
 const SPLIT_RATIO = /^[1-9]\d*:[1-9]\d*:[1-9]\d*$/;
@@ -356,6 +358,12 @@ export const cacheFields = {
   enabled: flag(true),
   dir: text(''),
   all_roles: flag(false),
+};
+
+// Ours (README "Speed"): scheduling that never changes a decision.
+export const speedFields = {
+  // Start the next step's rollouts under the current skill while the gate scores a candidate.
+  speculate: flag(false),
 };
 
 export const reviewFields = {

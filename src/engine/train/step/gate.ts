@@ -1,6 +1,7 @@
 /** ⑥ gate: the candidate (after any human-first pruning) against the current skill on selection. */
 import { stepDirName } from '../../store/layout';
 import { gateCandidate } from '../gateCandidate';
+import { startSpeculation } from '../speculate';
 import { isErrored } from '../rollout';
 import { afterGateReview } from '../humanReview';
 import type { LoopContext } from '../loopContext';
@@ -8,6 +9,7 @@ import { recordOf, type StageEnd, type StepStage, type StepWork } from './work';
 
 async function run(loop: LoopContext, work: StepWork): Promise<StageEnd> {
   const review = afterGateReview(loop, work);
+  startSpeculation(loop, work);
   const gate = await gateCandidate(loop, {
     candidate: work.gated!,
     dir: loop.layout.selectionDir(work.dir),

@@ -82,6 +82,8 @@ async function run(loop: LoopContext, work: StepWork): Promise<StageEnd> {
     if (patch) work.raw.push(patch);
   }
 
+  // The record below reads the current and best scores: the baseline's, in step 1.
+  await work.ready;
   const raw = work.raw;
   work.rolloutScore = meanScore(work.results);
   work.record = new StepRecordBuilder({

@@ -4,16 +4,25 @@ import type { TrainBatch } from '../../data/plan';
 import { renderStepBuffer } from '../stepBuffer';
 import { commitStep } from '../commitStep';
 import type { Fallback, LoopContext } from '../loopContext';
+import { adoptSpeculation } from '../speculate';
 import { runStages } from './pipeline';
 import { recordOf, type StepWork } from './work';
 
 /** One step: its stages in order, then the commit (also when a stage ended it with a skip). */
 export async function runStep(
   loop: LoopContext,
-  at: { step: number; epoch: number; stepInEpoch: number; batches: readonly TrainBatch[] },
+  at: {
+    step: number;
+    epoch: number;
+    stepInEpoch: number;
+    batches: readonly TrainBatch[];
+    /** What must finish before the step's record reads the state (the baseline beside step 1). */
+    ready?: Promise<void>;
+  },
 ): Promise<void> {
   const started = Date.now();
   loop.input.ledger.track(at.step, 'step');
+  await adoptSpeculation(loop, { step: at.step, skill: loop.state.current });
   const fallbacks: Fallback[] = [];
   const unsubscribe = loop.onFallback((f) => fallbacks.push(f));
   try {
@@ -37,6 +46,7 @@ export async function runStep(
       humanRejected: [],
     };
     const skipped = await runStages(loop, work);
+    await at.ready;
     if (skipped) recordOf(work).skipped(skipped);
     commitStep(loop, work, { started, fallbacks });
   } finally {
