@@ -96,7 +96,11 @@ export async function rollout(opts: RolloutOptions): Promise<RolloutResult[]> {
     const jobs: Array<Promise<void>> = [];
     for (const [i, item] of pending.entries()) {
       if (i > 0) await new Promise<void>((next) => setImmediate(next));
-      jobs.push(one(item));
+      const job = one(item);
+      // Handled now: a job that fails (a stop) while later items are still being sent must not be
+      // an unhandled rejection before allSettled below reads it.
+      job.catch(() => undefined);
+      jobs.push(job);
     }
     const settled = await Promise.allSettled(jobs);
     const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
