@@ -10,7 +10,9 @@
 // 4. packages the .vsix (npm run package) and walks a new user's path with it in Chromium against a
 //    clean code-server (test/e2e/newUser.ts; screenshots in .cache/e2e-screenshots/), check by check,
 // 5. checks the review screens in a light, a dark and a high-contrast theme, and that hostile edit text stays inert in
-//    the Gate History webview (test/integration/review-runner/shots.ts; .cache/review-screenshots/).
+//    the Gate History webview (test/integration/review-runner/shots.ts; .cache/review-screenshots/),
+// 6. walks setup → run → review → apply with the keyboard only and checks the accessible names of the status
+//    bar, the Runs tree rows and the Gate History controls (test/e2e/keyboardOnly.ts).
 // Install, build and package count only when they fail; the others count each test they report
 // (scripts/testCounts.mjs). Alone, it prints its own `N passed, N failed` line and exit code.
 import { spawn } from 'node:child_process';
@@ -72,6 +74,10 @@ export async function runVsCodeStages(tally, { e2e = true } = {}) {
           await counted('review screens (Chromium, light, dark and high contrast)', process.execPath, [
             ...tsx,
             'test/integration/review-runner/shots.ts',
+          ]);
+          await counted('keyboard-only walk (Chromium: setup → run → review → apply)', process.execPath, [
+            ...tsx,
+            'test/e2e/keyboardOnly.ts',
           ]);
         }
       }
