@@ -32,7 +32,12 @@ async function revealRun(ctx: Ctx, deps: CommandDeps, arg: unknown): Promise<voi
 export function registerCommands(ctx: Ctx, deps: CommandDeps): void {
   const table: Record<CommandId, (...args: unknown[]) => unknown> = {
     [Commands.optimizeSkill]: (arg, opts) => optimizeSkill(ctx, arg, opts),
-    [Commands.evaluateSkill]: (arg) => evaluateSkill(ctx, arg),
+    // The finished evaluation goes straight into the Runs view (a file watcher can miss a new folder).
+    [Commands.evaluateSkill]: async (arg) => {
+      const result = await evaluateSkill(ctx, arg);
+      if (result) deps.tree.addEvaluation(result.out_dir);
+      return result;
+    },
     [Commands.stopRun]: (arg) => stopRun(ctx, arg),
     [Commands.resumeRun]: (arg) => resumeRun(ctx, arg),
     [Commands.openRunFolder]: (arg) => openRunFolder(ctx, arg),

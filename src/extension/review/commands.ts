@@ -11,7 +11,7 @@ import { actionLabel } from '../../protocol/words';
 import { Commands, ReviewCommands } from '../constants';
 import type { Ctx } from '../ctx';
 import { openCandidateDiff, parseCandidateUri } from './candidateContent';
-import { closeCandidateDiffs, staleDiff } from './diffTabs';
+import { refuseStaleDiff } from './diffTabs';
 import type { ReviewController, TrackedSession } from './controller';
 import type { RunHints } from './reviewContext';
 import { runIdOf } from '../commands/shared';
@@ -148,21 +148,7 @@ export function registerReviewCommands(ctx: Ctx, controller: ReviewController, v
     const fromDiff = arg instanceof vscode.Uri ? parseCandidateUri(arg) : undefined;
     let t = sessionOf(arg);
     if (!t && fromDiff) {
-      const stale = staleDiff(ctx, fromDiff);
-      if (stale) {
-        await closeCandidateDiffs(
-          [fromDiff.runId ?? fromDiff.runDir, fromDiff.runDir],
-          fromDiff.step,
-          fromDiff.origin,
-        );
-        const review = stale.waitingStep !== undefined ? `Review Step ${stale.waitingStep}` : undefined;
-        void vscode.window.showInformationMessage(stale.message, ...(review ? [review] : [])).then((pick) => {
-          if (pick)
-            void vscode.commands.executeCommand(
-              ReviewCommands.openWaiting,
-              fromDiff.runId ?? fromDiff.runDir,
-            );
-        });
+      if (await refuseStaleDiff(ctx, fromDiff)) {
         return { t: undefined, fromDiff, stale: true };
       }
       t = await controller.openFromFolder(

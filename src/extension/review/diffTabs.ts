@@ -4,6 +4,7 @@
  * it must never write an old candidate into the skill or drop the review the run waits on.
  */
 import * as vscode from 'vscode';
+import { ReviewCommands } from '../constants';
 import type { Ctx } from '../ctx';
 import { parseCandidateUri, type CandidateUriParams } from './candidateContent';
 import type { Origin } from './runFiles';
@@ -74,4 +75,20 @@ export function closeSessionDiffs(init: {
   origin: Origin;
 }): Promise<void> {
   return closeCandidateDiffs([init.runId, ...(init.runDir ? [init.runDir] : [])], init.step, init.origin);
+}
+
+/**
+ * A whole-candidate action from a diff of a step the running run has decided: closes that step's
+ * diff tabs, says why nothing was written and offers the step the run waits on. True when refused.
+ */
+export async function refuseStaleDiff(ctx: Ctx, p: CandidateUriParams): Promise<boolean> {
+  const stale = staleDiff(ctx, p);
+  if (!stale) return false;
+  const runId = p.runId ?? p.runDir;
+  await closeCandidateDiffs([runId, p.runDir], p.step, p.origin);
+  const review = stale.waitingStep !== undefined ? `Review Step ${stale.waitingStep}` : undefined;
+  void vscode.window.showInformationMessage(stale.message, ...(review ? [review] : [])).then((pick) => {
+    if (pick) void vscode.commands.executeCommand(ReviewCommands.openWaiting, runId);
+  });
+  return true;
 }

@@ -168,6 +168,12 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsTreeElement
     return item;
   }
 
+  /** An evaluation just written (its folder holds eval_summary.json): listed at once. */
+  addEvaluation(dir: string): void {
+    this.evalRoots.add(dirname(dir));
+    this.changed.fire(undefined);
+  }
+
   /** The workspace's evaluations, newest first. */
   private workspaceEvaluations(): EvaluationView[] {
     return [...this.evalRoots]
