@@ -101,10 +101,15 @@ describe('SkillOpt extension: the Skills view', function () {
     // is found by a refresh (its config sits beside it). A refresh already under way when the
     // copy ended may have missed it: refresh until the run is known.
     const api = await skillopt();
-    await waitFor(async () => {
-      await vscode.commands.executeCommand(Commands.refreshRuns);
-      return api.ctx.runs.get(earlierRun());
-    }, 'the Runs view to read the earlier run');
+    await waitFor(
+      async () => {
+        await vscode.commands.executeCommand(Commands.refreshRuns);
+        return api.ctx.runs.get(earlierRun());
+        // A busy full suite can take a while to settle its watchers.
+      },
+      'the Runs view to read the earlier run',
+      90_000,
+    );
     await chat().update(
       'agentSkillsLocations',
       { 'team-skills': true, '.github/skills': true },
