@@ -46,6 +46,7 @@ export function estimateCalls(settings: TrainSettings, splits: LoadedSplits, spe
     baseline: sel,
     final_selection: settings.evalTest ? sel : 0,
     test: 3 * test,
+    ...(settings.noSkillBaseline && settings.evalTest ? { no_skill: sel + test } : {}),
   };
   // Tasks with natural-language expectations cost one judge call per target call (scoring/judge.ts).
   const all = [...splits.train, ...splits.val, ...splits.test.unsealForEvaluation()];
@@ -57,7 +58,7 @@ export function estimateCalls(settings: TrainSettings, splits: LoadedSplits, spe
       Math.ceil(keys.reduce((n, k) => n + (r[k] ?? 0), 0) * share);
     perStep.judge = targetCalls(perStep, ['rollout', 'selection']);
     perEpochEnd.judge = targetCalls(perEpochEnd, ['slow_rollout', 'selection', 'meta_reflect']);
-    once.judge = targetCalls(once, ['baseline', 'final_selection', 'test']);
+    once.judge = targetCalls(once, ['baseline', 'final_selection', 'test', 'no_skill']);
   }
   const sum = (r: Record<string, number>): number => Object.values(r).reduce((a, b) => a + b, 0);
   const epochsWithLlm = Math.max(0, settings.numEpochs - 1);

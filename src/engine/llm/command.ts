@@ -265,11 +265,15 @@ export class CommandBackend implements ChatBackend {
     const opts = this.options;
     const skillDir = join(dirs.work, ...this.skillRoot.split('/'), task.skillName);
     const taskFile = join(dirs.work, 'task.md');
-    if (opts.skillFolder) copySkillFolder(opts.skillFolder, skillDir);
-    const skillFile = installSkill(skillDir, task, opts.skillDescription ?? DEFAULT_DESCRIPTION);
+    // An empty skill is no skill (evaluation.no_skill_baseline): nothing is installed or pointed at.
+    const noSkill = task.skill.trim() === '';
+    if (opts.skillFolder && !noSkill) copySkillFolder(opts.skillFolder, skillDir);
+    const skillFile = noSkill
+      ? join(skillDir, 'SKILL.md')
+      : installSkill(skillDir, task, opts.skillDescription ?? DEFAULT_DESCRIPTION);
     writeFileAtomic(taskFile, task.prompt.endsWith('\n') ? task.prompt : `${task.prompt}\n`);
     for (const f of task.files ?? []) copyInputFile(f.path, dirs.work, f.name);
-    const delivery = task.delivery ?? this.delivery;
+    const delivery = noSkill ? 'native' : (task.delivery ?? this.delivery);
     const prompt = renderPrompt(task, delivery, this.skillRoot);
     const parentEnv = opts.parentEnv ?? process.env;
     let argv: string[];

@@ -102,6 +102,9 @@ export const RUN_DIR = {
   testBest: 'test_eval',
   testBaseline: 'test_eval_baseline',
   testFinal: 'test_eval_final',
+  /** evaluation.no_skill_baseline: the target with no skill, on the selection and the test split. */
+  noSkillSelection: 'selection_eval_no_skill',
+  testNoSkill: 'test_eval_no_skill',
   generatedSplits: '_generated_splits',
   /** `skillopt eval` of a skill inside a run folder: `eval_only/<skill>_<split>/`. */
   evalOnly: 'eval_only',

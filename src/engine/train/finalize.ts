@@ -27,6 +27,8 @@ export interface TestResults {
   final?: TestSummary;
   /** The test scores' intervals and whether the selection gain shows on test. */
   check?: TestCheck;
+  /** evaluation.no_skill_baseline: the target with no skill at all. */
+  noSkill?: { selection: Score; test?: TestSummary };
 }
 
 export async function finalize(loop: LoopContext, stoppedEarly?: string): Promise<TestResults> {
@@ -68,6 +70,7 @@ export async function finalize(loop: LoopContext, stoppedEarly?: string): Promis
       return { baseline, best, final };
     });
   }
+  if (s.noSkillBaseline && s.evalTest) tests = { ...tests, noSkill: await noSkillScores(loop, lastStep) };
   const check = testCheck(
     {
       ...(tests.baseline ? { initial: tests.baseline } : {}),
@@ -80,6 +83,27 @@ export async function finalize(loop: LoopContext, stoppedEarly?: string): Promis
   if (check) tests = { ...tests, check };
   writeSummary(loop, finalSel, tests, stoppedEarly);
   return tests;
+}
+
+/** The target with no skill at all, on the selection split and the test split: does the skill help? */
+async function noSkillScores(loop: LoopContext, step: number): Promise<NonNullable<TestResults['noSkill']>> {
+  const { s, layout } = loop;
+  return loop.stage(step, s.numEpochs, 'test', async () => {
+    const [sel, test] = await Promise.all([
+      loop.selection.evaluate('', layout.file(RUN_DIR.noSkillSelection), step, 'final_selection'),
+      loop.input.splits.test.size > 0
+        ? evaluateTestSplit(
+            loop.ctx,
+            loop.input.splits.test,
+            '',
+            layout.file(RUN_DIR.testNoSkill),
+            s.testEnvNum,
+          )
+        : undefined,
+    ]);
+    loop.state.save();
+    return { selection: sel.score, ...(test ? { test } : {}) };
+  });
 }
 
 function writeSummary(
@@ -135,6 +159,12 @@ function writeSummary(
     test_delta_hard: tests.best && tests.baseline ? th(tests.best)! - th(tests.baseline)! : null,
     final_test_delta_hard: tests.final && tests.baseline ? th(tests.final)! - th(tests.baseline)! : null,
     ...(check ? { test_check: check } : {}),
+    ...(tests.noSkill
+      ? {
+          no_skill_selection_hard: tests.noSkill.selection.hard,
+          no_skill_test_hard: tests.noSkill.test?.overall.hard ?? null,
+        }
+      : {}),
     total_wall_time_s: round1((Date.now() - loop.started) / 1000),
     token_summary: loop.input.totalTokens(),
     prompt_cache: promptCacheSummary(loop.input.accountingSnapshot().totals),
@@ -158,6 +188,14 @@ function writeSummary(
     provenance:
       readArtifact<ProvenanceRecord[]>(layout.file(RUN_FILE.provenance), artifactSchemas.records) ?? [],
     ...(check ? { testCheck: check } : {}),
+    ...(tests.noSkill
+      ? {
+          noSkill: {
+            selection: tests.noSkill.selection.hard,
+            ...(tests.noSkill.test ? { test: tests.noSkill.test.overall.hard } : {}),
+          },
+        }
+      : {}),
     humanDecisions: (
       readArtifact<unknown[]>(layout.file(RUN_FILE.humanDecisions), artifactSchemas.records) ?? []
     ).length,

@@ -81,6 +81,7 @@ export function settingsFromConfig(cfg: SkillOptConfig): TrainSettings {
     selEnvNum: cfg.evaluation.sel_env_num,
     testEnvNum: cfg.evaluation.test_env_num,
     evalTest: cfg.evaluation.eval_test,
+    noSkillBaseline: cfg.evaluation.no_skill_baseline,
     patience: cfg.evaluation.patience,
     repeats: cfg.evaluation.repeats,
     earlyStop: cfg.evaluation.early_stop,

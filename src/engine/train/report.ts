@@ -62,6 +62,8 @@ export interface RunReport {
   stopped_early?: string;
   /** The test split's intervals and whether the selection gain shows on it. */
   test_check?: TestCheck;
+  /** evaluation.no_skill_baseline: the target's hard score with no skill at all. */
+  no_skill?: { selection: number; test: number | null };
   /** evaluation.early_stop / speed.speculate, when on: calls they saved or added (this process). */
   speed?: SpeedFigures;
   skill_length: Array<{ step: number; chars: number; tokens: number }>;
@@ -156,6 +158,7 @@ export function buildReport(args: {
   humanDecisions: number;
   stoppedEarly?: string;
   testCheck?: TestCheck;
+  noSkill?: { selection: number; test?: number };
   activation?: ActivationSummary;
   speed?: SpeedFigures;
 }): RunReport {
@@ -215,6 +218,9 @@ export function buildReport(args: {
       })),
     ...(args.stoppedEarly ? { stopped_early: args.stoppedEarly } : {}),
     ...(args.testCheck ? { test_check: args.testCheck } : {}),
+    ...(args.noSkill
+      ? { no_skill: { selection: args.noSkill.selection, test: args.noSkill.test ?? null } }
+      : {}),
     ...(args.speed ? { speed: args.speed } : {}),
     skill_length: h.map((r) => ({
       step: r.step,
@@ -290,6 +296,8 @@ export function renderReport(r: RunReport, outDir: string, simulated: boolean): 
     '| skill | selection | test |',
     '|---|---|---|',
   );
+  if (r.no_skill)
+    lines.push(`| no skill (the target alone) | ${f(r.no_skill.selection)} | ${f(r.no_skill.test)} |`);
   lines.push(`| initial | ${f(r.scores.selection.initial)} | ${f(r.scores.test.initial)} |`);
   lines.push(`| best | ${f(r.scores.selection.best)} | ${f(r.scores.test.best)} |`);
   lines.push(`| final | ${f(r.scores.selection.final)} | ${f(r.scores.test.final)} |`, '');

@@ -69,6 +69,8 @@ export interface TrainSettings {
   selEnvNum: number;
   testEnvNum: number;
   evalTest: boolean;
+  /** evaluation.no_skill_baseline: score the target with no skill at the end, on selection and test. */
+  noSkillBaseline: boolean;
   patience: number;
   /** evaluation.repeats: samples per selection item; the item's score is their mean. */
   repeats: number;
@@ -127,6 +129,7 @@ export const defaultTrainSettings: TrainSettings = {
   selEnvNum: 0,
   testEnvNum: 0,
   evalTest: true,
+  noSkillBaseline: false,
   patience: 0,
   repeats: 1,
   earlyStop: false,

@@ -160,6 +160,7 @@ describe('llm/command CommandBackend', function () {
       'skill_file_ok=true',
       'workspace_ok=true',
       'prompt_ends_with_task=true',
+      'prompt_is_task=true',
       'skill_dirs=capitals',
       'front_matter=true',
       'task_id=t1',
@@ -178,6 +179,19 @@ describe('llm/command CommandBackend', function () {
     assert.equal(typeof reply.trace?.durationMs, 'number');
     assert.equal(reply.trace?.workspace, undefined);
     assert.ok(reply.usage.promptTokens > 0 && reply.usage.completionTokens > 0);
+  });
+
+  it('installs nothing and points at nothing for an empty skill (the no-skill baseline)', async () => {
+    const b = backend('echo', ['{task_file}', '{skill_file}', '{workspace}', '{prompt}'], {
+      keepWorkspaces: true,
+      delivery: 'pointer',
+    });
+    const reply = await b.call(request('2+2?', ''), signal);
+    const ws = reply.trace?.workspace as string;
+    assert.equal(existsSync(join(ws, '.agents')), false, 'no skill folder in the workspace');
+    assert.match(reply.text, /^skill_dirs=$/m);
+    assert.match(reply.text, /^prompt_is_task=true$/m, 'the task alone, no pointer line');
+    rmSync(join(ws, '..'), { recursive: true, force: true });
   });
 
   it('accepts a command string and keeps the workspace when asked', async () => {

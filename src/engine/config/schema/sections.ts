@@ -265,6 +265,9 @@ export const evaluationFields = {
   sel_env_num: int(0, 0),
   test_env_num: int(0, 0),
   eval_test: flag(true),
+  // Ours. At the end, also score the target with no skill at all on the selection and test splits
+  // (does the skill help?): one more evaluation of each.
+  no_skill_baseline: flag(false),
   patience: int(0, 0),
   // Ours. Provider batch APIs (half price, slower): `final` = the final test evaluation and
   // `skillopt eval`; `selection` = every selection evaluation too. See the README's "Batch APIs".
