@@ -56,10 +56,18 @@ export function assignPredictionNames(dir: string, ids: readonly string[]): Map<
  * named it by the id with unsafe characters replaced: that folder is used when it is the one there.
  */
 export function conversationPath(dir: string, id: string): string {
+  return conversationPaths(dir)(id);
+}
+
+/** conversationPath for many ids of one folder: its name record is read once. */
+export function conversationPaths(dir: string): (id: string) => string {
   const paths = evalPaths(dir);
-  const named = recorded(dir)[id];
-  if (named) return paths.conversationIn(named);
-  const path = paths.conversationIn(predictionSegment(id));
-  const legacy = paths.conversationIn(id.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 120) || '_');
-  return !existsSync(path) && existsSync(legacy) ? legacy : path;
+  const names = recorded(dir);
+  return (id) => {
+    const named = names[id];
+    if (named) return paths.conversationIn(named);
+    const path = paths.conversationIn(predictionSegment(id));
+    const legacy = paths.conversationIn(id.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 120) || '_');
+    return !existsSync(path) && existsSync(legacy) ? legacy : path;
+  };
 }

@@ -1,4 +1,4 @@
-import { conversationPath } from './predictionNames';
+import { conversationPaths } from './predictionNames';
 import { runLockHeld } from './runLock';
 import { artifactSchemas, readHistory, readRuntimeState } from './runSchemas';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -172,12 +172,13 @@ export function stepArtifacts(dir: string, step: number): StepArtifacts {
   for (const rollout of rollouts) {
     const results = evalPaths(rollout).results;
     if (!existsSync(results)) continue;
+    const conversationOf = conversationPaths(rollout);
     for (const line of readFileSync(results, 'utf8').split('\n')) {
       if (!line.trim()) continue;
       try {
         const r = JSON.parse(line) as { id: string; hard: number; fail_reason?: string };
         if (!r.hard) {
-          const p = conversationPath(rollout, r.id);
+          const p = conversationOf(r.id);
           failed.push({ id: r.id, path: p, ...(r.fail_reason ? { reason: r.fail_reason } : {}) });
         }
       } catch {

@@ -8,7 +8,7 @@ import { basename, dirname, join } from 'node:path';
 import * as vscode from 'vscode';
 import { readJsonlTolerant } from '../../engine/store/jsonl';
 import { EVAL_FILE, RUN_FILE, RunLayout } from '../../engine/store/layout';
-import { conversationPath as conversationIn } from '../../engine/store/predictionNames';
+import { conversationPaths } from '../../engine/store/predictionNames';
 import { EngineRequests, type EvalParams, type EvalResult } from '../../protocol/engine';
 import type { RolloutResult } from '../../protocol/records';
 import { configFileName } from '../constants';
@@ -168,11 +168,6 @@ export async function evaluateSkill(ctx: Ctx, arg?: unknown): Promise<EvalResult
   }
 }
 
-/** Where eval-only wrote the conversation of one task. */
-export function conversationPath(result: EvalResult, taskId: string): string {
-  return conversationIn(new RunLayout(result.out_dir).evalOnlyDir(result.split), taskId);
-}
-
 export function evalReport(result: EvalResult, skillPath: string): string {
   const rows = resultRows(result);
   const lines = [
@@ -268,10 +263,11 @@ async function showEvalResult(result: EvalResult, skillPath: string): Promise<vo
     await showReport(result, skillPath);
   } else if (choice?.startsWith('Failing')) {
     const rows = resultRows(result);
+    const conversationOf = conversationPaths(new RunLayout(result.out_dir).evalOnlyDir(result.split));
     const pick = await vscode.window.showQuickPick(
       result.failing.map((id) => ({
         ...failingTaskItem(id, rows.get(id)),
-        path: conversationPath(result, id),
+        path: conversationOf(id),
       })),
       {
         placeHolder: 'Open the conversation of a failing task',

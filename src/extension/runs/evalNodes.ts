@@ -8,7 +8,7 @@ import { basename, join } from 'node:path';
 import type { z } from 'zod';
 import { readJsonlTolerant } from '../../engine/store/jsonl';
 import { EVAL_FILE, RUN_DIR, RunLayout, evalPaths } from '../../engine/store/layout';
-import { conversationPath } from '../../engine/store/predictionNames';
+import { conversationPaths } from '../../engine/store/predictionNames';
 import { artifactSchemas, readArtifact } from '../../engine/store/runSchemas';
 import type { RolloutResult } from '../../protocol/records';
 import { Commands, TreeItemContext } from '../constants';
@@ -138,10 +138,11 @@ export function evaluationChildren(e: EvaluationView, runId: string): NodeSpec[]
     path: e.dir,
     command: { command: Commands.openEvaluation, title: 'Open Evaluation Report', arguments: [e.dir] },
   };
+  const conversationOf = conversationPaths(dir);
   const tasks = sorted.slice(0, MAX_TASK_ROWS).map((r): NodeSpec => {
     const item = failingTaskItem(r.id, r);
     const verdict = r.outcome === 'errored' ? 'not answered' : r.hard ? 'passed' : 'failed';
-    const path = conversationPath(dir, r.id);
+    const path = conversationOf(r.id);
     return {
       id: `eval:${e.dir}:task:${r.id}`,
       kind: 'evalTask',

@@ -19,48 +19,34 @@ export type Theme = keyof typeof themes;
 const hostile =
   '- Quote names <b>exactly</b>.<script>window.__skilloptPwned = 1</script><img src=x onerror="window.__skilloptPwned = 2">';
 
+/** The built CLI (`dist/cli.js`) with `args`; its output in the error when it fails. */
+function cli(args: string[]): void {
+  const r = spawnSync(process.execPath, [join(repoRoot, 'dist', 'cli.js'), ...args], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`skillopt ${args[0]} failed:\n${r.stdout}${r.stderr}`);
+}
+
 function train(ws: string): string {
   const dir = join(ws, 'house-style');
   const runDir = join(dir, '.skillopt', 'runs', 'house-style_demo');
   // Meta reflection on: its candidate deletes and moves rules, so the review shows struck-through lines.
-  const r = spawnSync(
-    process.execPath,
-    [
-      join(repoRoot, 'dist', 'cli.js'),
-      'train',
-      join(dir, 'skillopt.yaml'),
-      '--out',
-      runDir,
-      '--cfg-options',
-      'optimizer.use_meta_reflect=true',
-      'activation.enabled=true',
-      `activation.trigger_file=${join(dir, 'triggers.json')}`,
-    ],
-    { encoding: 'utf8' },
-  );
-  if (r.status !== 0) throw new Error(`skillopt train failed:\n${r.stdout}${r.stderr}`);
+  cli([
+    'train',
+    join(dir, 'skillopt.yaml'),
+    '--out',
+    runDir,
+    '--cfg-options',
+    'optimizer.use_meta_reflect=true',
+    'activation.enabled=true',
+    `activation.trigger_file=${join(dir, 'triggers.json')}`,
+  ]);
   return runDir;
 }
 
 /** The initial skill scored on the selection split, where the extension's Evaluate writes (the Runs view's Evaluations). */
 function evaluate(ws: string): void {
   const dir = join(ws, 'house-style');
-  const r = spawnSync(
-    process.execPath,
-    [
-      join(repoRoot, 'dist', 'cli.js'),
-      'eval',
-      join(dir, 'skillopt.yaml'),
-      '--skill',
-      join(dir, 'SKILL.md'),
-      '--split',
-      'val',
-      '--out',
-      join(dir, '.skillopt', 'evals', 'SKILL_val_demo'),
-    ],
-    { encoding: 'utf8' },
-  );
-  if (r.status !== 0) throw new Error(`skillopt eval failed:\n${r.stdout}${r.stderr}`);
+  const out = join(dir, '.skillopt', 'evals', 'SKILL_val_demo');
+  cli(['eval', join(dir, 'skillopt.yaml'), '--skill', join(dir, 'SKILL.md'), '--split', 'val', '--out', out]);
 }
 
 /** The workspace: the example trained once, a copy whose step-1 edit is hostile, a skill with a protected block. */
