@@ -35,4 +35,62 @@ describe('CLI: the finished run', () => {
     );
     assert.doesNotMatch(out, /\*\*|`/, 'plain text, no Markdown');
   });
+
+  it('prints the target alone beside the skills, or that it was not scored with the key that turns it on', () => {
+    const printed = (extra: object): string => {
+      let out = '';
+      const stream = {
+        isTTY: false,
+        write: (s: string) => ((out += s), true),
+      } as unknown as NodeJS.WriteStream;
+      new PrettyPrinter(stream).handle({
+        type: 'run/finished',
+        outDir: '/r',
+        bestStep: 3,
+        bestScore: 0.7,
+        baselineScore: 0.5,
+        bestSkillPath: '/r/best_skill.md',
+        test: { baseline: 0.5, best: 0.6, final: 0.6 },
+        ...extra,
+      });
+      return out;
+    };
+    assert.match(
+      printed({ noSkill: { selection: 0.4, test: 0.45 } }),
+      /No skill \(the target alone\): selection 0\.400, test 0\.450\. The best skill beats no skill at all by \+0\.150 on test\./,
+    );
+    assert.match(
+      printed({ noSkill: { selection: 0.8, test: 0.7 } }),
+      /The best skill scores below no skill at all \(−0\.100 on test\): the skill may hurt/,
+    );
+    assert.match(
+      printed({ noSkillOff: true }),
+      /The target with no skill at all was not scored \(evaluation\.no_skill_baseline: false\)/,
+    );
+  });
+
+  it('says at the start what the gate can tell from noise (the power check)', () => {
+    let out = '';
+    const stream = {
+      isTTY: false,
+      write: (s: string) => ((out += s), true),
+    } as unknown as NodeJS.WriteStream;
+    new PrettyPrinter(stream).handle({
+      type: 'run/started',
+      runId: '/r',
+      outDir: '/r',
+      totalSteps: 4,
+      epochs: 1,
+      stepsPerEpoch: 4,
+      splitSizes: { train: 25, val: 20, test: 18 },
+      optimizer: 'sim/o',
+      target: 'sim/t',
+      simulated: true,
+      gatePower: { test: 'paired', items: 20, repeats: 1, alpha: 0.05 },
+    });
+    assert.match(
+      out,
+      /gate paired; 20 items × 1 repeat: only Δ ≥ 0\.250 can be told from noise at alpha 0\.05; for Δ 0\.10, 3 repeats or 50 selection items/,
+    );
+  });
 });
