@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import type { EngineEvent } from '../../../src/protocol/events';
+import type { AaRecord } from '../../../src/protocol/records';
 import { readRunFolder } from '../../../src/engine/store/runReader';
 import { DecisionStore, type MementoLike } from '../../../src/extension/review/decisionStore';
 import {
@@ -14,6 +15,19 @@ import { buildGateHistory, LiveRun, type HistoryInput } from '../../../src/exten
 import { existsSync } from 'node:fs';
 import { verdictKind, verdictLabel } from '../../../src/webview/charts/viewModel';
 import { prepareSim, runSim, tempDir } from '../train/helpers';
+
+const aaCheck: AaRecord = {
+  runs: 4,
+  items: 19,
+  metric: 'hard',
+  alpha: 0.05,
+  scores: [0.5, 0.55, 0.5, 0.45],
+  comparisons: 12,
+  strict_accepts: 5,
+  paired_accepts: 0,
+  paired_inconclusive: 3,
+  changed_items: 6,
+};
 
 class Memory implements MementoLike {
   private readonly values = new Map<string, unknown>();
@@ -76,6 +90,22 @@ describe('gate history data', function () {
     );
     assert.deepEqual(ends, liveEnds);
     assert.ok(data.spend.tokens > 0);
+  });
+
+  it('carries the power check, the target alone and the newest A/A check from the run folder, and the power live', () => {
+    const summary = readRunFolder(tmp.path).summary!;
+    const data = buildGateHistory(folderInput(tmp.path, { aa: () => aaCheck }));
+    assert.deepEqual(data.gatePower, { test: 'strict', items: 19, repeats: 1, alpha: 0.05 });
+    assert.deepEqual(data.noSkill, {
+      selection: summary.no_skill_selection_hard,
+      test: summary.no_skill_test_hard,
+    });
+    assert.equal(data.noSkillOff, undefined);
+    assert.equal(data.aa, aaCheck);
+    const live = new LiveRun();
+    for (const e of events) live.apply(e);
+    const fromEvents = buildGateHistory({ ...folderInput(tmp.path), run: undefined, live });
+    assert.deepEqual(fromEvents.gatePower, data.gatePower, 'run/started carries it before summary.json');
   });
 
   it('shows the same steps from live events alone, while the run folder is not read yet', () => {
