@@ -75,6 +75,12 @@ export function describePower(items: number, repeats: number, alpha: number, tar
   return `${items} items × ${repeats} repeat${repeats === 1 ? '' : 's'}: only Δ ≥ ${d.toFixed(3)} can be told from noise at alpha ${alpha}${hint}`;
 }
 
+/** `only Δ ≥ 0.263 detectable (19 items × 1 repeat, alpha 0.05)`: the power check in a tree row. */
+export function powerSummary(p: GatePower): string {
+  const d = smallestDetectableDelta(p.items, p.repeats, p.alpha);
+  return `only Δ ≥ ${d.toFixed(3)} detectable (${p.items} items × ${p.repeats} repeat${p.repeats === 1 ? '' : 's'}, alpha ${p.alpha})`;
+}
+
 /** `gate paired; 19 items × 1 repeat: only Δ ≥ 0.263 can be told from noise at alpha 0.05; …` */
 export function describeGatePower(p: GatePower): string {
   return `${p.test}; ${describePower(p.items, p.repeats, p.alpha)}`;

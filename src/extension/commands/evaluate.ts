@@ -198,7 +198,8 @@ export function evalReport(result: EvalResult, skillPath: string): string {
           '',
           'The same skill was scored several times and each run compared with every other as if it were a candidate: nothing differs but noise, so every accept below is a false accept.',
           '',
-          ...aaText(result.aa).map((l) => `- ${md(l.trim())}`),
+          // Our own words, not model text: nothing to escape.
+          ...aaText(result.aa).map((l) => `- ${l.trim()}`),
           '',
         ]
       : []),

@@ -10,9 +10,9 @@ import {
   aaText,
   describeGatePower,
   describeNoSkill,
-  describePower,
   NO_SKILL_OFF,
   noSkillVerdict,
+  powerSummary,
 } from '../../protocol/gateText';
 import type { AaRecord } from '../../protocol/records';
 import { TreeItemContext } from '../constants';
@@ -34,10 +34,7 @@ export function gateNodes(run: RunView, aa?: AaRecord): NodeSpec[] {
       kind: 'artifact',
       runId: run.dir,
       label: power ? `Gate: ${power.test}` : 'Gate',
-      description: [
-        power ? describePower(power.items, power.repeats, power.alpha) : undefined,
-        aa ? aaSummary(aa) : undefined,
-      ]
+      description: [power ? powerSummary(power) : undefined, aa ? aaSummary(aa) : undefined]
         .filter(Boolean)
         .join(' · '),
       tooltip: [

@@ -48,7 +48,10 @@ describe('Runs tree: the gate and the scores beside the steps', () => {
       rows.map((r) => r.label),
       ['Gate: paired', 'Scores'],
     );
-    assert.match(rows[0]!.description ?? '', /^19 items × 2 repeats: only Δ ≥ 0\.132 can be told from noise/);
+    assert.match(
+      rows[0]!.description ?? '',
+      /^only Δ ≥ 0\.132 detectable \(19 items × 2 repeats, alpha 0\.05\)$/,
+    );
     assert.match(rows[0]!.tooltip ?? '', /No A\/A check yet: SkillOpt: Check Gate Noise \(A\/A\)/);
     assert.equal(rows[1]!.description, 'test: no skill 0.390 · initial 0.500 · best 0.610');
     assert.match(rows[1]!.tooltip ?? '', /No skill \(the target alone\): selection 0\.400, test 0\.390/);
@@ -75,7 +78,7 @@ describe('Runs tree: the gate and the scores beside the steps', () => {
     );
     assert.match(
       rows[0]!.description ?? '',
-      /only Δ ≥ 0\.278 can be told from noise.* · A\/A ×3: strict gate accepts 2 of 6 \(33%\), paired 0$/,
+      /^only Δ ≥ 0\.278 detectable \(18 items × 1 repeat, alpha 0\.05\) · A\/A ×3: strict gate accepts 2 of 6 \(33%\), paired 0$/,
     );
     assert.match(rows[0]!.tooltip ?? '', /Every one of those accepts is noise/);
   });
