@@ -11,7 +11,6 @@
  * Screenshots go to .cache/gates-screenshots/ unless OUT_DIR is given.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
@@ -26,15 +25,10 @@ import {
   startServer,
   type Server,
 } from '../harness/host';
-import { closeEditors, endSession, openSkillOpt, pick, runThemes, webview } from './ui';
-import { themes, type Theme } from './workspace';
+import { closeEditors, endSession, openSkillOpt, pick, runThemes, sidebarWidth, webview } from './ui';
+import { cli, themes, type Theme } from './workspace';
 
 const out = resolve(process.argv[2] || join(repoRoot, '.cache', 'gates-screenshots'));
-
-function cli(args: string[]): void {
-  const r = spawnSync(process.execPath, [join(repoRoot, 'dist', 'cli.js'), ...args], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`skillopt ${args[0]} failed:\n${r.stdout}${r.stderr}`);
-}
 
 /** The example trained with the paired gate, its best skill's A/A check, and one per-item rejection. */
 function workspace(sandbox: string, theme: Theme): { ws: string; runDir: string } {
@@ -105,13 +99,7 @@ async function session(theme: Theme): Promise<Results> {
       await openSkillOpt(page, server, ws, 'house-style');
       await row('house-style_gates').waitFor({ timeout: 60_000 });
       // Wide enough for the rows' descriptions to read.
-      const bar = await page.locator('.part.sidebar').boundingBox();
-      if (bar) {
-        await page.mouse.move(bar.x + bar.width + 1, bar.y + 200);
-        await page.mouse.down();
-        await page.mouse.move(bar.x + 760, bar.y + 200, { steps: 5 });
-        await page.mouse.up();
-      }
+      await sidebarWidth(page, 760);
       await row('house-style_gates').click();
       await row(/^Gate: paired/).waitFor({ timeout: 30_000 });
       await row(/^Evaluations/).click();
@@ -139,13 +127,7 @@ async function session(theme: Theme): Promise<Results> {
       async () => {
         await closeEditors(p());
         // The panel gets the room: the sidebar back to a usual width.
-        const bar = await p().locator('.part.sidebar').boundingBox();
-        if (bar) {
-          await p().mouse.move(bar.x + bar.width + 1, bar.y + 200);
-          await p().mouse.down();
-          await p().mouse.move(bar.x + 300, bar.y + 200, { steps: 5 });
-          await p().mouse.up();
-        }
+        await sidebarWidth(p(), 300);
         await palette(p(), 'SkillOpt: Show Gate History');
         await pick(p(), 'house-style_gates');
         const view = webview(p());

@@ -1,21 +1,32 @@
 import assert from 'node:assert/strict';
 import { PrettyPrinter } from '../../../src/cli/render';
+import type { EngineEvent } from '../../../src/protocol/events';
+
+/** What the CLI prints for one event (plain text, as to a pipe). */
+function printed(event: EngineEvent): string {
+  let out = '';
+  const stream = {
+    isTTY: false,
+    write: (s: string) => ((out += s), true),
+  } as unknown as NodeJS.WriteStream;
+  new PrettyPrinter(stream).handle(event);
+  return out;
+}
+
+const finished = {
+  type: 'run/finished',
+  outDir: '/r',
+  bestStep: 3,
+  bestScore: 0.7,
+  baselineScore: 0.5,
+  bestSkillPath: '/r/best_skill.md',
+} as const;
 
 /** What the CLI prints when a run finishes: the test split with its intervals and the overfitting flag. */
 describe('CLI: the finished run', () => {
   it('prints the test scores with their intervals, and flags a selection gain that test does not confirm', () => {
-    let out = '';
-    const stream = {
-      isTTY: false,
-      write: (s: string) => ((out += s), true),
-    } as unknown as NodeJS.WriteStream;
-    new PrettyPrinter(stream).handle({
-      type: 'run/finished',
-      outDir: '/r',
-      bestStep: 3,
-      bestScore: 0.7,
-      baselineScore: 0.5,
-      bestSkillPath: '/r/best_skill.md',
+    const out = printed({
+      ...finished,
       test: { baseline: 0.5, best: 0.52, final: 0.52 },
       testCheck: {
         level: 0.95,
@@ -37,45 +48,24 @@ describe('CLI: the finished run', () => {
   });
 
   it('prints the target alone beside the skills, or that it was not scored with the key that turns it on', () => {
-    const printed = (extra: object): string => {
-      let out = '';
-      const stream = {
-        isTTY: false,
-        write: (s: string) => ((out += s), true),
-      } as unknown as NodeJS.WriteStream;
-      new PrettyPrinter(stream).handle({
-        type: 'run/finished',
-        outDir: '/r',
-        bestStep: 3,
-        bestScore: 0.7,
-        baselineScore: 0.5,
-        bestSkillPath: '/r/best_skill.md',
-        test: { baseline: 0.5, best: 0.6, final: 0.6 },
-        ...extra,
-      });
-      return out;
-    };
+    const end = (extra: object): string =>
+      printed({ ...finished, test: { baseline: 0.5, best: 0.6, final: 0.6 }, ...extra });
     assert.match(
-      printed({ noSkill: { selection: 0.4, test: 0.45 } }),
+      end({ noSkill: { selection: 0.4, test: 0.45 } }),
       /No skill \(the target alone\): selection 0\.400, test 0\.450\. The best skill beats no skill at all by \+0\.150 on test\./,
     );
     assert.match(
-      printed({ noSkill: { selection: 0.8, test: 0.7 } }),
+      end({ noSkill: { selection: 0.8, test: 0.7 } }),
       /The best skill scores below no skill at all \(−0\.100 on test\): the skill may hurt/,
     );
     assert.match(
-      printed({ noSkillOff: true }),
+      end({ noSkillOff: true }),
       /The target with no skill at all was not scored \(evaluation\.no_skill_baseline: false\)/,
     );
   });
 
   it('says at the start what the gate can tell from noise (the power check)', () => {
-    let out = '';
-    const stream = {
-      isTTY: false,
-      write: (s: string) => ((out += s), true),
-    } as unknown as NodeJS.WriteStream;
-    new PrettyPrinter(stream).handle({
+    const out = printed({
       type: 'run/started',
       runId: '/r',
       outDir: '/r',

@@ -9,6 +9,7 @@ import {
   evaluationsIn,
   runEvaluations,
 } from '../../../src/extension/runs/evalNodes';
+import { aaCheckOf } from '../../support/gateTest';
 
 /** An eval-only folder as `skillopt eval` writes it: eval_summary.json and eval_<split>/results.jsonl. */
 function evalFolder(
@@ -130,18 +131,7 @@ describe('Runs tree: evaluations', () => {
   });
 
   it('shows an A/A check on its evaluation row and as a row of its own that opens the report', () => {
-    const aa = {
-      runs: 4,
-      items: 19,
-      metric: 'hard',
-      alpha: 0.05,
-      scores: [0.5, 0.55, 0.5, 0.45],
-      comparisons: 12,
-      strict_accepts: 5,
-      paired_accepts: 0,
-      paired_inconclusive: 3,
-      changed_items: 6,
-    };
+    const aa = aaCheckOf(4, 5);
     const dir = evalFolder(root, 'aa', [{ id: 'q1', hard: 1 }], { aa });
     const [e] = evaluationsIn(root);
     const node = evaluationNode(e!, '');

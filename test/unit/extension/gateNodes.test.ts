@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { RunFolder } from '../../../src/engine/store/runReader';
 import { gateNodes } from '../../../src/extension/runs/gateNodes';
 import { applyEvent } from '../../../src/extension/runs/liveState';
-import type { AaRecord } from '../../../src/protocol/records';
+import { aaCheckOf } from '../../support/gateTest';
 import { started } from './events';
 
 function run(summary?: Record<string, unknown>): RunFolder {
@@ -28,18 +28,7 @@ const finished = {
   gate_power: { test: 'paired', items: 19, repeats: 2, alpha: 0.05 },
 };
 
-const aa: AaRecord = {
-  runs: 3,
-  items: 19,
-  metric: 'hard',
-  alpha: 0.05,
-  scores: [0.5, 0.55, 0.5],
-  comparisons: 6,
-  strict_accepts: 2,
-  paired_accepts: 0,
-  paired_inconclusive: 1,
-  changed_items: 4,
-};
+const aa = aaCheckOf(3, 2);
 
 describe('Runs tree: the gate and the scores beside the steps', () => {
   it('shows the power check and the target alone beside the initial and best skills', () => {

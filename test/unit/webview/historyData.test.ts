@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import type { EngineEvent } from '../../../src/protocol/events';
-import type { AaRecord } from '../../../src/protocol/records';
 import { readRunFolder } from '../../../src/engine/store/runReader';
 import { DecisionStore, type MementoLike } from '../../../src/extension/review/decisionStore';
 import {
@@ -15,19 +14,9 @@ import { buildGateHistory, LiveRun, type HistoryInput } from '../../../src/exten
 import { existsSync } from 'node:fs';
 import { verdictKind, verdictLabel } from '../../../src/webview/charts/viewModel';
 import { prepareSim, runSim, tempDir } from '../train/helpers';
+import { aaCheckOf } from '../../support/gateTest';
 
-const aaCheck: AaRecord = {
-  runs: 4,
-  items: 19,
-  metric: 'hard',
-  alpha: 0.05,
-  scores: [0.5, 0.55, 0.5, 0.45],
-  comparisons: 12,
-  strict_accepts: 5,
-  paired_accepts: 0,
-  paired_inconclusive: 3,
-  changed_items: 6,
-};
+const aaCheck = aaCheckOf(4, 5);
 
 class Memory implements MementoLike {
   private readonly values = new Map<string, unknown>();

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { inconclusiveGateTest } from '../../support/gateTest';
+import { aaCheckOf, inconclusiveGateTest } from '../../support/gateTest';
 import type { GateHistoryData, GateStepRow } from '../../../src/protocol/webview';
 import { opaque } from '../../../src/webview/charts/render';
 import {
@@ -261,18 +261,7 @@ describe('gate history: the gate beside the steps', () => {
       ...data,
       noSkill: { selection: 0.2, test: 0.25 },
       gatePower: { test: 'paired', items: 20, repeats: 1, alpha: 0.05 },
-      aa: {
-        runs: 3,
-        items: 20,
-        metric: 'hard',
-        alpha: 0.05,
-        scores: [0.5, 0.55, 0.5],
-        comparisons: 6,
-        strict_accepts: 2,
-        paired_accepts: 0,
-        paired_inconclusive: 1,
-        changed_items: 3,
-      },
+      aa: aaCheckOf(3, 2),
     };
     assert.deepEqual(scoreChart(d).noSkill, [
       { x: 0, y: 0.2 },
