@@ -7,6 +7,8 @@ import { formatConfigWarning } from './config/schema/problems';
 import type { SkillOptConfig } from './config/schema';
 import { stepsPerEpoch } from './data/plan';
 import { benchmarkFor, type Benchmark } from './data/benchmarks';
+import { turnsFor } from './train/turns/fromConfig';
+import { multiTurn, type TargetTurns } from './train/turns/types';
 import {
   benchmarkNotices,
   checkImageTarget,
@@ -79,6 +81,8 @@ export interface PreparedRun {
   models: ModelSetup;
   /** activation.enabled: the trigger queries and how they run (src/engine/activation/plan.ts). */
   activation?: ActivationPlan;
+  /** How the target answers an item beyond one call (OfficeQA's document tools; train/turns). */
+  turns?: TargetTurns;
 }
 
 function timestamp(): string {
@@ -216,6 +220,17 @@ export function prepareRun(opts: PrepareOptions): PreparedRun {
   });
   const allTasks = [...splits.train, ...splits.val, ...splits.test.unsealForEvaluation()];
   checkInputFiles(allTasks, models.target.backend === 'command');
+  const turns = turnsFor(cfg, bench?.name, models.target);
+  if (multiTurn(turns.turns) && models.batch) {
+    throw new SkillOptError(
+      'config',
+      'a provider batch sends one call per item, and these items take several',
+      {
+        key: 'evaluation.batch_api',
+        fix: 'set evaluation.batch_api: off for this run (document tools and refinement turns call the target per turn)',
+      },
+    );
+  }
   const scorer = assertionScorer(baseScorer, allTasks, models, settings.optimizerMaxTokens, opts.logger);
   const activation = prepareActivation(
     cfg,
@@ -259,11 +274,13 @@ export function prepareRun(opts: PrepareOptions): PreparedRun {
       ...skill.notices,
       ...skillNotices,
       ...models.notices,
+      ...turns.notices,
       ...activation.notices,
     ],
     estimate: withActivationCalls(estimateCalls(settings, splits, spe), activation.plan, settings.numEpochs),
     models,
     ...(activation.plan ? { activation: activation.plan } : {}),
+    ...(turns.turns ? { turns: turns.turns } : {}),
   };
 }
 
@@ -291,6 +308,7 @@ export function makeContext(
     logger: hooks.logger ?? silentLogger,
     emit: hooks.emit,
     ...(models.batch ? { batch: models.batch } : {}),
+    ...(prepared.turns ? { turns: prepared.turns } : {}),
     recordFallback: (stage, reason) => {
       models.accounting.recordFallback(stage, reason);
       hooks.emit({ type: 'fallback', stage, reason });

@@ -224,11 +224,15 @@ export const DISPOSITIONS: Readonly<Record<string, Disposition>> = {
   'env.max_turns': honoured,
   // Read by the DocVQA and LiveMathematicianBench loaders (data/benchmarks.ts).
   ...each(['env.image_detail', 'env.shuffle_choices', 'env.use_theorem', 'env.use_sketch'], honoured),
+  // OfficeQA (data/officeqa/env.ts): the document folders, the tool loop and offline search; the
+  // web-search modes are refused there, naming env.search_mode.
+  ...each(
+    ['env.data_dirs', 'env.docs_dirs', 'env.max_tool_turns', 'env.use_local_tools', 'env.search_mode'],
+    honoured,
+  ),
+  // Read only by search_mode custom (refused): offline has no use for them, in the reference too.
   ...each(
     [
-      'env.data_dirs',
-      'env.max_tool_turns',
-      'env.search_mode',
       'env.max_queries_per_turn',
       'env.search_api_url',
       'env.search_auth_env',
@@ -236,10 +240,7 @@ export const DISPOSITIONS: Readonly<Record<string, Disposition>> = {
       'env.search_provider',
       'env.search_timeout_seconds',
     ],
-    mapped(
-      "is read by OfficeQA's document tools, which are not run here: the target sees the question alone",
-      { drop: true, applies: (v) => !blank(v) },
-    ),
+    honoured,
   ),
   ...each(['env.data_root', 'env.mode'], benchmarkKey('spreadsheetbench')),
   ...each(['env.max_steps', 'env.max_api_workers'], benchmarkKey('alfworld')),

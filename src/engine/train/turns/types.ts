@@ -1,0 +1,32 @@
+/**
+ * How a chat target answers one item when that takes more than one plain call: OfficeQA's document
+ * tool loop (env.max_tool_turns). Built once per run (turns/fromConfig.ts) and carried to every
+ * rollout of it.
+ */
+import type { TaskItem } from '../../data/tasks';
+import type { ReplyToolCall, ToolSpec } from '../../llm/types';
+
+/** What one function call did: the line the trajectory records and what the model is sent back. */
+export interface ToolObservation {
+  cmd: string;
+  obs: string;
+}
+
+export interface ItemTools {
+  /** Runs one function call of the model's; never throws for a bad call (the observation says what was wrong). */
+  run(call: ReplyToolCall): ToolObservation;
+}
+
+export interface TargetTurns {
+  /** The item's task message instead of the plain one (OfficeQA: question, oracle pages, files). */
+  taskMessage?(item: TaskItem): string;
+  /** Appended to our default system prompt (not to a user's env.target_system_prompt). */
+  systemNote?: string;
+  /** A tool loop of at most `maxTurns` model calls. */
+  tools?: { specs: readonly ToolSpec[]; maxTurns: number; forItem(item: TaskItem): ItemTools };
+}
+
+/** Whether items need more than one call each (a provider batch cannot send them). */
+export function multiTurn(turns: TargetTurns | undefined): boolean {
+  return !!turns?.tools;
+}
