@@ -11,7 +11,7 @@ import { extractAnswer } from '../scoring/extract';
 import { choiceLabels } from '../scoring/valueScorers';
 import { writeJsonAtomic } from '../store/atomic';
 import type { RolloutOptions } from './rollout';
-import { runToolLoop, type TurnsOutcome } from './turns/loops';
+import { runRefineTurns, runToolLoop, type TurnsOutcome } from './turns/loops';
 
 /** The rollout's options plus where each item's conversation goes (names assigned once per rollout). */
 export type ItemOptions = RolloutOptions & { conversationFile(taskId: string): string };
@@ -98,6 +98,13 @@ export async function runItem(item: TaskItem, system: string, opts: ItemOptions)
     return loop.error === undefined
       ? scoreOrErrored(call, { text: loop.text, cached: loop.cached }, opts, loop)
       : erroredResult(call, loop.error, opts, loop);
+  }
+  const refine = opts.turns?.refine;
+  if (refine && refine.maxTurns > 1) {
+    const turns = await runRefineTurns(call, refine, opts);
+    return turns.error === undefined
+      ? scoreOrErrored(call, { text: turns.text, cached: turns.cached }, opts, turns)
+      : erroredResult(call, turns.error, opts, turns);
   }
   let reply: ChatResult;
   try {

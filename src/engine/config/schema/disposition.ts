@@ -220,7 +220,8 @@ export const DISPOSITIONS: Readonly<Record<string, Disposition>> = {
     ].map((k) => `env.${k}`),
     honoured,
   ),
-  // Above 1: refused for a chat target, a notice for an agent target (models.ts, before any spending).
+  // Above 1: the reference's refinement turns for a chat target (train/turns/fromConfig.ts), a notice
+  // for an agent target (modelNotices.ts).
   'env.max_turns': honoured,
   // Read by the DocVQA and LiveMathematicianBench loaders (data/benchmarks.ts).
   ...each(['env.image_detail', 'env.shuffle_choices', 'env.use_theorem', 'env.use_sketch'], honoured),

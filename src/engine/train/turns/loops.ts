@@ -8,7 +8,7 @@ import { SkillOptError } from '../../errors';
 import type { ChatMessage, ModelClient, ReplyToolCall, ToolSpec } from '../../llm/types';
 import type { ConversationRecord, ToolCallRecord, TurnStep } from '../../../protocol/records';
 import { excerpt } from '../trajectories';
-import type { ItemTools } from './types';
+import type { ItemTools, RefineStyle } from './types';
 import type { TargetCall } from '../rolloutItem';
 
 /** What the result row keeps of each turn (conversation.json keeps it whole). */
@@ -98,4 +98,33 @@ export async function runToolLoop(
     ...out,
     noAnswer: `the tool-turn budget (env.max_tool_turns ${tools.maxTurns}) ran out before a final answer`,
   };
+}
+
+/** Refinement turns (env.max_turns): the reply asked for again until one has an answer, as `style` sends it. */
+export async function runRefineTurns(
+  call: TargetCall,
+  refine: { maxTurns: number; style: RefineStyle },
+  opts: LoopOptions,
+): Promise<TurnsOutcome> {
+  const { style } = refine;
+  const out: TurnsOutcome = { text: '', records: [], steps: [], turns: 0, cached: true };
+  for (let turn = 1; turn <= refine.maxTurns; turn++) {
+    let messages = call.messages;
+    if (turn > 1) {
+      const ask = style.prompt(out.text, opts.answerTag);
+      out.records.push({ role: 'user', content: ask, turn });
+      messages = style.history
+        ? [...call.messages, { role: 'assistant', content: out.text }, { role: 'user', content: ask }]
+        : [...call.messages.filter((m) => m.role === 'system'), { role: 'user', content: ask }];
+    }
+    const reply = await turnCall(call, messages, opts);
+    if ('error' in reply) return { ...out, error: reply.error };
+    out.turns = turn;
+    out.cached &&= reply.cached;
+    out.text = reply.text;
+    out.records.push({ role: 'assistant', content: reply.text, turn });
+    out.steps.push({ turn, reply: excerpt(reply.text, STEP_CHARS) });
+    if (hasAnswer(reply.text, opts.answerTag) && (turn > 1 || style.stopOnFirstAnswer)) break;
+  }
+  return out;
 }
