@@ -258,5 +258,13 @@ describe('refinement turns (env.max_turns) over the real SDK wires', function ()
         /max_tool_turns/.test(e.place.fix ?? ''),
     );
     assert.equal(server.requests.length, before);
+    // OfficeQA's keys on another benchmark are said to do nothing, never silently dropped.
+    const other = prepare(server, 'chat', ['env.max_tool_turns=5', 'env.search_provider=duckduckgo']);
+    assert.ok(
+      other.warnings.includes(
+        'env.max_tool_turns, env.search_provider: read only by the officeqa benchmark (env.name: officeqa), so they have no effect on this run',
+      ),
+      other.warnings.join('\n'),
+    );
   });
 });
