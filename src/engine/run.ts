@@ -13,13 +13,8 @@ import {
   withBenchmarkChoices,
   withImageDetail,
 } from './data/benchmarkRun';
-import {
-  defaultSplitOutputDir,
-  effectiveSplitSeed,
-  loadSplitDir,
-  materializeRatioSplit,
-  type LoadedSplits,
-} from './data/splits';
+import { loadSplitDir, materializeRatioSplit, type LoadedSplits } from './data/splits';
+import { defaultSplitOutputDir, effectiveSplitSeed } from './data/splitRatio';
 import { estimateCalls, type CallEstimate } from './callEstimate';
 import { SkillOptError } from './errors';
 import type { EngineEvent } from '../protocol/events';
