@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SkillOptError } from '../../../src/engine/errors';
-import { evalPrepared, type EvalSummary } from '../../../src/engine/evalRun';
 import type { LedgerRow } from '../../../src/engine/llm/ledger';
 import { prepareRun, type PreparedRun } from '../../../src/engine/run';
 import { RUN_FILE, RunLayout } from '../../../src/engine/store/layout';
@@ -12,7 +11,7 @@ import type { LoopbackServer, RecordedRequest, Reply, Script } from '../../suppo
 import { openAiMessages, startOpenAiServer } from '../../support/loopback/openaiServer';
 import { responsesInput, startResponsesServer } from '../../support/loopback/responsesServer';
 import { renderTrajectory } from '../../../src/engine/train/trajectories';
-import { tempDir } from './helpers';
+import { evaluateTrain, Scratch, trainConversations, trainRows } from './evalOnlyHelpers';
 
 /**
  * OfficeQA as the reference runs it offline, through the real `openai` and `@anthropic-ai/sdk` SDKs
@@ -99,16 +98,11 @@ function researcher(wire: Wire, onTurn?: (req: RecordedRequest, turn: number) =>
 
 describe('officeqa: the document tool loop over the real SDK wires', function () {
   this.timeout(60_000);
-  const dirs: Array<ReturnType<typeof tempDir>> = [];
-  const servers: LoopbackServer[] = [];
-  after(async () => {
-    for (const s of servers) await s.close();
-    for (const d of dirs) d.cleanup();
-  });
+  const scratch = new Scratch();
+  after(() => scratch.close());
 
   function prepare(server: LoopbackServer, wire: Wire | 'sim', extra: string[] = []): PreparedRun {
-    const d = tempDir('skillopt-officeqa-');
-    dirs.push(d);
+    const d = { path: scratch.dir('skillopt-officeqa-') };
     writeFileSync(
       join(d.path, 'SKILL.md'),
       '---\nname: officeqa\ndescription: Answer Treasury bulletin questions.\n---\nQuote figures exactly.\n',
@@ -147,29 +141,6 @@ describe('officeqa: the document tool loop over the real SDK wires', function ()
     return prepareRun({ configPath: config, outDir: join(d.path, 'run'), overrides: extra });
   }
 
-  const evaluate = (prepared: PreparedRun): Promise<EvalSummary> =>
-    evalPrepared(prepared, {
-      skill: prepared.initialSkill,
-      skillPath: prepared.skillPath,
-      split: 'train',
-      emit: () => undefined,
-      signal: new AbortController().signal,
-    });
-
-  const rows = (summary: EvalSummary): RolloutResult[] =>
-    readFileSync(join(summary.out_dir, 'eval_train', 'results.jsonl'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as RolloutResult);
-
-  const conversations = (summary: EvalSummary): unknown[][] =>
-    readdirSync(join(summary.out_dir, 'eval_train', 'predictions')).map(
-      (id) =>
-        JSON.parse(
-          readFileSync(join(summary.out_dir, 'eval_train', 'predictions', id, 'conversation.json'), 'utf8'),
-        ) as unknown[],
-    );
-
   for (const wire of ['chat', 'responses', 'anthropic'] as const) {
     it(`answers every item through grep and read on the ${wire} wire, each turn paid once`, async () => {
       const start =
@@ -179,7 +150,7 @@ describe('officeqa: the document tool loop over the real SDK wires', function ()
             ? startResponsesServer
             : startOpenAiServer;
       const server = await start(researcher(wire));
-      servers.push(server);
+      scratch.track(server);
       const prepared = prepare(server, wire);
       assert.ok(
         prepared.warnings.some((w) =>
@@ -187,7 +158,7 @@ describe('officeqa: the document tool loop over the real SDK wires', function ()
         ),
         prepared.warnings.join('\n'),
       );
-      const summary = await evaluate(prepared);
+      const summary = await evaluateTrain(prepared);
       assert.equal(summary.n_items, 3);
       assert.equal(summary.hard, 1, 'every item answered right from its documents');
       assert.equal(server.requests.length, 9, 'three turns per item');
@@ -221,7 +192,7 @@ describe('officeqa: the document tool loop over the real SDK wires', function ()
         'the grep observation went back as the tool result',
       );
 
-      const results = rows(summary);
+      const results = trainRows(summary);
       for (const r of results) {
         assert.equal(r.n_turns, 3);
         assert.deepEqual(
@@ -240,7 +211,7 @@ describe('officeqa: the document tool loop over the real SDK wires', function ()
         /turns \(3\):\n\[turn 1 action\] grep\(pattern="deficit"[^\n]*\n\[obs\] 7: Fiscal year/,
       );
       assert.match(shown, /\[turn 2 reply\] Reading around the match\.\n\[turn 2 action\] read\(/);
-      const conv = conversations(summary).find((c) => JSON.stringify(c).includes('net deficit'))!;
+      const conv = trainConversations(summary).find((c) => JSON.stringify(c).includes('net deficit'))!;
       const calls = conv.filter((r) => (r as { type?: string }).type === 'tool_call') as Array<{
         cmd: string;
         obs: string;
@@ -262,10 +233,10 @@ describe('officeqa: the document tool loop over the real SDK wires', function ()
         return undefined;
       }),
     );
-    servers.push(server);
-    const summary = await evaluate(prepare(server, 'chat'));
+    scratch.track(server);
+    const summary = await evaluateTrain(prepare(server, 'chat'));
     const byQuestion = (q: string): RolloutResult =>
-      rows(summary).find((r) => r.task_description.includes(q))!;
+      trainRows(summary).find((r) => r.task_description.includes(q))!;
     const errored = byQuestion('tax receipts');
     assert.equal(errored.outcome, 'errored');
     assert.equal(errored.n_turns, 1, 'the turn before the failure');
@@ -277,7 +248,7 @@ describe('officeqa: the document tool loop over the real SDK wires', function ()
     assert.equal(silent.n_turns, 4);
     assert.deepEqual(summary.errored, [errored.id]);
     assert.equal(summary.n_items, 3);
-    const conv = conversations(summary).find((c) => JSON.stringify(c).includes('tax receipts'))!;
+    const conv = trainConversations(summary).find((c) => JSON.stringify(c).includes('tax receipts'))!;
     assert.ok(
       conv.some((r) => (r as { type?: string }).type === 'tool_call'),
       'the paid turn stays readable',
@@ -289,7 +260,7 @@ describe('officeqa: the document tool loop over the real SDK wires', function ()
 
   it('refuses before any call: web search modes, a target without function calls, a provider batch', async () => {
     const server = await startOpenAiServer(researcher('chat'));
-    servers.push(server);
+    scratch.track(server);
     const refused = (extra: string[], key: string, wire: Wire | 'sim' = 'chat'): void =>
       assert.throws(
         () => prepare(server, wire, extra),

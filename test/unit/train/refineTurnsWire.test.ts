@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SkillOptError } from '../../../src/engine/errors';
-import { evalPrepared, type EvalSummary } from '../../../src/engine/evalRun';
 import { AnthropicBackend } from '../../../src/engine/llm/anthropic';
 import { createModelClient } from '../../../src/engine/llm/client';
 import { OpenAiBackend } from '../../../src/engine/llm/openai';
@@ -10,12 +9,11 @@ import { prepareRun, type PreparedRun } from '../../../src/engine/run';
 import { runRefineTurns } from '../../../src/engine/train/turns/loops';
 import { refineStyleFor } from '../../../src/engine/train/turns/fromConfig';
 import type { TargetCall } from '../../../src/engine/train/rolloutItem';
-import type { RolloutResult } from '../../../src/protocol/records';
 import { anthropicMessages, startAnthropicServer } from '../../support/loopback/anthropicServer';
 import type { LoopbackServer, RecordedRequest, Reply } from '../../support/loopback/core';
 import { contentText } from '../../support/loopback/core';
 import { openAiMessages, startOpenAiServer } from '../../support/loopback/openaiServer';
-import { tempDir } from './helpers';
+import { evaluateTrain, Scratch, trainConversations, trainRows } from './evalOnlyHelpers';
 
 /**
  * env.max_turns above 1 on a chat target: the reference's refinement turns, sent as each of its
@@ -54,12 +52,8 @@ const ITEMS = [
 
 describe('refinement turns (env.max_turns) over the real SDK wires', function () {
   this.timeout(60_000);
-  const dirs: Array<ReturnType<typeof tempDir>> = [];
-  const servers: LoopbackServer[] = [];
-  after(async () => {
-    for (const s of servers) await s.close();
-    for (const d of dirs) d.cleanup();
-  });
+  const scratch = new Scratch();
+  after(() => scratch.close());
 
   function prepare(
     server: LoopbackServer,
@@ -67,8 +61,7 @@ describe('refinement turns (env.max_turns) over the real SDK wires', function ()
     extra: string[] = [],
     name = 'searchqa',
   ): PreparedRun {
-    const d = tempDir('skillopt-refine-');
-    dirs.push(d);
+    const d = { path: scratch.dir('skillopt-refine-') };
     for (const split of ['train', 'val', 'test']) {
       mkdirSync(join(d.path, 'split', split), { recursive: true });
       writeFileSync(
@@ -107,21 +100,6 @@ describe('refinement turns (env.max_turns) over the real SDK wires', function ()
     return prepareRun({ configPath: config, outDir: join(d.path, 'run'), overrides: extra });
   }
 
-  const evaluate = (prepared: PreparedRun): Promise<EvalSummary> =>
-    evalPrepared(prepared, {
-      skill: prepared.initialSkill,
-      skillPath: prepared.skillPath,
-      split: 'train',
-      emit: () => undefined,
-      signal: new AbortController().signal,
-    });
-
-  const rows = (summary: EvalSummary): RolloutResult[] =>
-    readFileSync(join(summary.out_dir, 'eval_train', 'results.jsonl'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as RolloutResult);
-
   for (const wire of ['chat', 'anthropic'] as const) {
     it(`asks SearchQA's refinement with the previous reply only, until a later reply answers (${wire})`, async () => {
       // q1: answers at once, refined to Paris. q2: no answer on turn 2, so a third turn.
@@ -138,7 +116,7 @@ describe('refinement turns (env.max_turns) over the real SDK wires', function ()
           return { kind: 'reply', text: 'Still thinking.', usage: USAGE };
         return { kind: 'reply', text: '<answer>Tiber</answer>', usage: USAGE };
       });
-      servers.push(server);
+      scratch.track(server);
       const prepared = prepare(server, wire);
       assert.ok(
         prepared.warnings.some((w) =>
@@ -146,7 +124,7 @@ describe('refinement turns (env.max_turns) over the real SDK wires', function ()
         ),
         prepared.warnings.join('\n'),
       );
-      const summary = await evaluate(prepared);
+      const summary = await evaluateTrain(prepared);
       assert.equal(summary.hard, 1, 'both right after refinement');
       assert.equal(server.requests.length, 5, 'q1 two turns, q2 three');
       assert.equal(summary.model_calls, 5);
@@ -159,7 +137,7 @@ describe('refinement turns (env.max_turns) over the real SDK wires', function ()
         assert.match(msgs[0][1], /## Skill\n[\s\S]*Quote the context\.$/);
         assert.doesNotMatch(msgs[1][1], /\[DOC\]|capital of France|river flows/);
       }
-      const byId = new Map(rows(summary).map((r) => [r.id.replace(/^train-/, ''), r]));
+      const byId = new Map(trainRows(summary).map((r) => [r.id.replace(/^train-/, ''), r]));
       assert.equal(byId.get('q1')!.n_turns, 2);
       assert.equal(byId.get('q1')!.predicted_answer, 'Paris');
       assert.equal(byId.get('q2')!.n_turns, 3);
@@ -168,16 +146,11 @@ describe('refinement turns (env.max_turns) over the real SDK wires', function ()
         byId.get('q2')!.steps!.map((s) => s.reply),
         ['Maybe the Po.', 'Still thinking.', '<answer>Tiber</answer>'],
       );
-      const dir = join(summary.out_dir, 'eval_train', 'predictions');
-      const conv = readdirSync(dir)
-        .map(
-          (id) =>
-            JSON.parse(readFileSync(join(dir, id, 'conversation.json'), 'utf8')) as Array<{
-              role?: string;
-              content?: string;
-            }>,
-        )
-        .find((c) => JSON.stringify(c).includes('river flows'))!;
+      const conv = trainConversations(summary).find((c) =>
+        JSON.stringify(c).includes('river flows'),
+      ) as Array<{
+        role?: string;
+      }>;
       assert.deepEqual(
         conv.map((r) => r.role),
         ['user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'system'],
@@ -190,7 +163,7 @@ describe('refinement turns (env.max_turns) over the real SDK wires', function ()
       const n = openAiMessages(req).length;
       return { kind: 'reply', text: n === 2 ? 'It looks like 1993.' : '<answer>1993</answer>', usage: USAGE };
     });
-    servers.push(server);
+    scratch.track(server);
     const client = createModelClient({
       role: 'target',
       backend: new OpenAiBackend({ model: MODEL, baseUrl: server.url }),
@@ -220,7 +193,7 @@ describe('refinement turns (env.max_turns) over the real SDK wires', function ()
     const anthropic = await startAnthropicServer([
       { kind: 'reply', text: '<answer>B</answer>', usage: USAGE },
     ]);
-    servers.push(anthropic);
+    scratch.track(anthropic);
     const claude = createModelClient({
       role: 'target',
       backend: new AnthropicBackend({ model: MODEL, baseUrl: anthropic.origin }),
@@ -240,9 +213,9 @@ describe('refinement turns (env.max_turns) over the real SDK wires', function ()
       if (/previous answer/.test(msgs.at(-1)![1])) return { kind: 'status', status: 400, message: 'nope' };
       return { kind: 'reply', text: '<answer>Paris</answer>', usage: USAGE };
     });
-    servers.push(server);
-    const summary = await evaluate(prepare(server, 'chat', ['limits.max_errored_share=1']));
-    const results = rows(summary);
+    scratch.track(server);
+    const summary = await evaluateTrain(prepare(server, 'chat', ['limits.max_errored_share=1']));
+    const results = trainRows(summary);
     assert.ok(results.every((r) => r.outcome === 'errored' && r.n_turns === 1));
     assert.equal(summary.model_calls, 2, 'the first turns, paid');
     const before = server.requests.length;
