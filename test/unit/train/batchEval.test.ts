@@ -168,6 +168,27 @@ describe('batch evaluations over the loopback batch APIs', function () {
     );
   });
 
+  /** Runs the test evaluation until the process "dies"; the folder keeps an intent and no batch id. */
+  async function crashOnCreate(first: PreparedRun, dies: AbortController): Promise<PreparedRun> {
+    await assert.rejects(
+      evalPrepared(first, {
+        skill: first.initialSkill,
+        skillPath: first.skillPath,
+        split: 'test',
+        emit: () => undefined,
+        signal: dies.signal,
+      }),
+      (err: unknown) => SkillOptError.is(err, 'cancelled'),
+    );
+    const pending = JSON.parse(readFileSync(batchState(first), 'utf8')) as BatchStateFile;
+    assert.equal(pending.batch_id, undefined);
+    assert.ok(pending.submission);
+    return first;
+  }
+
+  type BatchStateFile = { batch_id?: string; submission?: string };
+  const batchState = (p: PreparedRun): string => evalPaths(new RunLayout(p.outDir).evalOnlyDir('test')).batch;
+
   it('finds a batch whose id a crash kept from being written, instead of sending it again', async () => {
     const api = new OpenAiBatchApi({ pollsToEnd: 1 });
     const dies = new AbortController();
@@ -181,21 +202,8 @@ describe('batch evaluations over the loopback batch APIs', function () {
     });
     servers.push(server);
     const args = ['evaluation.batch_api=final', 'model.target_supports_batch=true'];
-    const first = prepare(server, args);
-    await assert.rejects(
-      evalPrepared(first, {
-        skill: first.initialSkill,
-        skillPath: first.skillPath,
-        split: 'test',
-        emit: () => undefined,
-        signal: dies.signal,
-      }),
-      (err: unknown) => SkillOptError.is(err, 'cancelled'),
-    );
-    const statePath = evalPaths(new RunLayout(first.outDir).evalOnlyDir('test')).batch;
-    const pending = JSON.parse(readFileSync(statePath, 'utf8')) as { batch_id?: string; submission?: string };
-    assert.equal(pending.batch_id, undefined);
-    assert.ok(pending.submission);
+    const first = await crashOnCreate(prepare(server, args), dies);
+    const statePath = batchState(first);
     assert.equal(api.batches.size, 1);
 
     const again = await evaluate(prepare(server, args, first.outDir));
@@ -349,33 +357,14 @@ describe('batch evaluations over the loopback batch APIs', function () {
     return { server, dies };
   }
 
-  /** Runs the test evaluation until the process "dies"; the folder keeps an intent and no batch id. */
-  async function crashOnCreate(server: LoopbackServer, dies: AbortController): Promise<PreparedRun> {
-    const first = prepare(server, ['evaluation.batch_api=final'], undefined, 'anthropic');
-    await assert.rejects(
-      evalPrepared(first, {
-        skill: first.initialSkill,
-        skillPath: first.skillPath,
-        split: 'test',
-        emit: () => undefined,
-        signal: dies.signal,
-      }),
-      (err: unknown) => SkillOptError.is(err, 'cancelled'),
-    );
-    const pending = JSON.parse(readFileSync(batchState(first), 'utf8')) as BatchStateFile;
-    assert.equal(pending.batch_id, undefined);
-    assert.ok(pending.submission);
-    return first;
-  }
-
-  type BatchStateFile = { batch_id?: string; submission?: string };
-  const batchState = (p: PreparedRun): string => evalPaths(new RunLayout(p.outDir).evalOnlyDir('test')).batch;
-
   it('finds an Anthropic message batch whose id a crash kept from being written, instead of sending it again', async () => {
     const api = new AnthropicBatchApi({ pollsToEnd: 1 });
     const { server, dies } = await anthropicDyingOnCreate(api, true);
     const sync = await evaluate(prepare(server, [], undefined, 'anthropic'));
-    const first = await crashOnCreate(server, dies);
+    const first = await crashOnCreate(
+      prepare(server, ['evaluation.batch_api=final'], undefined, 'anthropic'),
+      dies,
+    );
     assert.equal(api.batches.size, 1);
 
     const again = await evaluate(prepare(server, ['evaluation.batch_api=final'], first.outDir, 'anthropic'));
@@ -392,7 +381,10 @@ describe('batch evaluations over the loopback batch APIs', function () {
   it('refuses to guess between Anthropic batches that could be the lost one, and collects the one named', async () => {
     const api = new AnthropicBatchApi({ pollsToEnd: 1 });
     const { server, dies } = await anthropicDyingOnCreate(api, true);
-    const first = await crashOnCreate(server, dies);
+    const first = await crashOnCreate(
+      prepare(server, ['evaluation.batch_api=final'], undefined, 'anthropic'),
+      dies,
+    );
     const [lost] = api.batches.keys();
     // Another evaluation of the same size, in another folder, sends its batch meanwhile.
     const other = await evaluate(prepare(server, ['evaluation.batch_api=final'], undefined, 'anthropic'));
@@ -420,7 +412,10 @@ describe('batch evaluations over the loopback batch APIs', function () {
   it('sends its own batch when the only Anthropic batch found after a crash answered other requests', async () => {
     const api = new AnthropicBatchApi({ pollsToEnd: 1 });
     const { server, dies } = await anthropicDyingOnCreate(api, false);
-    const first = await crashOnCreate(server, dies);
+    const first = await crashOnCreate(
+      prepare(server, ['evaluation.batch_api=final'], undefined, 'anthropic'),
+      dies,
+    );
     assert.equal(api.batches.size, 0, 'the send never reached the provider');
     const other = await evaluate(prepare(server, ['evaluation.batch_api=final'], undefined, 'anthropic'));
     assert.equal(api.batches.size, 1);
