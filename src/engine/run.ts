@@ -13,13 +13,8 @@ import {
   withBenchmarkChoices,
   withImageDetail,
 } from './data/benchmarkRun';
-import {
-  defaultSplitOutputDir,
-  effectiveSplitSeed,
-  loadSplitDir,
-  materializeRatioSplit,
-  type LoadedSplits,
-} from './data/splits';
+import { loadSplitDir, materializeRatioSplit, type LoadedSplits } from './data/splits';
+import { defaultSplitOutputDir, effectiveSplitSeed } from './data/splitRatio';
 import { estimateCalls, type CallEstimate } from './callEstimate';
 import { SkillOptError } from './errors';
 import type { EngineEvent } from '../protocol/events';
@@ -27,6 +22,7 @@ import { silentLogger, type Logger } from './log';
 import { createScorer, type Scorer } from './scoring/scorers';
 import { assertionScorer } from './scoring/evalScorer';
 import { checkInputFiles } from './train/inputFiles';
+import { unreviewedModeNotice } from './train/humanReview';
 import { checkSkillMarkers } from './skill/markers';
 import { checkSkillForRun } from './skill/lintForRun';
 import { readSkillInit } from './skill/skillFile';
@@ -398,6 +394,8 @@ export async function trainPrepared(
       ...(prepared.activation ? { activation: prepared.activation } : {}),
     });
     holder.trainer = trainer;
+    const unreviewed = unreviewedModeNotice(prepared.config, hooks.reviewer !== undefined);
+    if (unreviewed) hooks.emit({ type: 'warning', message: unreviewed });
     return await trainer.run();
   } catch (err) {
     hooks.emit({

@@ -320,7 +320,7 @@ export const envFields = {
     .regex(SPLIT_RATIO)
     .default('2:1:7')
     .describe('three positive integers "train:val:test", e.g. "2:1:7"'),
-  // 0 = train.seed, as in the reference (data/splits.ts effectiveSplitSeed).
+  // 0 = train.seed, as in the reference (data/splitRatio.ts effectiveSplitSeed).
   split_seed: z.number().int().default(42).describe('an integer'),
   split_dir: text(''),
   data_path: text(''),
