@@ -1,12 +1,10 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { toFlatConfig, redactSecrets } from './config/flat';
 import { loadConfig, type LoadedConfig } from './config/load';
 import { formatConfigWarning } from './config/schema/problems';
 import type { SkillOptConfig } from './config/schema';
 import { stepsPerEpoch } from './data/plan';
-import { benchmarkFor, type Benchmark } from './data/benchmarks';
+import { benchmarkFor } from './data/benchmarks';
 import { turnsFor } from './train/turns/fromConfig';
 import { multiTurn, type TargetTurns } from './train/turns/types';
 import {
@@ -15,8 +13,8 @@ import {
   withBenchmarkChoices,
   withImageDetail,
 } from './data/benchmarkRun';
-import { loadSplitDir, materializeRatioSplit, type LoadedSplits } from './data/splits';
-import { defaultSplitOutputDir, effectiveSplitSeed } from './data/splitRatio';
+import type { LoadedSplits } from './data/splits';
+import { loadData, loadSkill } from './runInputs';
 import { estimateCalls, type CallEstimate } from './callEstimate';
 import { SkillOptError } from './errors';
 import type { EngineEvent } from '../protocol/events';
@@ -25,9 +23,7 @@ import { createScorer, type Scorer } from './scoring/scorers';
 import { assertionScorer } from './scoring/evalScorer';
 import { checkInputFiles } from './train/inputFiles';
 import { unreviewedModeNotice } from './train/humanReview';
-import { checkSkillMarkers } from './skill/markers';
 import { checkSkillForRun } from './skill/lintForRun';
-import { readSkillInit } from './skill/skillFile';
 import { isSkillFolder } from './skill/package/folder';
 import { SKILL_FILE, skillBody } from './skill/package/text';
 import { buildModels, type ModelSetup, type ModelEnvironment } from './models';
@@ -85,81 +81,6 @@ function timestamp(): string {
   const d = new Date();
   const p = (n: number): string => String(n).padStart(2, '0');
   return `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}_${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
-}
-
-function loadSkill(
-  cfg: SkillOptConfig,
-  loaded: LoadedConfig,
-): { path: string; text: string; notices: string[] } {
-  const path = cfg.env.skill_init;
-  if (!path) {
-    throw new SkillOptError('config', 'no skill to train', {
-      file: loaded.files[0],
-      key: 'env.skill_init',
-      fix: 'set env.skill_init to the SKILL.md to optimize',
-    });
-  }
-  if (!existsSync(path)) {
-    // The reference silently starts from a blank skill here; a typo should not cost a run.
-    const origin = loaded.locate('env.skill_init');
-    throw new SkillOptError('skill', `skill file not found: ${path}`, {
-      ...(origin?.file ? { file: origin.file } : {}),
-      ...(origin?.line ? { line: origin.line } : {}),
-      key: 'env.skill_init',
-      fix: 'point env.skill_init at an existing Markdown file (relative paths are relative to the config file)',
-    });
-  }
-  const { text, notices } = readSkillInit(path, cfg.env.max_skill_bytes);
-  checkSkillMarkers(skillBody(text), path);
-  return { path, text, notices };
-}
-
-function loadData(
-  cfg: SkillOptConfig,
-  outDir: string,
-  dryRun: boolean,
-  bench: Benchmark | undefined,
-  imageDirs: readonly string[],
-): LoadedSplits {
-  const env = cfg.env;
-  const common = {
-    limit: env.limit,
-    testEvaluation: cfg.evaluation.eval_test,
-    imageDirs,
-    ...(bench?.mapRecord ? { mapRecord: bench.mapRecord } : {}),
-  };
-  if (env.split_mode === 'split_dir') {
-    if (!env.split_dir) {
-      throw new SkillOptError('config', 'split_mode is split_dir but no split_dir is set', {
-        key: 'env.split_dir',
-        fix: 'set env.split_dir to a folder with train/, val/ and test/',
-      });
-    }
-    return loadSplitDir({ splitDir: env.split_dir, ...common });
-  }
-  if (!env.data_path) {
-    throw new SkillOptError('config', 'no task data', {
-      key: 'env.data_path',
-      fix: 'set env.data_path to a JSONL/JSON/CSV/YAML task file (ratio mode), or use split_mode: split_dir with env.split_dir',
-    });
-  }
-  const name = env.name || basename(env.data_path).replace(/\.[^.]+$/, '');
-  const seed = effectiveSplitSeed(env.split_seed, cfg.train.seed);
-  const outputDir = dryRun
-    ? mkdtempSync(join(tmpdir(), 'skillopt-validate-'))
-    : env.split_output_dir || defaultSplitOutputDir(outDir, name, env.split_ratio, seed);
-  try {
-    return materializeRatioSplit({
-      dataPath: env.data_path,
-      outputDir,
-      ratio: env.split_ratio,
-      seed,
-      ...common,
-      ...(bench?.readRaw ? { readRaw: bench.readRaw } : {}),
-    });
-  } finally {
-    if (dryRun) rmSync(outputDir, { recursive: true, force: true });
-  }
 }
 
 /**
