@@ -1,7 +1,7 @@
 import { describeGatePower } from '../../protocol/gateText';
 import { gatePower } from '../../engine/train/gateSettings';
 import { splitPackage } from '../../engine/skill/package/text';
-import { describeCost, estimateCost } from '../../engine/costEstimate';
+import { describeCostLines, estimateCost } from '../../engine/costEstimate';
 import { SkillOptError } from '../../engine/errors';
 import type { Logger } from '../../engine/log';
 import { prepareRun, type PreparedRun } from '../../engine/run';
@@ -167,7 +167,7 @@ function reportLines(prepared: PreparedRun): string[] {
     )
       .map(([k, v]) => `${k} ${v}`)
       .join(', ')})`,
-    `  ${describeCost(estimateCost(prepared), prepared.models.simulated)}`,
+    ...describeCostLines(estimateCost(prepared), prepared.models.simulated).map((l) => `  ${l}`),
     // The power check: what the selection split can tell apart, before anything is spent.
     `  gate      ${describeGatePower(gatePower(s, prepared.splits.val.length))}`,
     `  no skill  ${noSkillLine(prepared)}`,
