@@ -13,19 +13,11 @@
 import assert from 'node:assert/strict';
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { RolloutResult, StepRecord } from '../../../src/protocol/records';
-import { Checks, type Results } from '../harness/checks';
-import {
-  installVsCode,
-  launchBrowser,
-  makeSandbox,
-  palette,
-  repoRoot,
-  startServer,
-  type Server,
-} from '../harness/host';
-import { closeEditors, endSession, openSkillOpt, pick, runThemes, sidebarWidth, webview } from './ui';
+import type { Results } from '../harness/checks';
+import { palette, repoRoot } from '../harness/host';
+import { closeEditors, openSkillOpt, pick, runThemes, sidebarWidth, themeSession, webview } from './ui';
 import { cli, themes, type Theme } from './workspace';
 
 const out = resolve(process.argv[2] || join(repoRoot, '.cache', 'gates-screenshots'));
@@ -73,17 +65,8 @@ function workspace(sandbox: string, theme: Theme): { ws: string; runDir: string 
 }
 
 async function session(theme: Theme): Promise<Results> {
-  const tag = `[${theme}]`;
-  const sandbox = makeSandbox(`skillopt-gates-${theme}-`, {
-    settings: { 'workbench.colorTheme': themes[theme], 'editor.minimap.enabled': false },
-  });
-  let server: Server | undefined;
-  let browser: BrowserContext | undefined;
-  let page: Page | undefined;
-  const checks = new Checks(async () => {
-    await page?.screenshot({ path: join(out, `failure-${theme}.png`) });
-  });
-  const p = (): Page => page!;
+  const s = themeSession(theme, 'skillopt-gates', out);
+  const { tag, sandbox, checks, p } = s;
   const runs = (): ReturnType<Page['locator']> =>
     p().locator('.pane', { has: p().locator('.pane-header', { hasText: /^Runs/ }) });
   const row = (text: string | RegExp): ReturnType<Page['locator']> =>
@@ -91,10 +74,7 @@ async function session(theme: Theme): Promise<Results> {
   try {
     await checks.step(`${tag} the Runs view shows the run's gate, scores and A/A check`, async () => {
       const { ws } = workspace(sandbox, theme);
-      server = await startServer(installVsCode(), sandbox);
-      browser = await launchBrowser(sandbox);
-      page = browser.pages()[0] ?? (await browser.newPage());
-      if (theme === 'hc') await page.emulateMedia({ forcedColors: 'active', colorScheme: 'dark' });
+      const { server, page } = await s.launch();
       await page.setViewportSize({ width: 1280, height: 760 });
       await openSkillOpt(page, server, ws, 'house-style');
       await row('house-style_gates').waitFor({ timeout: 60_000 });
@@ -108,7 +88,7 @@ async function session(theme: Theme): Promise<Results> {
       await p().mouse.move(1200, 700);
       await p().waitForTimeout(800);
     });
-    await checks.screenshot(page, join(out, `runs-gate-${theme}.png`), `${tag} runs-gate`);
+    await checks.screenshot(s.page(), join(out, `runs-gate-${theme}.png`), `${tag} runs-gate`);
     await checks.check(`${tag} the rows read as the power check, the scores and the A/A check`, async () => {
       const label = async (text: RegExp): Promise<string> =>
         (await row(text).getAttribute('aria-label')) ?? '';
@@ -137,7 +117,11 @@ async function session(theme: Theme): Promise<Results> {
         await p().waitForTimeout(1200);
       },
     );
-    await checks.screenshot(page, join(out, `gate-history-gate-${theme}.png`), `${tag} gate-history-gate`);
+    await checks.screenshot(
+      s.page(),
+      join(out, `gate-history-gate-${theme}.png`),
+      `${tag} gate-history-gate`,
+    );
     await checks.check(
       `${tag} the header says the power check, the A/A check and the target alone`,
       async () => {
@@ -167,9 +151,13 @@ async function session(theme: Theme): Promise<Results> {
       );
       await p().waitForTimeout(500);
     });
-    await checks.screenshot(page, join(out, `gate-history-rule-${theme}.png`), `${tag} gate-history-rule`);
+    await checks.screenshot(
+      s.page(),
+      join(out, `gate-history-rule-${theme}.png`),
+      `${tag} gate-history-rule`,
+    );
   } finally {
-    await endSession(checks, server, browser, sandbox);
+    await s.end();
   }
   return checks.results();
 }
