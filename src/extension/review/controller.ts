@@ -17,6 +17,7 @@ import { membersOf, ReviewRegistry, type TrackedSession } from './registry';
 import {
   allDone,
   beginReview,
+  closeUnusedNewFiles,
   retireReviews,
   runInGroup,
   setAsideGroup,
@@ -403,7 +404,10 @@ export class ReviewController implements vscode.Disposable {
         await saveFollowed(t);
       }
       const t = ts[0];
-      if (t && allDone(t)) await this.closeDiffs(t);
+      if (t && allDone(t)) {
+        await this.closeDiffs(t);
+        await closeUnusedNewFiles(membersOf(t));
+      }
     });
   }
 
@@ -412,9 +416,12 @@ export class ReviewController implements vscode.Disposable {
     return closeSessionDiffs(t.session.init);
   }
 
+  /** Stops showing a candidate (in every file of a skill folder's candidate). */
   dismiss(t: TrackedSession): void {
-    t.session.dismiss();
-    this.schedule(t.uri);
+    for (const m of membersOf(t)) {
+      m.session.dismiss();
+      this.schedule(m.uri);
+    }
   }
 
   /** The diff's Accept of a candidate the editor could not show all of: the document becomes it. */

@@ -1,9 +1,9 @@
 /**
- * Beginning a candidate's review in the editor. A skill folder's candidate: besides SKILL.md's
- * review, each other file the candidate
- * changes or adds gets a review of its own on its own document (a new file is an untitled document
- * at its path, so nothing reaches the disk until the person saves it). The reviews form one group
- * (reviewGroup.ts): whole-candidate actions act on every file and the engine hears one decision.
+ * Beginning a candidate's review in the editor. For a skill folder's candidate, besides SKILL.md's
+ * review, each other file the candidate changes or adds gets a review of its own on its own
+ * document (a new file is an untitled document at its path, so nothing reaches the disk until the
+ * person saves it). The reviews form one group (reviewGroup.ts): whole-candidate actions act on
+ * every file and the engine hears one decision.
  */
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -182,6 +182,20 @@ export function allDone(t: TrackedSession): boolean {
   return membersOf(t).every((m) => m.session.phase === 'done');
 }
 
+/**
+ * A file the candidate would have added whose review ended without it (rejected, replaced): its
+ * empty unsaved document is reverted and closed, so VS Code never offers to save an empty file.
+ */
+export async function closeUnusedNewFiles(ts: readonly TrackedSession[]): Promise<void> {
+  for (const m of ts) {
+    if (m.uri.scheme !== 'untitled' || m.session.phase !== 'done') continue;
+    const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === m.uri.toString());
+    if (!doc || doc.getText() !== '') continue;
+    await vscode.window.showTextDocument(doc, { preview: true });
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+  }
+}
+
 /** Ends reviews on screen: each takes out the lines only it put in its document. */
 export async function retireReviews(host: FolderReviewHost, ts: readonly TrackedSession[]): Promise<void> {
   for (const m of ts) {
@@ -191,6 +205,7 @@ export async function retireReviews(host: FolderReviewHost, ts: readonly Tracked
     await host.docs.applyOps(m, ops);
     host.schedule(m.uri);
   }
+  await closeUnusedNewFiles(ts);
 }
 
 /**

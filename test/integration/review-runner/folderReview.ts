@@ -33,6 +33,30 @@ import { themes, type Theme } from './workspace';
 const out = resolve(process.argv[2] || join(repoRoot, '.cache', 'folder-review-screenshots'));
 const GUIDE = 'references/style-guide.md';
 const RUN = 'house-style_demo';
+/** A reference file long enough that each screenshot (the high-contrast one too) is mostly text. */
+const GUIDE_TEXT = [
+  '# Style guide',
+  '',
+  'Answers are pasted into forms exactly as written, so the form decides the shape of every answer.',
+  '',
+  '## Forms',
+  '',
+  '- One answer per field.',
+  '- No trailing full stop: the form adds its own punctuation.',
+  '- Keep the units the question uses; never convert them silently.',
+  '',
+  '## Numbers',
+  '',
+  '- Digits for every number, words never (12, not twelve).',
+  '- Thousands separated by a comma (12,500).',
+  '- Percentages with the sign and no space (45%).',
+  '',
+  '## Names',
+  '',
+  '- Organisations as they write their own name.',
+  '- Product names in their official capitalisation.',
+  '',
+].join('\n');
 
 /** The folder skill, trained by the CLI; the first step whose candidate changes SKILL.md and the guide. */
 function workspace(sandbox: string): { ws: string; step: number } {
@@ -44,10 +68,7 @@ function workspace(sandbox: string): { ws: string; step: number } {
     join(dir, 'SKILL.md'),
     `${readFileSync(join(example, 'SKILL.md'), 'utf8').trimEnd()}\n\nThe detailed style rules are in ${GUIDE}.\n`,
   );
-  writeFileSync(
-    join(dir, ...GUIDE.split('/')),
-    '# Style guide\n\nAnswers are pasted into forms exactly as written.\n\n## Forms\n\n- One answer per field.\n',
-  );
+  writeFileSync(join(dir, ...GUIDE.split('/')), GUIDE_TEXT);
   cpSync(join(example, 'tasks.jsonl'), join(dir, 'tasks.jsonl'));
   writeFileSync(
     join(dir, 'skillopt.yaml'),
@@ -100,6 +121,8 @@ async function session(theme: Theme): Promise<Results> {
       browser = await launchBrowser(sandbox);
       page = browser.pages()[0] ?? (await browser.newPage());
       if (theme === 'hc') await page.emulateMedia({ forcedColors: 'active', colorScheme: 'dark' });
+      // Two editors side by side with little empty margin (which reads as blank in high contrast).
+      await page.setViewportSize({ width: 1280, height: 720 });
       await openSkillOpt(page, server, made.ws, 'house-style');
       await page.locator('.monaco-list-row', { hasText: RUN }).first().waitFor({ timeout: 60_000 });
     });

@@ -5,15 +5,23 @@
  * documents then hold exactly the candidate's files, and the run resumed after a stop keeps them.
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { readCandidateFiles, type PackageChange } from '../../../src/engine/skill/package/changes';
-import { reviewFileName, RunLayout } from '../../../src/engine/store/layout';
-import { parseCandidateUri } from '../../../src/extension/review/candidateContent';
+import { applyEdits, assignEditIds } from '../../../src/engine/skill/applyEdits';
+import { writeSkillArtifact } from '../../../src/engine/skill/package/artifacts';
+import {
+  readCandidateFiles,
+  recordCandidateFiles,
+  type PackageChange,
+} from '../../../src/engine/skill/package/changes';
+import { joinPackage } from '../../../src/engine/skill/package/text';
+import { reviewFileName, RUN_FILE, RunLayout, STEP_FILE } from '../../../src/engine/store/layout';
+import { ReviewCommands } from '../../../src/extension/constants';
+import { candidateUri, parseCandidateUri } from '../../../src/extension/review/candidateContent';
 import type { EngineEvent } from '../../../src/protocol/events';
 import type { StartResult } from '../../../src/protocol/engine';
-import { inspect, lensTitleTexts, repoRoot } from './reviewSupport';
+import { closeAll, inspect, lensTitleTexts, repoRoot, startHumanFirstRun, stopRun } from './reviewSupport';
 import { openSkill, recordEvents, skillopt, waitFor, waitForStatus, workspacePath } from './support';
 
 const GUIDE = 'references/style-guide.md';
@@ -59,12 +67,7 @@ describe('review: a skill folder candidate', function () {
     const rec = recordEvents(api);
     let runId: string | undefined;
     try {
-      const started = await vscode.commands.executeCommand<StartResult | undefined>(
-        'skillopt.optimizeSkill',
-        skillUri,
-        { confirm: false, overrides: ['review.mode=human-first', 'cache.enabled=false'] },
-      );
-      assert.ok(started, 'a run started');
+      const started = await startHumanFirstRun(skillUri);
       runId = started.runId;
       const id = started.runId;
       const decided = (step: number): Decided | undefined =>
@@ -110,8 +113,8 @@ describe('review: a skill folder candidate', function () {
         viewColumn: vscode.ViewColumn.Beside,
         preview: false,
       });
-      const skillRow = await inspect(skillUri);
-      const guideRow = await waitFor(async () => {
+      let skillRow = await inspect(skillUri);
+      let guideRow = await waitFor(async () => {
         const r = await inspect(guideUri);
         return r?.waiting && r.drawn?.added.length ? r : undefined;
       }, 'the review drawn in the reference file');
@@ -148,6 +151,29 @@ describe('review: a skill folder candidate', function () {
         return got.length >= 2 ? got.sort() : undefined;
       }, 'a diff tab per changed file');
       assert.deepEqual(diffFiles, ['SKILL.md', GUIDE]);
+
+      // Reverting the reference file mid-review sets the whole candidate aside (SKILL.md's undecided
+      // lines go too); the run's "waiting" command brings both files' reviews back.
+      await vscode.window.showTextDocument(guideUri, { preview: false });
+      await vscode.commands.executeCommand('workbench.action.files.revert');
+      await waitFor(
+        async () => ((await inspect(skillUri)) || (await inspect(guideUri)) ? undefined : true),
+        'the candidate set aside',
+      );
+      await waitFor(
+        () => docOf(skillMd)?.getText() === changed.find((f) => f.path === 'SKILL.md')!.before || undefined,
+        "SKILL.md without the candidate's lines",
+      );
+      await vscode.commands.executeCommand(ReviewCommands.openWaiting, id);
+      guideRow = await waitFor(async () => {
+        const r = await inspect(guideUri);
+        return r?.waiting && r.step === step && r.segments.some((g) => g.present && g.kind === 'added')
+          ? r
+          : undefined;
+      }, "the reference file's review back");
+      skillRow = await inspect(skillUri);
+      assert.equal(skillRow?.key, guideRow.key);
+      assert.equal(docOf(guide)?.getText(), after(GUIDE), 'the pending lines are back in the reference file');
 
       // The reference file's edits one by one: the engine hears nothing until SKILL.md is decided too.
       for (const o of guideRow.owners.filter((x) => x.fate === 'pending'))
@@ -224,27 +250,161 @@ describe('review: a skill folder candidate', function () {
       assert.ok(nextFiles.length, 'the next candidate changes SKILL.md or the reference file again');
       for (const f of nextFiles) assert.equal(f.before, after(f.path), `${f.path} before step ${next.step}`);
       assert.equal(readFileSync(join(snapshot, ...GUIDE.split('/')), 'utf8'), after(GUIDE));
+
+      // A diff of the decided step's reference file cannot act any more: its Accept writes nothing,
+      // leaves the review the run now waits on, and closes that step's diff tabs.
+      const pending = await waitFor(async () => {
+        const r = await inspect(guideUri);
+        return r?.waiting && r.step === next.step ? r : undefined;
+      }, 'the next review in the reference file');
+      await vscode.commands.executeCommand('skillopt.review.openDiff', { runDir, runId: id, step });
+      const stepTabs = (): number =>
+        vscode.window.tabGroups.all
+          .flatMap((g) => g.tabs)
+          .filter(
+            (t) =>
+              t.input instanceof vscode.TabInputTextDiff &&
+              parseCandidateUri(t.input.modified)?.step === step,
+          ).length;
+      await waitFor(() => stepTabs() >= 2 || undefined, "the decided step's two diff tabs");
+      const texts = [docOf(guide)?.getText(), docOf(skillMd)?.getText()];
+      await vscode.commands.executeCommand(
+        'skillopt.review.acceptCandidate',
+        candidateUri({ runDir, runId: id, step, origin: 'step', side: 'candidate', file: GUIDE }),
+      );
+      await waitFor(() => stepTabs() === 0 || undefined, "the decided step's diff tabs closed");
+      assert.deepEqual([docOf(guide)?.getText(), docOf(skillMd)?.getText()], texts, 'nothing written');
+      assert.equal((await inspect(guideUri))?.key, pending.key);
+      assert.equal((await inspect(guideUri))?.phase, 'review');
+      assert.equal(decided(next.step), undefined);
     } finally {
       rec.dispose();
       if (runId) {
-        const id = runId;
-        await vscode.commands.executeCommand('skillopt.stopRun', id);
-        await waitFor(
-          () => (api.ctx.runs.get(id)?.live?.status === 'running' ? undefined : true),
-          'the run to end after Stop',
-          90_000,
-        );
+        await stopRun(api.ctx.runs, runId);
         // The stopped run's reviews take their lines out of both files before they are reverted.
         await waitFor(
           async () => ((await inspect(guideUri)) || (await inspect(skillUri)) ? undefined : true),
           'the reviews to end with the run',
         );
       }
-      for (const doc of vscode.workspace.textDocuments.filter((d) => d.isDirty))
-        await vscode.window
-          .showTextDocument(doc)
-          .then(() => vscode.commands.executeCommand('workbench.action.files.revert'));
-      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      await closeAll();
+      await files.update('autoSave', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
+  it('shows a file the candidate adds as a new document diffed against empty, and Reject All leaves every file as it was', async () => {
+    await skillopt();
+    // Auto-save would write the review's lines (as for SKILL.md); what is checked here is the review.
+    const files = vscode.workspace.getConfiguration('files');
+    await files.update('autoSave', 'off', vscode.ConfigurationTarget.Global);
+    const dir = workspacePath('folder-review-new');
+    mkdirSync(join(dir, 'references'), { recursive: true });
+    const skill = '# Forms\n\nAnswer briefly; the rules are in references/guide.md.\n';
+    const guideText = '# Guide\n\nAnswers are pasted into forms.\n';
+    const skillMd = join(dir, 'SKILL.md');
+    const guide = join(dir, 'references', 'guide.md');
+    const added = join(dir, 'references', 'checklist.md');
+    writeFileSync(skillMd, skill);
+    writeFileSync(guide, guideText);
+    // A finished run's step whose candidate edits SKILL.md and the guide and adds a checklist.
+    const previous = joinPackage({
+      skill,
+      files: [{ path: 'references/guide.md', text: guideText }],
+      readOnly: [],
+    });
+    const edits = assignEditIds([
+      { op: 'append', content: '- Quote amounts with their currency symbol.' },
+      { op: 'append', file: 'references/guide.md', content: 'Dates are written as YYYY-MM-DD.' },
+      { op: 'append', file: 'references/checklist.md', content: '# Checklist\n\n- Units as asked.' },
+    ]);
+    const applied = applyEdits(previous, edits);
+    const runDir = join(dir, '.skillopt', 'runs', 'pkg');
+    const layout = new RunLayout(runDir);
+    const candidatePath = layout.stepFile(1, STEP_FILE.candidate);
+    writeSkillArtifact(layout.skillVersion(0), previous);
+    writeSkillArtifact(candidatePath, applied.text);
+    const changed = recordCandidateFiles(candidatePath, previous, applied.text) ?? [];
+    assert.deepEqual(
+      changed.map((f) => [f.path, f.status]),
+      [
+        ['SKILL.md', 'changed'],
+        ['references/checklist.md', 'added'],
+        ['references/guide.md', 'changed'],
+      ],
+    );
+    writeFileSync(layout.stepFile(1, STEP_FILE.ranked), JSON.stringify({ edits }));
+    writeFileSync(layout.stepFile(1, STEP_FILE.applyReport), JSON.stringify(applied.report));
+    writeFileSync(layout.file(RUN_FILE.history), JSON.stringify([{ step: 1, epoch: 1, action: 'reject' }]));
+    writeFileSync(layout.file(RUN_FILE.config), JSON.stringify({ skill_init: dir, review_mode: 'auto' }));
+    const texts = readCandidateFiles(candidatePath)!;
+    const after = (path: string): string => texts.find((f) => f.path === path)!.after;
+    try {
+      await vscode.commands.executeCommand('skillopt.review.openCandidate', {
+        runId: runDir,
+        runDir,
+        step: 1,
+      });
+      const skillUri = vscode.Uri.file(skillMd);
+      const newUri = vscode.Uri.file(added).with({ scheme: 'untitled' });
+      const row = await waitFor(async () => {
+        const r = await inspect(skillUri);
+        return r?.phase === 'review' ? r : undefined;
+      }, 'the review of SKILL.md');
+      assert.deepEqual((row as { files?: string[] }).files, [
+        'SKILL.md',
+        'references/checklist.md',
+        'references/guide.md',
+      ]);
+      // The new file is an unsaved document at its path showing the candidate's lines; nothing on disk.
+      const newRow = await waitFor(() => inspect(newUri), 'the review of the new file');
+      assert.equal(newRow.key, row.key);
+      const newDoc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === newUri.toString())!;
+      assert.equal(newDoc.getText(), after('references/checklist.md'));
+      assert.equal(existsSync(added), false);
+      assert.ok(
+        (await lensTitleTexts(skillUri)).includes('$(file) references/checklist.md (new file): 1 to review'),
+      );
+      // Its diff is against an empty file.
+      await vscode.commands.executeCommand('skillopt.review.openDiff', { uri: row.uri, key: row.key });
+      const left = await waitFor(
+        () =>
+          vscode.window.tabGroups.all
+            .flatMap((g) => g.tabs)
+            .flatMap((t) => (t.input instanceof vscode.TabInputTextDiff ? [t.input] : []))
+            .find((i) => parseCandidateUri(i.modified)?.file === 'references/checklist.md')?.original,
+        "the new file's diff",
+      );
+      assert.equal((await vscode.workspace.openTextDocument(left)).getText(), '');
+
+      // Reject All: every file is back to what it was, the new one empty; nothing written; diffs closed.
+      await vscode.commands.executeCommand('skillopt.review.rejectAll', {
+        uri: row.uri,
+        key: row.key,
+        reason: '',
+      });
+      assert.equal(docOf(skillMd)?.getText(), skill);
+      assert.equal(docOf(guide)?.getText(), guideText);
+      assert.equal(newDoc.getText(), '');
+      // The new file's empty unsaved document goes with the review (no Save prompt for it later).
+      await waitFor(
+        () =>
+          !vscode.workspace.textDocuments.some((d) => d.uri.toString() === newUri.toString()) || undefined,
+        "the new file's document closed",
+      );
+      assert.equal(readFileSync(guide, 'utf8'), guideText);
+      assert.equal(readFileSync(skillMd, 'utf8'), skill);
+      assert.equal(existsSync(added), false);
+      await waitFor(
+        () =>
+          vscode.window.tabGroups.all
+            .flatMap((g) => g.tabs)
+            .some((t) => t.input instanceof vscode.TabInputTextDiff)
+            ? undefined
+            : true,
+        "the decided step's diff tabs closed",
+      );
+    } finally {
+      await closeAll();
       await files.update('autoSave', undefined, vscode.ConfigurationTarget.Global);
     }
   });
