@@ -15,12 +15,11 @@ import { DocumentSync } from './documentSync';
 import { saveFollowed, staysInRunFolder } from './followRun';
 import { membersOf, ReviewRegistry, type TrackedSession } from './registry';
 import {
-  allDone,
   beginReview,
-  closeUnusedNewFiles,
   retireReviews,
-  runInGroup,
   setAsideGroup,
+  transitionReviews,
+  wholeCandidateReviews,
   type FolderReviewHost,
 } from './folderReview';
 import { EndedReviews, type RunEnd } from './outcomes';
@@ -382,33 +381,12 @@ export class ReviewController implements vscode.Disposable {
 
   /** One review's action (an edit's Accept or Reject). */
   transition(t: TrackedSession, make: (s: ReviewSession) => Transition): Promise<void> {
-    return this.transitionOf([t], make);
+    return this.serial(() => transitionReviews(this.folder, [t], make));
   }
 
-  /**
-   * A whole-candidate action: on every file of a skill folder's candidate at the same point of its
-   * review (a file the person already decided keeps its answer; it is sent with the others).
-   */
+  /** A whole-candidate action: on every file of a skill folder's candidate (wholeCandidateReviews). */
   transitionAll(t: TrackedSession, make: (s: ReviewSession) => Transition): Promise<void> {
-    const phase = t.session.phase;
-    return this.transitionOf(
-      membersOf(t).filter((m) => m === t || m.session.phase === phase),
-      make,
-    );
-  }
-
-  private transitionOf(ts: readonly TrackedSession[], make: (s: ReviewSession) => Transition): Promise<void> {
-    return this.serial(async () => {
-      for (const t of ts) {
-        await runInGroup(this.folder, t, make(t.session));
-        await saveFollowed(t);
-      }
-      const t = ts[0];
-      if (t && allDone(t)) {
-        await this.closeDiffs(t);
-        await closeUnusedNewFiles(membersOf(t));
-      }
-    });
+    return this.serial(() => transitionReviews(this.folder, wholeCandidateReviews(t), make));
   }
 
   /** A decided or replaced step's diff tabs go: none of them may act on the skill any more. */

@@ -16,7 +16,8 @@ import { pendingInsertions } from './documentEdits';
 import { editsOfFile } from './layout';
 import { ReviewGroup } from './reviewGroup';
 import { membersOf, type ReviewRegistry, type TrackedSession } from './registry';
-import { savesAsItFollows } from './followRun';
+import { saveFollowed, savesAsItFollows } from './followRun';
+import { closeSessionDiffs } from './diffTabs';
 import { verdictOf, type ReviewContext } from './reviewContext';
 import { otherFilesOfCandidate, type CandidateReady, type GateVerdictEvent } from './runFiles';
 import { candidateName } from '../../protocol/webview';
@@ -163,7 +164,7 @@ async function openFileReviews(
  * Applies one file's transition. A grouped file's decision is held until no file of the candidate
  * asks the person anything; then the whole candidate's decision goes out once.
  */
-export async function runInGroup(host: FolderReviewHost, t: TrackedSession, tr: Transition): Promise<void> {
+async function runInGroup(host: FolderReviewHost, t: TrackedSession, tr: Transition): Promise<void> {
   const decision = tr.send ?? tr.record;
   if (!t.group || !decision) return host.docs.run(t, tr);
   await host.docs.run(t, { ops: tr.ops });
@@ -178,8 +179,38 @@ export async function runInGroup(host: FolderReviewHost, t: TrackedSession, tr: 
 }
 
 /** The candidate's reviews are all decided (or dismissed). */
-export function allDone(t: TrackedSession): boolean {
+function allDone(t: TrackedSession): boolean {
   return membersOf(t).every((m) => m.session.phase === 'done');
+}
+
+/**
+ * What a whole-candidate action acts on: every file of a skill folder's candidate at the same point
+ * of its review as `t` (a file the person already decided keeps its answer, sent with the others).
+ */
+export function wholeCandidateReviews(t: TrackedSession): TrackedSession[] {
+  const phase = t.session.phase;
+  return membersOf(t).filter((m) => m === t || m.session.phase === phase);
+}
+
+/**
+ * Applies one action to reviews in turn (a grouped file's decision held until all are decided);
+ * once every file is decided, the step's diff tabs and an unused new file's document go.
+ */
+export async function transitionReviews(
+  host: FolderReviewHost,
+  ts: readonly TrackedSession[],
+  make: (s: ReviewSession) => Transition,
+): Promise<void> {
+  for (const t of ts) {
+    await runInGroup(host, t, make(t.session));
+    await saveFollowed(t);
+  }
+  const t = ts[0];
+  if (t && allDone(t)) {
+    // A decided step's diff tabs go: none of them may act on the skill any more.
+    await closeSessionDiffs(t.session.init);
+    await closeUnusedNewFiles(membersOf(t));
+  }
 }
 
 /**
