@@ -6,10 +6,19 @@ import { EVAL_FILE, RUN_DIR, RUN_FILE } from '../store/layout';
 import { activationReportLines, type ActivationSummary } from '../activation/summary';
 import { packageLineOrigins, type ProvenanceRecord } from './provenance';
 import { isErrored } from './rollout';
-import { describeGateTest, describeItemRegressions, testCheckLines } from '../../protocol/gateText';
+import {
+  describeGatePower,
+  describeGateTest,
+  describeItemRegressions,
+  NO_SKILL_OFF,
+  noSkillVerdict,
+  testCheckLines,
+} from '../../protocol/gateText';
 import type {
+  GatePower,
   GateTestRecord,
   ItemRegressions,
+  NoSkillScores,
   RolloutResult,
   StepRecord,
   TestCheck,
@@ -63,7 +72,11 @@ export interface RunReport {
   /** The test split's intervals and whether the selection gain shows on it. */
   test_check?: TestCheck;
   /** evaluation.no_skill_baseline: the target's hard score with no skill at all. */
-  no_skill?: { selection: number; test: number | null };
+  no_skill?: NoSkillScores;
+  /** The run scored its end without the target alone (evaluation.no_skill_baseline: false). */
+  no_skill_off?: true;
+  /** What the gate could tell from noise on the selection split (the power check). */
+  gate_power?: GatePower;
   /** evaluation.early_stop / speed.speculate, when on: calls they saved or added (this process). */
   speed?: SpeedFigures;
   skill_length: Array<{ step: number; chars: number; tokens: number }>;
@@ -158,7 +171,9 @@ export function buildReport(args: {
   humanDecisions: number;
   stoppedEarly?: string;
   testCheck?: TestCheck;
-  noSkill?: { selection: number; test?: number };
+  noSkill?: NoSkillScores;
+  noSkillOff?: boolean;
+  gatePower?: GatePower;
   activation?: ActivationSummary;
   speed?: SpeedFigures;
 }): RunReport {
@@ -218,9 +233,9 @@ export function buildReport(args: {
       })),
     ...(args.stoppedEarly ? { stopped_early: args.stoppedEarly } : {}),
     ...(args.testCheck ? { test_check: args.testCheck } : {}),
-    ...(args.noSkill
-      ? { no_skill: { selection: args.noSkill.selection, test: args.noSkill.test ?? null } }
-      : {}),
+    ...(args.noSkill ? { no_skill: args.noSkill } : {}),
+    ...(args.noSkillOff ? { no_skill_off: true as const } : {}),
+    ...(args.gatePower ? { gate_power: args.gatePower } : {}),
     ...(args.speed ? { speed: args.speed } : {}),
     skill_length: h.map((r) => ({
       step: r.step,
@@ -301,6 +316,12 @@ export function renderReport(r: RunReport, outDir: string, simulated: boolean): 
   lines.push(`| initial | ${f(r.scores.selection.initial)} | ${f(r.scores.test.initial)} |`);
   lines.push(`| best | ${f(r.scores.selection.best)} | ${f(r.scores.test.best)} |`);
   lines.push(`| final | ${f(r.scores.selection.final)} | ${f(r.scores.test.final)} |`, '');
+  if (r.no_skill)
+    lines.push(
+      noSkillVerdict(r.no_skill, { selection: r.scores.selection.best, test: r.scores.test.best }),
+      '',
+    );
+  else if (r.no_skill_off) lines.push(NO_SKILL_OFF, '');
   if (r.test_check) lines.push(...testCheckLines(r.test_check));
   lines.push(...activationReportLines(r.activation));
   const e = r.edits;
@@ -309,6 +330,7 @@ export function renderReport(r: RunReport, outDir: string, simulated: boolean): 
     '',
     `Proposed by analysts ${e.proposed}, after merging ${e.merged}, applied to candidates ${e.applied}, kept by the gate ${e.kept} (acceptance ${e.acceptance_rate === null ? '–' : `${(e.acceptance_rate * 100).toFixed(0)}%`}).`,
     `Steps: ${r.steps.total} (accepted ${r.steps.accepted}, rejected ${r.steps.rejected}, ${r.steps.inconclusive ? `inconclusive ${r.steps.inconclusive}, ` : ''}skipped ${r.steps.skipped}); human decisions ${r.steps.human_decisions}.`,
+    ...(r.gate_power ? ['', `Gate: ${describeGatePower(r.gate_power)}.`] : []),
     ...(r.stopped_early ? ['', `Stopped early: ${r.stopped_early}.`] : []),
     ...(r.speed ? ['', speedLine(r.speed)] : []),
     '',

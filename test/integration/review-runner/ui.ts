@@ -135,3 +135,13 @@ export async function activeWebviewFrame(page: Page): Promise<Frame | undefined>
   }
   return undefined;
 }
+
+/** Drags the sidebar's edge to make it `width` pixels wide: tree rows read whole, or a panel gets room. */
+export async function sidebarWidth(page: Page, width: number): Promise<void> {
+  const bar = await page.locator('.part.sidebar').boundingBox();
+  if (!bar) return;
+  await page.mouse.move(bar.x + bar.width + 1, bar.y + 200);
+  await page.mouse.down();
+  await page.mouse.move(bar.x + width, bar.y + 200, { steps: 5 });
+  await page.mouse.up();
+}

@@ -266,8 +266,8 @@ export const evaluationFields = {
   test_env_num: int(0, 0),
   eval_test: flag(true),
   // Ours. At the end, also score the target with no skill at all on the selection and test splits
-  // (does the skill help?): one more evaluation of each.
-  no_skill_baseline: flag(false),
+  // (does the skill help?): one more evaluation of each. On by default, so every report answers it.
+  no_skill_baseline: flag(true),
   patience: int(0, 0),
   // Ours. Provider batch APIs (half price, slower): `final` = the final test evaluation and
   // `skillopt eval`; `selection` = every selection evaluation too. See the README's "Batch APIs".
