@@ -11,7 +11,6 @@
  * Screenshots go to .cache/folder-review-screenshots/ unless OUT_DIR is given.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
@@ -28,7 +27,7 @@ import {
   type Server,
 } from '../harness/host';
 import { endSession, openSkillOpt, pick, quickOpen, runThemes } from './ui';
-import { themes, type Theme } from './workspace';
+import { cli, themes, type Theme } from './workspace';
 
 const out = resolve(process.argv[2] || join(repoRoot, '.cache', 'folder-review-screenshots'));
 const GUIDE = 'references/style-guide.md';
@@ -75,12 +74,7 @@ function workspace(sandbox: string): { ws: string; step: number } {
     readFileSync(join(example, 'skillopt.yaml'), 'utf8').replace('skill_init: SKILL.md', 'skill_init: .'),
   );
   const runDir = join(dir, '.skillopt', 'runs', RUN);
-  const r = spawnSync(
-    process.execPath,
-    [join(repoRoot, 'dist', 'cli.js'), 'train', join(dir, 'skillopt.yaml'), '--out', runDir],
-    { encoding: 'utf8' },
-  );
-  if (r.status !== 0) throw new Error(`skillopt train failed:\n${r.stdout}${r.stderr}`);
+  cli(['train', join(dir, 'skillopt.yaml'), '--out', runDir]);
   const layout = new RunLayout(runDir);
   const steps = readdirSync(join(runDir, 'steps'))
     .map((n) => Number(/^step_(\d+)$/.exec(n)?.[1]))
