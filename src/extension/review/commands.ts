@@ -10,9 +10,10 @@ import { isReviewMode } from '../../protocol/vocabulary';
 import { actionLabel } from '../../protocol/words';
 import { Commands, ReviewCommands } from '../constants';
 import type { Ctx } from '../ctx';
-import { openCandidateDiff, parseCandidateUri } from './candidateContent';
+import { openCandidateDiff, openCandidateDiffs, parseCandidateUri } from './candidateContent';
 import { refuseStaleDiff } from './diffTabs';
 import type { ReviewController, TrackedSession } from './controller';
+import { membersOf } from './registry';
 import type { RunHints } from './reviewContext';
 import { runIdOf } from '../commands/shared';
 import { listCandidates, type Origin } from './runFiles';
@@ -158,8 +159,13 @@ export function registerReviewCommands(ctx: Ctx, controller: ReviewController, v
         fromDiff.origin,
       );
     }
+    // A skill folder's candidate: the whole-candidate action is answered by a file still under review.
+    if (t?.session.phase === 'done') t = membersOf(t).find((m) => m.session.phase !== 'done') ?? t;
     return { t, fromDiff, stale: false };
   };
+
+  const unplacedOf = (t: TrackedSession): number =>
+    membersOf(t).reduce((n, m) => n + m.session.withFate('conflict').length, 0);
 
   /** Accept All / Accept Candidate / Accept Anyway: the whole candidate, whatever the phase. */
   const acceptWhole = async (arg: unknown): Promise<string | undefined> => {
@@ -169,14 +175,18 @@ export function registerReviewCommands(ctx: Ctx, controller: ReviewController, v
       return undefined;
     }
     if (refused(t, { kind: 'whole', accept: true, fromDiff: fromDiff !== undefined })) return t.session.phase;
-    const unplaced = t.session.withFate('conflict').length;
-    await controller.transition(t, (s) => s.acceptCandidate(fromDiff !== undefined));
+    const unplaced = unplacedOf(t);
+    await controller.transitionAll(t, (s) => s.acceptCandidate(fromDiff !== undefined));
     if (fromDiff) {
       await vscode.window.showTextDocument(t.uri, { preview: false });
       // The person accepted the whole candidate they saw; lines the editor could not place go in too.
       if (unplaced > 0 && (await controller.writeCandidate(t))) {
         void vscode.window.showInformationMessage(
-          `SkillOpt: ${t.fileName} now holds the whole candidate, including ${unplaced} change${unplaced === 1 ? '' : 's'} your edits had moved; Undo brings your version back.`,
+          `SkillOpt: ${membersOf(t)
+            .map((m) => m.fileName)
+            .join(
+              ', ',
+            )} now hold${membersOf(t).length === 1 ? 's' : ''} the whole candidate, including ${unplaced} change${unplaced === 1 ? '' : 's'} your edits had moved; Undo brings your version back.`,
         );
       }
     }
@@ -194,7 +204,7 @@ export function registerReviewCommands(ctx: Ctx, controller: ReviewController, v
     const title = t.session.phase === 'verdict' ? 'Revert this candidate' : 'Reject this candidate';
     const reason = await askReason(title, editArgs(arg)?.reason);
     if (reason === undefined) return undefined;
-    await controller.transition(t, (s) => s.rejectCandidate(reason || undefined, fromDiff !== undefined));
+    await controller.transitionAll(t, (s) => s.rejectCandidate(reason || undefined, fromDiff !== undefined));
     return t.session.phase;
   };
 
@@ -222,7 +232,7 @@ export function registerReviewCommands(ctx: Ctx, controller: ReviewController, v
             ? (ctx.runs.get(runId)?.dir ?? runId)
             : undefined;
       if (!runDir) return;
-      await openCandidateDiff({
+      await openCandidateDiffs({
         runDir,
         step: direct.step as number,
         origin: originOf(direct.origin),
@@ -233,10 +243,16 @@ export function registerReviewCommands(ctx: Ctx, controller: ReviewController, v
     const t = sessionOf(arg);
     if (!t?.session.init.runDir) return noReview();
     const { init } = t.session;
-    await openCandidateDiff(
-      { runDir: init.runDir ?? init.runId, step: init.step, origin: init.origin, runId: init.runId },
-      t.fileName,
-    );
+    const target = {
+      runDir: init.runDir ?? init.runId,
+      step: init.step,
+      origin: init.origin,
+      runId: init.runId,
+    };
+    // One diff per file of a skill folder's candidate, SKILL.md's first.
+    const members = membersOf(t);
+    for (const m of members)
+      await openCandidateDiff(target, m.fileName, m.session.init.file, members.length === 1);
   });
 
   register('skillopt.review.openCandidate', async (arg: unknown) => {
@@ -322,6 +338,8 @@ export function registerReviewCommands(ctx: Ctx, controller: ReviewController, v
         return {
           uri: t.uri.toString(),
           key: s.key,
+          ...(s.init.file ? { file: s.init.file } : {}),
+          ...(t.group ? { files: t.group.members.map((m) => m.fileName) } : {}),
           runId: s.init.runId,
           step: s.init.step,
           origin: s.init.origin,
