@@ -13,21 +13,13 @@
 import assert from 'node:assert/strict';
 import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { readCandidateFiles } from '../../../src/engine/skill/package/changes';
 import { RunLayout, STEP_FILE } from '../../../src/engine/store/layout';
-import { Checks, type Results } from '../harness/checks';
-import {
-  installVsCode,
-  launchBrowser,
-  makeSandbox,
-  palette,
-  repoRoot,
-  startServer,
-  type Server,
-} from '../harness/host';
-import { endSession, openSkillOpt, pick, quickOpen, runThemes } from './ui';
-import { cli, themes, type Theme } from './workspace';
+import type { Results } from '../harness/checks';
+import { palette, repoRoot } from '../harness/host';
+import { openSkillOpt, pick, quickOpen, runThemes, themeSession } from './ui';
+import { cli, type Theme } from './workspace';
 
 const out = resolve(process.argv[2] || join(repoRoot, '.cache', 'folder-review-screenshots'));
 const GUIDE = 'references/style-guide.md';
@@ -89,32 +81,16 @@ function workspace(sandbox: string): { ws: string; step: number } {
 }
 
 async function session(theme: Theme): Promise<Results> {
-  const tag = `[${theme}]`;
-  const sandbox = makeSandbox(`skillopt-folder-review-${theme}-`, {
-    settings: {
-      'workbench.colorTheme': themes[theme],
-      'editor.minimap.enabled': false,
-      'files.autoSave': 'off',
-    },
-  });
-  let server: Server | undefined;
-  let browser: BrowserContext | undefined;
-  let page: Page | undefined;
+  const s = themeSession(theme, 'skillopt-folder-review', out, { 'files.autoSave': 'off' });
+  const { tag, sandbox, checks, p } = s;
   let step = 0;
-  const checks = new Checks(async () => {
-    await page?.screenshot({ path: join(out, `failure-${theme}.png`) });
-  });
-  const p = (): Page => page!;
   const lens = (text: string | RegExp): ReturnType<Page['locator']> =>
     p().locator('.codelens-decoration a', { hasText: text }).first();
   try {
     await checks.step(`${tag} the folder skill's run is listed`, async () => {
       const made = workspace(sandbox);
       step = made.step;
-      server = await startServer(installVsCode(), sandbox);
-      browser = await launchBrowser(sandbox);
-      page = browser.pages()[0] ?? (await browser.newPage());
-      if (theme === 'hc') await page.emulateMedia({ forcedColors: 'active', colorScheme: 'dark' });
+      const { server, page } = await s.launch();
       // Two editors side by side with little empty margin (which reads as blank in high contrast).
       await page.setViewportSize({ width: 1280, height: 720 });
       await openSkillOpt(page, server, made.ws, 'house-style');
@@ -153,7 +129,7 @@ async function session(theme: Theme): Promise<Results> {
       await p().waitForTimeout(1000);
     });
     await checks.screenshot(
-      page,
+      s.page(),
       join(out, `folder-review-inline-${theme}.png`),
       `${tag} folder-review-inline`,
     );
@@ -182,9 +158,13 @@ async function session(theme: Theme): Promise<Results> {
       await p().mouse.move(5, 5);
       await p().waitForTimeout(1200);
     });
-    await checks.screenshot(page, join(out, `folder-review-diff-${theme}.png`), `${tag} folder-review-diff`);
+    await checks.screenshot(
+      s.page(),
+      join(out, `folder-review-diff-${theme}.png`),
+      `${tag} folder-review-diff`,
+    );
   } finally {
-    await endSession(checks, server, browser, sandbox);
+    await s.end();
   }
   return checks.results();
 }
