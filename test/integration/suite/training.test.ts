@@ -340,8 +340,19 @@ describe('SkillOpt extension: training runs', function () {
       await waitFor(() => rec.of(started.runId).some((e) => e.type === 'step/finished'), 'the first step');
       const engine = await api.ctx.engine();
       const pid = api.ctx.enginePid!;
-      // A request that waits on the running run: it must fail, not hang, when the process dies.
-      const pending = engine.request(EngineRequests.stopRun, { runId: started.runId }, { timeoutMs: 0 });
+      // A request still in the engine when it dies must fail, not hang. An eval-only request on the
+      // slow model, not run/stop: a stop the engine handles before the kill lands would end the run
+      // as stopped, not interrupted.
+      const pending = engine.request(
+        EngineRequests.evaluate,
+        {
+          configPath: workspacePath('house-style', 'skillopt.yaml'),
+          overrides: slowRun,
+          skillPath: skill(),
+          split: 'all',
+        },
+        { timeoutMs: 0 },
+      );
       const exited = new Promise((r) => api.ctx.onDidEngineExit(r));
       process.kill(pid, 'SIGKILL');
       await assert.rejects(pending, (err: { reason?: string }) => err.reason === 'closed');
