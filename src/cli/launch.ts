@@ -56,8 +56,13 @@ export interface LoadedBundle {
 export function runBundle(file: string, command: string | undefined): LoadedBundle {
   const source = readFileSync(file, 'utf8');
   const dir = command && CACHED_COMMANDS.has(command) ? privateCacheDir() : undefined;
-  // V8 checks a cache against the source's length only: the key is the content itself.
-  const key = createHash('sha256').update(source).update(process.version).digest('hex').slice(0, 24);
+  // V8 checks a cache against the source's length only. Any rewrite of the file changes its change
+  // time (which no one can set back), and hashing 2 MB of content would cost more than a start saves.
+  const st = statSync(file);
+  const key = createHash('sha256')
+    .update([file, st.ino, st.size, st.mtimeMs, st.ctimeMs, process.version].join('\0'))
+    .digest('hex')
+    .slice(0, 24);
   const cachePath = dir ? join(dir, `${key}-${command}.bin`) : undefined;
   let cached: Buffer | undefined;
   try {
