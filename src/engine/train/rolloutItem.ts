@@ -175,10 +175,16 @@ export async function scoreReply(
   return result;
 }
 
+let lastDirName: { skill: string; name: string } | undefined;
+
 /** Agent CLIs find a skill by its folder, which should match the front matter's `name:`. */
 export function skillDirName(skill: string): string {
-  const name = parseFrontMatter(skill)?.name?.trim();
-  return name && /^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name) ? name : 'skill';
+  // Asked once per target call with the same skill: the front matter is parsed once per skill.
+  if (lastDirName?.skill === skill) return lastDirName.name;
+  const parsed = parseFrontMatter(skill)?.name?.trim();
+  const name = parsed && /^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(parsed) ? parsed : 'skill';
+  lastDirName = { skill, name };
+  return name;
 }
 
 /** The part of a `command` backend trace the trajectory keeps; undefined for chat backends. */
