@@ -37,6 +37,11 @@ export interface RolloutOptions {
    * left out once `stop()` says the rest cannot matter (calls already sent finish and are kept).
    */
   earlyStop?: { inFlight: number; stop: () => boolean };
+  /**
+   * Ids in the order to send them (the rest after, in item order): the streaming reflector's order,
+   * so its minibatches fill while replies arrive. Results are still returned in item order.
+   */
+  sendOrder?: readonly string[];
 }
 
 /**
@@ -76,7 +81,10 @@ export async function rollout(opts: RolloutOptions): Promise<RolloutResult[]> {
     done.set(item.id, result);
     opts.onResult?.(result, ++finished, total);
   };
-  const pending = opts.items.filter((item) => !done.has(item.id));
+  const pending = inSendOrder(
+    opts.items.filter((item) => !done.has(item.id)),
+    opts.sendOrder,
+  );
   if (opts.batch && pending.length) await rolloutByBatch(pending, system, itemOpts, opts.batch, finish);
   else {
     // Settled, not raced: every reply that arrived before a stop is written, so a resumed run does
@@ -108,6 +116,14 @@ export async function rollout(opts: RolloutOptions): Promise<RolloutResult[]> {
   }
   // Items left out by an early stop have no row.
   return opts.items.flatMap((i) => done.get(i.id) ?? []);
+}
+
+function inSendOrder(items: TaskItem[], order: readonly string[] | undefined): TaskItem[] {
+  if (!order) return items;
+  const rank = new Map(order.map((id, i) => [id, i]));
+  const at = (item: TaskItem): number => rank.get(item.id) ?? order.length;
+  // A stable sort: ids the order does not name keep their item order, after the named ones.
+  return [...items].sort((a, b) => at(a) - at(b));
 }
 
 /** The target could not answer this item: no score, no failure, no trajectory for the analysts. */
@@ -182,7 +198,7 @@ export async function rolloutFor(
   stage: Stage,
   onResult?: RolloutOptions['onResult'],
   repeat?: number,
-  earlyStop?: RolloutOptions['earlyStop'],
+  more: Pick<RolloutOptions, 'earlyStop' | 'sendOrder'> = {},
 ): Promise<RolloutResult[]> {
   const s = ctx.settings;
   const results = await rollout({
@@ -199,7 +215,7 @@ export async function rolloutFor(
     ...(repeat ? { repeat } : {}),
     signal: ctx.signal,
     ...(onResult ? { onResult } : {}),
-    ...(earlyStop ? { earlyStop } : {}),
+    ...more,
     ...(ctx.batch?.stages.has(stage)
       ? {
           batch: {

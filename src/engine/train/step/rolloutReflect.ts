@@ -44,6 +44,8 @@ async function run(loop: LoopContext, work: StepWork): Promise<StageEnd> {
             hard: passed / done,
           });
         },
+        undefined,
+        { sendOrder: reflector.visitOrder },
       ),
     );
     const raw = await work.timed('reflect_s', 'reflect', () => reflector.finish());
