@@ -93,6 +93,8 @@ export interface NeutralResult {
   wallMs: Spread;
   ratio: Spread;
   stepRatio: Spread;
+  /** Each step ÷ the waves it sent. */
+  stepOwnRatio: Spread;
   stepWallMs: Spread;
   firstRequestMs: Spread;
   edges: EdgeSummary[];
@@ -212,7 +214,7 @@ export async function runNeutral(
         reps.push({ rep, exitCode, load, ...run, ...(speedFigures ? { summary: speedFigures } : {}) });
         log(
           `  neutral ${variant.name} ${rep}/${opts.reps}: wall ${(run.wallMs / 1000).toFixed(2)} s = ${run.ratio.toFixed(3)} × bound, ` +
-            `first request ${run.firstRequestMs.toFixed(0)} ms, steps ${run.steps.map((s) => s.ratio.toFixed(3)).join(' ')} × 6 waves, load ${load.toFixed(2)}` +
+            `first request ${run.firstRequestMs.toFixed(0)} ms, steps ${run.steps.map((s) => `${s.ratio.toFixed(3)} × 6 waves (${s.ownRatio.toFixed(3)} × its ${s.waves})`).join(', ')}, load ${load.toFixed(2)}` +
             (exitCode === 0 ? '' : ` — exit ${exitCode}: ${stderr.trim().split('\n').slice(-3).join(' | ')}`),
         );
       }
@@ -237,6 +239,7 @@ export function summarize(variant: string, latencyMs: number, reps: NeutralRep[]
     wallMs: spread(ok.map((r) => r.wallMs)),
     ratio: spread(ok.map((r) => r.ratio)),
     stepRatio: spread(ok.flatMap((r) => r.steps.map((s) => s.ratio))),
+    stepOwnRatio: spread(ok.flatMap((r) => r.steps.map((s) => s.ownRatio))),
     stepWallMs: spread(ok.flatMap((r) => r.steps.map((s) => s.wallMs))),
     firstRequestMs: spread(ok.map((r) => r.firstRequestMs)),
     edges: stages.map((stage) => ({
