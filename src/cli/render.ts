@@ -4,6 +4,7 @@ import { packageDirOf } from '../engine/store/layout';
 import { describeActivation } from '../protocol/activationText';
 import { describeGateTest, describeItemRegressions, testCheckLines } from '../protocol/gateText';
 import { isAccepted, isInconclusive, isSkipped } from '../protocol/vocabulary';
+import { actionLabel, originLabel } from '../protocol/words';
 
 /** Terminal output for people: one progress line that redraws on a TTY, one line per step verdict. */
 export class PrettyPrinter {
@@ -96,7 +97,7 @@ export class PrettyPrinter {
       case 'step/finished': {
         const r = e.record;
         if (isSkipped(r.action))
-          this.line(`Step ${r.step}: ${r.action} (train ${r.rollout_hard.toFixed(3)})`);
+          this.line(`Step ${r.step}: ${actionLabel(r.action)} (train ${r.rollout_hard.toFixed(3)})`);
         else
           this.line(
             this.paint(
@@ -120,7 +121,7 @@ export class PrettyPrinter {
         break;
       case 'epoch/finished':
         this.line(
-          `Epoch ${e.epoch} done${e.slowUpdate ? `; skill origin ${e.slowUpdate}` : ''}${e.metaSkill ? `; meta skill ${e.metaSkill}` : ''}`,
+          `Epoch ${e.epoch} done${e.slowUpdate ? `; current skill from ${originLabel(e.slowUpdate)}` : ''}${e.metaSkill ? `; meta skill ${actionLabel(e.metaSkill)}` : ''}`,
         );
         break;
       case 'activation/verdict':

@@ -1,10 +1,14 @@
 /**
  * A dollar range before anything is spent: the call estimate (at most, per stage) times rough
  * prompt and reply sizes for each role, priced with the same table the accounting uses. The low
- * end assumes short replies and the early stop of nothing; the high end assumes every reply runs
- * long. Models without a known price are named, never counted as $0.
+ * end assumes short replies and the skill prefix read from the provider's prompt cache after the
+ * first call per skill version (costCache.ts); the high end assumes every reply runs long and no
+ * cache hit. Models without a known price are named, never counted as $0.
  */
+import { cacheableCalls, cachePrefixApplies, describeCacheAssumption, lowEndCacheTokens } from './costCache';
 import { batchProvider } from './llm/prices';
+import { analystSystemPrompt } from './prompts/system';
+import { renderTargetSystem } from './train/rolloutItem';
 import type { Stage } from './llm/types';
 import type { PreparedRun } from './run';
 
@@ -18,6 +22,12 @@ export interface CostEstimate {
   tokens: { low: number; high: number };
   /** Target calls priced as batch-API calls (evaluation.batch_api); absent when none. */
   batchCalls?: number;
+  /**
+   * What the range assumed about the provider's prompt cache: dollars the low end saves against
+   * no cache hits (null when a price is unknown), and the one line that explains it. Absent when
+   * no role's provider is known to cache.
+   */
+  promptCache?: { lowEndSaving: number | null; note: string };
 }
 
 /** Characters per token: the documented estimate used for skill length too. */
@@ -42,6 +52,12 @@ export function estimateCost(prepared: PreparedRun): CostEstimate {
   const targetPrompt = skill + taskChars + 600;
   const trajectory = taskChars + s.trajectoryChars + 200;
   const optimizerPrompt = skill + s.minibatchSize * trajectory + 3000;
+  // The prefix each role's calls share (costCache.ts): the target's system prompt is the skill;
+  // an analyst's is its system prompt, then the skill (failure and success analysts differ).
+  const prefix = {
+    target: renderTargetSystem(initialSkill, s.answerTag, s.targetSystemTemplate).length / CHARS_PER_TOKEN,
+    optimizer: (analystSystemPrompt('failure', s.updateMode).length + skill) / CHARS_PER_TOKEN,
+  };
   const perCall = {
     target: {
       prompt: targetPrompt / CHARS_PER_TOKEN,
@@ -69,6 +85,9 @@ export function estimateCost(prepared: PreparedRun): CostEstimate {
   const unpriced = new Set<string>();
   let low: number | null = 0;
   let high: number | null = 0;
+  let saving: number | null = 0;
+  const cached: Array<{ role: string; prefixTokens: number; provider: string }> = [];
+  const notCached: string[] = [];
   const tokens = { low: 0, high: 0 };
   for (const kind of ['target', 'optimizer', 'batch'] as const) {
     const role = kind === 'batch' ? 'target' : kind;
@@ -79,15 +98,33 @@ export function estimateCost(prepared: PreparedRun): CostEstimate {
     const provider = kind === 'batch' ? batchProvider(client.backend) : client.backend;
     tokens.low += n * (p.prompt + p.reply.low);
     tokens.high += n * (p.prompt + p.reply.high);
-    const lo = models.accounting.prices.cost(client.model, provider, n * p.prompt, n * p.reply.low);
-    const hi = models.accounting.prices.cost(client.model, provider, n * p.prompt, n * p.reply.high);
+    const price = (reply: number, cache = {}): number | null =>
+      models.accounting.prices.cost(client.model, provider, n * p.prompt, n * reply, cache);
+    let lo = price(p.reply.low);
+    const hi = price(p.reply.high);
+    if (kind !== 'batch' && lo !== null) {
+      const applies = cachePrefixApplies(prepared.config, role, client.model, provider, prefix[role]);
+      const shared = cacheableCalls(role, estimate, prepared.totalSteps, s.numEpochs, batched);
+      if (applies.ok && shared.calls > 0) {
+        const withCache = price(p.reply.low, lowEndCacheTokens(shared, prefix[role]));
+        // A price without cache rates (a config price) leaves the low end uncached, and says so.
+        if (withCache === null) notCached.push(`${client.model} has no cache rates under prices:`);
+        else {
+          cached.push({ role, prefixTokens: prefix[role], provider });
+          if (saving !== null) saving += lo - withCache;
+          lo = withCache;
+        }
+      } else if (!applies.ok && applies.why) notCached.push(applies.why);
+    }
     if (lo === null || hi === null) {
       unpriced.add(client.model);
+      saving = null;
       continue;
     }
     if (low !== null) low += lo;
     if (high !== null) high += hi;
   }
+  const note = describeCacheAssumption(cached, notCached);
   if (unpriced.size) {
     low = null;
     high = null;
@@ -98,6 +135,7 @@ export function estimateCost(prepared: PreparedRun): CostEstimate {
     unpricedModels: [...unpriced].sort(),
     tokens: { low: Math.round(tokens.low), high: Math.round(tokens.high) },
     ...(calls.batch ? { batchCalls: calls.batch } : {}),
+    ...(note ? { promptCache: { lowEndSaving: saving, note } } : {}),
   };
 }
 
@@ -109,4 +147,10 @@ export function describeCost(c: CostEstimate, simulated: boolean): string {
     return `Estimated cost: unknown price for ${c.unpricedModels.join(', ')} (${tok}; set prices: in the config to see dollars)`;
   const d = (x: number): string => (x < 0.01 ? '<$0.01' : `$${x.toFixed(2)}`);
   return `Estimated cost: ${d(c.low)} – ${d(c.high)} at list prices${c.batchCalls ? `, batch calls at half` : ''} (${tok}; built-in prices as of 2025-11, the config's prices: win)`;
+}
+
+/** The range and, under it, what it assumed about the prompt cache (validate, the start dialog). */
+export function describeCostLines(c: CostEstimate, simulated: boolean): string[] {
+  const note = simulated ? undefined : c.promptCache?.note;
+  return [describeCost(c, simulated), ...(note ? [note] : [])];
 }

@@ -1,6 +1,5 @@
 /** What the target's settings mean for this backend, said once before anything is spent. */
 import type { SkillOptConfig } from './config/schema';
-import { SkillOptError } from './errors';
 
 /** Backends whose provider takes a sampling seed, so repeated samples can differ by seed. */
 const SEEDED_BACKENDS: ReadonlySet<string> = new Set(['openai', 'azure_openai']);
@@ -16,18 +15,11 @@ export function repeatsNotice(kind: string, cfg: SkillOptConfig): string | undef
 }
 
 /**
- * `env.max_turns` (reference: refinement turns of a chat target). A chat target here answers in
- * one turn and no task declares tools yet, so more turns are refused before anything is spent; an
- * agent target runs its own tool loop, which the key does not bound, and that is said once.
+ * `env.max_turns` on an agent target, said once: the agent runs its own tool loop, which the key does
+ * not bound. A chat target takes the reference's refinement turns (train/turns/fromConfig.ts).
  */
 export function maxTurnsNotice(cfg: SkillOptConfig, agentTarget: boolean): string | undefined {
   const turns = cfg.env.max_turns;
-  if (turns <= 1) return undefined;
-  if (agentTarget) {
-    return `env.max_turns: ${turns} does not bound an agent target: the agent runs its own tool loop until it answers or env.exec_timeout (${cfg.env.exec_timeout}s) ends it`;
-  }
-  throw new SkillOptError('config', `env.max_turns is ${turns}, but a chat target answers in one turn`, {
-    key: 'env.max_turns',
-    fix: 'set env.max_turns to 1, or use an agent target (model.target_backend: claude_code_exec, codex_exec, copilot_exec or command), which runs its own multi-turn tool loop',
-  });
+  if (turns <= 1 || !agentTarget) return undefined;
+  return `env.max_turns: ${turns} does not bound an agent target: the agent runs its own tool loop until it answers or env.exec_timeout (${cfg.env.exec_timeout}s) ends it`;
 }

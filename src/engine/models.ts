@@ -1,6 +1,5 @@
-import { availableParallelism, homedir, totalmem } from 'node:os';
-import { isSkillFolder } from './skill/package/folder';
-import { dirname, join } from 'node:path';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import type { SkillOptConfig } from './config/schema';
 import type { TaskItem } from './data/tasks';
 import { SkillOptError } from './errors';
@@ -14,9 +13,8 @@ import { familySettings, type ChatFamily } from './llm/chatFamilies';
 import { buildSdkRole } from './llm/sdkRole';
 import { ResponseCache } from './llm/cache';
 import { createModelClient } from './llm/client';
-import { PRESETS, presetProgram } from './llm/agents/presets';
-import { findOnPath } from './llm/agents/process';
-import { AgentRunError, CommandBackend, type AgentName, type AgentSettings } from './llm/command';
+import { buildAgentBackend, defaultAgentConcurrency, keepAgentErrors } from './llm/agents/fromConfig';
+import { CommandBackend } from './llm/command';
 import { targetBatch, type TargetBatch } from './llm/batch/fromConfig';
 import { LimitRegistry, limitsFromConfig } from './llm/limiter';
 import { promptCacheKeyNotice } from './llm/promptCacheConfig';
@@ -102,194 +100,6 @@ function buildBackend(
 
 /** Backend names whose role signs in to Azure OpenAI (azureAuth.ts). */
 const AZURE_NAMES = new Set(['openai_chat', 'azure', 'azure_openai']);
-
-/** The reference's agent-target names (§10.1) and ours, mapped onto the presets. */
-const AGENT_BY_BACKEND: Record<string, AgentName> = {
-  claude_code_exec: 'claude',
-  codex_exec: 'codex',
-  codex: 'codex',
-  copilot_exec: 'copilot',
-};
-
-export function agentFor(backendName: string): AgentName | undefined {
-  const norm = backendName.trim().toLowerCase().replace(/-/g, '_');
-  if (/^cursor(_exec|_agent)?$/.test(norm)) {
-    throw new SkillOptError('config', `backend '${backendName}' (Cursor's agent CLI) is not a preset here`, {
-      key: 'model.target_backend',
-      fix: 'use claude_code_exec, codex_exec or copilot_exec, or set target_backend: command with model.target_command (e.g. "cursor-agent -p {prompt}"), which runs it with the skill in .agents/skills and its stdout as the answer',
-    });
-  }
-  return AGENT_BY_BACKEND[norm];
-}
-
-function refuse(key: string, problem: string, fix: string): never {
-  throw new SkillOptError('config', problem, { key: `model.${key}`, fix });
-}
-
-/** The *_exec_* keys of the chosen agent as AgentSettings, refusing the ones that cannot hold here. */
-function agentSettings(
-  cfg: SkillOptConfig,
-  agent: AgentName | undefined,
-  vars: NodeJS.ProcessEnv,
-): {
-  settings: AgentSettings;
-  program?: string;
-} {
-  const m = cfg.model;
-  const base: AgentSettings = {
-    ...(m.target ? { model: m.target } : {}),
-    ...(m.target_base_url ? { baseUrl: m.target_base_url } : {}),
-  };
-  const sdk = (key: string, value: unknown): void => {
-    if (value === true || value === 'true' || value === 'sdk') {
-      refuse(
-        key,
-        'SDK mode is not available: agent targets run the CLI',
-        `remove ${key} (or set it to auto)`,
-      );
-    }
-  };
-  switch (agent) {
-    case 'claude': {
-      sdk('claude_code_exec_use_sdk', m.claude_code_exec_use_sdk);
-      if (m.claude_code_exec_profile) {
-        refuse(
-          'claude_code_exec_profile',
-          'Claude Code has no profiles',
-          'remove it; pass settings through model.target, model.target_base_url or the environment',
-        );
-      }
-      return {
-        program: presetProgram(PRESETS.claude, m.claude_code_exec_path, vars),
-        settings: {
-          ...base,
-          ...(m.claude_code_exec_effort ? { effort: m.claude_code_exec_effort } : {}),
-          ...(m.claude_code_exec_max_thinking_tokens
-            ? { maxThinkingTokens: m.claude_code_exec_max_thinking_tokens }
-            : {}),
-        },
-      };
-    }
-    case 'codex': {
-      sdk('codex_exec_use_sdk', m.codex_exec_use_sdk);
-      return {
-        program: presetProgram(PRESETS.codex, m.codex_exec_path, vars),
-        settings: {
-          ...base,
-          sandbox: m.codex_exec_sandbox || vars.CODEX_EXEC_SANDBOX || 'workspace-write',
-          ...(m.codex_exec_profile ? { profile: m.codex_exec_profile } : {}),
-          ...(m.codex_exec_reasoning_effort ? { effort: m.codex_exec_reasoning_effort } : {}),
-          ...(m.codex_exec_approval_policy ? { approvalPolicy: m.codex_exec_approval_policy } : {}),
-          networkAccess: m.codex_exec_network_access,
-          webSearch: m.codex_exec_web_search,
-        },
-      };
-    }
-    case 'copilot': {
-      if (m.copilot_exec_home) {
-        refuse(
-          'copilot_exec_home',
-          'a shared Copilot home would carry your sessions, instructions and settings into every task',
-          'remove it: each task gets a fresh COPILOT_HOME; pass a token with COPILOT_GITHUB_TOKEN, or use model.target_base_url',
-        );
-      }
-      return {
-        program: presetProgram(PRESETS.copilot, m.copilot_exec_path, vars),
-        settings: { ...base, allowAllTools: m.copilot_exec_allow_all_tools },
-      };
-    }
-    case undefined:
-      return { settings: base };
-  }
-}
-
-/** Agent processes at once when limits.agent_concurrency is 0: one per core, ~1 GB of memory each, at most 8. */
-export function defaultAgentConcurrency(): number {
-  const byMemory = Math.floor(totalmem() / 1024 ** 3);
-  return Math.max(1, Math.min(availableParallelism(), byMemory, 8));
-}
-
-/** The `command` target: a preset agent CLI (claude_code_exec, codex_exec, copilot_exec) or a custom command. */
-function buildAgentBackend(cfg: SkillOptConfig, env: ModelEnvironment & { logger: Logger }): CommandBackend {
-  const m = cfg.model;
-  const vars = env.env ?? process.env;
-  const agent = agentFor(m.target_backend);
-  if (agent && m.target_command) {
-    refuse(
-      'target_command',
-      `target_command and target_backend '${m.target_backend}' both say what to run`,
-      `remove one: the ${agent} preset runs its CLI itself (set its program with the *_exec_path key)`,
-    );
-  }
-  if (!agent && !m.target_command) {
-    refuse(
-      'target_command',
-      'the command backend needs a command to run',
-      'set model.target_backend to claude_code_exec, codex_exec or copilot_exec, or give model.target_command (placeholders: {prompt} {task_file} {skill_file} {workspace})',
-    );
-  }
-  const { settings, program } = agentSettings(cfg, agent, vars);
-  // A key the user stored for this provider is the target's own: it may reach the agent.
-  const shared: Record<string, string> = {};
-  if (agent === 'claude' && env.keys?.anthropic && !vars.ANTHROPIC_API_KEY)
-    shared.ANTHROPIC_API_KEY = env.keys.anthropic;
-  if (agent === 'codex' && env.keys?.openai && !vars.OPENAI_API_KEY) shared.OPENAI_API_KEY = env.keys.openai;
-  const backend = new CommandBackend({
-    ...(agent ? { agent } : { command: m.target_command }),
-    ...(program ? { program } : {}),
-    settings,
-    delivery: m.target_delivery,
-    // The default name yields to the skill's own front-matter name (see rollout); a set one wins.
-    ...(m.target_skill_name !== 'skill' ? { skillName: m.target_skill_name } : {}),
-    timeoutMs: cfg.env.exec_timeout * 1000,
-    trusted: env.trustedWorkspace === true,
-    model: m.target || agent || 'agent',
-    ...(m.target_workspace_root ? { workspaceRoot: m.target_workspace_root } : {}),
-    // The agent gets the skill as a folder, as it is shipped: references/, scripts/, assets/ beside it.
-    // A skill folder (a package) brings its files in the skill text itself.
-    ...(cfg.env.skill_init && !isSkillFolder(cfg.env.skill_init)
-      ? { skillFolder: dirname(cfg.env.skill_init) }
-      : {}),
-    keepWorkspaces: m.target_keep_workspaces,
-    passEnv: m.target_env_passthrough,
-    parentEnv: vars,
-    ...(Object.keys(shared).length ? { env: shared } : {}),
-    logger: env.logger,
-  });
-  // Before anything is spent (validate included): the program must be there.
-  const exe = agent ? backend.programName : undefined;
-  if (exe && !findOnPath(exe, vars)) {
-    throw new AgentRunError('not_installed', `${backend.label} was not found on PATH`, {
-      key: `model.${backend.preset!.pathKey}`,
-      fix: `install it (npm install -g ${backend.preset!.npmPackage}) or give its full path in model.${backend.preset!.pathKey}`,
-    });
-  }
-  return backend;
-}
-
-/**
- * The agent target's client: the model client rebuilds a failed call's error as a plain
- * SkillOptError (redacted); this hands the caller the backend's AgentRunError instead, with its
- * kind, transient flag and trace, and the client's cleaned text.
- */
-function keepAgentErrors(client: ModelClient, backend: CommandBackend): ModelClient {
-  return {
-    role: client.role,
-    backend: client.backend,
-    model: client.model,
-    async chat(req, signal) {
-      try {
-        return await client.chat(req, signal);
-      } catch (err) {
-        const original = req.task ? backend.lastError(req.task) : undefined;
-        if (original && err instanceof SkillOptError && err.reason !== 'cancelled') {
-          throw original.withText(err.problem, err.place.fix);
-        }
-        throw err;
-      }
-    },
-  };
-}
 
 /**
  * Model clients for a run: backends resolved from the config (SkillOpt names mapped, with a notice),

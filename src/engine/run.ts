@@ -1,25 +1,20 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { toFlatConfig, redactSecrets } from './config/flat';
 import { loadConfig, type LoadedConfig } from './config/load';
 import { formatConfigWarning } from './config/schema/problems';
 import type { SkillOptConfig } from './config/schema';
 import { stepsPerEpoch } from './data/plan';
-import { benchmarkFor, type Benchmark } from './data/benchmarks';
+import { benchmarkFor } from './data/benchmarks';
+import { turnsFor } from './train/turns/fromConfig';
+import { multiTurn, type TargetTurns } from './train/turns/types';
 import {
   benchmarkNotices,
   checkImageTarget,
   withBenchmarkChoices,
   withImageDetail,
 } from './data/benchmarkRun';
-import {
-  defaultSplitOutputDir,
-  effectiveSplitSeed,
-  loadSplitDir,
-  materializeRatioSplit,
-  type LoadedSplits,
-} from './data/splits';
+import type { LoadedSplits } from './data/splits';
+import { loadData, loadSkill } from './runInputs';
 import { estimateCalls, type CallEstimate } from './callEstimate';
 import { SkillOptError } from './errors';
 import type { EngineEvent } from '../protocol/events';
@@ -27,9 +22,8 @@ import { silentLogger, type Logger } from './log';
 import { createScorer, type Scorer } from './scoring/scorers';
 import { assertionScorer } from './scoring/evalScorer';
 import { checkInputFiles } from './train/inputFiles';
-import { checkSkillMarkers } from './skill/markers';
+import { unreviewedModeNotice } from './train/humanReview';
 import { checkSkillForRun } from './skill/lintForRun';
-import { readSkillInit } from './skill/skillFile';
 import { isSkillFolder } from './skill/package/folder';
 import { SKILL_FILE, skillBody } from './skill/package/text';
 import { buildModels, type ModelSetup, type ModelEnvironment } from './models';
@@ -79,87 +73,14 @@ export interface PreparedRun {
   models: ModelSetup;
   /** activation.enabled: the trigger queries and how they run (src/engine/activation/plan.ts). */
   activation?: ActivationPlan;
+  /** How the target answers an item beyond one call (OfficeQA's document tools; train/turns). */
+  turns?: TargetTurns;
 }
 
 function timestamp(): string {
   const d = new Date();
   const p = (n: number): string => String(n).padStart(2, '0');
   return `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}_${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
-}
-
-function loadSkill(
-  cfg: SkillOptConfig,
-  loaded: LoadedConfig,
-): { path: string; text: string; notices: string[] } {
-  const path = cfg.env.skill_init;
-  if (!path) {
-    throw new SkillOptError('config', 'no skill to train', {
-      file: loaded.files[0],
-      key: 'env.skill_init',
-      fix: 'set env.skill_init to the SKILL.md to optimize',
-    });
-  }
-  if (!existsSync(path)) {
-    // The reference silently starts from a blank skill here; a typo should not cost a run.
-    const origin = loaded.locate('env.skill_init');
-    throw new SkillOptError('skill', `skill file not found: ${path}`, {
-      ...(origin?.file ? { file: origin.file } : {}),
-      ...(origin?.line ? { line: origin.line } : {}),
-      key: 'env.skill_init',
-      fix: 'point env.skill_init at an existing Markdown file (relative paths are relative to the config file)',
-    });
-  }
-  const { text, notices } = readSkillInit(path, cfg.env.max_skill_bytes);
-  checkSkillMarkers(skillBody(text), path);
-  return { path, text, notices };
-}
-
-function loadData(
-  cfg: SkillOptConfig,
-  outDir: string,
-  dryRun: boolean,
-  bench: Benchmark | undefined,
-  imageDirs: readonly string[],
-): LoadedSplits {
-  const env = cfg.env;
-  const common = {
-    limit: env.limit,
-    testEvaluation: cfg.evaluation.eval_test,
-    imageDirs,
-    ...(bench?.mapRecord ? { mapRecord: bench.mapRecord } : {}),
-  };
-  if (env.split_mode === 'split_dir') {
-    if (!env.split_dir) {
-      throw new SkillOptError('config', 'split_mode is split_dir but no split_dir is set', {
-        key: 'env.split_dir',
-        fix: 'set env.split_dir to a folder with train/, val/ and test/',
-      });
-    }
-    return loadSplitDir({ splitDir: env.split_dir, ...common });
-  }
-  if (!env.data_path) {
-    throw new SkillOptError('config', 'no task data', {
-      key: 'env.data_path',
-      fix: 'set env.data_path to a JSONL/JSON/CSV/YAML task file (ratio mode), or use split_mode: split_dir with env.split_dir',
-    });
-  }
-  const name = env.name || basename(env.data_path).replace(/\.[^.]+$/, '');
-  const seed = effectiveSplitSeed(env.split_seed, cfg.train.seed);
-  const outputDir = dryRun
-    ? mkdtempSync(join(tmpdir(), 'skillopt-validate-'))
-    : env.split_output_dir || defaultSplitOutputDir(outDir, name, env.split_ratio, seed);
-  try {
-    return materializeRatioSplit({
-      dataPath: env.data_path,
-      outputDir,
-      ratio: env.split_ratio,
-      seed,
-      ...common,
-      ...(bench?.readRaw ? { readRaw: bench.readRaw } : {}),
-    });
-  } finally {
-    if (dryRun) rmSync(outputDir, { recursive: true, force: true });
-  }
 }
 
 /**
@@ -216,6 +137,17 @@ export function prepareRun(opts: PrepareOptions): PreparedRun {
   });
   const allTasks = [...splits.train, ...splits.val, ...splits.test.unsealForEvaluation()];
   checkInputFiles(allTasks, models.target.backend === 'command');
+  const turns = turnsFor(cfg, bench?.name, models.target);
+  if (multiTurn(turns.turns) && models.batch) {
+    throw new SkillOptError(
+      'config',
+      'a provider batch sends one call per item, and these items take several',
+      {
+        key: 'evaluation.batch_api',
+        fix: 'set evaluation.batch_api: off for this run (document tools and refinement turns call the target per turn)',
+      },
+    );
+  }
   const scorer = assertionScorer(baseScorer, allTasks, models, settings.optimizerMaxTokens, opts.logger);
   const activation = prepareActivation(
     cfg,
@@ -259,11 +191,13 @@ export function prepareRun(opts: PrepareOptions): PreparedRun {
       ...skill.notices,
       ...skillNotices,
       ...models.notices,
+      ...turns.notices,
       ...activation.notices,
     ],
     estimate: withActivationCalls(estimateCalls(settings, splits, spe), activation.plan, settings.numEpochs),
     models,
     ...(activation.plan ? { activation: activation.plan } : {}),
+    ...(turns.turns ? { turns: turns.turns } : {}),
   };
 }
 
@@ -291,6 +225,7 @@ export function makeContext(
     logger: hooks.logger ?? silentLogger,
     emit: hooks.emit,
     ...(models.batch ? { batch: models.batch } : {}),
+    ...(prepared.turns ? { turns: prepared.turns } : {}),
     recordFallback: (stage, reason) => {
       models.accounting.recordFallback(stage, reason);
       hooks.emit({ type: 'fallback', stage, reason });
@@ -398,6 +333,8 @@ export async function trainPrepared(
       ...(prepared.activation ? { activation: prepared.activation } : {}),
     });
     holder.trainer = trainer;
+    const unreviewed = unreviewedModeNotice(prepared.config, hooks.reviewer !== undefined);
+    if (unreviewed) hooks.emit({ type: 'warning', message: unreviewed });
     return await trainer.run();
   } catch (err) {
     hooks.emit({

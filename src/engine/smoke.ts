@@ -164,6 +164,7 @@ export async function smokePrepared(
       ...(s.targetSystemTemplate !== undefined ? { systemTemplate: s.targetSystemTemplate } : {}),
       maxTokens: s.targetMaxTokens,
       ...(s.targetTemperature !== undefined ? { temperature: s.targetTemperature } : {}),
+      ...(prepared.turns ? { turns: prepared.turns } : {}),
       signal: opts.signal,
     });
   } finally {

@@ -4,6 +4,7 @@
  * - runsFolders: rescans the Runs tree at once.
  * - reviewMode, copilotModel: the next run or request.
  * - followRun: the next candidate of a run in auto mode.
+ * - groupRunsBySkill: redraws the Runs view at once.
  * - engine.*: the next start of the engine process.
  */
 import * as vscode from 'vscode';
@@ -15,6 +16,7 @@ export const SettingKeys = {
   followRun: 'followRun',
   copilotModel: 'copilotModel',
   requestTimeout: 'engine.requestTimeoutSeconds',
+  groupRunsBySkill: 'groupRunsBySkill',
 } as const;
 
 /** Settings that only take effect after a rescan of the run folders. */
@@ -44,6 +46,15 @@ export function followRun(): boolean {
   return section().get<unknown>(SettingKeys.followRun) === true;
 }
 
+/** Whether the Runs view groups runs by skill when it has runs of more than one (default on). */
+export function groupRunsBySkill(): boolean {
+  return section().get<unknown>(SettingKeys.groupRunsBySkill) !== false;
+}
+
+export async function setGroupRunsBySkill(on: boolean): Promise<void> {
+  await section().update(SettingKeys.groupRunsBySkill, on, settingTarget());
+}
+
 /** The model picked with "Select Copilot Model" (a vscode-lm selector string), or ''. */
 export function copilotModel(): string {
   const v = section().get<unknown>(SettingKeys.copilotModel);
@@ -51,10 +62,14 @@ export function copilotModel(): string {
 }
 
 export async function setCopilotModel(selector: string): Promise<void> {
-  const target = vscode.workspace.workspaceFolders?.length
+  await section().update(SettingKeys.copilotModel, selector, settingTarget());
+}
+
+/** Settings the extension writes go to the workspace when one is open, else to the user's settings. */
+function settingTarget(): vscode.ConfigurationTarget {
+  return vscode.workspace.workspaceFolders?.length
     ? vscode.ConfigurationTarget.Workspace
     : vscode.ConfigurationTarget.Global;
-  await section().update(SettingKeys.copilotModel, selector, target);
 }
 
 /** Default deadline of a request to the engine (long runs report through events instead). */

@@ -21,6 +21,9 @@ export const Commands = {
   openStepDiff: 'skillopt.openStepDiff',
   openArtifact: 'skillopt.openArtifact',
   openEvaluation: 'skillopt.openEvaluation',
+  // The Runs view's title: its runs grouped by skill, or in one list (setting groupRunsBySkill).
+  groupRunsBySkill: 'skillopt.groupRunsBySkill',
+  showRunsFlat: 'skillopt.showRunsFlat',
 } as const;
 
 export type CommandId = (typeof Commands)[keyof typeof Commands];
@@ -57,10 +60,14 @@ export const ContextKeys = {
   runActive: 'skillopt:runActive',
   /** The workspace is untrusted: only browsing runs is possible. */
   limited: 'skillopt:limited',
+  /** The Runs view has runs of more than one skill: its title offers grouping by skill or one list. */
+  runsOfSeveralSkills: 'skillopt:runsOfSeveralSkills',
 } as const;
 
 /** `contextValue` of tree items, matched by `viewItem == ...` in menus. */
 export const TreeItemContext = {
+  /** The runs of one skill (the Runs view grouped by skill). */
+  skillGroup: 'skillopt.skillGroup',
   runLive: 'skillopt.run.live',
   runResumable: 'skillopt.run.resumable',
   runFinished: 'skillopt.run.finished',

@@ -42,7 +42,7 @@ export interface ValidateResult {
   estimatedCalls: number;
   /** Dollar range at list prices, null when a model's price is unknown (see `estimatedCost`). */
   estimatedDollars: { low: number; high: number } | null;
-  /** The estimate as one line for people (range, tokens, unknown prices named). */
+  /** The estimate for people: the range (tokens, unknown prices named), then its prompt-cache assumption on a line of its own. */
   estimatedCost: string;
   optimizer: string;
   target: string;

@@ -25,6 +25,19 @@ export interface RolloutResult {
   cached?: boolean;
   /** Set for agent-harness targets (`command` backend): how the agent's process ended. */
   agent_run?: AgentRun;
+  /**
+   * A chat target that took more than one call (OfficeQA's document tools, refinement turns): each
+   * turn's reply and each function call with what it returned, bounded, for the analysts.
+   */
+  steps?: TurnStep[];
+}
+
+/** One turn of a multi-turn chat target: a reply, or a function call (`cmd`) and its observation. */
+export interface TurnStep {
+  turn: number;
+  reply?: string;
+  cmd?: string;
+  obs?: string;
 }
 
 /** An agent CLI's run for one task, as the `command` backend reports it. */
@@ -45,6 +58,16 @@ export interface AgentRun {
 export interface ConversationRecord {
   role: 'system' | 'user' | 'assistant';
   content: string;
+  /** The model call this message belongs to, when an item took several. */
+  turn?: number;
+}
+
+/** A function call in `conversation.json`, in the reference's shape (`type`, `cmd`, `obs`). */
+export interface ToolCallRecord {
+  type: 'tool_call';
+  turn: number;
+  cmd: string;
+  obs: string;
 }
 
 export interface Score {

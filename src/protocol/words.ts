@@ -42,6 +42,32 @@ export function actionLabel(action: string): string {
     : action.replace(/_/g, ' ');
 }
 
+/**
+ * Where the run's current skill came from, in words. The engine writes origins as
+ * `initial_skill`, `step_0003`, `slow_update_epoch_02`, `slow_update_placeholder_epoch_01`,
+ * `meta_reflect_epoch_02`, `human_step_0004`, `human_revert_step_0004` (reference spellings).
+ */
+export function originLabel(origin: string): string {
+  if (origin === 'initial_skill') return 'the initial skill';
+  const m = /^(human_revert_|human_|)step_(\d+)$/.exec(origin);
+  if (m) {
+    const step = Number(m[2]);
+    return m[1] === 'human_revert_'
+      ? `your revert of step ${step}`
+      : m[1]
+        ? `your review of step ${step}`
+        : `step ${step}`;
+  }
+  const e = /^(slow_update_placeholder|slow_update|meta_reflect)_epoch_(\d+)$/.exec(origin);
+  if (e) {
+    const epoch = Number(e[2]);
+    if (e[1] === 'slow_update_placeholder')
+      return `the epoch ${epoch} slow update (an empty block, filled from the next epoch)`;
+    return e[1] === 'slow_update' ? `the epoch ${epoch} slow update` : `the epoch ${epoch} meta reflection`;
+  }
+  return origin.replace(/_/g, ' ');
+}
+
 const EDIT_OP_LABELS: Record<string, string> = {
   append: 'add at the end',
   insert_after: 'insert after a line',

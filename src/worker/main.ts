@@ -8,7 +8,7 @@ import { SkillOptError } from '../engine/errors';
 import type { EngineEvent } from '../protocol/events';
 import { levelAtLeast, type Logger } from '../engine/log';
 import { VERSION, type LogLevel } from '../protocol/vocabulary';
-import { describeCost, estimateCost } from '../engine/costEstimate';
+import { describeCostLines, estimateCost } from '../engine/costEstimate';
 import { evalPrepared } from '../engine/evalRun';
 import { prepareRun, trainPrepared, type PreparedRun } from '../engine/run';
 import {
@@ -153,7 +153,8 @@ export function serve(transport: Transport): RpcConnection {
         return {
           estimatedDollars:
             cost.low !== null && cost.high !== null ? { low: cost.low, high: cost.high } : null,
-          estimatedCost: describeCost(cost, prepared.models.simulated),
+          // The prompt-cache assumption goes on a line of its own under the range.
+          estimatedCost: describeCostLines(cost, prepared.models.simulated).join('\n'),
         };
       })(),
       optimizer: prepared.models.describe.optimizer,

@@ -1,5 +1,9 @@
 import assert from 'node:assert/strict';
-import { describeCost, estimateCost } from '../../src/engine/costEstimate';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { cacheableCalls, lowEndCacheTokens } from '../../src/engine/costCache';
+import { describeCost, describeCostLines, estimateCost } from '../../src/engine/costEstimate';
+import { PriceTable } from '../../src/engine/llm/prices';
 import { prepareRun } from '../../src/engine/run';
 import { exampleConfig, tempDir } from './train/helpers';
 
@@ -17,8 +21,25 @@ describe('cost estimate before a run', () => {
       outDir: dir.path,
       dryRun: true,
       overrides: ['model.optimizer_backend=openai', 'model.target_backend=openai', ...overrides],
-      models: { keys: { openai: 'sk-test-not-a-real-key' } },
+      models: { keys: { openai: 'sk-test-not-a-real-key', anthropic: 'sk-ant-test-not-a-real-key' } },
     });
+
+  /** A skill long enough for any provider to cache (about 3,000 tokens). */
+  const longSkill = (): string => {
+    const path = join(dir.path, 'LONG_SKILL.md');
+    const rules = Array.from(
+      { length: 150 },
+      (_, i) => `- Rule ${i + 1}: answer in the house style, briefly.`,
+    );
+    writeFileSync(path, `# House style\n\n${rules.join('\n')}\n`);
+    return `env.skill_init=${path}`;
+  };
+  const anthropic = (model: string): string[] => [
+    'model.optimizer_backend=anthropic',
+    'model.target_backend=anthropic',
+    `model.optimizer=${model}`,
+    `model.target=${model}`,
+  ];
 
   it('gives a dollar range that grows with the models’ prices and the number of epochs', () => {
     const cheap = estimateCost(prepare(['model.optimizer=gpt-4o-mini', 'model.target=gpt-4o-mini']));
@@ -71,5 +92,95 @@ describe('cost estimate before a run', () => {
     // The same tokens: only their price changed.
     assert.deepEqual(final.tokens, list.tokens);
     assert.match(describeCost(final, false), /batch calls at half/);
+  });
+
+  describe('prompt caching', () => {
+    it('counts one cache write per skill version and a read for every later call sharing it', () => {
+      const estimate = {
+        perStep: { rollout: 8, selection: 5, analyst: 3, merge: 1 },
+        perEpochEnd: { slow_rollout: 4, selection: 5 },
+        once: { baseline: 5, test: 30, no_skill: 10 },
+        total: 0,
+      };
+      // 2 steps, 2 epochs: (8 + 5) × 2 + (4 + 5) + (5 + 30) calls; versions 2 × 2 + (2 + 1) + (1 + 3).
+      assert.deepEqual(
+        cacheableCalls('target', estimate, 2, 2, () => false),
+        { calls: 70, versions: 11 },
+      );
+      // Batched stages are priced as batches, with no cache hit assumed.
+      assert.deepEqual(
+        cacheableCalls('target', estimate, 2, 2, (s) => s === 'test'),
+        { calls: 40, versions: 8 },
+      );
+      // Failure and success analysts have system prompts of their own.
+      assert.deepEqual(
+        cacheableCalls('optimizer', estimate, 2, 2, () => false),
+        { calls: 6, versions: 4 },
+      );
+      assert.deepEqual(lowEndCacheTokens({ calls: 70, versions: 11 }, 2000), {
+        cacheWriteTokens: 22_000,
+        cachedTokens: 118_000,
+      });
+    });
+
+    it('prices the write surcharge where the provider has one (Anthropic 1.25×, OpenAI none)', () => {
+      const prices = new PriceTable();
+      const once = lowEndCacheTokens({ calls: 1, versions: 1 }, 2000);
+      const plain = prices.cost('claude-sonnet-4-5', 'anthropic', 2000, 0)!;
+      assert.ok(
+        Math.abs(prices.cost('claude-sonnet-4-5', 'anthropic', 2000, 0, once)! - plain * 1.25) < 1e-12,
+      );
+      const gpt = prices.cost('gpt-4o', 'openai', 2000, 0)!;
+      assert.equal(prices.cost('gpt-4o', 'openai', 2000, 0, once), gpt);
+    });
+
+    it('lowers only the low end, by the saving it reports, and says so in one line', () => {
+      const on = estimateCost(prepare([...anthropic('claude-sonnet-4-5'), longSkill()]));
+      const off = estimateCost(
+        prepare([...anthropic('claude-sonnet-4-5'), longSkill(), 'model.prompt_caching=false']),
+      );
+      assert.ok(on.low! < off.low!, `${on.low} < ${off.low}`);
+      assert.equal(on.high, off.high);
+      assert.ok(on.promptCache!.lowEndSaving! > 0);
+      assert.ok(Math.abs(off.low! - on.low! - on.promptCache!.lowEndSaving!) < 1e-9);
+      const lines = describeCostLines(on, false);
+      assert.equal(lines.length, 2);
+      assert.match(
+        lines[1],
+        /^Prompt cache: the low end reads the skill prefix \(target ~\d\.\dk tokens, optimizer ~\d\.\dk tokens\) from the prompt cache after the first call per skill version; Anthropic cache writes cost 1\.25× input; the high end assumes no cache hits$/,
+      );
+      assert.match(off.promptCache!.note, /no cache_control \(model\.prompt_caching: false\)/);
+      assert.equal(off.promptCache!.lowEndSaving, 0);
+    });
+
+    it('assumes OpenAI caches on its own, at the model’s cached-input rate', () => {
+      const cached = estimateCost(prepare(['model.optimizer=gpt-4o', 'model.target=gpt-4o', longSkill()]));
+      // A config price without cache rates: the same run with no cache saving, and a note saying why.
+      const uncached = estimateCost(
+        prepare([
+          'model.optimizer=gpt-4o',
+          'model.target=gpt-4o',
+          longSkill(),
+          'prices={"gpt-4o": {"input_per_mtok": 2.5, "output_per_mtok": 10}}',
+        ]),
+      );
+      assert.ok(Math.abs(uncached.low! - cached.low! - cached.promptCache!.lowEndSaving!) < 1e-9);
+      assert.ok(cached.promptCache!.lowEndSaving! > 0);
+      assert.equal(cached.high, uncached.high);
+      assert.doesNotMatch(cached.promptCache!.note, /1\.25/);
+      assert.match(uncached.promptCache!.note, /gpt-4o has no cache rates under prices:/);
+    });
+
+    it('assumes no saving for a skill prefix under the provider’s cache minimum', () => {
+      // The bundled example's skill is a few hundred characters; Opus 4.5 caches from 4,096 tokens.
+      const short = estimateCost(prepare(anthropic('claude-opus-4-5')));
+      assert.equal(short.promptCache!.lowEndSaving, 0);
+      assert.match(
+        short.promptCache!.note,
+        /^Prompt cache: no cache saving assumed where the target's skill prefix \(~[\d.]+k? tokens\) is under claude-opus-4-5's 4096-token cache minimum; the optimizer's/,
+      );
+      // Simulated models cost nothing and get no cache line.
+      assert.deepEqual(describeCostLines(short, true), ['Estimated cost: none (simulated models)']);
+    });
   });
 });

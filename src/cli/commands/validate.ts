@@ -1,6 +1,6 @@
 import { describePower } from '../../engine/optimizer/pairedTest';
 import { splitPackage } from '../../engine/skill/package/text';
-import { describeCost, estimateCost } from '../../engine/costEstimate';
+import { describeCostLines, estimateCost } from '../../engine/costEstimate';
 import { SkillOptError } from '../../engine/errors';
 import type { Logger } from '../../engine/log';
 import { prepareRun, type PreparedRun } from '../../engine/run';
@@ -163,7 +163,7 @@ function reportLines(prepared: PreparedRun): string[] {
     )
       .map(([k, v]) => `${k} ${v}`)
       .join(', ')})`,
-    `  ${describeCost(estimateCost(prepared), prepared.models.simulated)}`,
+    ...describeCostLines(estimateCost(prepared), prepared.models.simulated).map((l) => `  ${l}`),
     // The power check: what the selection split can tell apart, before anything is spent.
     `  gate      ${s.gate.test}; ${describePower(selectionSize(prepared), s.repeats, s.gate.onInconclusive === 'more_repeats' ? s.gate.alpha / 2 : s.gate.alpha)}`,
     ...prepared.warnings.map((w) => `  warning: ${w}`),

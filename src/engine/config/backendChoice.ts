@@ -103,6 +103,19 @@ function swappedModel(
   const swaps = role === 'optimizer' ? ['claude_chat', 'anthropic', 'qwen_chat'] : SWAPPED_TARGETS;
   return swaps.includes(backend) ? BACKEND_DEFAULT_MODELS[backend] : undefined;
 }
+/** `model.<role>_openai_compatible_model`, else `model.openai_compatible_model`: the reference's name for the model. */
+function compatibleModel(
+  cfg: SkillOptConfig,
+  role: 'optimizer' | 'target',
+): { name: string; key: string } | undefined {
+  const m = cfg.model as unknown as Record<string, unknown>;
+  for (const key of [`${role}_openai_compatible_model`, 'openai_compatible_model']) {
+    const value = m[key];
+    const name = typeof value === 'string' || typeof value === 'number' ? String(value).trim() : '';
+    if (name) return { name, key: `model.${key}` };
+  }
+  return undefined;
+}
 const AGENT_BACKENDS = new Set(['claude_code_exec', 'codex_exec', 'copilot_exec', 'cursor_exec']);
 const SWAPPED_TARGETS = ['claude_chat', 'anthropic', 'claude_code_exec', 'cursor_exec', 'qwen_chat'];
 
@@ -146,12 +159,28 @@ export function applyBackendChoice(
     const current = m[role].trim();
     if (fromCommandLine(role)) continue;
     let model: string | undefined;
-    if (MODEL_SENTINELS.has(current)) model = swappedModel(cfg, role, roleBackend);
+    const compat = roleBackend === 'openai_compatible' ? compatibleModel(cfg, role) : undefined;
+    if (compat) {
+      if (current !== '' && !MODEL_SENTINELS.has(current) && current !== compat.name) {
+        const at = locate(['model', compat.key.slice('model.'.length)]);
+        throw new SkillOptError(
+          'config',
+          `model.${role} is '${current}' but ${compat.key} is '${compat.name}'`,
+          {
+            file: at?.file,
+            line: at?.line,
+            key: compat.key,
+            fix: `keep one of them: model.${role} names the model of the ${role}`,
+          },
+        );
+      }
+      model = compat.name;
+    } else if (MODEL_SENTINELS.has(current)) model = swappedModel(cfg, role, roleBackend);
     // An empty name takes the backend's default, as the reference's clients do; for an agent CLI it
     // means the CLI's own default model, the one the user's agent runs with.
     else if (current === '' && !AGENT_BACKENDS.has(roleBackend)) model = BACKEND_DEFAULT_MODELS[roleBackend];
     if (model === undefined || model === m[role]) continue;
-    changes.push(`model.${role} ${model || '(the CLI default)'}`);
+    changes.push(`model.${role} ${model || '(the CLI default)'}${compat ? ` (${compat.key})` : ''}`);
     m[role] = model;
   }
   // A command-line choice that changed nothing still gets its line: the user asked for something.

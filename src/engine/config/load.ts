@@ -369,6 +369,15 @@ function resolvePaths(
     const value = config.env[key];
     if (value.trim() !== '') config.env[key] = resolveConfigPath(value, locate(['env', key]), cwd);
   }
+  // OfficeQA's document folders: a list, or the reference's `dir1:dir2` / `dir1,dir2` text.
+  for (const key of ['data_dirs', 'docs_dirs'] as const) {
+    const value = config.env[key];
+    if (value === undefined) continue;
+    const dirs = (typeof value === 'string' ? value.split(/[:,]/) : value)
+      .map((d) => d.trim())
+      .filter(Boolean);
+    config.env[key] = dirs.map((d) => resolveConfigPath(d, locate(['env', key]), cwd));
+  }
   if (config.cache.dir.trim() !== '')
     config.cache.dir = resolveConfigPath(config.cache.dir, locate(['cache', 'dir']), cwd);
   const triggers = config.activation.trigger_file;

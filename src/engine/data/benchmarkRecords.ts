@@ -59,7 +59,7 @@ export function docVqaRecord(rec: TaskRecord): TaskRecord {
 }
 
 /** OfficeQA's list cells: a JSON list, lines, or comma-separated names. */
-function officeQaList(value: unknown): string[] {
+export function officeQaList(value: unknown): string[] {
   if (Array.isArray(value)) return value.map((v) => pyStrip(String(v))).filter((s) => s !== '');
   const text = pyStrip(typeof value === 'string' ? value : '');
   if (text === '') return [];

@@ -79,9 +79,7 @@ export function benchmarkFor(env: Record<string, unknown> & { name: string }): B
         name: 'officeqa',
         scorer: 'officeqa',
         mapRecord: officeQaRecord,
-        notices: [
-          "officeqa: scored with OfficeQA's normaliser; the reference's document tools and oracle pages (env.data_dirs, max_tool_turns, search_mode) are not run here, so the target answers from the question alone",
-        ],
+        // Its document tools and oracle pages: data/officeqa/env.ts, with their own notice.
       };
     case 'livemathematicianbench': {
       const useTheorem = env.use_theorem === true;

@@ -5,6 +5,8 @@ import type {
   Message,
   MessageCreateParamsNonStreaming,
   MessageParam,
+  ToolResultBlockParam,
+  ToolUseBlockParam,
 } from '@anthropic-ai/sdk/resources/messages';
 import { SkillOptError } from '../errors';
 import { notAnApiReply, splitBaseUrl } from './wire';
@@ -44,6 +46,7 @@ export interface AnthropicBackendOptions {
 /** Claude over the Messages API. One attempt per call: retries belong to the client. */
 export class AnthropicBackend implements ChatBackend {
   readonly acceptsImages = true;
+  readonly acceptsTools = true;
   readonly provider = 'anthropic';
   readonly model: string;
   readonly cacheParams: Record<string, unknown>;
@@ -135,9 +138,7 @@ export function anthropicBody(
     .filter((m) => m.role === 'system')
     .map((m) => m.content)
     .join('\n\n');
-  let messages: MessageParam[] = req.messages
-    .filter((m) => m.role !== 'system')
-    .map((m) => ({ role: m.role === 'assistant' ? 'assistant' : 'user', content: content(m) }));
+  let messages = turnsOf(req.messages.filter((m) => m.role !== 'system'));
   // The API needs at least one turn; a system-only request becomes the user turn.
   const systemOnly = messages.length === 0;
   if (systemOnly) messages = [{ role: 'user', content: system }];
@@ -168,6 +169,45 @@ export function anthropicBody(
   return body;
 }
 
+/**
+ * Messages as Messages-API turns. A tool loop's assistant calls become `tool_use` blocks, and the
+ * results that follow them one user turn of `tool_result` blocks (the API wants them together).
+ */
+function turnsOf(messages: readonly ChatMessage[]): MessageParam[] {
+  const out: MessageParam[] = [];
+  for (const m of messages) {
+    if (m.role === 'tool') {
+      const block: ToolResultBlockParam = {
+        type: 'tool_result',
+        tool_use_id: m.toolCallId ?? '',
+        content: m.content,
+      };
+      const last = out.at(-1);
+      if (last?.role === 'user' && Array.isArray(last.content) && last.content.every(isToolResult))
+        last.content.push(block);
+      else out.push({ role: 'user', content: [block] });
+    } else if (m.role === 'assistant' && m.toolCalls?.length) {
+      out.push({
+        role: 'assistant',
+        content: [
+          ...(m.content ? [{ type: 'text' as const, text: m.content }] : []),
+          ...m.toolCalls.map((c): ToolUseBlockParam => ({
+            type: 'tool_use',
+            id: c.id ?? '',
+            name: c.name,
+            input: c.arguments,
+          })),
+        ],
+      });
+    } else out.push({ role: m.role === 'assistant' ? 'assistant' : 'user', content: content(m) });
+  }
+  return out;
+}
+
+function isToolResult(b: unknown): boolean {
+  return (b as { type?: unknown }).type === 'tool_result';
+}
+
 /** A user message with images becomes image blocks (base64) followed by the text. */
 function content(m: ChatMessage): MessageParam['content'] {
   if (!m.images?.length || m.role !== 'user') return m.content;
@@ -196,6 +236,7 @@ function parseMessage(message: Message, label: string): BackendReply {
   const toolCalls = blocks
     .filter((b): b is Anthropic.ToolUseBlock => b.type === 'tool_use')
     .map((b) => ({
+      id: b.id,
       name: b.name,
       arguments:
         b.input && typeof b.input === 'object' && !Array.isArray(b.input)

@@ -73,6 +73,7 @@ class RetryingModelClient implements ModelClient {
   readonly backend: string;
   readonly model: string;
   readonly acceptsImages: boolean;
+  readonly acceptsTools: boolean;
   private readonly impl: ChatBackend;
   private readonly secrets: SecretRegistry;
   private readonly logger: Logger;
@@ -86,6 +87,7 @@ class RetryingModelClient implements ModelClient {
     this.backend = opts.name ?? opts.backend.provider;
     this.model = opts.backend.model;
     this.acceptsImages = opts.backend.acceptsImages === true;
+    this.acceptsTools = opts.backend.acceptsTools === true;
     this.secrets =
       opts.secrets instanceof SecretRegistry ? opts.secrets : new SecretRegistry(opts.secrets ?? []);
     for (const s of opts.backend.secrets?.() ?? []) this.secrets.add(s);

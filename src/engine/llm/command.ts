@@ -196,7 +196,7 @@ export class CommandBackend implements ChatBackend {
   /**
    * The AgentRunError this backend threw for a task on its last attempt. The model client rebuilds
    * errors as plain SkillOptErrors (after redacting them); the agent target's client wrapper
-   * (models.ts) uses this to hand the training loop the error with its kind.
+   * (agents/fromConfig.ts) uses this to hand the training loop the error with its kind.
    */
   lastError(task: TaskContext): AgentRunError | undefined {
     return this.errors.get(task);

@@ -46,6 +46,7 @@ export interface OpenAiBackendOptions extends OpenAiCommonOptions {
 /** Chat Completions over the `openai` SDK. One attempt per call: retries belong to the client. */
 export class OpenAiBackend implements ChatBackend {
   readonly acceptsImages = true;
+  readonly acceptsTools = true;
   readonly provider: string;
   readonly model: string;
   readonly cacheParams: Record<string, unknown>;
@@ -141,6 +142,7 @@ export interface AzureOpenAiBackendOptions extends OpenAiCommonOptions {
 /** Azure OpenAI through the SDK's `AzureOpenAI` client; same request shape as OpenAiBackend. */
 export class AzureOpenAiBackend implements ChatBackend {
   readonly acceptsImages = true;
+  readonly acceptsTools = true;
   readonly provider = 'azure_openai';
   readonly model: string;
   readonly cacheParams: Record<string, unknown>;

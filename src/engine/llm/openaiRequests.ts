@@ -214,13 +214,27 @@ function toolCallsOf(message: ChatCompletion.Choice['message'] | undefined): Rep
   const out: ReplyToolCall[] = [];
   for (const c of message?.tool_calls ?? []) {
     if (c.type !== 'function') continue;
-    out.push({ name: c.function.name, arguments: parseArguments(c.function.arguments) });
+    out.push({ id: c.id, name: c.function.name, arguments: parseArguments(c.function.arguments) });
   }
   return out;
 }
 
-/** A user message with images becomes text and image_url parts (base64 data URIs). */
+/**
+ * A user message with images becomes text and image_url parts (base64 data URIs); a tool loop's
+ * assistant calls go as `tool_calls` and each result as a `tool` message naming its call.
+ */
 function chatMessage(m: ChatMessage): ChatCompletionMessageParam {
+  if (m.role === 'tool') return { role: 'tool', tool_call_id: m.toolCallId ?? '', content: m.content };
+  if (m.role === 'assistant' && m.toolCalls?.length)
+    return {
+      role: 'assistant',
+      content: m.content || null,
+      tool_calls: m.toolCalls.map((c) => ({
+        id: c.id ?? '',
+        type: 'function' as const,
+        function: { name: c.name, arguments: JSON.stringify(c.arguments) },
+      })),
+    };
   if (!m.images?.length || m.role !== 'user') return { role: m.role, content: m.content };
   return {
     role: 'user',

@@ -50,7 +50,7 @@ export function responsesBody(req: ChatRequest, shape: ResponsesShape): Response
   const system = req.messages.filter((m) => m.role === 'system').map((m) => m.content);
   const body: ResponseCreateParamsNonStreaming = {
     model: shape.model,
-    input: req.messages.filter((m) => m.role !== 'system').map(inputItem),
+    input: req.messages.filter((m) => m.role !== 'system').flatMap(inputItems),
     // Nothing we send needs to be kept at the provider: no conversation state, no stored logs.
     store: false,
   };
@@ -70,20 +70,33 @@ export function responsesBody(req: ChatRequest, shape: ResponsesShape): Response
   return body;
 }
 
-function inputItem(m: ChatMessage): ResponseInputItem {
-  if (m.role === 'assistant') return { role: 'assistant', content: m.content };
-  if (!m.images?.length) return { role: 'user', content: m.content };
-  return {
-    role: 'user',
-    content: [
-      { type: 'input_text', text: m.content },
-      ...m.images.map((img): ResponseInputImage => ({
-        type: 'input_image' as const,
-        image_url: `data:${img.mediaType};base64,${img.data}`,
-        detail: img.detail === 'low' || img.detail === 'high' ? img.detail : 'auto',
-      })),
-    ],
-  };
+/** One message as input items: a tool loop's calls as `function_call` items, results as `function_call_output`. */
+function inputItems(m: ChatMessage): ResponseInputItem[] {
+  if (m.role === 'tool')
+    return [{ type: 'function_call_output', call_id: m.toolCallId ?? '', output: m.content }];
+  if (m.role === 'assistant') {
+    const calls = (m.toolCalls ?? []).map((c): ResponseInputItem => ({
+      type: 'function_call',
+      call_id: c.id ?? '',
+      name: c.name,
+      arguments: JSON.stringify(c.arguments),
+    }));
+    return m.content || !calls.length ? [{ role: 'assistant', content: m.content }, ...calls] : calls;
+  }
+  if (!m.images?.length) return [{ role: 'user', content: m.content }];
+  return [
+    {
+      role: 'user',
+      content: [
+        { type: 'input_text', text: m.content },
+        ...m.images.map((img): ResponseInputImage => ({
+          type: 'input_image' as const,
+          image_url: `data:${img.mediaType};base64,${img.data}`,
+          detail: img.detail === 'low' || img.detail === 'high' ? img.detail : 'auto',
+        })),
+      ],
+    },
+  ];
 }
 
 /** A function call's JSON arguments as an object; anything else becomes `{}`. */
@@ -125,7 +138,9 @@ export function parseResponse(response: Response, label: string): BackendReply {
     response.status === 'incomplete' && response.incomplete_details?.reason === 'max_output_tokens';
   const text = typeof response.output_text === 'string' ? response.output_text : outputText(response);
   const toolCalls = (response.output ?? []).flatMap((item) =>
-    item.type === 'function_call' ? [{ name: item.name, arguments: parseArguments(item.arguments) }] : [],
+    item.type === 'function_call'
+      ? [{ id: item.call_id, name: item.name, arguments: parseArguments(item.arguments) }]
+      : [],
   );
   // A reply that only calls a function is complete without text.
   if (text.trim() === '' && !toolCalls.length) {

@@ -71,6 +71,21 @@ const ANTHROPIC_PRICES: Record<string, ModelPrice> = {
   'claude-3-haiku': anthropic(0.25, 1.25),
 };
 
+/**
+ * The shortest prompt prefix a provider caches, in tokens, as of PRICE_TABLE_DATE (a shorter one
+ * is sent at the plain input rate): OpenAI and Azure OpenAI cache any prompt from 1,024 tokens on
+ * their own; Anthropic caches a `cache_control` prefix from 1,024 tokens, 2,048 for the Haiku 3
+ * models, 4,096 for Opus 4.5 and Haiku 4.5. Undefined where the provider's caching is not known.
+ */
+export function minCachedPrefixTokens(model: string, provider: string): number | undefined {
+  if (provider === 'openai' || provider === 'azure_openai') return 1024;
+  if (provider !== 'anthropic') return undefined;
+  const name = model.trim().toLowerCase();
+  if (name.startsWith('claude-opus-4-5') || name.startsWith('claude-haiku-4-5')) return 4096;
+  if (name.startsWith('claude-3-5-haiku') || name.startsWith('claude-3-haiku')) return 2048;
+  return 1024;
+}
+
 /** Built-in prices per provider family; a price only applies to the provider that publishes it. */
 const BUILTIN: Record<string, Record<string, ModelPrice>> = {
   openai: OPENAI_PRICES,

@@ -33,8 +33,13 @@ export type Stage =
   | 'describe';
 
 export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant';
+  /** `tool`: the result of one function call the previous assistant message made (`toolCallId`). */
+  role: 'system' | 'user' | 'assistant' | 'tool';
   content: string;
+  /** The function calls an assistant message made (a tool loop's history, sent back as the wire spells them). */
+  toolCalls?: ReplyToolCall[];
+  /** The call a `tool` message answers: the id the provider gave it. */
+  toolCallId?: string;
   /** Images shown with a user message (only backends with `acceptsImages` get such requests). */
   images?: ImageInput[];
   /**
@@ -71,6 +76,8 @@ export interface ToolSpec {
 
 /** A function call in a reply; chat backends put these in `trace.toolCalls` (cached with the reply). */
 export interface ReplyToolCall {
+  /** The provider's id of the call (OpenAI `id`/`call_id`, Anthropic `tool_use.id`): a result names it. */
+  id?: string;
   name: string;
   arguments: Record<string, unknown>;
 }
@@ -152,6 +159,8 @@ export interface ChatResult extends BackendReply {
 export interface ChatBackend {
   /** True when the backend sends ChatMessage.images as image parts (run.ts refuses image tasks otherwise). */
   readonly acceptsImages?: boolean;
+  /** True when the backend sends `tools`, reads function calls with their ids and sends tool results back. */
+  readonly acceptsTools?: boolean;
   /** Provider family for concurrency limits and cache keys: `openai`, `anthropic`, `sim`, ... */
   readonly provider: string;
   readonly model: string;
@@ -175,6 +184,8 @@ export interface ModelClient {
   readonly role: ModelRole;
   /** The backend's `acceptsImages`. */
   readonly acceptsImages?: boolean;
+  /** The backend's `acceptsTools`: a tool loop can run through it. */
+  readonly acceptsTools?: boolean;
   readonly backend: string;
   readonly model: string;
   chat(req: ChatRequest, signal?: AbortSignal): Promise<ChatResult>;

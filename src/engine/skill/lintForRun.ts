@@ -7,7 +7,7 @@
 import { basename } from 'node:path';
 import { SkillOptError } from '../errors';
 import type { AgentName } from '../llm/agents/presets';
-import { agentFor } from '../models';
+import { agentFor } from '../llm/agents/fromConfig';
 import { skillDirName } from '../train/rolloutItem';
 import { parseFrontMatter } from './frontMatter';
 import { lintSkillFile, type LintFinding, type LintRule } from './lint';

@@ -4,6 +4,7 @@ import type { TargetBatch } from '../llm/batch/fromConfig';
 import type { ModelClient } from '../llm/types';
 import type { Scorer } from '../scoring/scorers';
 import type { TrainSettings } from './settings';
+import type { TargetTurns } from './turns/types';
 
 /** What every stage function receives: settings, models, scorer, output root, and the run's signal. */
 export interface RunContext {
@@ -15,6 +16,8 @@ export interface RunContext {
   signal: AbortSignal;
   logger: Logger;
   emit(event: EngineEvent): void;
+  /** How the target answers an item beyond one call (OfficeQA's document tools); absent = one call. */
+  turns?: TargetTurns;
   /** The target's batch API, for the evaluations evaluation.batch_api sends through it. */
   batch?: TargetBatch;
   /** Every structured-reply fallback is recorded (accounting, step record, log), never silent. */

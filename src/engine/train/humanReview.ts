@@ -18,6 +18,7 @@ import type { ReviewDecision, ReviewRequest } from './review';
 import type { SelectionOutcome } from './selection';
 import { recordOf, type StageEnd, type StepStage, type StepWork } from './step/work';
 import { keepProtectedBlock } from './update';
+import type { SkillOptConfig } from '../config/schema';
 
 /** Ask the person once per step and phase; the answer is saved so a resumed run does not ask again. */
 async function askReview(
@@ -169,4 +170,11 @@ export function applyOverrules(loop: LoopContext): void {
   writeJsonAtomic(logPath, log);
   loop.files.writeSkill(state.lastCompletedStep, state.current);
   state.save();
+}
+
+/** A review mode that needs a person, in a run with nobody to ask (the CLI), runs as auto: say so. */
+export function unreviewedModeNotice(cfg: SkillOptConfig, hasReviewer: boolean): string | undefined {
+  const mode = cfg.review.mode;
+  if (hasReviewer || (mode !== 'gate-then-human' && mode !== 'human-first')) return undefined;
+  return `review.mode: ${mode} asks a person to review candidates, and this run has nobody to ask (no editor): it runs as auto, each candidate kept or dropped by the gate alone; start it from VS Code to review`;
 }

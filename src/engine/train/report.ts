@@ -358,10 +358,13 @@ export function renderReport(r: RunReport, outDir: string, simulated: boolean): 
   );
   for (const [role, s] of Object.entries(r.spend_by_role)) {
     lines.push(
-      `| ${role} | ${s.calls} | ${s.prompt_tokens} | ${s.cached_tokens ?? 0} | ${s.completion_tokens} | ${s.cache_hits} | ${s.dollars === null ? 'unknown price' : `$${s.dollars.toFixed(4)}`} |`,
+      `| ${role} | ${s.calls} | ${s.prompt_tokens} | ${s.cached_tokens ?? 0} | ${s.completion_tokens} | ${s.cache_hits} | ${s.dollars !== null ? `$${s.dollars.toFixed(4)}` : simulated ? 'none (simulated)' : 'unknown price'} |`,
     );
   }
-  if (r.prompt_cache) lines.push('', `Prompt cache: ${promptCacheText(r.prompt_cache)}.`);
+  // A simulated model has no provider cache: "0.0% read, saved $0.0000" would read as a finding.
+  if (simulated && !r.prompt_cache?.cache_share)
+    lines.push('', 'Prompt cache: none (simulated models have no price and no provider prompt cache).');
+  else if (r.prompt_cache) lines.push('', `Prompt cache: ${promptCacheText(r.prompt_cache)}.`);
   lines.push('', '## Where the kept lines came from', '');
   if (!r.kept_lines.length) lines.push('No line of the best skill was added by an accepted step.');
   else {

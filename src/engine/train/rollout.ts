@@ -9,6 +9,7 @@ import { evalPaths } from '../store/layout';
 import { assignPredictionNames } from '../store/predictionNames';
 import { rolloutByBatch, type RolloutBatch } from './batchRollout';
 import type { RunContext } from './context';
+import type { TargetTurns } from './turns/types';
 import { renderTargetSystem, runItem, type ItemOptions } from './rolloutItem';
 import type { RolloutResult, Score } from '../../protocol/records';
 
@@ -30,6 +31,8 @@ export interface RolloutOptions {
   signal: AbortSignal;
   /** Called as each item finishes (resumed items first), with the count done so far. */
   onResult?: (result: RolloutResult, done: number, total: number) => void;
+  /** How a chat target answers an item beyond one call (OfficeQA's document tools); absent = one call. */
+  turns?: TargetTurns;
   /** Send the pending items through the target's batch API instead of one call each. */
   batch?: RolloutBatch;
   /**
@@ -65,7 +68,9 @@ export async function rollout(opts: RolloutOptions): Promise<RolloutResult[]> {
     const prior = done.get(item.id);
     if (prior) opts.onResult?.(prior, ++finished, total);
   }
-  const system = renderTargetSystem(opts.skill, opts.answerTag, opts.systemTemplate);
+  const note = opts.systemTemplate === undefined ? opts.turns?.systemNote : undefined;
+  const system =
+    renderTargetSystem(opts.skill, opts.answerTag, opts.systemTemplate) + (note ? `\n\n${note}` : '');
   // Every id's conversation folder is named (and recorded) once, before any conversation is written.
   const names = assignPredictionNames(
     opts.dir,
@@ -213,6 +218,7 @@ export async function rolloutFor(
     maxTokens: s.targetMaxTokens,
     ...(s.targetTemperature !== undefined ? { temperature: s.targetTemperature } : {}),
     ...(repeat ? { repeat } : {}),
+    ...(ctx.turns ? { turns: ctx.turns } : {}),
     signal: ctx.signal,
     ...(onResult ? { onResult } : {}),
     ...more,

@@ -11,6 +11,7 @@ import { extractAnswer } from '../scoring/extract';
 import { choiceLabels } from '../scoring/valueScorers';
 import { writeJsonAtomic } from '../store/atomic';
 import type { RolloutOptions } from './rollout';
+import { runRefineTurns, runToolLoop, type TurnsOutcome } from './turns/loops';
 
 /** The rollout's options plus where each item's conversation goes (names assigned once per rollout). */
 export type ItemOptions = RolloutOptions & { conversationFile(taskId: string): string };
@@ -41,7 +42,9 @@ export function renderTaskMessage(item: TaskItem, files: 'inline' | 'workspace' 
 /** The target request for one item, as the synchronous call and the batch API both send it. */
 export function targetRequest(item: TaskItem, system: string, opts: ItemOptions): TargetCall {
   // An agent target (the command backend) finds input files in its workspace; a chat target reads them inline.
-  const user = renderTaskMessage(item, opts.client.backend === 'command' ? 'workspace' : 'inline');
+  const user =
+    opts.turns?.taskMessage?.(item) ??
+    renderTaskMessage(item, opts.client.backend === 'command' ? 'workspace' : 'inline');
   const images = (item.images ?? []).map((p) => readImage(p, item.imageDetail));
   const messages: ChatMessage[] = [
     { role: 'system', content: system },
@@ -85,6 +88,24 @@ export interface TargetCall {
 /** One item through the target client: scored, or `errored` when the call failed after its retries. */
 export async function runItem(item: TaskItem, system: string, opts: ItemOptions): Promise<RolloutResult> {
   const call = targetRequest(item, system, opts);
+  const tools = opts.turns?.tools;
+  if (tools) {
+    const loop = await runToolLoop(
+      call,
+      { specs: tools.specs, maxTurns: tools.maxTurns, item: tools.forItem(item) },
+      opts,
+    );
+    return loop.error === undefined
+      ? scoreOrErrored(call, { text: loop.text, cached: loop.cached }, opts, loop)
+      : erroredResult(call, loop.error, opts, loop);
+  }
+  const refine = opts.turns?.refine;
+  if (refine && refine.maxTurns > 1) {
+    const turns = await runRefineTurns(call, refine, opts);
+    return turns.error === undefined
+      ? scoreOrErrored(call, { text: turns.text, cached: turns.cached }, opts, turns)
+      : erroredResult(call, turns.error, opts, turns);
+  }
   let reply: ChatResult;
   try {
     reply = await opts.client.chat(call.req, opts.signal);
@@ -100,11 +121,12 @@ export async function scoreOrErrored(
   call: TargetCall,
   reply: Pick<ChatResult, 'text' | 'cached' | 'trace'>,
   opts: ItemOptions,
+  turns?: TurnsOutcome,
 ): Promise<RolloutResult> {
   try {
-    return await scoreReply(call, reply, opts);
+    return await scoreReply(call, reply, opts, turns);
   } catch (err) {
-    if (SkillOptError.is(err, 'llm')) return erroredResult(call, err, opts);
+    if (SkillOptError.is(err, 'llm')) return erroredResult(call, err, opts, turns);
     throw err;
   }
 }
@@ -121,14 +143,22 @@ function baseOf(
   };
 }
 
-function erroredResult(call: TargetCall, err: unknown, opts: ItemOptions): RolloutResult {
+function erroredResult(
+  call: TargetCall,
+  err: unknown,
+  opts: ItemOptions,
+  turns?: TurnsOutcome,
+): RolloutResult {
   const message = err instanceof Error ? err.message : String(err);
   writeJsonAtomic(opts.conversationFile(call.item.id), [
     call.userRecord,
+    // The turns an item had taken before a call failed stay readable (they are paid for).
+    ...(turns?.records ?? []),
     { role: 'system', content: `[TARGET ERROR] ${message}` },
   ]);
   return {
     ...baseOf(call.item),
+    ...(turns ? { n_turns: turns.turns, steps: turns.steps } : {}),
     hard: 0,
     soft: 0,
     predicted_answer: '',
@@ -144,20 +174,27 @@ export async function scoreReply(
   call: TargetCall,
   reply: Pick<ChatResult, 'text' | 'cached' | 'trace'>,
   opts: Pick<ItemOptions, 'answerTag' | 'scorer' | 'signal' | 'conversationFile'>,
+  turns?: TurnsOutcome,
 ): Promise<RolloutResult> {
   const { item } = call;
   const response = reply.text;
   const agentRun = agentRunOf(reply.trace);
-  const predicted = (opts.scorer.extract ?? extractAnswer)(response, opts.answerTag).answer;
+  // A tool loop that ended without a final answer has none, as the reference scores it.
+  const predicted =
+    turns?.noAnswer !== undefined
+      ? ''
+      : (opts.scorer.extract ?? extractAnswer)(response, opts.answerTag).answer;
   const score = await opts.scorer.score(predicted, item, opts.signal, {
     text: response,
     ...(agentRun ? { activity: describeAgentRun(agentRun) } : {}),
   });
+  const failReason = turns?.noAnswer ?? score.reason;
   const result: RolloutResult = {
     ...baseOf(item),
+    ...(turns ? { n_turns: turns.turns, steps: turns.steps } : {}),
     hard: score.hard,
     soft: score.soft,
-    ...(score.hard < 1 ? { fail_reason: score.reason } : {}),
+    ...(score.hard < 1 ? { fail_reason: failReason } : {}),
     predicted_answer: predicted,
     response,
     ...(reply.cached ? { cached: true } : {}),
@@ -165,11 +202,11 @@ export async function scoreReply(
   };
   writeJsonAtomic(opts.conversationFile(item.id), [
     call.userRecord,
-    { role: 'assistant', content: response },
+    ...(turns ? turns.records : [{ role: 'assistant' as const, content: response }]),
     ...(agentRun ? [{ role: 'system' as const, content: `[AGENT RUN] ${describeAgentRun(agentRun)}` }] : []),
     {
       role: 'system',
-      content: `[EVALUATION RESULT] ${score.hard >= 1 ? 'PASS' : 'FAIL'} hard=${score.hard} soft=${score.soft.toFixed(2)}; predicted "${predicted}", expected ${JSON.stringify(item.answers)}. ${score.reason}`,
+      content: `[EVALUATION RESULT] ${score.hard >= 1 ? 'PASS' : 'FAIL'} hard=${score.hard} soft=${score.soft.toFixed(2)}; predicted "${predicted}", expected ${JSON.stringify(item.answers)}. ${failReason}`,
     },
   ]);
   return result;

@@ -2,7 +2,8 @@
  * A run folder belongs to the config it was started with. Resuming it under a different config
  * would mix two experiments in one history (and config.json would name a seed the steps never
  * used), so it is refused, naming the differences; keys that only steer how the run is carried out
- * (caps, concurrency, timeouts, cache, review mode, prices, keys) may change between sessions.
+ * (caps, concurrency, timeouts, cache, review mode, prices, keys, the speed options whose decisions are
+ * identical by construction) may change between sessions.
  */
 import { SkillOptError } from '../errors';
 
@@ -10,6 +11,8 @@ const OPERATIONAL = new Set([
   'optimizer_concurrency',
   'target_concurrency',
   'provider_concurrency',
+  'agent_concurrency',
+  'workers',
   'request_timeout_s',
   'max_retries',
   'max_tokens',
@@ -20,6 +23,10 @@ const OPERATIONAL = new Set([
   'cache_dir',
   'cache_all_roles',
   'review_mode',
+  'batch_poll_s',
+  // Tested to give the same decisions with and without (test/unit/train/speed.test.ts).
+  'speed_speculate',
+  'early_stop',
   'prices',
   'out_root',
   'split_output_dir',

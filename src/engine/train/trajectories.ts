@@ -1,4 +1,4 @@
-import type { AgentRun, RolloutResult } from '../../protocol/records';
+import type { AgentRun, RolloutResult, TurnStep } from '../../protocol/records';
 
 /**
  * Trajectories as the optimizer sees them. Unlike the reference, the skill is NOT embedded in each
@@ -16,8 +16,20 @@ export function renderTrajectory(r: RolloutResult, index: number, maxChars: numb
   ];
   if (r.agent_run)
     lines.push(`agent run: ${excerpt(describeAgentRun(r.agent_run), Math.min(1000, maxChars))}`);
+  if (r.steps?.length) lines.push(`turns (${r.n_turns}):`, excerpt(renderSteps(r.steps), maxChars * 2));
   if (r.response) lines.push('model reply:', '"""', excerpt(r.response, maxChars), '"""');
   return lines.join('\n');
+}
+
+/** A multi-turn chat target's turns as the reference's analysts read them: replies, actions, observations. */
+function renderSteps(steps: readonly TurnStep[]): string {
+  return steps
+    .map((s) =>
+      s.cmd !== undefined
+        ? `[turn ${s.turn} action] ${s.cmd}\n[obs] ${s.obs ?? ''}`
+        : `[turn ${s.turn} reply] ${s.reply ?? ''}`,
+    )
+    .join('\n');
 }
 
 export function renderTrajectories(results: readonly RolloutResult[], maxChars: number): string {

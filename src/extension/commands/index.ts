@@ -4,6 +4,7 @@
  */
 import * as vscode from 'vscode';
 import { Commands, runsViewId, type CommandId } from '../constants';
+import { setGroupRunsBySkill } from '../config';
 import type { Ctx } from '../ctx';
 import { errorDetail } from '../log';
 import type { RunsTreeElement, RunsTreeProvider } from '../views/runsTree';
@@ -50,6 +51,8 @@ export function registerCommands(ctx: Ctx, deps: CommandDeps): void {
     [Commands.openStepDiff]: (runId, step) => openStepDiff(ctx, runId, step),
     [Commands.openArtifact]: (path) => openArtifact(path),
     [Commands.openEvaluation]: (dir) => openEvaluation(dir),
+    [Commands.groupRunsBySkill]: () => setGroupRunsBySkill(true),
+    [Commands.showRunsFlat]: () => setGroupRunsBySkill(false),
   };
   registerCommandTable(ctx, table);
 }

@@ -35,6 +35,22 @@ export function conversationMarkdown(taskId: string, records: unknown): string {
   }
   for (const r of records) {
     if (typeof r !== 'object' || r === null) continue;
+    // A chat target's function call (OfficeQA's document tools), in the reference's shape.
+    const call = r as { type?: unknown; turn?: unknown; cmd?: unknown; obs?: unknown };
+    if (call.type === 'tool_call' && typeof call.cmd === 'string') {
+      const turn = typeof call.turn === 'number' ? ` (turn ${call.turn})` : '';
+      out.push(
+        `## Tool call${turn}`,
+        '',
+        fenced(call.cmd),
+        '',
+        '### Tool result',
+        '',
+        fenced(typeof call.obs === 'string' ? call.obs : JSON.stringify(call.obs ?? '')),
+        '',
+      );
+      continue;
+    }
     const { role, content } = r as { role?: unknown; content?: unknown };
     if (typeof role !== 'string' || typeof content !== 'string') continue;
     out.push(`## ${headingOf(role, content)}`, '', fenced(content), '');

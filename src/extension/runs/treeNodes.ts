@@ -18,6 +18,7 @@ export { formatDelta, formatPromptCache, formatScore, formatSpend } from './form
 export { artifactNodes, trajectoryNodes } from './artifactNodes';
 
 export type NodeKind =
+  | 'skillGroup'
   | 'run'
   | 'epoch'
   | 'step'
@@ -58,6 +59,8 @@ export interface NodeSpec {
   step?: number;
   /** File the node stands for (artifacts). */
   path?: string;
+  /** The skill a group of runs trained (skillGroup rows; not a resourceUri, so no file decorations). */
+  skillPath?: string;
 }
 
 interface Verdict {

@@ -18,8 +18,10 @@ import {
   runEvaluations,
   type EvaluationView,
 } from '../runs/evalNodes';
-import { runsViewId } from '../constants';
+import { ContextKeys, runsViewId } from '../constants';
+import { groupRunsBySkill, SettingKeys } from '../config';
 import type { Ctx } from '../ctx';
+import { runsBySkill, skillGroupId, skillGroupNodes, type SkillGroup } from '../runs/skillGroups';
 import type { RunView } from '../runs/liveState';
 import {
   artifactNodes,
@@ -40,7 +42,7 @@ export interface RunsTreeElement {
 
 export class RunsTreeProvider implements vscode.TreeDataProvider<RunsTreeElement>, vscode.Disposable {
   private readonly elements = new Map<string, RunsTreeElement>();
-  private readonly changed = new vscode.EventEmitter<RunsTreeElement | undefined>();
+  private readonly changed = new vscode.EventEmitter<RunsTreeElement | RunsTreeElement[] | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
   private readonly disposables: vscode.Disposable[] = [this.changed];
 
@@ -66,21 +68,40 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsTreeElement
         // VS Code redraws the element from getTreeItem(el), so its spec must be new before the event.
         const run = runId ? this.run(runId) : undefined;
         if (el && run) el.spec = runNode(run);
-        this.changed.fire(el);
+        // Its skill's row counts the runs training: redrawn with it.
+        const group = el?.parentId ? this.groupElement(el.parentId) : undefined;
+        this.changed.fire(el && group ? [el, group] : el);
+      }),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration(`skillopt.${SettingKeys.groupRunsBySkill}`)) this.changed.fire(undefined);
       }),
     );
   }
 
-  private element(spec: NodeSpec, parentId?: string): RunsTreeElement {
+  /** The element of a node, its spec and parent brought up to date (a run's parent changes with grouping). */
+  private element(spec: NodeSpec, parentId: string | undefined): RunsTreeElement {
     let el = this.elements.get(spec.id);
     if (!el) {
-      el = { id: spec.id, spec, ...(parentId ? { parentId } : {}) };
+      el = { id: spec.id, spec };
       this.elements.set(spec.id, el);
     } else {
       el.spec = spec;
-      if (parentId) el.parentId = parentId;
     }
+    if (parentId) el.parentId = parentId;
+    else delete el.parentId;
     return el;
+  }
+
+  /** The runs by skill when the view shows them so: setting on and runs of more than one skill. */
+  private groups(): SkillGroup[] | undefined {
+    if (!groupRunsBySkill()) return undefined;
+    return runsBySkill(this.ctx.runs.list(), (dir) => this.ctx.runs.origin(dir)?.skillPath);
+  }
+
+  /** A skill row with its spec recomputed (run counts change while runs train). */
+  private groupElement(id: string): RunsTreeElement | undefined {
+    const spec = skillGroupNodes(this.groups() ?? []).find((g) => g.id === id);
+    return spec ? this.element(spec, undefined) : undefined;
   }
 
   private run(runId: string): RunView | undefined {
@@ -95,11 +116,14 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsTreeElement
   childSpecs(parent?: NodeSpec): NodeSpec[] {
     if (!parent) {
       const evals = this.workspaceEvaluations();
+      const groups = this.groups();
       return [
-        ...sortRuns(this.ctx.runs.list()).map(runNode),
+        ...(groups ? skillGroupNodes(groups) : sortRuns(this.ctx.runs.list()).map(runNode)),
         ...(evals.length ? [evaluationsGroupNode('', evals.length)] : []),
       ];
     }
+    if (parent.kind === 'skillGroup')
+      return (this.groups()?.find((g) => skillGroupId(g) === parent.id)?.runs ?? []).map(runNode);
     if (parent.kind === 'evaluations' && !parent.runId)
       return this.workspaceEvaluations().map((e) => evaluationNode(e, ''));
     if (parent.kind === 'evaluation' && parent.path) {
@@ -181,10 +205,19 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsTreeElement
       .sort((a, b) => b.at.getTime() - a.at.getTime());
   }
 
-  /** The element of a run, creating it if the tree has not shown it yet. */
+  /** The element of a run, creating it (and its skill's row) if the tree has not shown it yet. */
   runElement(runId: string): RunsTreeElement | undefined {
     const run = this.run(runId);
-    return run ? this.element(runNode(run)) : undefined;
+    if (!run) return undefined;
+    const groups = this.groups();
+    const group = groups?.find((g) => g.runs.some((r) => r.dir === runId));
+    const parent = group
+      ? this.element(
+          skillGroupNodes(groups!).find((n) => n.id === skillGroupId(group))!,
+          undefined,
+        )
+      : undefined;
+    return this.element(runNode(run), parent?.id);
   }
 
   dispose(): void {
@@ -216,11 +249,21 @@ export function registerRunsTree(ctx: Ctx): {
         : undefined;
   };
   updateBadge();
+  // The title's "group by skill / one list" buttons only where there is something to group.
+  let several: boolean | undefined;
+  const updateSeveral = (): void => {
+    const now = runsBySkill(ctx.runs.list(), (dir) => ctx.runs.origin(dir)?.skillPath) !== undefined;
+    if (now === several) return;
+    several = now;
+    void vscode.commands.executeCommand('setContext', ContextKeys.runsOfSeveralSkills, now);
+  };
+  updateSeveral();
   ctx.pushExtCleanup(
     provider,
     view,
     vscode.workspace.onDidGrantWorkspaceTrust(updateMessage),
     ctx.runs.onDidChange(updateBadge),
+    ctx.runs.onDidChange(updateSeveral),
   );
   return { provider, view };
 }

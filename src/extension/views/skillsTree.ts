@@ -51,11 +51,12 @@ export class SkillsTreeProvider implements vscode.TreeDataProvider<SkillRow>, vs
   }
 }
 
-/** The SKILL.md a command was given: a row, a Uri or a path. */
+/** The SKILL.md a command was given: a row (of this view, or a skill's row in the Runs view), a Uri or a path. */
 function skillUri(arg: unknown): vscode.Uri | undefined {
   if (arg instanceof vscode.Uri) return arg;
   if (typeof arg === 'string' && arg) return vscode.Uri.file(arg);
-  const path = (arg as { path?: unknown } | undefined)?.path;
+  const row = arg as { path?: unknown; spec?: { skillPath?: unknown } } | undefined;
+  const path = row?.spec ? row.spec.skillPath : row?.path;
   return typeof path === 'string' && path ? vscode.Uri.file(path) : undefined;
 }
 

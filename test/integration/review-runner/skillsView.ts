@@ -19,13 +19,11 @@ import {
   installVsCode,
   launchBrowser,
   makeSandbox,
-  removeDir,
   repoRoot,
   startServer,
-  trainWithCli,
   type Server,
 } from '../harness/host';
-import { endSession, openSkillOpt, runThemes } from './ui';
+import { endSession, openSkillOpt, runThemesWithCliRun, widenSideBar } from './ui';
 import { themes, type Theme } from './workspace';
 
 const out = resolve(process.argv[2] || join(repoRoot, '.cache', 'skills-view-screenshots'));
@@ -130,13 +128,7 @@ async function session(theme: Theme, cliRun: string): Promise<Results> {
       await view().locator('.monaco-list-row', { hasText: 'house-style' }).waitFor({ timeout: 60_000 });
       await view().locator('.monaco-list-row').nth(5).waitFor({ timeout: 30_000 });
       // Wide enough for a whole row to read (a narrow view cuts descriptions with an ellipsis).
-      const bar = await page.locator('.part.sidebar').boundingBox();
-      if (bar) {
-        await page.mouse.move(bar.x + bar.width + 1, bar.y + 200);
-        await page.mouse.down();
-        await page.mouse.move(bar.x + 470, bar.y + 200, { steps: 5 });
-        await page.mouse.up();
-      }
+      await widenSideBar(page);
       // No hover tooltip over the rows.
       await page.mouse.move(800, 520);
       await page.waitForTimeout(800);
@@ -212,14 +204,4 @@ async function session(theme: Theme, cliRun: string): Promise<Results> {
   return checks.results();
 }
 
-async function main(): Promise<number> {
-  const scratch = makeSandbox('skillopt-skills-cli-');
-  try {
-    const cliRun = trainWithCli(scratch);
-    return await runThemes(out, (theme) => session(theme, cliRun));
-  } finally {
-    removeDir(scratch);
-  }
-}
-
-void main().then((code) => process.exit(code));
+void runThemesWithCliRun(out, session).then((code) => process.exit(code));

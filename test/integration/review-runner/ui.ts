@@ -2,7 +2,7 @@
 import type { BrowserContext, Frame, FrameLocator, Page } from 'playwright-core';
 import { mkdirSync } from 'node:fs';
 import { combine, report, type Checks, type Results } from '../harness/checks';
-import { palette, removeDir, repoRoot, type Server } from '../harness/host';
+import { makeSandbox, palette, removeDir, repoRoot, trainWithCli, type Server } from '../harness/host';
 import { themes, type Theme } from './workspace';
 
 /** Ends a browser session: the server log's tail when a check failed, then everything closed. */
@@ -45,6 +45,30 @@ export async function runThemes(out: string, session: (theme: Theme) => Promise<
   const results: Results[] = [];
   for (const theme of wanted) results.push(await session(theme));
   return report(combine(...results));
+}
+
+/** One CLI run trained in a scratch folder, then one session per theme with it (as runThemes). */
+export async function runThemesWithCliRun(
+  out: string,
+  session: (theme: Theme, cliRun: string) => Promise<Results>,
+): Promise<number> {
+  const scratch = makeSandbox('skillopt-cli-run-');
+  try {
+    const cliRun = trainWithCli(scratch);
+    return await runThemes(out, (theme) => session(theme, cliRun));
+  } finally {
+    removeDir(scratch);
+  }
+}
+
+/** Drags the side bar wider, so a whole tree row reads (a narrow view cuts descriptions with an ellipsis). */
+export async function widenSideBar(page: Page): Promise<void> {
+  const bar = await page.locator('.part.sidebar').boundingBox();
+  if (!bar) return;
+  await page.mouse.move(bar.x + bar.width + 1, bar.y + 200);
+  await page.mouse.down();
+  await page.mouse.move(bar.x + 470, bar.y + 200, { steps: 5 });
+  await page.mouse.up();
 }
 
 export async function pick(page: Page, label: string | RegExp): Promise<void> {

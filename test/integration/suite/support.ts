@@ -79,7 +79,17 @@ export interface TreeRow {
   el: RunsTreeElement;
 }
 
+/**
+ * The rows under `parent`; at the root, each skill's runs in place of its row (the view groups runs
+ * by skill when the workspace has runs of more than one), so tests find a run wherever it is.
+ */
 export function rows(api: SkillOptApi, parent?: RunsTreeElement): TreeRow[] {
+  if (parent) return rowsOf(api, parent);
+  return rowsOf(api).flatMap((r) => (r.el.spec.kind === 'skillGroup' ? rowsOf(api, r.el) : [r]));
+}
+
+/** The rows under `parent`, or the view's own top rows (skill rows when grouped). */
+export function rowsOf(api: SkillOptApi, parent?: RunsTreeElement): TreeRow[] {
   return api.tree.getChildren(parent).map((el) => {
     const item = api.tree.getTreeItem(el);
     const icon = item.iconPath instanceof vscode.ThemeIcon ? item.iconPath.id : '';

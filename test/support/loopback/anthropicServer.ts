@@ -56,6 +56,50 @@ export function anthropicImages(req: RecordedRequest): ReceivedImage[] {
   return out;
 }
 
+/**
+ * The Messages API's tool rules: every `tool_use` of an assistant turn has its `tool_result` in the
+ * user turn right after it, and a `tool_result` answers a `tool_use` of the turn before.
+ */
+export function checkToolResults(messages: readonly AnthropicMessage[]): string | undefined {
+  const blocks = (
+    m: AnthropicMessage | undefined,
+  ): Array<{ type?: string; id?: string; tool_use_id?: string }> =>
+    Array.isArray(m?.content)
+      ? (m.content as Array<{ type?: string; id?: string; tool_use_id?: string }>)
+      : [];
+  for (const [i, m] of messages.entries()) {
+    const uses =
+      m.role === 'assistant'
+        ? blocks(m)
+            .filter((b) => b.type === 'tool_use')
+            .map((b) => b.id)
+        : [];
+    const next = messages[i + 1];
+    const answered =
+      next?.role === 'user'
+        ? blocks(next)
+            .filter((b) => b.type === 'tool_result')
+            .map((b) => b.tool_use_id)
+        : [];
+    const missing = uses.filter((id) => !answered.includes(id));
+    if (missing.length && next)
+      return `messages.${i + 1}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`;
+    if (m.role === 'user') {
+      const prev = messages[i - 1];
+      const known =
+        prev?.role === 'assistant'
+          ? blocks(prev)
+              .filter((b) => b.type === 'tool_use')
+              .map((b) => b.id)
+          : [];
+      const stray = blocks(m).find((b) => b.type === 'tool_result' && !known.includes(b.tool_use_id));
+      if (stray)
+        return `messages.${i}.content: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${String(stray.tool_use_id)}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`;
+    }
+  }
+  return undefined;
+}
+
 const ERROR_TYPES: Record<number, string> = {
   400: 'invalid_request_error',
   401: 'authentication_error',
@@ -194,6 +238,7 @@ const anthropicWire: WireFormat = {
     );
     return events;
   },
+  checkRequest: (req) => checkToolResults(anthropicMessages(req)),
   errorBody: (code, message) => ({
     type: 'error',
     error: { type: ERROR_TYPES[code] ?? 'api_error', message },

@@ -285,6 +285,15 @@ export class AnthropicBatchApi extends BatchApi {
       );
       return { status: 200, body: this.batchObject(batch, req) };
     }
+    if (method === 'GET' && path === '/v1/messages/batches') {
+      // Newest first, one page, as the SDK's id-cursor pagination reads it.
+      const data = [...this.batches.values()].reverse().map((b) => this.batchObject(b, req));
+      const ids = data.map((b) => b.id as string);
+      return {
+        status: 200,
+        body: { data, has_more: false, first_id: ids[0] ?? null, last_id: ids.at(-1) ?? null },
+      };
+    }
     const one = /^\/v1\/messages\/batches\/([^/]+)(\/cancel|\/results)?$/.exec(path);
     if (!one) return undefined;
     const batch = this.batches.get(one[1]);

@@ -128,6 +128,11 @@ export interface WireFormat {
   okBody(reply: Extract<Reply, { kind: 'reply' }>, req: RecordedRequest): Record<string, unknown>;
   errorBody(status: number, message: string): Record<string, unknown>;
   /**
+   * What the real API answers 400 to, checked before the script is asked (a tool result that names
+   * no call of the previous turn, a call left without its result); undefined = acceptable.
+   */
+  checkRequest?(req: RecordedRequest): string | undefined;
+  /**
    * Server-sent events for a request that asked to stream (`"stream": true`), as the wire's
    * streaming format spells them; absent = the wire never streams.
    */
@@ -286,6 +291,11 @@ export async function startLoopback(
     }
     if (recorded.method !== 'POST' || !format.isEndpoint(recorded.path)) {
       send(res, 404, format.errorBody(404, `no route for ${recorded.method} ${recorded.path}`));
+      return;
+    }
+    const refused = format.checkRequest?.(recorded);
+    if (refused) {
+      send(res, 400, format.errorBody(400, refused));
       return;
     }
     const action = await handler(recorded);

@@ -63,6 +63,29 @@ export function openAiImages(req: RecordedRequest): ReceivedImage[] {
   return out;
 }
 
+/**
+ * Chat Completions' tool-turn rules: an assistant message with `tool_calls` is followed by one `tool`
+ * message per call id, and a `tool` message answers a call of the assistant message before it.
+ */
+export function checkToolTurns(messages: readonly OpenAiMessage[]): string | undefined {
+  let pending: string[] = [];
+  for (const m of messages as Array<
+    OpenAiMessage & { tool_calls?: Array<{ id?: string }>; tool_call_id?: string }
+  >) {
+    if (m.role === 'tool') {
+      const at = pending.indexOf(m.tool_call_id ?? '');
+      if (at < 0)
+        return `Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls' (tool_call_id ${String(m.tool_call_id)}).`;
+      pending.splice(at, 1);
+      continue;
+    }
+    if (pending.length)
+      return `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${pending.join(', ')}`;
+    pending = m.role === 'assistant' ? (m.tool_calls ?? []).map((c) => c.id ?? '') : [];
+  }
+  return undefined;
+}
+
 let counter = 0;
 
 type ReplyAction = Extract<Reply, { kind: 'reply' }>;
@@ -160,6 +183,7 @@ const openAiWire: WireFormat = {
     events.push({ data: '[DONE]' });
     return events;
   },
+  checkRequest: (req) => checkToolTurns(openAiMessages(req)),
   errorBody: (code, message) => ({
     error: {
       message,

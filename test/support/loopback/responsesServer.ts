@@ -182,6 +182,16 @@ const responsesWire: WireFormat = {
     events.push(ev('response.completed', { response: responseObject(r, req, n, items, 'completed') }));
     return events;
   },
+  // With store: false every function_call_output must follow its function_call in the same input.
+  checkRequest: (req) => {
+    const calls = new Set<string>();
+    for (const item of responsesInput(req)) {
+      if (item.type === 'function_call') calls.add(item.call_id ?? '');
+      if (item.type === 'function_call_output' && !calls.has(item.call_id ?? ''))
+        return `No tool call found for function call output with call_id ${String(item.call_id)}.`;
+    }
+    return undefined;
+  },
   errorBody: (code, message) => ({
     error: {
       message,

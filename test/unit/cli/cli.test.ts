@@ -100,6 +100,8 @@ describe('skillopt CLI', function () {
     );
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.match(r.stdout, /Estimated cost: \$\d+\.\d\d – \$\d+\.\d\d at list prices/);
+    // The example's short skill is under OpenAI's cache minimum: the line under the range says so.
+    assert.match(r.stdout, /\n {2}Prompt cache: no cache saving assumed where the target's skill prefix/);
   });
 
   it('names the file, line, key and fix for a broken key', () => {

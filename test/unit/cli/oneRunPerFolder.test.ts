@@ -98,7 +98,15 @@ describe('one run per folder (CLI processes)', function () {
     );
     assert.equal(JSON.parse(readFileSync(join(out, RUN_FILE.config), 'utf8')).seed, 42);
     // Caps and concurrency may change between sessions.
-    const capped = train([], ['limits.max_dollars=5']);
+    const capped = train(
+      [],
+      [
+        'limits.max_dollars=5',
+        'limits.agent_concurrency=2',
+        'speed.speculate=true',
+        'evaluation.early_stop=true',
+      ],
+    );
     assert.equal(capped.code, 0, capped.out);
     const fresh = train(['--fresh'], ['train.seed=7']);
     assert.equal(fresh.code, 0, fresh.out);

@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { loadConfig } from '../../../src/engine/config/load';
 import { canonicalBackend } from '../../../src/engine/config/backendChoice';
 import type { ConfigWarning } from '../../../src/engine/config/schema/problems';
@@ -45,6 +46,26 @@ describe('config/backendChoice (--backend, model.backend)', () => {
     // MiniMax takes minimax_model when it is set.
     const { config } = load('model:\n  backend: minimax\n  minimax_model: MiniMax-M2.5\n');
     assert.equal(config.model.target, 'MiniMax-M2.5');
+  });
+
+  it('openai_compatible takes its model from (role_)openai_compatible_model, and refuses a second, different name', () => {
+    const { config, warnings } = load(
+      'model:\n  backend: openai_compatible\n  openai_compatible_model: deepseek-chat\n  target_openai_compatible_model: qwen2.5:7b\n',
+    );
+    assert.equal(config.model.optimizer, 'deepseek-chat');
+    assert.equal(config.model.target, 'qwen2.5:7b');
+    assert.match(
+      notices(warnings)[0].message,
+      /model\.optimizer deepseek-chat \(model\.openai_compatible_model\), model\.target qwen2\.5:7b \(model\.target_openai_compatible_model\)/,
+    );
+    const yaml =
+      'model:\n  backend: openai_compatible\n  target: llama-3.3\n  openai_compatible_model: deepseek-chat\n';
+    expectConfigError(() => load(yaml), {
+      file: join(dir, 'c.yaml'),
+      line: 4,
+      key: 'model.openai_compatible_model',
+      includes: ["model.target is 'llama-3.3' but model.openai_compatible_model is 'deepseek-chat'"],
+    });
   });
 
   it('keeps roles and models the user chose: set on the command line, or a non-default value', () => {

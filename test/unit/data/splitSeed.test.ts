@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { effectiveSplitSeed } from '../../../src/engine/data/splits';
+import { effectiveSplitSeed } from '../../../src/engine/data/splitRatio';
 import { prepareRun } from '../../../src/engine/run';
 import { exampleConfig, tempDir } from '../train/helpers';
 

@@ -2,14 +2,12 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { canonicalSplitName, loadSplitDir, materializeRatioSplit } from '../../../src/engine/data/splits';
 import {
-  canonicalSplitName,
   computeSplitCounts,
   defaultSplitOutputDir,
-  loadSplitDir,
-  materializeRatioSplit,
   parseSplitRatio,
-} from '../../../src/engine/data/splits';
+} from '../../../src/engine/data/splitRatio';
 import { SkillOptError } from '../../../src/engine/errors';
 
 const fixtures = join(__dirname, '..', '..', 'fixtures', 'data');

@@ -63,4 +63,16 @@ describe('extension runs: a conversation as a person reads it', () => {
     assert.match(errored.detail ?? '', /^not answered \(auth\)/);
     assert.deepEqual(failingTaskItem('y', undefined), { label: 'y' });
   });
+
+  it("shows a chat target's tool calls with what they returned", () => {
+    const md = conversationMarkdown('UID1', [
+      { role: 'user', content: 'Question' },
+      { type: 'tool_call', turn: 1, cmd: 'grep(pattern="debt", path="/d/a.txt")', obs: '7: Public debt' },
+      { role: 'assistant', content: '<answer>1</answer>', turn: 2 },
+    ]);
+    assert.match(
+      md,
+      /## Tool call \(turn 1\)\n\n```text\ngrep\(pattern="debt", path="\/d\/a.txt"\)\n```\n\n### Tool result\n\n```text\n7: Public debt\n```\n\n## Target reply/,
+    );
+  });
 });

@@ -53,17 +53,7 @@ describe('spend text: the prompt cache share and saving', () => {
 
   it('shows the prompt cache in report.md under the spend table', () => {
     const report: RunReport = {
-      scores: {
-        selection: { initial: 0.5, best: 0.6, final: 0.6 },
-        test: { initial: null, best: null, final: null },
-      },
-      edits: { proposed: 0, merged: 0, applied: 0, kept: 0, acceptance_rate: null },
-      steps: { total: 0, accepted: 0, rejected: 0, inconclusive: 0, skipped: 0, human_decisions: 0 },
-      gate_tests: [],
-      skill_length: [],
-      edit_budget: [],
-      persistent_failures: [],
-      reliability: { errored_items: 0, errored_by_kind: {}, fallbacks: 0 },
+      ...baseReport(),
       spend_by_role: {
         target: {
           calls: 1,
@@ -80,6 +70,26 @@ describe('spend text: the prompt cache share and saving', () => {
     const md = renderReport(report, '/tmp/run', false);
     assert.ok(md.includes('| target | 1 | 10000 | 6000 | 1000 | 0 | $0.0101 |'), md);
     assert.ok(md.includes('Prompt cache: 60.0% of 10,000 input tokens read from the prompt cache'), md);
+  });
+
+  it('report.md of a simulated run says so in the spend table, not "unknown price" and "0.0%, saved $0"', () => {
+    const md = renderReport(
+      {
+        ...baseReport(),
+        spend_by_role: {
+          target: { calls: 3, prompt_tokens: 300, completion_tokens: 30, dollars: null, cache_hits: 0 },
+        },
+        prompt_cache: promptCacheSummary(new Accounting().totals()),
+      },
+      '/tmp/run',
+      true,
+    );
+    assert.ok(md.includes('| target | 3 | 300 | 0 | 30 | 0 | none (simulated) |'), md);
+    assert.match(
+      md,
+      /^Prompt cache: none \(simulated models have no price and no provider prompt cache\)\.$/m,
+    );
+    assert.doesNotMatch(md, /unknown price|saved \$0/);
   });
 
   it('says a simulated run has no price and no provider cache, instead of 0% and $0', () => {
@@ -99,3 +109,21 @@ describe('spend text: the prompt cache share and saving', () => {
     );
   });
 });
+
+function baseReport(): RunReport {
+  return {
+    scores: {
+      selection: { initial: 0.5, best: 0.6, final: 0.6 },
+      test: { initial: null, best: null, final: null },
+    },
+    edits: { proposed: 0, merged: 0, applied: 0, kept: 0, acceptance_rate: null },
+    steps: { total: 0, accepted: 0, rejected: 0, inconclusive: 0, skipped: 0, human_decisions: 0 },
+    gate_tests: [],
+    skill_length: [],
+    edit_budget: [],
+    persistent_failures: [],
+    reliability: { errored_items: 0, errored_by_kind: {}, fallbacks: 0 },
+    spend_by_role: {},
+    kept_lines: [],
+  };
+}

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TaskItem } from '../../../src/engine/data/tasks';
 import { SkillOptError } from '../../../src/engine/errors';
@@ -168,6 +168,27 @@ describe('batch evaluations over the loopback batch APIs', function () {
     );
   });
 
+  /** Runs the test evaluation until the process "dies"; the folder keeps an intent and no batch id. */
+  async function crashOnCreate(first: PreparedRun, dies: AbortController): Promise<PreparedRun> {
+    await assert.rejects(
+      evalPrepared(first, {
+        skill: first.initialSkill,
+        skillPath: first.skillPath,
+        split: 'test',
+        emit: () => undefined,
+        signal: dies.signal,
+      }),
+      (err: unknown) => SkillOptError.is(err, 'cancelled'),
+    );
+    const pending = JSON.parse(readFileSync(batchState(first), 'utf8')) as BatchStateFile;
+    assert.equal(pending.batch_id, undefined);
+    assert.ok(pending.submission);
+    return first;
+  }
+
+  type BatchStateFile = { batch_id?: string; submission?: string };
+  const batchState = (p: PreparedRun): string => evalPaths(new RunLayout(p.outDir).evalOnlyDir('test')).batch;
+
   it('finds a batch whose id a crash kept from being written, instead of sending it again', async () => {
     const api = new OpenAiBatchApi({ pollsToEnd: 1 });
     const dies = new AbortController();
@@ -181,21 +202,8 @@ describe('batch evaluations over the loopback batch APIs', function () {
     });
     servers.push(server);
     const args = ['evaluation.batch_api=final', 'model.target_supports_batch=true'];
-    const first = prepare(server, args);
-    await assert.rejects(
-      evalPrepared(first, {
-        skill: first.initialSkill,
-        skillPath: first.skillPath,
-        split: 'test',
-        emit: () => undefined,
-        signal: dies.signal,
-      }),
-      (err: unknown) => SkillOptError.is(err, 'cancelled'),
-    );
-    const statePath = evalPaths(new RunLayout(first.outDir).evalOnlyDir('test')).batch;
-    const pending = JSON.parse(readFileSync(statePath, 'utf8')) as { batch_id?: string; submission?: string };
-    assert.equal(pending.batch_id, undefined);
-    assert.ok(pending.submission);
+    const first = await crashOnCreate(prepare(server, args), dies);
+    const statePath = batchState(first);
     assert.equal(api.batches.size, 1);
 
     const again = await evaluate(prepare(server, args, first.outDir));
@@ -256,7 +264,7 @@ describe('batch evaluations over the loopback batch APIs', function () {
 
   it('asks items the batch did not answer again alone; ones that still fail are errored, not zero', async () => {
     const test = prepare(await openAi(), []).splits.test.unsealForEvaluation();
-    const api = new OpenAiBatchApi({ pollsToEnd: 1, expire: (id) => id === 'item-0' });
+    const api = new OpenAiBatchApi({ pollsToEnd: 1, expire: (id) => id.startsWith('item-0-') });
     const server = await openAi(api);
     failInBatch.add(test[1].input);
     failAlways.add(test[2].input);
@@ -320,6 +328,112 @@ describe('batch evaluations over the loopback batch APIs', function () {
     const resumed = await evaluate(prepare(server, args, first.outDir, 'anthropic'));
     assert.equal(api.batches.size, 1);
     assert.deepEqual(scores(resumed.summary), scores(sync.summary));
+  });
+
+  /**
+   * An Anthropic server whose Message Batches create ends the process that sent it: after the
+   * batch exists (`reaches`), or before it reaches the provider.
+   */
+  async function anthropicDyingOnCreate(
+    api: AnthropicBatchApi,
+    reaches: boolean,
+  ): Promise<{ server: LoopbackServer; dies: AbortController }> {
+    const dies = new AbortController();
+    let armed = true;
+    const server = await startAnthropicServer(scriptedModels(items, override), {
+      routes: async (req, answer) => {
+        const creates = armed && req.method === 'POST' && req.path === '/v1/messages/batches';
+        if (creates) armed = false;
+        if (creates && !reaches) {
+          dies.abort();
+          return { status: 503, body: { type: 'error', error: { type: 'overloaded_error', message: 'x' } } };
+        }
+        const out = await api.routes(req, answer);
+        if (creates) dies.abort();
+        return out;
+      },
+    });
+    servers.push(server);
+    return { server, dies };
+  }
+
+  it('finds an Anthropic message batch whose id a crash kept from being written, instead of sending it again', async () => {
+    const api = new AnthropicBatchApi({ pollsToEnd: 1 });
+    const { server, dies } = await anthropicDyingOnCreate(api, true);
+    const sync = await evaluate(prepare(server, [], undefined, 'anthropic'));
+    const first = await crashOnCreate(
+      prepare(server, ['evaluation.batch_api=final'], undefined, 'anthropic'),
+      dies,
+    );
+    assert.equal(api.batches.size, 1);
+
+    const again = await evaluate(prepare(server, ['evaluation.batch_api=final'], first.outDir, 'anthropic'));
+    assert.equal(api.batches.size, 1, 'the lost batch was found by its time and size, not sent again');
+    assert.ok(again.events.some((e) => e.type === 'batch/progress' && e.resumed));
+    assert.deepEqual(scores(again.summary), scores(sync.summary));
+    const state = JSON.parse(readFileSync(batchState(first), 'utf8')) as BatchStateFile;
+    assert.equal(state.batch_id, [...api.batches.keys()][0]);
+    // Every custom id carries the submission's tag, which is how its results prove whose they are.
+    const fragment = state.submission!.replace(/-/g, '').slice(0, 12);
+    assert.ok(api.items.every((i) => i.customId.endsWith(`-${fragment}`)));
+  });
+
+  it('refuses to guess between Anthropic batches that could be the lost one, and collects the one named', async () => {
+    const api = new AnthropicBatchApi({ pollsToEnd: 1 });
+    const { server, dies } = await anthropicDyingOnCreate(api, true);
+    const first = await crashOnCreate(
+      prepare(server, ['evaluation.batch_api=final'], undefined, 'anthropic'),
+      dies,
+    );
+    const [lost] = api.batches.keys();
+    // Another evaluation of the same size, in another folder, sends its batch meanwhile.
+    const other = await evaluate(prepare(server, ['evaluation.batch_api=final'], undefined, 'anthropic'));
+    const foreign = [...api.batches.keys()][1];
+    assert.ok(foreign);
+
+    const again = prepare(server, ['evaluation.batch_api=final'], first.outDir, 'anthropic');
+    await assert.rejects(evaluate(again), (err: unknown) => {
+      assert.ok(SkillOptError.is(err, 'llm'));
+      assert.match(err.message, new RegExp(`could be any of 2 batches \\(${foreign}, ${lost}\\)`));
+      assert.match(
+        err.place.fix ?? '',
+        /write the right one's id as "batch_id" in .*batch.*or delete that file/,
+      );
+      return true;
+    });
+    assert.equal(api.batches.size, 2, 'nothing sent while it could not tell');
+    const path = batchState(first);
+    writeFileSync(path, JSON.stringify({ ...JSON.parse(readFileSync(path, 'utf8')), batch_id: lost }));
+    const named = await evaluate(prepare(server, ['evaluation.batch_api=final'], first.outDir, 'anthropic'));
+    assert.equal(api.batches.size, 2);
+    assert.deepEqual(scores(named.summary), scores(other.summary));
+  });
+
+  it('sends its own batch when the only Anthropic batch found after a crash answered other requests', async () => {
+    const api = new AnthropicBatchApi({ pollsToEnd: 1 });
+    const { server, dies } = await anthropicDyingOnCreate(api, false);
+    const first = await crashOnCreate(
+      prepare(server, ['evaluation.batch_api=final'], undefined, 'anthropic'),
+      dies,
+    );
+    assert.equal(api.batches.size, 0, 'the send never reached the provider');
+    const other = await evaluate(prepare(server, ['evaluation.batch_api=final'], undefined, 'anthropic'));
+    assert.equal(api.batches.size, 1);
+
+    const again = await evaluate(prepare(server, ['evaluation.batch_api=final'], first.outDir, 'anthropic'));
+    assert.equal(
+      api.batches.size,
+      2,
+      'the other folder’s batch was checked by its custom ids, then its own sent',
+    );
+    assert.deepEqual(scores(again.summary), scores(other.summary));
+    assert.equal(
+      (JSON.parse(readFileSync(batchState(first), 'utf8')) as BatchStateFile).batch_id,
+      [...api.batches.keys()][1],
+    );
+    // The foreign batch's answers were paid by the other folder, not counted here twice.
+    const paid = again.summary.model_calls;
+    assert.equal(paid, again.summary.n_items);
   });
 
   it('refuses batch for a target without a batch API before any call', async () => {

@@ -186,4 +186,23 @@ describe('review modes (engine side)', function () {
     // The overruled skill keeps the protected block the epoch end has written since that step.
     assert.ok(read(dir.path, 'skills', 'skill_v0004.md').includes('<!-- SLOW_UPDATE_START -->'));
   });
+
+  it('a review mode that needs a person, in a run with nobody to ask (the CLI), says it runs as auto', async () => {
+    for (const [mode, warned] of [
+      ['human-first', true],
+      ['gate-then-human', true],
+      ['auto', false],
+    ] as const) {
+      const out = join(dir.path, mode);
+      const warnings: string[] = [];
+      await trainPrepared(prepareSim(out, [`review.mode=${mode}`, 'train.num_epochs=1']), {
+        emit: (e) => void (e.type === 'warning' && warnings.push(e.message)),
+        signal: new AbortController().signal,
+        resumeCommand: '',
+      });
+      const notice = warnings.find((w) => w.startsWith(`review.mode: ${mode}`));
+      assert.equal(notice !== undefined, warned, `${mode}: ${warnings.join(' | ')}`);
+      if (notice) assert.match(notice, /nobody to ask .* runs as auto/);
+    }
+  });
 });

@@ -72,7 +72,7 @@ export const DISPOSITIONS: Readonly<Record<string, Disposition>> = {
     ),
     honoured,
   ),
-  // true is refused when the agent target is built (models.ts): agent targets run the CLI.
+  // true is refused when the agent target is built (llm/agents/fromConfig.ts): agent targets run the CLI.
   'model.codex_exec_use_sdk': honoured,
   'model.claude_code_exec_use_sdk': honoured,
   'model.codex_exec_full_auto': mapped(
@@ -82,7 +82,7 @@ export const DISPOSITIONS: Readonly<Record<string, Disposition>> = {
     },
   ),
   'model.claude_code_exec_path': honoured,
-  // A profile is refused when the Claude Code target is built (models.ts): the CLI has none.
+  // A profile is refused when the Claude Code target is built (llm/agents/fromConfig.ts): the CLI has none.
   'model.claude_code_exec_profile': honoured,
   'model.claude_code_exec_effort': honoured,
   'model.claude_code_exec_max_thinking_tokens': honoured,
@@ -95,7 +95,7 @@ export const DISPOSITIONS: Readonly<Record<string, Disposition>> = {
     'set model.target_backend: command with model.target_command; the workspace is isolated per task',
   ),
   'model.copilot_exec_path': honoured,
-  // Refused when the Copilot target is built (models.ts): a shared home would leak your sessions.
+  // Refused when the Copilot target is built (llm/agents/fromConfig.ts): a shared home would leak your sessions.
   'model.copilot_exec_home': honoured,
   'model.copilot_exec_allow_all_tools': honoured,
   'model.copilot_chat_optimizer_model': refused(
@@ -220,15 +220,20 @@ export const DISPOSITIONS: Readonly<Record<string, Disposition>> = {
     ].map((k) => `env.${k}`),
     honoured,
   ),
-  // Above 1: refused for a chat target, a notice for an agent target (models.ts, before any spending).
+  // Above 1: the reference's refinement turns for a chat target (train/turns/fromConfig.ts), a notice
+  // for an agent target (modelNotices.ts).
   'env.max_turns': honoured,
   // Read by the DocVQA and LiveMathematicianBench loaders (data/benchmarks.ts).
   ...each(['env.image_detail', 'env.shuffle_choices', 'env.use_theorem', 'env.use_sketch'], honoured),
+  // OfficeQA (data/officeqa/env.ts): the document folders, the tool loop and offline search; the
+  // web-search modes are refused there, naming env.search_mode.
+  ...each(
+    ['env.data_dirs', 'env.docs_dirs', 'env.max_tool_turns', 'env.use_local_tools', 'env.search_mode'],
+    honoured,
+  ),
+  // Read only by search_mode custom (refused): offline has no use for them, in the reference too.
   ...each(
     [
-      'env.data_dirs',
-      'env.max_tool_turns',
-      'env.search_mode',
       'env.max_queries_per_turn',
       'env.search_api_url',
       'env.search_auth_env',
@@ -236,10 +241,7 @@ export const DISPOSITIONS: Readonly<Record<string, Disposition>> = {
       'env.search_provider',
       'env.search_timeout_seconds',
     ],
-    mapped(
-      "is read by OfficeQA's document tools, which are not run here: the target sees the question alone",
-      { drop: true, applies: (v) => !blank(v) },
-    ),
+    honoured,
   ),
   ...each(['env.data_root', 'env.mode'], benchmarkKey('spreadsheetbench')),
   ...each(['env.max_steps', 'env.max_api_workers'], benchmarkKey('alfworld')),

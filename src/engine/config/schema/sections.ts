@@ -320,7 +320,7 @@ export const envFields = {
     .regex(SPLIT_RATIO)
     .default('2:1:7')
     .describe('three positive integers "train:val:test", e.g. "2:1:7"'),
-  // 0 = train.seed, as in the reference (data/splits.ts effectiveSplitSeed).
+  // 0 = train.seed, as in the reference (data/splitRatio.ts effectiveSplitSeed).
   split_seed: z.number().int().default(42).describe('an integer'),
   split_dir: text(''),
   data_path: text(''),
@@ -331,6 +331,19 @@ export const envFields = {
   workers: z.number().int().min(1).optional().describe('an integer ≥ 1'),
   max_turns: int(1, 1),
   max_completion_tokens: int(16384, 1),
+  // OfficeQA (data/officeqa/env.ts): the document folders, the tool loop's turns, local tools or the
+  // oracle pages alone, and the search mode (only `offline` runs here).
+  data_dirs: z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .describe('a folder, or a list of folders, of OfficeQA documents'),
+  docs_dirs: z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .describe('a folder, or a list of folders, of OfficeQA documents (used when data_dirs is absent)'),
+  max_tool_turns: int(12, 1),
+  use_local_tools: flag(true),
+  search_mode: text('offline'),
   scorer: z
     .union([z.string().trim().min(1), z.looseObject({ type: z.string().trim().min(1) })])
     .default('normalized_exact')

@@ -1,8 +1,10 @@
 import type { AnthropicBatchWire } from '../anthropic';
-import type { BatchApi, BatchOutcome, BatchRequest, BatchStatus } from './types';
+import type { BatchApi, BatchOutcome, BatchRequest, BatchStatus, LostBatch } from './types';
 
 /** Status checks and downloads are cheap and idempotent: let the SDK retry a passing fault. */
 const MANAGE = { maxRetries: 3 } as const;
+/** How far the provider's clock may run behind ours when matching a lost batch by its creation time. */
+const CLOCK_SKEW_MS = 10 * 60_000;
 
 /** Anthropic's Message Batches: every request in one create call, results as JSONL when it has ended. */
 export class AnthropicBatchApi implements BatchApi {
@@ -27,6 +29,25 @@ export class AnthropicBatchApi implements BatchApi {
       { signal },
     );
     return { batchId: batch.id };
+  }
+
+  /**
+   * Message Batches carry no metadata, so a lost batch is matched by what the list shows: created
+   * since shortly before the send (the list is newest first, so the walk stops at the first older
+   * one), with as many requests as were sent, and not cancelled. The runner adopts a single match
+   * (and checks its custom ids when its results arrive) and refuses to guess among several.
+   */
+  async find(lost: LostBatch, signal: AbortSignal): Promise<string[]> {
+    const since = Date.parse(lost.submittedAt) - CLOCK_SKEW_MS;
+    const out: string[] = [];
+    let seen = 0;
+    for await (const b of this.wire.sdk.messages.batches.list({ limit: 100 }, { signal, ...MANAGE })) {
+      if (Date.parse(b.created_at) < since || ++seen > 1000) break;
+      const c = b.request_counts;
+      const total = c.processing + c.succeeded + c.errored + c.canceled + c.expired;
+      if (total === lost.count && !b.cancel_initiated_at) out.push(b.id);
+    }
+    return out;
   }
 
   async status(batchId: string, signal: AbortSignal): Promise<BatchStatus> {

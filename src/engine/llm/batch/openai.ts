@@ -1,7 +1,7 @@
 import { toFile } from 'openai';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import type { OpenAiBatchWire } from '../openai';
-import type { BatchApi, BatchOutcome, BatchRequest, BatchStatus } from './types';
+import type { BatchApi, BatchOutcome, BatchRequest, BatchStatus, LostBatch } from './types';
 
 const ENDPOINT = '/v1/chat/completions';
 /** Status checks and downloads are cheap and idempotent: let the SDK retry a passing fault. */
@@ -52,14 +52,14 @@ export class OpenAiBatchApi implements BatchApi {
     return { batchId: batch.id, inputFileId: file.id };
   }
 
-  async find(tag: string, signal: AbortSignal): Promise<string | undefined> {
+  async find(lost: LostBatch, signal: AbortSignal): Promise<string[]> {
     let seen = 0;
     // Newest first: the batch sought was created moments before the process that sent it died.
     for await (const b of this.wire.sdk.batches.list({ limit: 100 }, { signal, ...MANAGE })) {
-      if (b.metadata?.skillopt_submission === tag) return b.id;
+      if (b.metadata?.skillopt_submission === lost.tag) return [b.id];
       if (++seen >= 500) break;
     }
-    return undefined;
+    return [];
   }
 
   async status(batchId: string, signal: AbortSignal): Promise<BatchStatus> {

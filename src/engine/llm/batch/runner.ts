@@ -1,8 +1,11 @@
 /**
  * One evaluation through a provider's batch API: submit the requests (or find the batch an earlier
  * process of the run submitted for them), wait for it with progress, and hand back one outcome per
- * item. The batch id is written to the evaluation folder before anything else happens, so a
- * stopped run polls the same batch and never pays for the same requests twice.
+ * item. An intent (a tag and the requests' hashes) is written to the evaluation folder before the
+ * batch is sent and its id right after, so a stopped run polls the same batch and never pays for
+ * the same requests twice. A crash between the two is recovered by finding the batch: OpenAI's by
+ * the tag in its metadata, Anthropic's by creation time and request count, checked against the
+ * tag in its custom ids when its results come; several candidates are refused, never guessed.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, rmSync } from 'node:fs';
@@ -50,6 +53,10 @@ export interface SettledItem {
 
 /** Submit or resume the batch for `job.items` and wait for it; one settled outcome per item id. */
 export async function runBatch(job: BatchJob): Promise<Map<string, SettledItem>> {
+  return runOnce(job, true);
+}
+
+async function runOnce(job: BatchJob, mayResend: boolean): Promise<Map<string, SettledItem>> {
   const { api } = job;
   const hashes = new Map(
     api
@@ -92,6 +99,17 @@ export async function runBatch(job: BatchJob): Promise<Map<string, SettledItem>>
     }
   }
   const outcomes = await manage(job, batchId, () => api.results(batchId, job.signal));
+  if (resumed && mayResend && outcomes.size && !Object.keys(state.items).some((id) => outcomes.has(id))) {
+    // A batch adopted after a crash answered other requests: it was not this one, which never
+    // reached the provider. Send it now, once.
+    job.logger?.log(
+      'warn',
+      'batch',
+      `${job.stage}: the ${api.provider} batch ${batchId} found after a crash answered other requests; sending this evaluation's own batch`,
+    );
+    rmSync(job.statePath, { force: true });
+    return runOnce(job, false);
+  }
   const byItem = new Map<string, SettledItem>();
   const key = {
     stage: job.stage,
@@ -142,11 +160,18 @@ async function reusable(job: BatchJob, hashes: Map<string, string>): Promise<Sub
     return undefined;
   }
   if (state.batch_id) return { ...state, batch_id: state.batch_id };
-  // The process that sent it died before writing its id: find it by its tag rather than pay again.
+  // The process that sent it died before writing its id: find it rather than pay again.
   const tag = state.submission;
-  const found =
-    tag && job.api.find ? await manage(job, undefined, () => job.api.find!(tag, job.signal)) : undefined;
-  if (!found) {
+  const found = tag
+    ? await manage(job, undefined, () =>
+        job.api.find(
+          { tag, submittedAt: state.submitted_at, count: Object.keys(state.items).length },
+          job.signal,
+        ),
+      )
+    : [];
+  if (found.length > 1) throw ambiguous(job, found, tag!);
+  if (!found.length) {
     job.logger?.log(
       'warn',
       'batch',
@@ -154,22 +179,45 @@ async function reusable(job: BatchJob, hashes: Map<string, string>): Promise<Sub
     );
     return undefined;
   }
-  const adopted: Submitted = { ...state, batch_id: found };
+  const adopted: Submitted = { ...state, batch_id: found[0] };
   writeJsonAtomic(job.statePath, adopted);
   return adopted;
 }
 
+/** Several batches could be the lost one: guessing could score another run's answers, so ask. */
+function ambiguous(job: BatchJob, ids: string[], tag: string): SkillOptError {
+  return new SkillOptError(
+    'llm',
+    `${job.stage}: the ${job.api.provider} batch sent for these requests by a process that stopped before writing its id could be any of ${ids.length} batches (${ids.join(', ')})`,
+    {
+      key: 'evaluation.batch_api',
+      file: job.statePath,
+      fix: `write the right one's id as "batch_id" in ${job.statePath} (its results' custom ids end in -${tagFragment(tag)}), or delete that file to send a new batch and pay for these requests again`,
+    },
+  );
+}
+
+/** A short piece of the submission tag, in every custom_id, so a batch's results show whose they are. */
+function tagFragment(tag: string): string {
+  return tag.replace(/[^A-Za-z0-9]/g, '').slice(0, 12);
+}
+
 async function submit(job: BatchJob, hashes: Map<string, string>): Promise<Submitted> {
   const { api } = job;
-  // custom_id must match [A-Za-z0-9_-]{1,64}; task ids need not, so the state maps them back.
-  const requests = job.items.map((item, n) => ({ customId: `item-${n}`, req: item.req }));
   // Written before sending, with the tag that goes with the batch: a crash before its id is
   // written leaves enough to find the batch instead of paying for it again.
+  const submission = randomUUID();
+  // custom_id must match [A-Za-z0-9_-]{1,64}; task ids need not, so the state maps them back. The
+  // tag's fragment lets results prove a batch found after a crash is this one.
+  const requests = job.items.map((item, n) => ({
+    customId: `item-${n}-${tagFragment(submission)}`,
+    req: item.req,
+  }));
   const pending: BatchState = {
     provider: api.provider,
     model: api.model,
     stage: job.stage,
-    submission: randomUUID(),
+    submission,
     submitted_at: new Date().toISOString(),
     items: Object.fromEntries(requests.map((r, n) => [r.customId, job.items[n].itemId])),
     item_sha256: Object.fromEntries(hashes),

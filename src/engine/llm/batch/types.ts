@@ -25,20 +25,33 @@ export interface BatchStatus {
   failed: number;
 }
 
+/** What the run folder knows of a batch whose id a crash kept from being written. */
+export interface LostBatch {
+  tag: string;
+  /** When the intent was written, just before the send (ISO time). */
+  submittedAt: string;
+  /** Requests the batch was sent with. */
+  count: number;
+}
+
 export interface BatchApi {
   /** Provider family, as the model client names it (`openai`, `anthropic`, …). */
   readonly provider: string;
   readonly model: string;
   /** The request bodies exactly as they would be sent (hashed so a restart only reuses a batch of the same requests). */
   bodies(requests: readonly BatchRequest[]): unknown[];
-  /** `tag` goes with the batch where the provider keeps metadata, so `find` can recover a batch whose id was lost. */
+  /** `tag` goes with the batch where the provider keeps metadata (OpenAI), so `find` can recover a batch whose id was lost. */
   submit(
     requests: readonly BatchRequest[],
     tag: string,
     signal: AbortSignal,
   ): Promise<{ batchId: string; inputFileId?: string }>;
-  /** The batch sent with `tag`, if the provider can search by it (OpenAI metadata; Anthropic cannot). */
-  find?(tag: string, signal: AbortSignal): Promise<string | undefined>;
+  /**
+   * Batches that may be the one a process sent and died before writing its id: OpenAI finds it by
+   * the tag in its metadata (one at most); Anthropic keeps no metadata, so every batch of the same
+   * request count created since shortly before the send is a candidate.
+   */
+  find(lost: LostBatch, signal: AbortSignal): Promise<string[]>;
   status(batchId: string, signal: AbortSignal): Promise<BatchStatus>;
   results(batchId: string, signal: AbortSignal): Promise<Map<string, BatchOutcome>>;
   cancel(batchId: string): Promise<void>;

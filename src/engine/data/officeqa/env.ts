@@ -1,0 +1,141 @@
+/**
+ * OfficeQA as the reference runs it offline (`envs/officeqa/rollout.py`): each item's task shows the
+ * question, the oracle pages its `source_docs` name, its candidate files and source links; with
+ * `use_local_tools` (the default) the target then works through glob/read/grep over env.data_dirs
+ * for up to env.max_tool_turns calls. The web-search modes are refused before anything is spent.
+ */
+import { SkillOptError } from '../../errors';
+import type { ModelClient } from '../../llm/types';
+import type { TargetTurns } from '../../train/turns/types';
+import { officeQaList } from '../benchmarkRecords';
+import type { TaskItem } from '../tasks';
+import { DOC_TOOL_SPECS, DocCorpus, docsRoots } from './docTools';
+import { oracleContext } from './oracle';
+
+/** Candidate files listed in the task, as the reference lists them. */
+const MAX_LISTED_FILES = 20;
+
+const TOOLS_NOTE = [
+  '## Document tools',
+  'The question is about local document files. You can call `glob` to find files, `grep` to find lines in one',
+  'file and `read` to read a window of lines. Search before you read long passages, read around what you found,',
+  'and take every figure from text you retrieved; calculate only once you have the exact operands. Use the tools',
+  'without asking first. When you have the answer, give it as the final answer and call no further tool.',
+].join('\n');
+
+const NO_TOOLS_NOTE = [
+  '## Evidence',
+  'Answer from the oracle pages and source links in the task. You cannot call any tool or search the web.',
+].join('\n');
+
+/** The reference's spellings of the modes; anything else it would read as offline, which we refuse to guess. */
+function searchMode(value: unknown): 'offline' | 'custom_search' | 'azure_search' | undefined {
+  const v = (typeof value === 'string' ? value : '').trim().toLowerCase();
+  if (v === '' || v === 'offline') return 'offline';
+  if (v === 'custom' || v === 'custom_search') return 'custom_search';
+  if (v === 'azure' || v === 'azure_search') return 'azure_search';
+  return undefined;
+}
+
+function dirsOf(env: Record<string, unknown>): string[] {
+  const value = env.data_dirs ?? env.docs_dirs;
+  return Array.isArray(value) ? value.map(String) : typeof value === 'string' && value ? [value] : [];
+}
+
+/**
+ * The turn plan of an OfficeQA run, or a refusal naming the key, the reason and the way out. An agent
+ * target gets the plain question (said in a notice): the reference's document links into an agent's
+ * workspace are not made here.
+ */
+export function officeQaTurns(
+  env: Record<string, unknown>,
+  target: Pick<ModelClient, 'backend' | 'acceptsTools'>,
+): { turns?: TargetTurns; notices: string[] } {
+  const mode = searchMode(env.search_mode);
+  if (mode !== 'offline') {
+    throw new SkillOptError(
+      'config',
+      mode
+        ? `env.search_mode ${String(env.search_mode)} needs ${mode === 'custom_search' ? "the reference's web search service (env.search_api_url)" : "the model's built-in web search"}, which this tool does not call`
+        : `env.search_mode ${JSON.stringify(env.search_mode)} is not one of OfficeQA's modes`,
+      {
+        key: 'env.search_mode',
+        fix: 'use search_mode: offline (the default): the document tools over env.data_dirs with the oracle pages',
+      },
+    );
+  }
+  if (target.backend === 'command') {
+    return {
+      notices: [
+        "officeqa: an agent target gets the question alone; the reference's document folders (env.data_dirs) are not linked into its workspace here, so use a chat target (openai, azure_openai, anthropic) to train with the document tools",
+      ],
+    };
+  }
+  const dirs = dirsOf(env);
+  if (!dirs.length) {
+    throw new SkillOptError('config', 'env.data_dirs names no folder: OfficeQA answers from its documents', {
+      key: 'env.data_dirs',
+      fix: "set env.data_dirs to the folder of OfficeQA's parsed Treasury bulletins (transformed/ text files, jsons/ parsed pages)",
+    });
+  }
+  const tools = env.use_local_tools !== false;
+  if (tools && !target.acceptsTools) {
+    throw new SkillOptError(
+      'config',
+      `officeqa's document tools need a target that calls functions, and the ${target.backend} target does not`,
+      {
+        key: 'model.target_backend',
+        fix: 'use openai, azure_openai or anthropic as the target, or set env.use_local_tools: false to answer from the oracle pages alone',
+      },
+    );
+  }
+  const roots = docsRoots(dirs);
+  const corpus = new DocCorpus(roots);
+  const maxTurns = Number(env.max_tool_turns ?? 12);
+  const note = tools
+    ? 'Treat them as primary evidence, and use the document tools for anything else you need.'
+    : 'Treat them as primary evidence for your answer.';
+  const sources = (item: TaskItem): { files: string[]; docs: string[] } => ({
+    files: officeQaList(item.fields.source_files),
+    docs: officeQaList(item.fields.source_docs),
+  });
+  const taskMessage = (item: TaskItem): string => {
+    const { files, docs } = sources(item);
+    const parts = [`## Question\n${item.input}`];
+    const oracle = oracleContext(files, docs, roots, note);
+    if (oracle) parts.push(`## Oracle pages\n${oracle}`);
+    const listed = corpus.candidates(files).slice(0, MAX_LISTED_FILES);
+    parts.push(
+      `## Candidate files\n${listed.length ? listed.map((f) => `- ${f}`).join('\n') : '- none found'}`,
+    );
+    if (docs.length) parts.push(`## Source pages\n${docs.map((d) => `- ${d}`).join('\n')}`);
+    return parts.join('\n\n');
+  };
+  const notices = [
+    tools
+      ? `officeqa: offline, as the reference runs it: oracle pages from the items' source_docs, and up to ${maxTurns} target calls per item with glob/read/grep over ${roots.join(', ')} (the call and cost estimates count one call per item)`
+      : `officeqa: offline without local tools: one call per item with the oracle pages from its source_docs (${roots.join(', ')})`,
+  ];
+  return {
+    notices,
+    turns: {
+      taskMessage,
+      systemNote: tools ? TOOLS_NOTE : NO_TOOLS_NOTE,
+      ...(tools
+        ? {
+            tools: {
+              specs: DOC_TOOL_SPECS,
+              maxTurns,
+              forItem: (item) => {
+                // The reference limits an item's tools to its candidate files (any file when it names none).
+                const allowed = new Set(
+                  corpus.candidates(sources(item).files).map((p) => p.split(/[\\/]/).pop()!),
+                );
+                return { run: (call) => corpus.run(call, allowed) };
+              },
+            },
+          }
+        : {}),
+    },
+  };
+}
