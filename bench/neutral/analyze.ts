@@ -123,8 +123,9 @@ export function analyzeRun(opts: {
 }
 
 /**
- * Waves of requests sent between `start` and `end`: runs of arrivals with no pause of a third of
- * the latency or more (a wave's requests leave within milliseconds; the next waits for replies).
+ * Waves of requests sent between `start` and `end`: runs of arrivals with no pause of half the
+ * latency or more (a wave's requests leave within milliseconds; the next waits for replies). On an
+ * overloaded machine a wave's own requests can leave that far apart and count twice.
  */
 export function wavesIn(
   requests: readonly NeutralRequest[],
@@ -136,7 +137,7 @@ export function wavesIn(
     .map((r) => r.arrivedAt)
     .filter((t) => t >= start && t <= end)
     .sort((a, b) => a - b);
-  return at.filter((t, i) => i === 0 || t - at[i - 1] >= latencyMs / 3).length;
+  return at.filter((t, i) => i === 0 || t - at[i - 1] >= latencyMs / 2).length;
 }
 
 /** Windows from `stage/started` / `stage/finished` events stamped on arrival (repeated windows kept apart). */
