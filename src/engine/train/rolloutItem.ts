@@ -212,15 +212,18 @@ export async function scoreReply(
   return result;
 }
 
-let lastDirName: { skill: string; name: string } | undefined;
+/** Names of the skills asked about lately (the slow update's rollouts alternate two). */
+const dirNames = new Map<string, string>();
 
 /** Agent CLIs find a skill by its folder, which should match the front matter's `name:`. */
 export function skillDirName(skill: string): string {
-  // Asked once per target call with the same skill: the front matter is parsed once per skill.
-  if (lastDirName?.skill === skill) return lastDirName.name;
+  // Asked once per target call: the front matter is parsed once per skill.
+  const known = dirNames.get(skill);
+  if (known !== undefined) return known;
   const parsed = parseFrontMatter(skill)?.name?.trim();
   const name = parsed && /^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(parsed) ? parsed : 'skill';
-  lastDirName = { skill, name };
+  if (dirNames.size >= 4) dirNames.clear();
+  dirNames.set(skill, name);
   return name;
 }
 
