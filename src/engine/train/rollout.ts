@@ -45,6 +45,8 @@ export interface RolloutOptions {
    * so its minibatches fill while replies arrive. Results are still returned in item order.
    */
   sendOrder?: readonly string[];
+  /** Called once every item's request has left (the baseline beside step 1 waits for it). */
+  onSent?: () => void;
 }
 
 /**
@@ -90,8 +92,10 @@ export async function rollout(opts: RolloutOptions): Promise<RolloutResult[]> {
     opts.items.filter((item) => !done.has(item.id)),
     opts.sendOrder,
   );
-  if (opts.batch && pending.length) await rolloutByBatch(pending, system, itemOpts, opts.batch, finish);
-  else {
+  if (opts.batch && pending.length) {
+    opts.onSent?.();
+    await rolloutByBatch(pending, system, itemOpts, opts.batch, finish);
+  } else {
     // Settled, not raced: every reply that arrived before a stop is written, so a resumed run does
     // not pay for it again.
     const hold = opts.earlyStop ? new Semaphore(Math.max(1, opts.earlyStop.inFlight)) : undefined;
@@ -115,6 +119,7 @@ export async function rollout(opts: RolloutOptions): Promise<RolloutResult[]> {
       job.catch(() => undefined);
       jobs.push(job);
     }
+    opts.onSent?.();
     const settled = await Promise.allSettled(jobs);
     const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;
@@ -203,7 +208,7 @@ export async function rolloutFor(
   stage: Stage,
   onResult?: RolloutOptions['onResult'],
   repeat?: number,
-  more: Pick<RolloutOptions, 'earlyStop' | 'sendOrder'> = {},
+  more: Pick<RolloutOptions, 'earlyStop' | 'sendOrder' | 'onSent'> = {},
 ): Promise<RolloutResult[]> {
   const s = ctx.settings;
   const results = await rollout({
