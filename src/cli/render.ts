@@ -2,7 +2,15 @@ import type { EngineEvent } from '../protocol/events';
 import { existsSync } from 'node:fs';
 import { packageDirOf } from '../engine/store/layout';
 import { describeActivation } from '../protocol/activationText';
-import { describeGateTest, describeItemRegressions, testCheckLines } from '../protocol/gateText';
+import {
+  describeGatePower,
+  describeGateTest,
+  describeItemRegressions,
+  describeNoSkill,
+  NO_SKILL_OFF,
+  noSkillVerdict,
+  testCheckLines,
+} from '../protocol/gateText';
 import { isAccepted, isInconclusive, isSkipped } from '../protocol/vocabulary';
 import { actionLabel, originLabel } from '../protocol/words';
 
@@ -45,6 +53,7 @@ export class PrettyPrinter {
           `${e.resumedFromStep ? `Resuming at step ${e.resumedFromStep}` : 'Training'}: ${e.epochs} epoch(s) × ${e.stepsPerEpoch} step(s); train ${e.splitSizes.train}, selection ${e.splitSizes.val}, test ${e.splitSizes.test} items`,
         );
         this.line(`  optimizer ${e.optimizer}, target ${e.target}`);
+        if (e.gatePower) this.line(`  gate ${describeGatePower(e.gatePower)}`);
         this.line(`  run folder ${e.outDir}`);
         break;
       case 'baseline/scored':
@@ -142,6 +151,11 @@ export class PrettyPrinter {
             `Test split: initial ${fmt(e.test.baseline)}, best ${fmt(e.test.best)}, final ${fmt(e.test.final)}`,
           );
         if (e.testCheck) for (const l of testCheckLines(e.testCheck, false)) this.line(l);
+        if (e.noSkill)
+          this.line(
+            `No skill (the target alone): ${describeNoSkill(e.noSkill)}. ${noSkillVerdict(e.noSkill, { selection: e.bestScore, ...(e.test?.best !== undefined ? { test: e.test.best } : {}) })}`,
+          );
+        else if (e.noSkillOff) this.line(NO_SKILL_OFF);
         this.line(`Best skill: ${bestSkillText(e.bestSkillPath)}`);
         if (e.reportPath) this.line(`Report: ${e.reportPath}`);
         break;

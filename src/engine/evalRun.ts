@@ -47,6 +47,11 @@ export async function evalPrepared(
   opts: RunHooks & { skill: string; skillPath: string; split: EvalSplit; aa?: number },
 ): Promise<EvalSummary> {
   setMaxListeners(0, opts.signal);
+  if (opts.aa !== undefined && !(Number.isInteger(opts.aa) && opts.aa >= 2 && opts.aa <= 20))
+    throw new SkillOptError('config', `the A/A check needs 2 to 20 runs of the skill (got ${opts.aa})`, {
+      key: 'aa',
+      fix: 'ask for 2 to 20 runs, e.g. 4',
+    });
   const canonical =
     opts.split === 'valid_seen' || opts.split === 'selection'
       ? 'val'

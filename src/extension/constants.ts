@@ -8,6 +8,7 @@ import type { KeyProvider } from '../protocol/vocabulary';
 export const Commands = {
   optimizeSkill: 'skillopt.optimizeSkill',
   evaluateSkill: 'skillopt.evaluateSkill',
+  checkGateNoise: 'skillopt.checkGateNoise',
   stopRun: 'skillopt.stopRun',
   resumeRun: 'skillopt.resumeRun',
   openRunFolder: 'skillopt.openRunFolder',

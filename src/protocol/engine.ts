@@ -5,6 +5,7 @@
  */
 import type { EngineEvent } from './events';
 import type { LmRequest, LmResponse } from './lm';
+import type { AaRecord, GatePower } from './records';
 import type { CandidateDecision, KeyProvider, LogLevel, ReviewMode } from './vocabulary';
 import { notification, request } from './rpc';
 
@@ -48,6 +49,12 @@ export interface ValidateResult {
   target: string;
   simulated: boolean;
   warnings: string[];
+  /** What the gate can tell from noise on the selection split (the power check). */
+  gatePower?: GatePower;
+  /** Calls of the no-skill baseline at the end (in `estimatedCalls`); absent when it is off. */
+  noSkillCalls?: number;
+  /** The run would score its end without the target alone (evaluation.no_skill_baseline: false). */
+  noSkillOff?: true;
 }
 
 export interface StartParams extends RunSource {
@@ -66,6 +73,8 @@ export interface EvalParams extends RunSource {
   skillPath: string;
   split: 'train' | 'val' | 'test' | 'all';
   outDir?: string;
+  /** The A/A check: score the skill this many times (2–20) and compare each run with every other. */
+  aa?: number;
 }
 
 export interface EvalResult {
@@ -88,6 +97,8 @@ export interface EvalResult {
   dollars: number | null;
   /** The target was the offline `sim` backend: no price, nothing paid. */
   simulated?: true;
+  /** The A/A check, when `aa` was asked for. */
+  aa?: AaRecord;
 }
 
 export interface DecideParams {

@@ -5,8 +5,10 @@
  */
 import type {
   ActivationRecord,
+  GatePower,
   GateTestRecord,
   ItemRegressions,
+  NoSkillScores,
   LineHunk,
   StepRecord,
   TestCheck,
@@ -65,6 +67,8 @@ export type EngineEvent =
       target: string;
       simulated: boolean;
       resumedFromStep?: number;
+      /** What the gate can tell from noise on the selection split (the power check). */
+      gatePower?: GatePower;
     }
   | { type: 'stage/started'; step: number; epoch: number; stage: StageName }
   | { type: 'stage/finished'; step: number; epoch: number; stage: StageName; seconds: number }
@@ -171,6 +175,10 @@ export type EngineEvent =
       test?: { baseline?: number; best?: number; final?: number };
       /** The test scores' intervals and whether the selection gain shows on test. */
       testCheck?: TestCheck;
+      /** The target with no skill at all (evaluation.no_skill_baseline). */
+      noSkill?: NoSkillScores;
+      /** The end was scored without the target alone (evaluation.no_skill_baseline: false). */
+      noSkillOff?: true;
     }
   | { type: 'run/stopped'; outDir: string; reason: string; resumeCommand: string }
   | { type: 'run/failed'; message: string; reason: string };

@@ -1,8 +1,16 @@
 /**
- * How the paired gate's test, the per-item rule and the test-split check read, in one place: the
- * CLI, report.md, the runs tree, Gate History and the review all show these same words.
+ * How the paired gate's test, the per-item rule, the test-split check, the power check, the no-skill
+ * baseline and the A/A check read, in one place: the CLI, report.md, the runs tree, Gate History and
+ * the review all show these same words.
  */
-import type { GateTestRecord, ItemRegressions, TestCheck } from './records';
+import type {
+  AaRecord,
+  GatePower,
+  GateTestRecord,
+  ItemRegressions,
+  NoSkillScores,
+  TestCheck,
+} from './records';
 
 const signed = (x: number): string => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(3)}`;
 
@@ -43,4 +51,85 @@ export function testCheckLines(c: TestCheck, markdown = true): string[] {
     else lines.push(`No selection gain to confirm; ${delta}.`);
   }
   return lines.length && markdown ? [...lines, ''] : lines;
+}
+
+/**
+ * The smallest mean improvement the paired gate can tell from noise on `items` items sampled
+ * `repeats` times, at level `alpha`: even when every change points the candidate's way, a one-sided
+ * sign-flip test needs k changed items with 2^−k ≤ alpha, and one item moves the mean by at least
+ * 1 / (items × repeats).
+ */
+export function smallestDetectableDelta(items: number, repeats: number, alpha: number): number {
+  const k = Math.ceil(Math.log2(1 / alpha));
+  return items > 0 ? Math.min(1, k / (items * Math.max(1, repeats))) : 1;
+}
+
+/** `20 items × 1 repeat: only Δ ≥ 0.250 can be told from noise at alpha 0.05; for Δ 0.10, 3 repeats or 50 items` */
+export function describePower(items: number, repeats: number, alpha: number, target = 0.1): string {
+  const d = smallestDetectableDelta(items, repeats, alpha);
+  const k = Math.ceil(Math.log2(1 / alpha));
+  const needRepeats = Math.ceil(k / (target * Math.max(1, items)));
+  const needItems = Math.ceil(k / (target * Math.max(1, repeats)));
+  const hint =
+    d <= target ? '' : `; for Δ ${target.toFixed(2)}, ${needRepeats} repeats or ${needItems} selection items`;
+  return `${items} items × ${repeats} repeat${repeats === 1 ? '' : 's'}: only Δ ≥ ${d.toFixed(3)} can be told from noise at alpha ${alpha}${hint}`;
+}
+
+/** `only Δ ≥ 0.263 detectable (19 items × 1 repeat, alpha 0.05)`: the power check in a tree row. */
+export function powerSummary(p: GatePower): string {
+  const d = smallestDetectableDelta(p.items, p.repeats, p.alpha);
+  return `only Δ ≥ ${d.toFixed(3)} detectable (${p.items} items × ${p.repeats} repeat${p.repeats === 1 ? '' : 's'}, alpha ${p.alpha})`;
+}
+
+/** `gate paired; 19 items × 1 repeat: only Δ ≥ 0.263 can be told from noise at alpha 0.05; …` */
+export function describeGatePower(p: GatePower): string {
+  return `${p.test}; ${describePower(p.items, p.repeats, p.alpha)}`;
+}
+
+/** Said wherever the no-skill row would be when the run did not measure it. */
+export const NO_SKILL_OFF =
+  'The target with no skill at all was not scored (evaluation.no_skill_baseline: false); set it to true to see whether the skill helps at all.';
+
+/** `selection 0.400, test 0.389` */
+export function describeNoSkill(n: NoSkillScores): string {
+  return `selection ${n.selection.toFixed(3)}, test ${n.test === null ? '–' : n.test.toFixed(3)}`;
+}
+
+/**
+ * Does the skill help at all: the best skill against the target alone, on the split that decides
+ * (test when there is one, else selection).
+ */
+export function noSkillVerdict(
+  n: NoSkillScores,
+  best: { selection?: number | null; test?: number | null },
+): string {
+  const onTest = n.test !== null && best.test != null;
+  const d = onTest ? best.test! - n.test! : best.selection != null ? best.selection - n.selection : 0;
+  const where = onTest ? 'test' : 'selection';
+  const signedD = `${d >= 0 ? '+' : '−'}${Math.abs(d).toFixed(3)}`;
+  if (d > 0) return `The best skill beats no skill at all by ${signedD} on ${where}.`;
+  if (d === 0) return `The best skill scores the same as no skill at all on ${where}: it does not help yet.`;
+  return `The best skill scores below no skill at all (${signedD} on ${where}): the skill may hurt; read it before using it.`;
+}
+
+/** The lines of an A/A report: the CLI, the evaluation report, the tree's tooltip and Gate History. */
+export function aaText(r: AaRecord): string[] {
+  const pct = (n: number): string => `${r.comparisons ? Math.round((100 * n) / r.comparisons) : 0}%`;
+  const spread = r.scores.length ? Math.max(...r.scores) - Math.min(...r.scores) : 0;
+  return [
+    `A/A check: the same skill scored ${r.runs} times on ${r.items} items (${r.metric}): ${r.scores.map((s) => s.toFixed(3)).join(', ')} (spread ${spread.toFixed(3)}); ${r.changed_items} item(s) scored differently between runs.`,
+    `  strict gate (the reference rule): would accept the skill over itself in ${r.strict_accepts} of ${r.comparisons} comparisons (${pct(r.strict_accepts)}).`,
+    `  paired gate (alpha ${r.alpha}): ${r.paired_accepts} accepted (${pct(r.paired_accepts)}), ${r.paired_inconclusive} inconclusive.`,
+    ...(r.strict_accepts > 0
+      ? [
+          '  Every one of those accepts is noise: consider evaluation.gate_test: paired, evaluation.repeats, or a larger selection split.',
+        ]
+      : []),
+  ];
+}
+
+/** `A/A ×4: strict gate accepts 3 of 12 (25%), paired 0`: one line for a tree row or a header. */
+export function aaSummary(r: AaRecord): string {
+  const pct = r.comparisons ? Math.round((100 * r.strict_accepts) / r.comparisons) : 0;
+  return `A/A ×${r.runs}: strict gate accepts ${r.strict_accepts} of ${r.comparisons} (${pct}%), paired ${r.paired_accepts}`;
 }

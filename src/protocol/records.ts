@@ -126,6 +126,47 @@ export interface ItemRegressions {
   rejected: boolean;
 }
 
+/**
+ * Ours, the power check: what the gate can tell from noise on a run's selection split, from its size,
+ * the repeats per item and alpha (halved when `on_inconclusive: more_repeats` looks twice).
+ */
+export interface GatePower {
+  test: 'strict' | 'paired';
+  items: number;
+  repeats: number;
+  alpha: number;
+}
+
+/** Ours: the target's hard score with no skill at all (evaluation.no_skill_baseline). */
+export interface NoSkillScores {
+  selection: number;
+  /** null: the run has no test split. */
+  test: number | null;
+}
+
+/**
+ * Ours, the A/A check (`skillopt eval --aa N`, SkillOpt: Check Gate Noise): one skill scored N times
+ * on the same items, every run compared with every other as if it were a candidate.
+ */
+export interface AaRecord {
+  runs: number;
+  /** Items scored in every run. */
+  items: number;
+  metric: 'hard' | 'soft' | 'mixed';
+  alpha: number;
+  /** Each run's mean on the gate metric, over the items scored in every run. */
+  scores: number[];
+  /** Ordered pairs of runs compared (N × (N − 1)). */
+  comparisons: number;
+  /** Comparisons the strict gate (candidate > current) would accept. */
+  strict_accepts: number;
+  /** Comparisons the paired gate would accept, and call inconclusive. */
+  paired_accepts: number;
+  paired_inconclusive: number;
+  /** Items whose score differs between at least two runs. */
+  changed_items: number;
+}
+
 /** Per-item selection scores (the mean over repeats), by task id; errored items are absent. */
 export type ItemScores = Record<string, Score>;
 

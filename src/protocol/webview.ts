@@ -5,7 +5,14 @@
  * after a reload the host's serializer knows which run to show and sends the data again.
  */
 
-import type { ActivationRecord, GateTestRecord } from './records';
+import type {
+  AaRecord,
+  ActivationRecord,
+  GatePower,
+  GateTestRecord,
+  ItemRegressions,
+  NoSkillScores,
+} from './records';
 import { CANDIDATE_ORIGINS, type CandidateDecision, type CandidateOrigin } from './vocabulary';
 
 export type { CandidateOrigin };
@@ -71,6 +78,8 @@ export interface GateStepRow {
   hasCandidate: boolean;
   /** The paired gate's test (p-value, interval of the per-item delta), when it ran. */
   gateTest?: GateTestRecord;
+  /** Items the candidate broke (evaluation.max_item_regressions), when the rule is on. */
+  itemRegressions?: ItemRegressions;
 }
 
 export interface GateHistoryData {
@@ -86,6 +95,14 @@ export interface GateHistoryData {
   spend: { dollars: number | null; tokens: number };
   /** The description's own gate per epoch (activation.enabled), from the run folder and live events. */
   activation?: ActivationRecord[];
+  /** What the gate can tell from noise on the selection split (the power check). */
+  gatePower?: GatePower;
+  /** The target with no skill at all, once the run has finished. */
+  noSkill?: NoSkillScores;
+  /** The run finished without scoring the target alone (evaluation.no_skill_baseline: false). */
+  noSkillOff?: boolean;
+  /** The newest A/A check of this run's skills (`<run>/eval_only/`). */
+  aa?: AaRecord;
 }
 
 /** host → webview */

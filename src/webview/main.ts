@@ -14,7 +14,7 @@ import {
   type ChartHooks,
   type ChartLib,
 } from './charts/render';
-import { budgetChart, scoreChart, spendChart, summaryLine, tableRows } from './charts/viewModel';
+import { budgetChart, gateLines, scoreChart, spendChart, summaryLine, tableRows } from './charts/viewModel';
 import { getHost } from './host';
 import { activationPanel, renderActivation } from './activation';
 import { renderTable } from './table';
@@ -29,6 +29,8 @@ let chartLib: ChartLib | undefined;
 interface Layout {
   title: HTMLElement;
   summary: HTMLElement;
+  /** The power check, the A/A check and the target alone (gateLines). */
+  gate: HTMLElement;
   notice: HTMLElement;
   score: HTMLCanvasElement;
   budget: HTMLCanvasElement;
@@ -69,7 +71,9 @@ function buildLayout(root: HTMLElement): Layout {
   const notice = document.createElement('p');
   notice.className = 'notice';
   notice.hidden = true;
-  header.append(title, summary, notice);
+  const gate = document.createElement('div');
+  gate.className = 'gate-lines';
+  header.append(title, summary, gate, notice);
   const grid = document.createElement('div');
   grid.className = 'grid';
   const score = section(
@@ -113,7 +117,7 @@ function buildLayout(root: HTMLElement): Layout {
   const activation = activationPanel();
   grid.append(tableBox, activation.box);
   root.append(header, grid);
-  return { title, summary, notice, score, budget, spend, body, activation };
+  return { title, summary, gate, notice, score, budget, spend, body, activation };
 }
 
 const hooks: ChartHooks = {
@@ -179,6 +183,14 @@ function render(d: GateHistoryData): void {
   layout ??= buildLayout(root);
   layout.title.textContent = `Gate History: ${d.runName}`;
   layout.summary.textContent = `${d.status} · ${summaryLine(d)}`;
+  layout.gate.replaceChildren(
+    ...gateLines(d).map((line) => {
+      const p = document.createElement('p');
+      p.className = 'gate-line';
+      p.textContent = line;
+      return p;
+    }),
+  );
   layout.notice.hidden = !d.simulated;
   layout.notice.textContent = d.simulated
     ? 'Simulated models (sim backend): the scores show the loop working, not a real model.'

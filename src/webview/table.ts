@@ -86,6 +86,13 @@ export function renderTable(
     const verdict = el('td', 'verdict');
     verdict.append(el('span', `badge verdict-${row.verdictKind}`, row.verdict));
     if (row.human) verdict.append(el('span', 'badge human', row.human));
+    if (row.regressions) {
+      const broke = el('span', 'badge regressions', row.regressions);
+      broke.title = row.regressionsDetail ?? '';
+      // The ids matter more than the count: they are read out and shown on hover.
+      broke.setAttribute('aria-label', row.regressionsDetail ?? row.regressions);
+      verdict.append(broke);
+    }
     const delta = el(
       'td',
       `num delta${row.deltaValue === undefined ? '' : row.deltaValue > 0 ? ' up' : row.deltaValue < 0 ? ' down' : ''}`,

@@ -3,6 +3,8 @@
  * channel with the typed protocol in src/protocol/engine.ts; stdout and stderr stay free for
  * crash output. The training loop runs here, never in the extension host.
  */
+import { gatePower } from '../engine/train/gateSettings';
+import { noSkillOff } from '../engine/train/finalize';
 import { readSkillToScore } from '../engine/skill/package/artifacts';
 import { SkillOptError } from '../engine/errors';
 import type { EngineEvent } from '../protocol/events';
@@ -161,6 +163,12 @@ export function serve(transport: Transport): RpcConnection {
       target: prepared.models.describe.target,
       simulated: prepared.models.simulated,
       warnings: prepared.warnings,
+      gatePower: gatePower(prepared.settings, prepared.splits.val.length),
+      ...(prepared.estimate.once.no_skill !== undefined
+        ? { noSkillCalls: prepared.estimate.once.no_skill }
+        : noSkillOff(prepared.settings)
+          ? { noSkillOff: true as const }
+          : {}),
     };
   });
 
@@ -221,6 +229,7 @@ export function serve(transport: Transport): RpcConnection {
         skill,
         skillPath: p.skillPath,
         split: p.split,
+        ...(p.aa !== undefined ? { aa: p.aa } : {}),
         emit: (event) => conn.notify(EngineNotifications.runEvent, { runId: seqRun, seq: seq++, event }),
         signal,
         logger,

@@ -1,4 +1,5 @@
-import { describePower } from '../../engine/optimizer/pairedTest';
+import { describeGatePower } from '../../protocol/gateText';
+import { gatePower } from '../../engine/train/gateSettings';
 import { splitPackage } from '../../engine/skill/package/text';
 import { describeCostLines, estimateCost } from '../../engine/costEstimate';
 import { SkillOptError } from '../../engine/errors';
@@ -133,11 +134,14 @@ function validateReport(prepared: PreparedRun): Record<string, unknown> {
   };
 }
 
-/** Selection items a gate compares on (evaluation.sel_env_num caps the split). */
-function selectionSize(prepared: PreparedRun): number {
-  const n = prepared.splits.val.length;
-  const cap = prepared.settings.selEnvNum;
-  return cap > 0 ? Math.min(cap, n) : n;
+/** What the no-skill baseline costs, or why it is not scored. */
+function noSkillLine(prepared: PreparedRun): string {
+  const calls = prepared.estimate.once.no_skill;
+  if (calls !== undefined)
+    return `the target alone is scored on selection and test at the end (${calls} calls; evaluation.no_skill_baseline: false skips it)`;
+  return prepared.settings.noSkillBaseline
+    ? 'not scored: evaluation.eval_test is false (nothing is scored at the end)'
+    : 'not scored (evaluation.no_skill_baseline: false)';
 }
 
 /** Characters of a single-file skill; a skill folder's files too. */
@@ -165,7 +169,8 @@ function reportLines(prepared: PreparedRun): string[] {
       .join(', ')})`,
     ...describeCostLines(estimateCost(prepared), prepared.models.simulated).map((l) => `  ${l}`),
     // The power check: what the selection split can tell apart, before anything is spent.
-    `  gate      ${s.gate.test}; ${describePower(selectionSize(prepared), s.repeats, s.gate.onInconclusive === 'more_repeats' ? s.gate.alpha / 2 : s.gate.alpha)}`,
+    `  gate      ${describeGatePower(gatePower(s, prepared.splits.val.length))}`,
+    `  no skill  ${noSkillLine(prepared)}`,
     ...prepared.warnings.map((w) => `  warning: ${w}`),
   ];
 }

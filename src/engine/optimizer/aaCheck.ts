@@ -6,30 +6,14 @@
  */
 import { decideGate, decidePairedGate, projectScore, type GateMetric } from './gate';
 import { pairedTest } from './pairedTest';
+import type { AaRecord } from '../../protocol/records';
 
 export interface AaRun {
   /** Per-item scores of one run (errored items left out). */
   items: ReadonlyMap<string, { hard: number; soft: number }>;
 }
 
-export interface AaReport {
-  runs: number;
-  /** Items scored in every run. */
-  items: number;
-  metric: GateMetric;
-  alpha: number;
-  /** Each run's mean on the gate metric, over the items scored in every run. */
-  scores: number[];
-  /** Ordered pairs of runs compared (N × (N − 1)). */
-  comparisons: number;
-  /** Comparisons the strict gate (candidate > current) would accept. */
-  strict_accepts: number;
-  /** Comparisons the paired gate would accept, and call inconclusive. */
-  paired_accepts: number;
-  paired_inconclusive: number;
-  /** Items whose score differs between at least two runs. */
-  changed_items: number;
-}
+export type AaReport = AaRecord;
 
 export function aaReport(
   runs: readonly AaRun[],
@@ -79,18 +63,4 @@ export function aaReport(
   };
 }
 
-/** The CLI's lines for an A/A report. */
-export function aaText(r: AaReport): string[] {
-  const pct = (n: number): string => `${r.comparisons ? Math.round((100 * n) / r.comparisons) : 0}%`;
-  const spread = r.scores.length ? Math.max(...r.scores) - Math.min(...r.scores) : 0;
-  return [
-    `A/A check: the same skill scored ${r.runs} times on ${r.items} items (${r.metric}): ${r.scores.map((s) => s.toFixed(3)).join(', ')} (spread ${spread.toFixed(3)}); ${r.changed_items} item(s) scored differently between runs.`,
-    `  strict gate (the reference rule): would accept the skill over itself in ${r.strict_accepts} of ${r.comparisons} comparisons (${pct(r.strict_accepts)}).`,
-    `  paired gate (alpha ${r.alpha}): ${r.paired_accepts} accepted (${pct(r.paired_accepts)}), ${r.paired_inconclusive} inconclusive.`,
-    ...(r.strict_accepts > 0
-      ? [
-          '  Every one of those accepts is noise: consider evaluation.gate_test: paired, evaluation.repeats, or a larger selection split.',
-        ]
-      : []),
-  ];
-}
+export { aaText } from '../../protocol/gateText';

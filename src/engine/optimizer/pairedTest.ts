@@ -185,24 +185,5 @@ export function pairedTest(
   };
 }
 
-/**
- * The smallest mean improvement the paired gate can tell from noise on `items` items sampled
- * `repeats` times, at level `alpha`: even when every change points the candidate's way, a one-sided
- * sign-flip test needs k changed items with 2^−k ≤ alpha, and one item moves the mean by at least
- * 1 / (items × repeats).
- */
-export function smallestDetectableDelta(items: number, repeats: number, alpha: number): number {
-  const k = Math.ceil(Math.log2(1 / alpha));
-  return items > 0 ? Math.min(1, k / (items * Math.max(1, repeats))) : 1;
-}
-
-/** `20 items × 1 repeat: only Δ ≥ 0.250 can be told from noise at alpha 0.05; for Δ 0.10, 3 repeats or 50 items` */
-export function describePower(items: number, repeats: number, alpha: number, target = 0.1): string {
-  const d = smallestDetectableDelta(items, repeats, alpha);
-  const k = Math.ceil(Math.log2(1 / alpha));
-  const needRepeats = Math.ceil(k / (target * Math.max(1, items)));
-  const needItems = Math.ceil(k / (target * Math.max(1, repeats)));
-  const hint =
-    d <= target ? '' : `; for Δ ${target.toFixed(2)}, ${needRepeats} repeats or ${needItems} selection items`;
-  return `${items} items × ${repeats} repeat${repeats === 1 ? '' : 's'}: only Δ ≥ ${d.toFixed(3)} can be told from noise at alpha ${alpha}${hint}`;
-}
+// The power check's arithmetic is words every surface shows: it lives with them.
+export { describePower, smallestDetectableDelta } from '../../protocol/gateText';

@@ -7,7 +7,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { GATE_ACTIONS, SKIP_ACTIONS } from '../../protocol/vocabulary';
 import type {
+  AaRecord,
   ActivationRecord,
+  GatePower,
   GateTestRecord,
   RuntimeState,
   StepBufferEntry,
@@ -26,6 +28,25 @@ const num = z.number();
 const int = z.number().int();
 const score = z.object({ hard: num, soft: num });
 const stepAction = z.enum([...GATE_ACTIONS, ...SKIP_ACTIONS]);
+
+const aaRecord: z.ZodType<AaRecord> = z.object({
+  runs: int,
+  items: int,
+  metric: z.enum(['hard', 'soft', 'mixed']),
+  alpha: num,
+  scores: z.array(num),
+  comparisons: int,
+  strict_accepts: int,
+  paired_accepts: int,
+  paired_inconclusive: int,
+  changed_items: int,
+});
+const gatePower: z.ZodType<GatePower> = z.object({
+  test: z.enum(['strict', 'paired']),
+  items: int,
+  repeats: int,
+  alpha: num,
+});
 
 const stepBufferEntry = z.looseObject({
   step: int,
@@ -205,6 +226,14 @@ export const artifactSchemas = {
     completion_tokens: int.optional(),
     dollars: num.nullable().optional(),
     simulated: z.literal(true).optional(),
+    aa: aaRecord.optional(),
+  }),
+  /** The gate facts of `summary.json` readers show (gateFacts.ts). */
+  gateFacts: z.looseObject({
+    gate_power: gatePower.optional(),
+    no_skill_selection_hard: num.optional(),
+    no_skill_test_hard: num.nullable().optional(),
+    report: z.looseObject({ no_skill_off: z.literal(true).optional() }).optional(),
   }),
   config: z.record(z.string(), z.unknown()),
   applyReport: z.array(z.looseObject({ index: int, status: z.string() })),

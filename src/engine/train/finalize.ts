@@ -4,7 +4,7 @@
  */
 import { round1 } from './step/record';
 import { cpSync } from 'node:fs';
-import type { Score } from '../../protocol/records';
+import type { NoSkillScores, Score } from '../../protocol/records';
 import { ENGINE_ID, isAccepted, isSkipped, VERSION } from '../../protocol/vocabulary';
 import { skillHash } from '../skill/document';
 import { writeFileAtomic, writeJsonAtomic } from '../store/atomic';
@@ -13,10 +13,13 @@ import { artifactSchemas, readArtifact } from '../store/runSchemas';
 import { testCheck, type TestCheck } from './testCheck';
 import { evaluateTestSplit, type TestSummary } from './evaluate';
 import { finalCheck } from './gateCandidate';
+import { gatePower } from './gateSettings';
+import type { TrainSettings } from './settings';
 import { applyOverrules } from './humanReview';
 import type { LoopContext } from './loopContext';
 import type { ProvenanceRecord } from './provenance';
-import { buildReport, renderReport, type SpeedFigures } from './report';
+import { buildReport, type SpeedFigures } from './report';
+import { renderReport } from './reportMarkdown';
 import { activationSummary } from '../activation/summary';
 import { readActivationHistory } from './epochStages/activation';
 import { promptCacheSummary } from '../llm/spendText';
@@ -106,6 +109,17 @@ async function noSkillScores(loop: LoopContext, step: number): Promise<NonNullab
   });
 }
 
+/** The target alone, as summary.json, the report and the run/finished event give it. */
+export function noSkillRecord(tests: TestResults): NoSkillScores | undefined {
+  const n = tests.noSkill;
+  return n ? { selection: n.selection.hard, test: n.test?.overall.hard ?? null } : undefined;
+}
+
+/** The run scores its end but was told not to score the target alone: said where the row would be. */
+export function noSkillOff(s: TrainSettings): boolean {
+  return s.evalTest && !s.noSkillBaseline;
+}
+
 function writeSummary(
   loop: LoopContext,
   finalSel: Score | undefined,
@@ -122,6 +136,8 @@ function writeSummary(
   const th = (t?: TestSummary): number | null => t?.overall.hard ?? null;
   const ts = (t?: TestSummary): number | null => t?.overall.soft ?? null;
   const check = tests.check;
+  const noSkill = noSkillRecord(tests);
+  const power = gatePower(loop.s, loop.input.splits.val.length);
   const summary = {
     version: `${ENGINE_ID}-${VERSION}`,
     config: loop.input.flatConfig,
@@ -159,12 +175,8 @@ function writeSummary(
     test_delta_hard: tests.best && tests.baseline ? th(tests.best)! - th(tests.baseline)! : null,
     final_test_delta_hard: tests.final && tests.baseline ? th(tests.final)! - th(tests.baseline)! : null,
     ...(check ? { test_check: check } : {}),
-    ...(tests.noSkill
-      ? {
-          no_skill_selection_hard: tests.noSkill.selection.hard,
-          no_skill_test_hard: tests.noSkill.test?.overall.hard ?? null,
-        }
-      : {}),
+    ...(noSkill ? { no_skill_selection_hard: noSkill.selection, no_skill_test_hard: noSkill.test } : {}),
+    gate_power: power,
     total_wall_time_s: round1((Date.now() - loop.started) / 1000),
     token_summary: loop.input.totalTokens(),
     prompt_cache: promptCacheSummary(loop.input.accountingSnapshot().totals),
@@ -188,14 +200,9 @@ function writeSummary(
     provenance:
       readArtifact<ProvenanceRecord[]>(layout.file(RUN_FILE.provenance), artifactSchemas.records) ?? [],
     ...(check ? { testCheck: check } : {}),
-    ...(tests.noSkill
-      ? {
-          noSkill: {
-            selection: tests.noSkill.selection.hard,
-            ...(tests.noSkill.test ? { test: tests.noSkill.test.overall.hard } : {}),
-          },
-        }
-      : {}),
+    ...(noSkill ? { noSkill } : {}),
+    noSkillOff: noSkillOff(loop.s),
+    gatePower: power,
     humanDecisions: (
       readArtifact<unknown[]>(layout.file(RUN_FILE.humanDecisions), artifactSchemas.records) ?? []
     ).length,

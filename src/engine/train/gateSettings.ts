@@ -1,6 +1,7 @@
 import type { SkillOptConfig } from '../config/schema';
 import { SkillOptError } from '../errors';
-import type { GateSettings } from './settings';
+import type { GatePower } from '../../protocol/records';
+import type { GateSettings, TrainSettings } from './settings';
 
 /**
  * The gate's settings, with the combinations that cannot be honoured refused before any spending:
@@ -41,5 +42,18 @@ export function gateSettingsFromConfig(cfg: SkillOptConfig): GateSettings {
     onInconclusive: e.on_inconclusive,
     maxRepeats: e.max_repeats,
     ...(e.max_item_regressions !== undefined ? { maxItemRegressions: e.max_item_regressions } : {}),
+  };
+}
+
+/**
+ * The power check's inputs: the selection items a gate compares on (evaluation.sel_env_num caps the
+ * split), the repeats, and alpha, halved when `more_repeats` looks twice.
+ */
+export function gatePower(s: TrainSettings, selectionItems: number): GatePower {
+  return {
+    test: s.gate.test,
+    items: s.selEnvNum > 0 ? Math.min(s.selEnvNum, selectionItems) : selectionItems,
+    repeats: s.repeats,
+    alpha: s.gate.onInconclusive === 'more_repeats' ? s.gate.alpha / 2 : s.gate.alpha,
   };
 }

@@ -1,27 +1,21 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import type { AccountingSnapshot } from '../llm/accounting';
-import { promptCacheSummary, promptCacheText, type PromptCacheSummary } from '../llm/spendText';
-import { EVAL_FILE, RUN_DIR, RUN_FILE } from '../store/layout';
-import { activationReportLines, type ActivationSummary } from '../activation/summary';
+import { promptCacheSummary, type PromptCacheSummary } from '../llm/spendText';
+import { EVAL_FILE, RUN_DIR } from '../store/layout';
+import type { ActivationSummary } from '../activation/summary';
 import { packageLineOrigins, type ProvenanceRecord } from './provenance';
 import { isErrored } from './rollout';
-import { describeGateTest, describeItemRegressions, testCheckLines } from '../../protocol/gateText';
 import type {
+  GatePower,
   GateTestRecord,
   ItemRegressions,
+  NoSkillScores,
   RolloutResult,
   StepRecord,
   TestCheck,
 } from '../../protocol/records';
-import {
-  isAccepted,
-  isInconclusive,
-  isRejected,
-  isSkipped,
-  TARGET_ERROR_LABELS,
-  type TargetErrorKind,
-} from '../../protocol/vocabulary';
+import { isAccepted, isInconclusive, isRejected, isSkipped } from '../../protocol/vocabulary';
 
 export interface PersistentFailure {
   id: string;
@@ -63,7 +57,11 @@ export interface RunReport {
   /** The test split's intervals and whether the selection gain shows on it. */
   test_check?: TestCheck;
   /** evaluation.no_skill_baseline: the target's hard score with no skill at all. */
-  no_skill?: { selection: number; test: number | null };
+  no_skill?: NoSkillScores;
+  /** The run scored its end without the target alone (evaluation.no_skill_baseline: false). */
+  no_skill_off?: true;
+  /** What the gate could tell from noise on the selection split (the power check). */
+  gate_power?: GatePower;
   /** evaluation.early_stop / speed.speculate, when on: calls they saved or added (this process). */
   speed?: SpeedFigures;
   skill_length: Array<{ step: number; chars: number; tokens: number }>;
@@ -158,7 +156,9 @@ export function buildReport(args: {
   humanDecisions: number;
   stoppedEarly?: string;
   testCheck?: TestCheck;
-  noSkill?: { selection: number; test?: number };
+  noSkill?: NoSkillScores;
+  noSkillOff?: boolean;
+  gatePower?: GatePower;
   activation?: ActivationSummary;
   speed?: SpeedFigures;
 }): RunReport {
@@ -218,9 +218,9 @@ export function buildReport(args: {
       })),
     ...(args.stoppedEarly ? { stopped_early: args.stoppedEarly } : {}),
     ...(args.testCheck ? { test_check: args.testCheck } : {}),
-    ...(args.noSkill
-      ? { no_skill: { selection: args.noSkill.selection, test: args.noSkill.test ?? null } }
-      : {}),
+    ...(args.noSkill ? { no_skill: args.noSkill } : {}),
+    ...(args.noSkillOff ? { no_skill_off: true as const } : {}),
+    ...(args.gatePower ? { gate_power: args.gatePower } : {}),
     ...(args.speed ? { speed: args.speed } : {}),
     skill_length: h.map((r) => ({
       step: r.step,
@@ -259,141 +259,4 @@ function reliability(outDir: string, history: readonly StepRecord[]): RunReport[
   }
   const fallbacks = history.reduce((n, r) => n + (r.fallbacks?.length ?? 0), 0);
   return { errored_items: errored, errored_by_kind: byKind, fallbacks };
-}
-
-const f = (n: number | null | undefined, digits = 4): string =>
-  n === null || n === undefined ? '–' : n.toFixed(digits);
-const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
-
-/** The paired gate's tests and the per-item rule, one row per step that ran them. */
-function gateTestLines(r: RunReport): string[] {
-  if (!r.gate_tests.length) return [];
-  return [
-    '## Gate tests',
-    '',
-    '| step | verdict | paired test | broken items |',
-    '|---|---|---|---|',
-    ...r.gate_tests.map(
-      (g) =>
-        `| ${g.step} | ${g.action} | ${g.test ? cell(describeGateTest(g.test)) : '–'} | ${g.item_regressions ? cell(describeItemRegressions(g.item_regressions)) : '–'} |`,
-    ),
-    '',
-  ];
-}
-
-export function renderReport(r: RunReport, outDir: string, simulated: boolean): string {
-  const lines: string[] = ['# SkillOpt run report', ''];
-  if (simulated)
-    lines.push(
-      '> **Simulated models.** This run used the offline `sim` backend; the numbers show the mechanics, not a real model.',
-      '',
-    );
-  lines.push(
-    `Run folder: \`${outDir}\``,
-    '',
-    '## Scores',
-    '',
-    '| skill | selection | test |',
-    '|---|---|---|',
-  );
-  if (r.no_skill)
-    lines.push(`| no skill (the target alone) | ${f(r.no_skill.selection)} | ${f(r.no_skill.test)} |`);
-  lines.push(`| initial | ${f(r.scores.selection.initial)} | ${f(r.scores.test.initial)} |`);
-  lines.push(`| best | ${f(r.scores.selection.best)} | ${f(r.scores.test.best)} |`);
-  lines.push(`| final | ${f(r.scores.selection.final)} | ${f(r.scores.test.final)} |`, '');
-  if (r.test_check) lines.push(...testCheckLines(r.test_check));
-  lines.push(...activationReportLines(r.activation));
-  const e = r.edits;
-  lines.push(
-    '## Edits',
-    '',
-    `Proposed by analysts ${e.proposed}, after merging ${e.merged}, applied to candidates ${e.applied}, kept by the gate ${e.kept} (acceptance ${e.acceptance_rate === null ? '–' : `${(e.acceptance_rate * 100).toFixed(0)}%`}).`,
-    `Steps: ${r.steps.total} (accepted ${r.steps.accepted}, rejected ${r.steps.rejected}, ${r.steps.inconclusive ? `inconclusive ${r.steps.inconclusive}, ` : ''}skipped ${r.steps.skipped}); human decisions ${r.steps.human_decisions}.`,
-    ...(r.stopped_early ? ['', `Stopped early: ${r.stopped_early}.`] : []),
-    ...(r.speed ? ['', speedLine(r.speed)] : []),
-    '',
-    ...gateTestLines(r),
-    '## Skill length and edit budget per step',
-    '',
-    '| step | characters | tokens (estimate: chars/4) | edit budget |',
-    '|---|---|---|---|',
-  );
-  r.skill_length.forEach((s, i) =>
-    lines.push(`| ${s.step} | ${s.chars} | ${s.tokens} | ${r.edit_budget[i]?.budget ?? '–'} |`),
-  );
-  lines.push('', '## Persistent failures', '');
-  if (!r.persistent_failures.length) lines.push('None: every task passed at least once.');
-  else {
-    lines.push(
-      'These failed under every skill version that was evaluated on them. The skill is unlikely to be the cause: check the expected answer, the task text and the scorer.',
-      '',
-      '| task | evaluations | last failure |',
-      '|---|---|---|',
-    );
-    for (const p of r.persistent_failures)
-      lines.push(
-        `| \`${cell(p.id)}\` ${cell(p.task.slice(0, 80))} | ${p.evaluations} | ${cell(p.last_reason.slice(0, 160))} |`,
-      );
-  }
-  const rel = r.reliability;
-  const kinds = Object.entries(rel.errored_by_kind)
-    .sort((a, b) => b[1] - a[1])
-    .map(([k, n]) => `${TARGET_ERROR_LABELS[k as TargetErrorKind] ?? k} ×${n}`)
-    .join(', ');
-  lines.push(
-    '',
-    '## Reliability',
-    '',
-    rel.errored_items
-      ? `The target could not answer ${rel.errored_items} evaluation(s) (${kinds}); they were kept out of every score, gate and reflection (\`outcome: errored\` in results.jsonl).`
-      : 'The target answered every evaluation.',
-    `Structured-reply fallbacks in steps: ${rel.fallbacks}.`,
-  );
-  lines.push(
-    '',
-    '## Spend by role',
-    '',
-    '| role | calls | prompt tokens | from prompt cache | completion tokens | cache hits | dollars |',
-    '|---|---|---|---|---|---|---|',
-  );
-  for (const [role, s] of Object.entries(r.spend_by_role)) {
-    lines.push(
-      `| ${role} | ${s.calls} | ${s.prompt_tokens} | ${s.cached_tokens ?? 0} | ${s.completion_tokens} | ${s.cache_hits} | ${s.dollars !== null ? `$${s.dollars.toFixed(4)}` : simulated ? 'none (simulated)' : 'unknown price'} |`,
-    );
-  }
-  // A simulated model has no provider cache: "0.0% read, saved $0.0000" would read as a finding.
-  if (simulated && !r.prompt_cache?.cache_share)
-    lines.push('', 'Prompt cache: none (simulated models have no price and no provider prompt cache).');
-  else if (r.prompt_cache) lines.push('', `Prompt cache: ${promptCacheText(r.prompt_cache)}.`);
-  lines.push('', '## Where the kept lines came from', '');
-  if (!r.kept_lines.length) lines.push('No line of the best skill was added by an accepted step.');
-  else {
-    lines.push(
-      '| line | text | step | source | support | score change | trajectories |',
-      '|---|---|---|---|---|---|---|',
-    );
-    for (const k of r.kept_lines) {
-      lines.push(
-        `| ${k.file ? `${k.file}:` : ''}${k.line} | ${cell(k.text.slice(0, 90))} | ${k.step} | ${k.source_type ?? '–'} | ${k.support_count ?? '–'} | ${k.score_delta >= 0 ? '+' : ''}${k.score_delta.toFixed(4)} | ${k.trajectories} |`,
-      );
-    }
-  }
-  lines.push(
-    '',
-    `Files: ${[RUN_FILE.history, RUN_FILE.summary, RUN_FILE.provenance, RUN_FILE.bestSkill].map((f) => `\`${f}\``).join(', ')} in ${relative(process.cwd(), outDir) || '.'}.`,
-    '',
-  );
-  return lines.join('\n');
-}
-
-/** What the speed options did: calls an early stop saved, speculative calls and how many were thrown away. */
-function speedLine(x: SpeedFigures): string {
-  const parts: string[] = [];
-  if (x.selection_calls_saved !== undefined)
-    parts.push(`early stop saved ${x.selection_calls_saved} selection call(s)`);
-  if (x.speculative_calls !== undefined)
-    parts.push(
-      `speculation made ${x.speculative_calls} rollout call(s) ahead, ${x.speculative_calls_discarded ?? 0} of them discarded (extra)`,
-    );
-  return `Speed: ${parts.join('; ')} (this process).`;
 }

@@ -129,7 +129,7 @@ export const defaultTrainSettings: TrainSettings = {
   selEnvNum: 0,
   testEnvNum: 0,
   evalTest: true,
-  noSkillBaseline: false,
+  noSkillBaseline: true,
   patience: 0,
   repeats: 1,
   earlyStop: false,

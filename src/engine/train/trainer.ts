@@ -6,7 +6,8 @@ import { injectEmptyAppendix } from '../skill/document';
 import { writeJsonAtomic } from '../store/atomic';
 import { RUN_DIR, RUN_FILE } from '../store/layout';
 import { runEpochEnd } from './epochStages';
-import { finalize } from './finalize';
+import { finalize, noSkillOff, noSkillRecord } from './finalize';
+import { gatePower } from './gateSettings';
 import { applyOverrules } from './humanReview';
 import { LoopContext, type TrainInput } from './loopContext';
 import { checkSameConfig } from './sameRun';
@@ -105,6 +106,7 @@ export class Trainer {
       target: `${ctx.target.backend}/${ctx.target.model}`,
       simulated: ctx.optimizer.backend === 'sim' || ctx.target.backend === 'sim',
       ...(resumed ? { resumedFromStep: state.lastCompletedStep + 1 } : {}),
+      gatePower: gatePower(s, input.splits.val.length),
     });
 
     try {
@@ -222,6 +224,7 @@ export class Trainer {
     const { state, layout } = loop;
     await dropSpeculation(loop);
     const tests = await finalize(loop, stoppedEarly);
+    const noSkill = noSkillRecord(tests);
     loop.ctx.emit({
       type: 'run/finished',
       outDir: loop.ctx.outDir,
@@ -241,6 +244,7 @@ export class Trainer {
           }
         : {}),
       ...(tests.check ? { testCheck: tests.check } : {}),
+      ...(noSkill ? { noSkill } : noSkillOff(loop.s) ? { noSkillOff: true as const } : {}),
     });
     return this.outcome('finished', stoppedEarly);
   }

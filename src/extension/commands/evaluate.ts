@@ -10,6 +10,7 @@ import { readJsonlTolerant } from '../../engine/store/jsonl';
 import { EVAL_FILE, RUN_FILE, RunLayout } from '../../engine/store/layout';
 import { conversationPaths } from '../../engine/store/predictionNames';
 import { EngineRequests, type EvalParams, type EvalResult } from '../../protocol/engine';
+import { aaSummary, aaText } from '../../protocol/gateText';
 import type { RolloutResult } from '../../protocol/records';
 import { configFileName } from '../constants';
 import type { Ctx } from '../ctx';
@@ -30,6 +31,10 @@ export interface EvaluateOptions {
   split?: EvalSplit;
   /** A vscode-lm selector for the target; absent = the config's target model. */
   lmModel?: string;
+  /** The A/A check: score the skill this many times (SkillOpt: Check Gate Noise). */
+  aa?: number;
+  /** Where the results go; absent = `.skillopt/evals/<skill>_<split>_<time>/` beside the config. */
+  outDir?: string;
 }
 
 const splits: ReadonlyArray<{ id: EvalSplit; detail: string }> = [
@@ -138,11 +143,14 @@ export async function evaluateSkill(ctx: Ctx, arg?: unknown): Promise<EvalResult
     split: choice.split,
     overrides,
     keys: await collectKeys(ctx),
-    outDir: join(
-      dirname(configPath),
-      EVALS_DIR,
-      `${basename(skillPath, '.md')}_${choice.split}_${timestamp()}`,
-    ),
+    outDir:
+      opts.outDir ??
+      join(
+        dirname(configPath),
+        EVALS_DIR,
+        `${basename(skillPath, '.md')}_${choice.split}${opts.aa ? `_aa${opts.aa}` : ''}_${timestamp()}`,
+      ),
+    ...(opts.aa ? { aa: opts.aa } : {}),
   };
   try {
     if (choice.lmModel) {
@@ -154,7 +162,9 @@ export async function evaluateSkill(ctx: Ctx, arg?: unknown): Promise<EvalResult
     }
     const engine = await ctx.engine();
     const result = await withProgress(
-      `SkillOpt: evaluating ${basename(skillPath)} on ${choice.split}…`,
+      opts.aa
+        ? `SkillOpt: scoring ${basename(skillPath)} ${opts.aa} times on ${choice.split} (A/A check)…`
+        : `SkillOpt: evaluating ${basename(skillPath)} on ${choice.split}…`,
       (token) => engine.request(EngineRequests.evaluate, params, { token, timeoutMs: 0 }),
     );
     ctx.log.info(
@@ -182,6 +192,17 @@ export function evalReport(result: EvalResult, skillPath: string): string {
       : []),
     `- Files: ${result.out_dir}`,
     '',
+    ...(result.aa
+      ? [
+          '## A/A check',
+          '',
+          'The same skill was scored several times and each run compared with every other as if it were a candidate: nothing differs but noise, so every accept below is a false accept.',
+          '',
+          // Our own words, not model text: nothing to escape.
+          ...aaText(result.aa).map((l) => `- ${l.trim()}`),
+          '',
+        ]
+      : []),
     '| task type | tasks | hard | soft |',
     '| --- | ---: | ---: | ---: |',
     ...Object.entries(result.by_type)
@@ -239,6 +260,7 @@ export async function openEvaluation(dir: unknown): Promise<void> {
     completion_tokens: s.completion_tokens ?? 0,
     dollars: s.dollars ?? null,
     ...(s.simulated ? { simulated: true as const } : {}),
+    ...(s.aa ? { aa: s.aa } : {}),
   };
   await showReport(result, s.skill ?? e.dir);
 }
@@ -256,7 +278,9 @@ async function showEvalResult(result: EvalResult, skillPath: string): Promise<vo
   const failing = result.failing.length;
   const buttons = ['Show Report', ...(failing ? [`Failing Tasks (${failing})`] : [])];
   const choice = await vscode.window.showInformationMessage(
-    `SkillOpt: ${basename(skillPath)} scores ${formatScore(result.hard)} on ${result.split} (${result.n_items} tasks, soft ${formatScore(result.soft)}).`,
+    result.aa
+      ? `SkillOpt: ${basename(skillPath)} on ${result.split}: ${aaSummary(result.aa)}.${result.aa.strict_accepts ? ' Every strict accept is noise: see the report.' : ''}`
+      : `SkillOpt: ${basename(skillPath)} scores ${formatScore(result.hard)} on ${result.split} (${result.n_items} tasks, soft ${formatScore(result.soft)}).`,
     ...buttons,
   );
   if (choice === 'Show Report') {

@@ -12,6 +12,7 @@ import { applyBestSkill } from './applyBest';
 import { openArtifact, openStepDiff } from './artifacts';
 import { selectCopilotModel } from './copilot';
 import { evaluateSkill, openEvaluation } from './evaluate';
+import { checkGateNoise } from './gateNoise';
 import { setApiKey } from './keys';
 import { openRunFolder, optimizeSkill, resumeRun, stopRun } from './runCommands';
 import { runIdOf } from './shared';
@@ -39,6 +40,7 @@ export function registerCommands(ctx: Ctx, deps: CommandDeps): void {
       if (result) deps.tree.addEvaluation(result.out_dir);
       return result;
     },
+    [Commands.checkGateNoise]: (arg) => checkGateNoise(ctx, arg, (dir) => deps.tree.addEvaluation(dir)),
     [Commands.stopRun]: (arg) => stopRun(ctx, arg),
     [Commands.resumeRun]: (arg) => resumeRun(ctx, arg),
     [Commands.openRunFolder]: (arg) => openRunFolder(ctx, arg),

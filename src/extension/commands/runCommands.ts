@@ -13,6 +13,7 @@ import {
   type StartResult,
   type ValidateResult,
 } from '../../protocol/engine';
+import { describeGatePower, NO_SKILL_OFF } from '../../protocol/gateText';
 import { reviewModeOverride } from '../config';
 import { Commands, configFileName } from '../constants';
 import type { RunOrigin } from '../runs/runsModel';
@@ -67,6 +68,12 @@ function confirmText(v: ValidateResult): { message: string; detail: string } {
       `Optimizer: ${v.optimizer}`,
       v.estimatedCost,
       `${v.totalSteps} steps on ${v.splits.train} training tasks; gate on ${v.splits.val} selection tasks; ${v.splits.test} held out for the final test.`,
+      ...(v.gatePower ? [`Gate: ${describeGatePower(v.gatePower)}.`] : []),
+      ...(v.noSkillCalls !== undefined
+        ? [`The target alone (no skill) is scored at the end: ${v.noSkillCalls} of those calls.`]
+        : v.noSkillOff
+          ? [NO_SKILL_OFF]
+          : []),
       ...v.warnings.map((w) => `Warning: ${w}`),
     ].join('\n'),
   };

@@ -5,58 +5,16 @@
  */
 import * as vscode from 'vscode';
 import type { EngineEvent } from '../../protocol/events';
-import { isCandidateOrigin } from '../../protocol/webview';
-import { isReviewMode } from '../../protocol/vocabulary';
-import { actionLabel } from '../../protocol/words';
 import { Commands, ReviewCommands } from '../constants';
 import type { Ctx } from '../ctx';
-import { openCandidateDiff, parseCandidateUri } from './candidateContent';
+import { openCandidateDiff, openCandidateDiffs, parseCandidateUri } from './candidateContent';
 import { refuseStaleDiff } from './diffTabs';
 import type { ReviewController, TrackedSession } from './controller';
-import type { RunHints } from './reviewContext';
+import { membersOf } from './registry';
 import { runIdOf } from '../commands/shared';
-import { listCandidates, type Origin } from './runFiles';
-import type { EditArgs, ReviewView } from './view';
+import type { ReviewView } from './view';
 import { endedMessage, whyNoEffect, type ReviewAction } from './outcomes';
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function editArgs(v: unknown): EditArgs | undefined {
-  if (!isObject(v) || typeof v.uri !== 'string' || typeof v.key !== 'string') return undefined;
-  return {
-    uri: v.uri,
-    key: v.key,
-    ...(typeof v.editId === 'string' ? { editId: v.editId } : {}),
-    ...(typeof v.reason === 'string' ? { reason: v.reason } : {}),
-  };
-}
-
-/** Optional run hints carried by internal calls. */
-function hintsOf(v: Record<string, unknown>): RunHints {
-  return {
-    ...(typeof v.runDir === 'string' ? { runDir: v.runDir } : {}),
-    ...(isReviewMode(v.mode) ? { mode: v.mode } : {}),
-    ...(typeof v.live === 'boolean' ? { live: v.live } : {}),
-    ...(typeof v.skillPath === 'string' ? { skillPath: v.skillPath } : {}),
-  };
-}
-
-function originOf(v: unknown): Origin {
-  return isCandidateOrigin(v) ? v : 'step';
-}
-
-/** Asks why; undefined means the person cancelled the rejection, '' means no reason. */
-async function askReason(title: string, given?: string): Promise<string | undefined> {
-  if (given !== undefined) return given.trim();
-  const reason = await vscode.window.showInputBox({
-    title,
-    prompt: 'Why? Optional: the optimizer reads it with the rejected edits. Press Escape to keep the edit.',
-    placeHolder: 'e.g. makes every answer longer',
-  });
-  return reason === undefined ? undefined : reason.trim();
-}
+import { isObject, editArgs, hintsOf, originOf, askReason, pickRun, pickStep } from './reviewPrompts';
 
 export function registerReviewCommands(ctx: Ctx, controller: ReviewController, view: ReviewView): void {
   /** The run of this review ended before it was decided: say so, offer Resume. */
@@ -158,8 +116,13 @@ export function registerReviewCommands(ctx: Ctx, controller: ReviewController, v
         fromDiff.origin,
       );
     }
+    // A skill folder's candidate: the whole-candidate action is answered by a file still under review.
+    if (t?.session.phase === 'done') t = membersOf(t).find((m) => m.session.phase !== 'done') ?? t;
     return { t, fromDiff, stale: false };
   };
+
+  const unplacedOf = (t: TrackedSession): number =>
+    membersOf(t).reduce((n, m) => n + m.session.withFate('conflict').length, 0);
 
   /** Accept All / Accept Candidate / Accept Anyway: the whole candidate, whatever the phase. */
   const acceptWhole = async (arg: unknown): Promise<string | undefined> => {
@@ -169,14 +132,18 @@ export function registerReviewCommands(ctx: Ctx, controller: ReviewController, v
       return undefined;
     }
     if (refused(t, { kind: 'whole', accept: true, fromDiff: fromDiff !== undefined })) return t.session.phase;
-    const unplaced = t.session.withFate('conflict').length;
-    await controller.transition(t, (s) => s.acceptCandidate(fromDiff !== undefined));
+    const unplaced = unplacedOf(t);
+    await controller.transitionAll(t, (s) => s.acceptCandidate(fromDiff !== undefined));
     if (fromDiff) {
       await vscode.window.showTextDocument(t.uri, { preview: false });
       // The person accepted the whole candidate they saw; lines the editor could not place go in too.
       if (unplaced > 0 && (await controller.writeCandidate(t))) {
         void vscode.window.showInformationMessage(
-          `SkillOpt: ${t.fileName} now holds the whole candidate, including ${unplaced} change${unplaced === 1 ? '' : 's'} your edits had moved; Undo brings your version back.`,
+          `SkillOpt: ${membersOf(t)
+            .map((m) => m.fileName)
+            .join(
+              ', ',
+            )} now hold${membersOf(t).length === 1 ? 's' : ''} the whole candidate, including ${unplaced} change${unplaced === 1 ? '' : 's'} your edits had moved; Undo brings your version back.`,
         );
       }
     }
@@ -194,7 +161,7 @@ export function registerReviewCommands(ctx: Ctx, controller: ReviewController, v
     const title = t.session.phase === 'verdict' ? 'Revert this candidate' : 'Reject this candidate';
     const reason = await askReason(title, editArgs(arg)?.reason);
     if (reason === undefined) return undefined;
-    await controller.transition(t, (s) => s.rejectCandidate(reason || undefined, fromDiff !== undefined));
+    await controller.transitionAll(t, (s) => s.rejectCandidate(reason || undefined, fromDiff !== undefined));
     return t.session.phase;
   };
 
@@ -222,7 +189,7 @@ export function registerReviewCommands(ctx: Ctx, controller: ReviewController, v
             ? (ctx.runs.get(runId)?.dir ?? runId)
             : undefined;
       if (!runDir) return;
-      await openCandidateDiff({
+      await openCandidateDiffs({
         runDir,
         step: direct.step as number,
         origin: originOf(direct.origin),
@@ -233,10 +200,16 @@ export function registerReviewCommands(ctx: Ctx, controller: ReviewController, v
     const t = sessionOf(arg);
     if (!t?.session.init.runDir) return noReview();
     const { init } = t.session;
-    await openCandidateDiff(
-      { runDir: init.runDir ?? init.runId, step: init.step, origin: init.origin, runId: init.runId },
-      t.fileName,
-    );
+    const target = {
+      runDir: init.runDir ?? init.runId,
+      step: init.step,
+      origin: init.origin,
+      runId: init.runId,
+    };
+    // One diff per file of a skill folder's candidate, SKILL.md's first.
+    const members = membersOf(t);
+    for (const m of members)
+      await openCandidateDiff(target, m.fileName, m.session.init.file, members.length === 1);
   });
 
   register('skillopt.review.openCandidate', async (arg: unknown) => {
@@ -322,6 +295,8 @@ export function registerReviewCommands(ctx: Ctx, controller: ReviewController, v
         return {
           uri: t.uri.toString(),
           key: s.key,
+          ...(s.init.file ? { file: s.init.file } : {}),
+          ...(t.group ? { files: t.group.members.map((m) => m.fileName) } : {}),
           runId: s.init.runId,
           step: s.init.step,
           origin: s.init.origin,
@@ -350,50 +325,4 @@ export function registerReviewCommands(ctx: Ctx, controller: ReviewController, v
         };
       });
   });
-}
-
-async function pickRun(ctx: Ctx): Promise<string | undefined> {
-  const runs = ctx.runs.list();
-  if (runs.length === 0) {
-    void vscode.window.showInformationMessage('SkillOpt: no runs in this workspace yet.');
-    return undefined;
-  }
-  const pick = await vscode.window.showQuickPick(
-    runs.map((r) => ({ label: r.name, description: r.status, detail: r.dir, runId: runIdOf(r) ?? r.dir })),
-    { title: 'Review a step candidate', placeHolder: 'Pick a run' },
-  );
-  return pick?.runId;
-}
-
-async function pickStep(
-  runDir: string,
-  waitingStep?: number,
-): Promise<{ step: number; origin: Origin } | undefined> {
-  const list = listCandidates(runDir);
-  const items = list.map((c) => ({
-    label:
-      c.origin === 'step'
-        ? `Step ${c.step}`
-        : `Epoch ${c.epoch} ${c.origin === 'slow_update' ? 'slow update' : 'meta reflection'}`,
-    description: actionLabel(c.action),
-    step: c.step,
-    origin: c.origin,
-  }));
-  // Not in history.json yet: the engine is paused on it.
-  if (waitingStep !== undefined)
-    items.unshift({
-      label: `$(bell) Step ${waitingStep}`,
-      description: 'waiting for your review',
-      step: waitingStep,
-      origin: 'step',
-    });
-  if (items.length === 0) {
-    void vscode.window.showInformationMessage('SkillOpt: this run has no candidates yet.');
-    return undefined;
-  }
-  const pick = await vscode.window.showQuickPick(items, {
-    title: 'Review a step candidate',
-    placeHolder: 'Pick a step',
-  });
-  return pick ? { step: pick.step, origin: pick.origin } : undefined;
 }

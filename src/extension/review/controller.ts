@@ -9,11 +9,19 @@ import type { EngineEvent } from '../../protocol/events';
 import type { Ctx } from '../ctx';
 import type { CandidateContentProvider } from './candidateContent';
 import type { DecisionStore } from './decisionStore';
-import { openSkillDocument, pendingInsertions } from './documentEdits';
+import { openSkillDocument } from './documentEdits';
 import { closeSessionDiffs } from './diffTabs';
 import { DocumentSync } from './documentSync';
-import { saveFollowed, savesAsItFollows, staysInRunFolder } from './followRun';
-import { ReviewRegistry, type TrackedSession } from './registry';
+import { saveFollowed, staysInRunFolder } from './followRun';
+import { membersOf, ReviewRegistry, type TrackedSession } from './registry';
+import {
+  beginReview,
+  retireReviews,
+  setAsideGroup,
+  transitionReviews,
+  wholeCandidateReviews,
+  type FolderReviewHost,
+} from './folderReview';
 import { EndedReviews, type RunEnd } from './outcomes';
 import { endRun, replaceOtherRuns, writeCandidate, type RunEndHost } from './runEnds';
 import {
@@ -32,7 +40,7 @@ import {
   type Origin,
 } from './runFiles';
 import { Redraws } from './redraws';
-import { ReviewSession, type Transition } from './session';
+import type { ReviewSession, Transition } from './session';
 
 type ReviewRequested = Extract<EngineEvent, { type: 'review/requested' }>;
 
@@ -64,6 +72,8 @@ export class ReviewController implements vscode.Disposable {
     },
     schedule: (uri) => this.schedule(uri),
   };
+  /** What a skill folder's reviews of several files act through (folderReview.ts). */
+  private readonly folder: FolderReviewHost;
 
   constructor(
     private readonly ctx: Ctx,
@@ -71,6 +81,19 @@ export class ReviewController implements vscode.Disposable {
     decisions: DecisionStore,
   ) {
     this.docs = new DocumentSync(ctx, decisions, this.registry, (uri) => this.schedule(uri));
+    this.folder = {
+      registry: this.registry,
+      docs: this.docs,
+      content,
+      retire: (t) => this.retire(t),
+      schedule: (uri) => this.schedule(uri),
+      fail: (what, err) => this.fail(what, err),
+    };
+    this.registry.onGroupPark = (t, open) => {
+      this.serial(() => setAsideGroup(this.folder, t, open)).catch((err: unknown) =>
+        this.fail('setting a skill folder review aside', err),
+      );
+    };
     this.disposables.push(
       this.redraws,
       ctx.runEvents((e) => {
@@ -228,43 +251,21 @@ export class ReviewController implements vscode.Disposable {
     if (existing && existing.session.key === key && existing.session.phase !== 'done') return existing;
     if (existing) await this.retire(existing);
     this.ended.clear(doc.uri.toString());
-    const session = ReviewSession.create({
+    return beginReview(this.folder, {
       runId,
+      event,
+      run,
+      doc,
       runDir,
-      step: event.step,
-      epoch: event.epoch,
-      origin: event.origin,
-      mode: run.mode,
-      live: run.live,
-      edits: event.edits,
-      hunks: event.hunks,
-      previousText: previous,
-      candidateText: candidate,
-      docText: doc.getText(),
-      candidatePath: event.candidatePath,
-      ...(history?.reviewNow ? { reviewNow: true } : {}),
+      previous,
+      candidate,
+      ...(history ? { history } : {}),
     });
-    if (history?.verdict) session.verdict = verdictOf(history.verdict);
-    const tracked: TrackedSession = {
-      session,
-      uri: doc.uri,
-      sent: [],
-      fileName: doc.uri.path.split('/').pop() ?? 'SKILL.md',
-      ...(savesAsItFollows(run, doc, history?.reviewNow === true) ? { savesAsItFollows: true } : {}),
-    };
-    this.registry.set(tracked);
-    await this.docs.run(tracked, session.begin());
-    return tracked;
   }
 
-  /** A newer candidate replaces an older review: lines only the review put in the document go. */
+  /** A newer candidate replaces an older review (every file's): lines only the review put in go. */
   private async retire(t: TrackedSession): Promise<void> {
-    this.registry.delete(t.uri);
-    const s = t.session;
-    const ops = s.phase === 'review' ? pendingInsertions(s) : [];
-    s.dismiss();
-    await this.docs.applyOps(t, ops);
-    this.schedule(t.uri);
+    await retireReviews(this.folder, membersOf(t));
     await this.closeDiffs(t);
   }
 
@@ -291,15 +292,16 @@ export class ReviewController implements vscode.Disposable {
       if (!t) return;
     }
     t.request = event;
-    await this.docs.run(
-      t,
-      t.session.onReviewRequested(event.phase, {
-        ...(event.candidateScore !== undefined ? { candidateScore: event.candidateScore } : {}),
-        ...(event.currentScore !== undefined ? { currentScore: event.currentScore } : {}),
-        ...(event.gateTest ? { gateTest: event.gateTest } : {}),
-        ...(event.itemRegressions ? { itemRegressions: event.itemRegressions } : {}),
-      }),
-    );
+    for (const m of membersOf(t))
+      await this.docs.run(
+        m,
+        m.session.onReviewRequested(event.phase, {
+          ...(event.candidateScore !== undefined ? { candidateScore: event.candidateScore } : {}),
+          ...(event.currentScore !== undefined ? { currentScore: event.currentScore } : {}),
+          ...(event.gateTest ? { gateTest: event.gateTest } : {}),
+          ...(event.itemRegressions ? { itemRegressions: event.itemRegressions } : {}),
+        }),
+      );
   }
 
   private async onVerdict(runId: string, event: GateVerdictEvent, origin: Origin): Promise<void> {
@@ -308,8 +310,10 @@ export class ReviewController implements vscode.Disposable {
       this.registry.parked.followUp(runId, event.step, event);
       return;
     }
-    await this.docs.run(t, t.session.onVerdict(verdictOf(event)));
-    await saveFollowed(t);
+    for (const m of membersOf(t)) {
+      await this.docs.run(m, m.session.onVerdict(verdictOf(event)));
+      await saveFollowed(m);
+    }
   }
 
   // ── the person's actions ──────────────────────────────────────────────────────────────────
@@ -359,6 +363,11 @@ export class ReviewController implements vscode.Disposable {
         return t;
       }
       if (t) {
+        // The other files' undecided lines go; SKILL.md lost its own (that is why it is rebuilt).
+        await retireReviews(
+          this.folder,
+          membersOf(t).filter((m) => m !== t),
+        );
         t.session.dismiss();
         this.registry.delete(t.uri);
         this.schedule(t.uri);
@@ -370,12 +379,14 @@ export class ReviewController implements vscode.Disposable {
     });
   }
 
+  /** One review's action (an edit's Accept or Reject). */
   transition(t: TrackedSession, make: (s: ReviewSession) => Transition): Promise<void> {
-    return this.serial(async () => {
-      await this.docs.run(t, make(t.session));
-      await saveFollowed(t);
-      if (t.session.phase === 'done') await this.closeDiffs(t);
-    });
+    return this.serial(() => transitionReviews(this.folder, [t], make));
+  }
+
+  /** A whole-candidate action: on every file of a skill folder's candidate (wholeCandidateReviews). */
+  transitionAll(t: TrackedSession, make: (s: ReviewSession) => Transition): Promise<void> {
+    return this.serial(() => transitionReviews(this.folder, wholeCandidateReviews(t), make));
   }
 
   /** A decided or replaced step's diff tabs go: none of them may act on the skill any more. */
@@ -383,9 +394,12 @@ export class ReviewController implements vscode.Disposable {
     return closeSessionDiffs(t.session.init);
   }
 
+  /** Stops showing a candidate (in every file of a skill folder's candidate). */
   dismiss(t: TrackedSession): void {
-    t.session.dismiss();
-    this.schedule(t.uri);
+    for (const m of membersOf(t)) {
+      m.session.dismiss();
+      this.schedule(m.uri);
+    }
   }
 
   /** The diff's Accept of a candidate the editor could not show all of: the document becomes it. */

@@ -9,6 +9,7 @@
 import type { CandidateEdit, CandidateHunk } from '../../protocol/events';
 import { applyEdits } from '../../engine/skill/applyEdits';
 import { lineHunks } from '../../engine/skill/hunks';
+import { SKILL_FILE } from '../../engine/skill/package/text';
 
 /** Owner id of lines no edit explains (slow-update rewrites have no edits at all). */
 export const hunkOwnerPrefix = 'hunk:';
@@ -55,6 +56,11 @@ function nonEmptyLines(text: string | undefined): string[] {
     .split(/\r?\n/)
     .map(norm)
     .filter((l) => l.length > 0);
+}
+
+/** The edits of a skill folder's candidate that change `file` (an edit without a file changes SKILL.md). */
+export function editsOfFile(edits: readonly CandidateEdit[], file = SKILL_FILE): CandidateEdit[] {
+  return edits.filter((e) => (e.file ?? SKILL_FILE) === file);
 }
 
 /** Edits that changed the text: statuses from the apply report, or no status at all (older runs). */
@@ -211,9 +217,10 @@ export function traceChanges(
   previous: string,
   candidate: string,
   edits: readonly CandidateEdit[],
+  file = SKILL_FILE,
 ): Change[] | undefined {
-  // A skill folder's edits of other files change nothing in SKILL.md, the text traced here.
-  const applied = appliedEdits(edits).filter((e) => e.file === undefined);
+  // A skill folder's edits of other files change nothing in this file, the text traced here.
+  const applied = editsOfFile(appliedEdits(edits), file);
   if (applied.length === 0) return undefined;
   const prev = previous.replace(/\r\n/g, '\n');
   const cand = candidate.replace(/\r\n/g, '\n');
@@ -286,18 +293,20 @@ function changesFromItems(items: readonly Item[]): Change[] {
 }
 
 /**
- * Every change of a candidate, in document order: traced edit by edit when the edits reproduce the
- * candidate, otherwise split from the whole diff's hunks.
+ * Every change of a candidate to one file (SKILL.md unless named), in document order: traced edit
+ * by edit when the edits reproduce the candidate, otherwise split from the whole diff's hunks.
  */
 export function candidateChanges(
   previous: string,
   candidate: string,
   hunks: readonly CandidateHunk[],
   edits: readonly CandidateEdit[],
+  file = SKILL_FILE,
 ): Change[] {
+  const own = editsOfFile(edits, file);
   return (
-    traceChanges(previous, candidate, edits) ??
-    [...hunks].sort((x, y) => x.oldStart - y.oldStart).flatMap((h) => splitHunk(h, edits))
+    traceChanges(previous, candidate, own, file) ??
+    [...hunks].sort((x, y) => x.oldStart - y.oldStart).flatMap((h) => splitHunk(h, own))
   );
 }
 

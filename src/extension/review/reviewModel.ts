@@ -68,6 +68,11 @@ export interface SessionInit {
   docText: string;
   candidatePath?: string;
   /**
+   * A skill folder's file other than SKILL.md that this review shows (relative, `/`-separated);
+   * its texts and edits are that file's alone.
+   */
+  file?: string;
+  /**
    * The person opened a finished step to review it: decide now, whatever the mode (the gate's
    * verdict is history; a live run hears the outcome as an overrule).
    */

@@ -6,6 +6,7 @@
  */
 import * as vscode from 'vscode';
 import type { TrackedSession } from './controller';
+import { membersOf } from './registry';
 import { endedReviewOf, waitsOnRun, type EndedReviews, type RunEnd } from './outcomes';
 import { runWithoutProtectedWarning } from './selfEdits';
 
@@ -27,7 +28,9 @@ export async function endRun(host: RunEndHost, runId: string, how: RunEnd): Prom
   for (const t of host.all()) {
     const { init } = t.session;
     if ((init.runId !== runId && init.runDir !== runId) || !waitsOnRun(t.session)) continue;
-    host.ended.set(t.uri.toString(), endedReviewOf(t.session, how));
+    // Every file of a skill folder's candidate still waiting says so; retire takes them all.
+    for (const m of membersOf(t))
+      if (waitsOnRun(m.session)) host.ended.set(m.uri.toString(), endedReviewOf(m.session, how));
     await host.retire(t);
   }
 }
@@ -42,8 +45,18 @@ export async function replaceOtherRuns(host: RunEndHost, runId: string, outDir: 
   if (t && t.session.init.runId !== runId && t.session.init.runDir !== outDir) await host.retire(t);
 }
 
-/** The person accepted, in the diff view, a whole candidate the editor could not place: write it. */
+/**
+ * The person accepted, in the diff view, a whole candidate the editor could not place: write it
+ * (into each file of a skill folder's candidate whose review could not place every change).
+ */
 export async function writeCandidate(host: RunEndHost, t: TrackedSession): Promise<boolean> {
+  const unplaced = membersOf(t).filter((m) => m.session.withFate('conflict').length > 0);
+  let ok = true;
+  for (const m of unplaced) ok = (await writeOneCandidate(host, m)) && ok;
+  return ok;
+}
+
+async function writeOneCandidate(host: RunEndHost, t: TrackedSession): Promise<boolean> {
   const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === t.uri.toString());
   if (!doc || t.session.phase !== 'done') return false;
   // The review is over; the whole-text edit must not read as the person typing over it.

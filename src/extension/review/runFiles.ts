@@ -8,6 +8,8 @@ import type { CandidateEdit, EngineEvent } from '../../protocol/events';
 import { assignEditIds, type Edit } from '../../engine/skill/applyEdits';
 import { skillHash } from '../../engine/skill/document';
 import { lineHunks } from '../../engine/skill/hunks';
+import { readCandidateFiles, type PackageChange } from '../../engine/skill/package/changes';
+import { SKILL_FILE } from '../../engine/skill/package/text';
 import type { StepRecord } from '../../protocol/records';
 import { verdictFromRecord } from '../../engine/store/runReader';
 import { RUN_FILE, RunLayout, STEP_FILE, runDirOfStageFile } from '../../engine/store/layout';
@@ -64,6 +66,31 @@ export function candidatePathOf(runDir: string, step: number, origin: Origin, ep
   return origin === 'step'
     ? run.stepFile(step, STEP_FILE.candidate)
     : run.epochFile(origin, epoch ?? 0, STEP_FILE.candidate);
+}
+
+/**
+ * The files other than SKILL.md that a skill folder's candidate changes or adds, as the engine
+ * recorded them beside the candidate (`candidate_files.json`); none for a single-file skill.
+ */
+export function otherFilesOfCandidate(candidatePath: string): PackageChange[] {
+  return (readCandidateFiles(candidatePath) ?? []).filter((f) => f.path !== SKILL_FILE);
+}
+
+/** otherFilesOfCandidate for a step (or an epoch-end stage) of a run folder. */
+export function otherCandidateFiles(runDir: string, step: number, origin: Origin): PackageChange[] {
+  const epoch = history(runDir).find((r) => r.step === step)?.epoch ?? 0;
+  return otherFilesOfCandidate(candidatePathOf(runDir, step, origin, epoch));
+}
+
+/** One changed file's texts before and after a candidate (empty before when the candidate adds it). */
+export function candidateFileTexts(
+  runDir: string,
+  step: number,
+  origin: Origin,
+  file: string,
+): { previous: string; candidate: string } | undefined {
+  const f = otherCandidateFiles(runDir, step, origin).find((x) => x.path === file);
+  return f ? { previous: f.before, candidate: f.after } : undefined;
 }
 
 /** Last step of an epoch: the step number the engine gives that epoch's end-of-epoch stages. */

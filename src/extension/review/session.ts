@@ -103,7 +103,7 @@ export class ReviewSession {
     const previous = previousForDocument(init.previousText, doc);
     // The engine's hunks are against its own previous text; without its empty blocks they are redrawn.
     const hunks = previous === init.previousText ? init.hunks : lineHunks(previous, init.candidateText);
-    const changes = candidateChanges(previous, init.candidateText, hunks, init.edits);
+    const changes = candidateChanges(previous, init.candidateText, hunks, init.edits, init.file);
     const onCandidate =
       changes.length > 0 && skillHash(doc) === skillHash(init.candidateText.replace(/\r\n/g, '\n'));
     if (onCandidate) {

@@ -7,7 +7,8 @@ import { describeGateTest, describeItemRegressions } from '../../protocol/gateTe
 import * as vscode from 'vscode';
 import { candidateName } from '../../protocol/webview';
 import { editTitle } from '../../protocol/words';
-import type { ReviewController } from './controller';
+import type { ReviewController, TrackedSession } from './controller';
+import { membersOf } from './registry';
 import { isHunkOwner } from './layout';
 import { endedTitle } from './outcomes';
 import { firstLine, hoverText } from './reviewHover';
@@ -292,6 +293,8 @@ export class ReviewView implements vscode.Disposable, vscode.CodeLensProvider, v
       args(),
       'Previous skill against the candidate',
     );
+    // Right after the review's title, where the line of lenses is never cut off.
+    lenses.splice(1, 0, ...otherFileLenses(t, top));
 
     for (const id of placed) {
       const o = s.owners.get(id);
@@ -355,6 +358,26 @@ export class ReviewView implements vscode.Disposable, vscode.CodeLensProvider, v
   dispose(): void {
     for (const d of this.disposables.splice(0)) d.dispose();
   }
+}
+
+/** A skill folder's candidate: one lens per other file it changes, opening that file's review. */
+function otherFileLenses(t: TrackedSession, top: vscode.Range): vscode.CodeLens[] {
+  return membersOf(t)
+    .filter((m) => m !== t)
+    .map((m) => {
+      const s = m.session;
+      const open = s.placedOwners().filter((id) => s.owners.get(id)?.fate === 'pending').length;
+      const state =
+        s.phase === 'review' && open ? `${open} to review` : s.phase === 'done' ? 'decided' : 'shown';
+      const isNew = m.uri.scheme === 'untitled' ? ' (new file)' : '';
+      return new vscode.CodeLens(top, {
+        title: `$(file) ${m.fileName}${isNew}: ${state}`,
+        command: 'vscode.open',
+        // Beside the file the lens is on, so both files of the candidate show at once.
+        arguments: [m.uri, { viewColumn: vscode.ViewColumn.Beside, preview: false }],
+        tooltip: `This candidate also changes ${m.fileName}; open its review`,
+      });
+    });
 }
 
 /** An ended run's review: one line saying so, Resume, Dismiss; nothing that could decide. */

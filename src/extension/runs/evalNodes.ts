@@ -10,6 +10,7 @@ import { readJsonlTolerant } from '../../engine/store/jsonl';
 import { EVAL_FILE, RUN_DIR, RunLayout, evalPaths } from '../../engine/store/layout';
 import { conversationPaths } from '../../engine/store/predictionNames';
 import { artifactSchemas, readArtifact } from '../../engine/store/runSchemas';
+import { aaSummary, aaText } from '../../protocol/gateText';
 import type { RolloutResult } from '../../protocol/records';
 import { Commands, TreeItemContext } from '../constants';
 import { failingTaskItem } from './conversationText';
@@ -86,6 +87,7 @@ export function evaluationNode(e: EvaluationView, runId: string): NodeSpec {
   const s = e.summary;
   const answered = s.n_items - (s.errored?.length ?? 0);
   const parts = [
+    ...(s.aa ? [aaSummary(s.aa)] : []),
     `hard ${formatScore(s.hard)}`,
     `${answered} of ${s.n_items} answered`,
     `${s.failing.length} failing`,
@@ -107,6 +109,7 @@ export function evaluationNode(e: EvaluationView, runId: string): NodeSpec {
       `Split: ${s.split} (${s.n_items} tasks)`,
       `Hard ${formatScore(s.hard)} · soft ${formatScore(s.soft)}`,
       ...(s.errored?.length ? [`Not answered by the target (not scored): ${s.errored.length}`] : []),
+      ...(s.aa ? aaText(s.aa) : []),
       `Spend: ${s.model_calls ?? 0} target calls, ${spend}`,
       `Folder: ${e.dir}`,
     ].join('\n'),
@@ -138,6 +141,24 @@ export function evaluationChildren(e: EvaluationView, runId: string): NodeSpec[]
     path: e.dir,
     command: { command: Commands.openEvaluation, title: 'Open Evaluation Report', arguments: [e.dir] },
   };
+  const aa: NodeSpec[] = e.summary.aa
+    ? [
+        {
+          id: `eval:${e.dir}:aa`,
+          kind: 'artifact',
+          runId,
+          label: 'A/A check',
+          description: aaSummary(e.summary.aa),
+          tooltip: aaText(e.summary.aa).join('\n'),
+          icon: e.summary.aa.strict_accepts
+            ? { id: 'warning', color: 'list.warningForeground' }
+            : { id: 'pass', color: 'testing.iconPassed' },
+          contextValue: TreeItemContext.message,
+          collapsible: 'none',
+          command: { command: Commands.openEvaluation, title: 'Open Evaluation Report', arguments: [e.dir] },
+        },
+      ]
+    : [];
   const conversationOf = conversationPaths(dir);
   const tasks = sorted.slice(0, MAX_TASK_ROWS).map((r): NodeSpec => {
     const item = failingTaskItem(r.id, r);
@@ -175,5 +196,5 @@ export function evaluationChildren(e: EvaluationView, runId: string): NodeSpec[]
           },
         ]
       : [];
-  return [report, ...tasks, ...more];
+  return [report, ...aa, ...tasks, ...more];
 }

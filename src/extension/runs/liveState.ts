@@ -6,7 +6,7 @@
 import type { EngineEvent } from '../../protocol/events';
 import type { StageName } from '../../protocol/vocabulary';
 import type { RunFolder } from '../../engine/store/runReader';
-import type { StepRecord } from '../../protocol/records';
+import type { GatePower, StepRecord } from '../../protocol/records';
 
 export type CandidateReadyEvent = Extract<EngineEvent, { type: 'candidate/ready' }>;
 export type ReviewRequestedEvent = Extract<EngineEvent, { type: 'review/requested' }>;
@@ -53,6 +53,8 @@ export interface LiveState {
   records: StepRecord[];
   /** An evaluation waiting on a provider batch (evaluation.batch_api); absent when none is out. */
   batch?: WaitingBatch;
+  /** What the gate can tell from noise (run/started), before summary.json says it. */
+  gatePower?: GatePower;
 }
 
 export type WaitingBatch = Omit<Extract<EngineEvent, { type: 'batch/progress' }>, 'type' | 'state'>;
@@ -101,6 +103,7 @@ export function applyEvent(prev: LiveState | undefined, seq: number, event: Engi
         ...(event.resumedFromStep !== undefined ? { resumedFromStep: event.resumedFromStep } : {}),
         ...(base.bestScore !== undefined ? { bestScore: base.bestScore } : {}),
         ...(base.baselineScore !== undefined ? { baselineScore: base.baselineScore } : {}),
+        ...(event.gatePower ? { gatePower: event.gatePower } : {}),
       };
     case 'stage/started':
       s.status = 'running';

@@ -8,6 +8,7 @@ import { dirname } from 'node:path';
 import * as vscode from 'vscode';
 import { EVAL_FILE } from '../../engine/store/layout';
 import { stepArtifacts, type StepArtifacts } from '../../engine/store/runReader';
+import { gateNodes } from '../runs/gateNodes';
 import {
   EVALS_DIR,
   evaluationChildren,
@@ -137,6 +138,7 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsTreeElement
         const evals = runEvaluations(run.dir);
         return [
           ...epochNodes(run),
+          ...gateNodes(run, evals.find((e) => e.summary.aa)?.summary.aa),
           ...runFileNodes(run, existsSync),
           ...(evals.length ? [evaluationsGroupNode(run.dir, evals.length)] : []),
         ];

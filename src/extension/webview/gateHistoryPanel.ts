@@ -18,6 +18,7 @@ import type { Ctx } from '../ctx';
 import type { DecisionStore } from '../review/decisionStore';
 import { candidatePathOf, epochEndsOf, metaReflectEdits, overrulesOf, stepEdits } from '../review/runFiles';
 import { buildGateHistory, LiveRun } from './historyData';
+import { runEvaluations } from '../runs/evalNodes';
 import { gateHistoryHtml, newNonce } from './html';
 
 /** Live runs emit several events per second; one redraw per quarter second is plenty. */
@@ -213,6 +214,7 @@ export class GateHistoryPanels implements vscode.Disposable {
             )
           : [],
       overrules: () => (dir ? overrulesOf(dir) : []),
+      aa: () => (dir ? runEvaluations(dir).find((e) => e.summary.aa)?.summary.aa : undefined),
     });
     return { type: 'history', data };
   }

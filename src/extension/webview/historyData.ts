@@ -5,7 +5,8 @@
  */
 import type { AccountingTotals, CandidateEdit, EngineEvent } from '../../protocol/events';
 import type { RunFolder } from '../../engine/store/runReader';
-import type { ActivationRecord, StepRecord } from '../../protocol/records';
+import type { AaRecord, ActivationRecord, StepRecord } from '../../protocol/records';
+import { gateFactsOf } from '../../engine/store/gateFacts';
 import type {
   CandidateOrigin,
   EditFate,
@@ -125,6 +126,8 @@ export interface HistoryInput {
   epochEnds(): EpochEndInfo[];
   /** Overrules recorded in the run folder (`human_decisions.json`). */
   overrules(): Array<{ step: number; decision: OverruleDecision; reason?: string }>;
+  /** The newest A/A check kept in the run folder, if any. */
+  aa?(): AaRecord | undefined;
 }
 
 /** Everything known about the person's part in one step, from every source. */
@@ -250,6 +253,7 @@ export function buildGateHistory(input: HistoryInput): GateHistoryData {
     if (r.skill_tokens !== undefined) row.skillTokens = r.skill_tokens;
     if (r.cost_usd !== undefined) row.costUsd = r.cost_usd;
     if (r.gate_test) row.gateTest = r.gate_test;
+    if (r.item_regressions) row.itemRegressions = r.item_regressions;
     const human = humanOf(h);
     if (human) row.human = human;
     rows.push(row);
@@ -274,6 +278,7 @@ export function buildGateHistory(input: HistoryInput): GateHistoryData {
       row.currentScore = v.currentScore;
       row.bestScore = v.bestScore;
       if (v.gateTest) row.gateTest = v.gateTest;
+      if (v.itemRegressions) row.itemRegressions = v.itemRegressions;
     }
     const human = humanOf(h);
     if (human) row.human = human;
@@ -358,6 +363,13 @@ export function buildGateHistory(input: HistoryInput): GateHistoryData {
   const activation = new Map((run?.activation ?? []).map((a) => [a.epoch, a]));
   for (const [epoch, a] of live?.activation ?? []) activation.set(epoch, a);
   if (activation.size) data.activation = [...activation.values()].sort((a, b) => a.epoch - b.epoch);
+  const facts = gateFactsOf(run?.summary);
+  const power = live?.started?.gatePower ?? facts.gatePower;
+  if (power) data.gatePower = power;
+  if (facts.noSkill) data.noSkill = facts.noSkill;
+  if (facts.noSkillOff) data.noSkillOff = true;
+  const aa = input.aa?.();
+  if (aa) data.aa = aa;
   if (gateMetric) data.gateMetric = gateMetric;
   if (baselineScore !== undefined) data.baselineScore = baselineScore;
   if (totalSteps !== undefined) data.totalSteps = totalSteps;

@@ -2,7 +2,15 @@
  * Pure shaping of a run's gate history into what the charts and the table draw. No DOM, no
  * Chart.js: render.ts and table.ts only paint these values, and the unit tests check them.
  */
-import { describeGateTest } from '../../protocol/gateText';
+import {
+  aaSummary,
+  describeGatePower,
+  describeGateTest,
+  describeItemRegressions,
+  describeNoSkill,
+  NO_SKILL_OFF,
+  noSkillVerdict,
+} from '../../protocol/gateText';
 import {
   candidateName,
   type CandidateOrigin,
@@ -47,6 +55,8 @@ export interface ScoreChartModel {
    * two points per bar, a NaN point between bars so the line breaks.
    */
   errorBars: Point[];
+  /** The target alone on the selection split, as a flat line across the run (once it finished). */
+  noSkill: Point[];
   /** Last step on the x axis (the run's planned length while it runs). */
   maxStep: number;
 }
@@ -93,6 +103,10 @@ export interface TableRow {
   editsSummary: string;
   edits: TableEdit[];
   canOpen: boolean;
+  /** `broke 2`: items the candidate broke that the current skill passes (the per-item rule). */
+  regressions?: string;
+  /** The per-item rule's whole sentence, with the item ids. */
+  regressionsDetail?: string;
 }
 
 /**
@@ -169,7 +183,8 @@ function maxStepOf(data: GateHistoryData): number {
 
 function markerLabel(row: GateStepRow): string {
   const test = row.gateTest ? `; ${describeGateTest(row.gateTest)}` : '';
-  return `${candidateName(row.origin, row.step, row.epoch)}: ${verdictLabel(row.action)}${test}`;
+  const broke = row.itemRegressions?.items.length ? `; ${describeItemRegressions(row.itemRegressions)}` : '';
+  return `${candidateName(row.origin, row.step, row.epoch)}: ${verdictLabel(row.action)}${test}${broke}`;
 }
 
 export function scoreChart(data: GateHistoryData): ScoreChartModel {
@@ -184,8 +199,13 @@ export function scoreChart(data: GateHistoryData): ScoreChartModel {
     human: [],
     epochEnd: [],
     errorBars: [],
+    noSkill: [],
     maxStep: maxStepOf(data),
   };
+  if (data.noSkill) {
+    const y = data.noSkill.selection;
+    model.noSkill.push({ x: 0, y }, { x: model.maxStep, y });
+  }
   if (data.baselineScore !== undefined) {
     model.best.push({ x: 0, y: data.baselineScore });
     model.current.push({ x: 0, y: data.baselineScore });
@@ -311,6 +331,11 @@ export function tableRows(data: GateHistoryData): TableRow[] {
     };
     if (delta !== undefined) out.deltaValue = delta;
     if (row.human) out.human = humanLabel(row.human);
+    const broke = row.itemRegressions;
+    if (broke?.items.length) {
+      out.regressions = `broke ${broke.items.length}${broke.rejected ? ' (rule)' : ''}`;
+      out.regressionsDetail = describeItemRegressions(broke);
+    }
     return out;
   });
 }
@@ -330,10 +355,33 @@ export function summaryLine(data: GateHistoryData): string {
     `best ${formatScore(best)}`,
   ];
   if (data.baselineScore !== undefined) parts.push(`baseline ${formatScore(data.baselineScore)}`);
+  if (data.noSkill) parts.push(`no skill ${formatScore(data.noSkill.selection)}`);
   const spend =
     data.spend.dollars !== null
       ? `$${data.spend.dollars.toFixed(2)}`
       : `${data.spend.tokens.toLocaleString('en-US')} tokens`;
   parts.push(data.simulated ? `${spend} (simulated models)` : spend);
   return parts.join(' · ');
+}
+
+/**
+ * The lines under the summary about the gate itself: what it can tell from noise, the newest A/A
+ * check of this run's skills, and whether the skill beats the target alone (or that it was not
+ * scored). The words are the CLI's and the report's.
+ */
+export function gateLines(data: GateHistoryData): string[] {
+  const lines: string[] = [];
+  if (data.gatePower) lines.push(`Gate: ${describeGatePower(data.gatePower)}.`);
+  if (data.aa)
+    lines.push(`${aaSummary(data.aa)} (the same skill scored against itself: every accept is noise).`);
+  if (data.noSkill) {
+    const best = data.steps.reduce<number | undefined>(
+      (m, r) => (r.bestScore !== undefined ? r.bestScore : m),
+      data.baselineScore,
+    );
+    lines.push(
+      `No skill (the target alone): ${describeNoSkill(data.noSkill)}. ${noSkillVerdict(data.noSkill, { selection: best ?? null })}`,
+    );
+  } else if (data.noSkillOff) lines.push(NO_SKILL_OFF);
+  return lines;
 }

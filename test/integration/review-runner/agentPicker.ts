@@ -12,35 +12,17 @@
 import assert from 'node:assert/strict';
 import { cpSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
-import { Checks, type Results } from '../harness/checks';
-import {
-  installVsCode,
-  launchBrowser,
-  makeSandbox,
-  palette,
-  repoRoot,
-  startServer,
-  type Server,
-} from '../harness/host';
-import { endSession, openWorkbench, pick, quickOpen, runThemes } from './ui';
-import { themes, type Theme } from './workspace';
+import type { Results } from '../harness/checks';
+import { palette, repoRoot } from '../harness/host';
+import { openWorkbench, pick, quickOpen, runThemes, themeSession } from './ui';
+import { type Theme } from './workspace';
 
 const out = resolve(process.argv[2] || join(repoRoot, '.cache', 'agent-picker-screenshots'));
 const bin = join(repoRoot, '.cache', 'agent-clis', 'node_modules', '.bin');
 
 async function session(theme: Theme): Promise<Results> {
-  const tag = `[${theme}]`;
-  const sandbox = makeSandbox(`skillopt-picker-${theme}-`, {
-    settings: { 'workbench.colorTheme': themes[theme], 'editor.minimap.enabled': false },
-  });
-  let server: Server | undefined;
-  let browser: BrowserContext | undefined;
-  let page: Page | undefined;
-  const checks = new Checks(async () => {
-    await page?.screenshot({ path: join(out, `failure-${theme}.png`) });
-  });
-  const p = (): Page => page!;
+  const s = themeSession(theme, 'skillopt-picker', out);
+  const { tag, sandbox, checks, p } = s;
   try {
     await checks.step(
       `${tag} Optimize This Skill on a skill without a config reaches the target step`,
@@ -48,9 +30,7 @@ async function session(theme: Theme): Promise<Results> {
         const ws = join(sandbox, 'workspace', 'picker-skill');
         for (const f of ['SKILL.md', 'tasks.jsonl'])
           cpSync(join(repoRoot, 'examples', 'house-style', f), join(ws, f));
-        server = await startServer(installVsCode(), sandbox);
-        browser = await launchBrowser(sandbox);
-        page = browser.pages()[0] ?? (await browser.newPage());
+        const { server } = await s.launch();
         await openWorkbench(p(), server, join(sandbox, 'workspace'));
         await p()
           .locator('.explorer-folders-view .monaco-list-row', { hasText: 'picker-skill' })
@@ -91,7 +71,7 @@ async function session(theme: Theme): Promise<Results> {
       await p().mouse.move(700, 700);
       await p().waitForTimeout(800);
     });
-    await checks.screenshot(page, join(out, `agent-picker-${theme}.png`), `${tag} agent-picker`);
+    await checks.screenshot(s.page(), join(out, `agent-picker-${theme}.png`), `${tag} agent-picker`);
     await checks.check(
       `${tag} installed ones show their version, the missing one its install command`,
       async () => {
@@ -122,12 +102,12 @@ async function session(theme: Theme): Promise<Results> {
       },
     );
     await checks.screenshot(
-      page,
+      s.page(),
       join(out, `agent-picker-missing-${theme}.png`),
       `${tag} agent-picker-missing`,
     );
   } finally {
-    await endSession(checks, server, browser, sandbox);
+    await s.end();
   }
   return checks.results();
 }

@@ -12,18 +12,11 @@
 import assert from 'node:assert/strict';
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
-import { Checks, type Results } from '../harness/checks';
-import {
-  installVsCode,
-  launchBrowser,
-  makeSandbox,
-  repoRoot,
-  startServer,
-  type Server,
-} from '../harness/host';
-import { endSession, openSkillOpt, runThemesWithCliRun, widenSideBar } from './ui';
-import { themes, type Theme } from './workspace';
+import type { Page } from 'playwright-core';
+import type { Results } from '../harness/checks';
+import { repoRoot } from '../harness/host';
+import { openSkillOpt, runThemesWithCliRun, themeSession, widenSideBar } from './ui';
+import { type Theme } from './workspace';
 
 const out = resolve(process.argv[2] || join(repoRoot, '.cache', 'runs-view-screenshots'));
 
@@ -72,17 +65,8 @@ const flatRows: RegExp[] = [
 ];
 
 async function session(theme: Theme, cliRun: string): Promise<Results> {
-  const tag = `[${theme}]`;
-  const sandbox = makeSandbox(`skillopt-runs-${theme}-`, {
-    settings: { 'workbench.colorTheme': themes[theme], 'editor.minimap.enabled': false },
-  });
-  let server: Server | undefined;
-  let browser: BrowserContext | undefined;
-  let page: Page | undefined;
-  const checks = new Checks(async () => {
-    await page?.screenshot({ path: join(out, `failure-${theme}.png`) });
-  });
-  const p = (): Page => page!;
+  const s = themeSession(theme, 'skillopt-runs', out);
+  const { tag, sandbox, checks, p } = s;
   const view = (): ReturnType<Page['locator']> =>
     p().locator('.pane', { has: p().locator('.pane-header', { hasText: /^Runs/ }) });
   const rowsRead = (): Promise<Array<{ label: string; level: string }>> =>
@@ -104,10 +88,7 @@ async function session(theme: Theme, cliRun: string): Promise<Results> {
   try {
     await checks.step(`${tag} the Runs view shows a row per skill with its runs under it`, async () => {
       const ws = workspace(sandbox, cliRun);
-      server = await startServer(installVsCode(), sandbox);
-      browser = await launchBrowser(sandbox);
-      page = browser.pages()[0] ?? (await browser.newPage());
-      if (theme === 'hc') await page.emulateMedia({ forcedColors: 'active', colorScheme: 'dark' });
+      const { server, page } = await s.launch();
       await page.setViewportSize({ width: 1100, height: 720 });
       await openSkillOpt(page, server, ws, 'house-style');
       await view()
@@ -128,7 +109,7 @@ async function session(theme: Theme, cliRun: string): Promise<Results> {
         .waitFor({ timeout: 30_000 });
       await rest();
     });
-    await checks.screenshot(page, join(out, `runs-by-skill-${theme}.png`), `${tag} runs-by-skill`);
+    await checks.screenshot(s.page(), join(out, `runs-by-skill-${theme}.png`), `${tag} runs-by-skill`);
     await checks.check(
       `${tag} each row reads as the skill's name and run count, or the run as before`,
       async () => {
@@ -176,7 +157,7 @@ async function session(theme: Theme, cliRun: string): Promise<Results> {
       await p().waitForTimeout(300);
     });
     await checks.screenshot(
-      page,
+      s.page(),
       join(out, `runs-by-skill-actions-${theme}.png`),
       `${tag} runs-by-skill-actions`,
     );
@@ -188,7 +169,7 @@ async function session(theme: Theme, cliRun: string): Promise<Results> {
         .waitFor({ state: 'detached', timeout: 15_000 });
       await rest();
     });
-    await checks.screenshot(page, join(out, `runs-flat-${theme}.png`), `${tag} runs-flat`);
+    await checks.screenshot(s.page(), join(out, `runs-flat-${theme}.png`), `${tag} runs-flat`);
     await checks.check(`${tag} the list holds the runs alone, newest first, at the top level`, async () => {
       const rows = await rowsRead();
       assert.equal(rows.length, flatRows.length, rows.map((r) => r.label).join(' | '));
@@ -203,7 +184,7 @@ async function session(theme: Theme, cliRun: string): Promise<Results> {
       await view().locator('.monaco-list-row[aria-label="house-style, 2 runs"]').waitFor({ timeout: 15_000 });
     });
   } finally {
-    await endSession(checks, server, browser, sandbox);
+    await s.end();
   }
   return checks.results();
 }

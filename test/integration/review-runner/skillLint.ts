@@ -10,19 +10,10 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
-import { Checks, type Results } from '../harness/checks';
-import {
-  installVsCode,
-  launchBrowser,
-  makeSandbox,
-  palette,
-  repoRoot,
-  startServer,
-  type Server,
-} from '../harness/host';
-import { endSession, openWorkbench, quickOpen, runThemes } from './ui';
-import { themes, type Theme } from './workspace';
+import type { Results } from '../harness/checks';
+import { palette, repoRoot } from '../harness/host';
+import { openWorkbench, quickOpen, runThemes, themeSession } from './ui';
+import { type Theme } from './workspace';
 
 const out = resolve(process.argv[2] || join(repoRoot, '.cache', 'skill-lint-screenshots'));
 
@@ -38,22 +29,8 @@ const skill = [
 ].join('\n');
 
 async function session(theme: Theme): Promise<Results> {
-  const tag = `[${theme}]`;
-  const sandbox = makeSandbox(`skillopt-lint-${theme}-`, {
-    settings: {
-      'workbench.colorTheme': themes[theme],
-      'editor.minimap.enabled': false,
-      'files.autoSave': 'off',
-      'editor.wordWrap': 'on',
-    },
-  });
-  let server: Server | undefined;
-  let browser: BrowserContext | undefined;
-  let page: Page | undefined;
-  const checks = new Checks(async () => {
-    await page?.screenshot({ path: join(out, `failure-${theme}.png`) });
-  });
-  const p = (): Page => page!;
+  const s = themeSession(theme, 'skillopt-lint', out, { 'files.autoSave': 'off', 'editor.wordWrap': 'on' });
+  const { tag, sandbox, checks, p } = s;
   const file = join(sandbox, 'workspace', 'pdf-forms', 'SKILL.md');
   try {
     await checks.step(
@@ -61,10 +38,7 @@ async function session(theme: Theme): Promise<Results> {
       async () => {
         mkdirSync(join(sandbox, 'workspace', 'pdf-forms'), { recursive: true });
         writeFileSync(file, skill);
-        server = await startServer(installVsCode(), sandbox);
-        browser = await launchBrowser(sandbox);
-        page = browser.pages()[0] ?? (await browser.newPage());
-        if (theme === 'hc') await page.emulateMedia({ forcedColors: 'active', colorScheme: 'dark' });
+        const { server } = await s.launch();
         await openWorkbench(p(), server, join(sandbox, 'workspace'));
         await p()
           .locator('.explorer-folders-view .monaco-list-row', { hasText: 'pdf-forms' })
@@ -82,7 +56,7 @@ async function session(theme: Theme): Promise<Results> {
       },
     );
     await checks.screenshot(
-      page,
+      s.page(),
       join(out, `skill-lint-diagnostics-${theme}.png`),
       `${tag} skill-lint-diagnostics`,
     );
@@ -103,7 +77,7 @@ async function session(theme: Theme): Promise<Results> {
       await p().waitForTimeout(600);
     });
     await checks.screenshot(
-      page,
+      s.page(),
       join(out, `skill-lint-quickfix-${theme}.png`),
       `${tag} skill-lint-quickfix`,
     );
@@ -118,7 +92,7 @@ async function session(theme: Theme): Promise<Results> {
       assert.match(readFileSync(file, 'utf8'), /^---\nname: pdf-forms\n/);
     });
   } finally {
-    await endSession(checks, server, browser, sandbox);
+    await s.end();
   }
   return checks.results();
 }

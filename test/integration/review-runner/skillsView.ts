@@ -13,18 +13,11 @@
 import assert from 'node:assert/strict';
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
-import { Checks, type Results } from '../harness/checks';
-import {
-  installVsCode,
-  launchBrowser,
-  makeSandbox,
-  repoRoot,
-  startServer,
-  type Server,
-} from '../harness/host';
-import { endSession, openSkillOpt, runThemesWithCliRun, widenSideBar } from './ui';
-import { themes, type Theme } from './workspace';
+import type { Page } from 'playwright-core';
+import type { Results } from '../harness/checks';
+import { repoRoot } from '../harness/host';
+import { openSkillOpt, runThemesWithCliRun, themeSession, widenSideBar } from './ui';
+import { type Theme } from './workspace';
 
 const out = resolve(process.argv[2] || join(repoRoot, '.cache', 'skills-view-screenshots'));
 
@@ -101,27 +94,15 @@ const expectedRows = [
 ];
 
 async function session(theme: Theme, cliRun: string): Promise<Results> {
-  const tag = `[${theme}]`;
-  const sandbox = makeSandbox(`skillopt-skills-${theme}-`, {
-    settings: { 'workbench.colorTheme': themes[theme], 'editor.minimap.enabled': false },
-  });
-  let server: Server | undefined;
-  let browser: BrowserContext | undefined;
-  let page: Page | undefined;
+  const s = themeSession(theme, 'skillopt-skills', out);
+  const { tag, sandbox, checks, p } = s;
   let ws = '';
-  const checks = new Checks(async () => {
-    await page?.screenshot({ path: join(out, `failure-${theme}.png`) });
-  });
-  const p = (): Page => page!;
   const view = (): ReturnType<Page['locator']> =>
     p().locator('.pane', { has: p().locator('.pane-header', { hasText: /^Skills/ }) });
   try {
     await checks.step(`${tag} the Skills view lists the workspace's skills`, async () => {
       ws = workspace(sandbox, cliRun);
-      server = await startServer(installVsCode(), sandbox);
-      browser = await launchBrowser(sandbox);
-      page = browser.pages()[0] ?? (await browser.newPage());
-      if (theme === 'hc') await page.emulateMedia({ forcedColors: 'active', colorScheme: 'dark' });
+      const { server, page } = await s.launch();
       // The view and one editor, without a wide empty margin (which also reads as blank in high contrast).
       await page.setViewportSize({ width: 1100, height: 720 });
       await openSkillOpt(page, server, ws, 'house-style');
@@ -144,7 +125,7 @@ async function session(theme: Theme, cliRun: string): Promise<Results> {
       await p().mouse.move(800, 520);
       await p().waitForTimeout(800);
     });
-    await checks.screenshot(page, join(out, `skills-view-${theme}.png`), `${tag} skills-view`);
+    await checks.screenshot(s.page(), join(out, `skills-view-${theme}.png`), `${tag} skills-view`);
     await checks.check(
       `${tag} each row reads as its name, agent, latest run, evals and problems`,
       async () => {
@@ -170,7 +151,7 @@ async function session(theme: Theme, cliRun: string): Promise<Results> {
       },
     );
     await checks.screenshot(
-      page,
+      s.page(),
       join(out, `skills-view-actions-${theme}.png`),
       `${tag} skills-view-actions`,
     );
@@ -194,12 +175,12 @@ async function session(theme: Theme, cliRun: string): Promise<Results> {
       await p().waitForTimeout(500);
     });
     await checks.screenshot(
-      page,
+      s.page(),
       join(out, `skills-view-welcome-${theme}.png`),
       `${tag} skills-view-welcome`,
     );
   } finally {
-    await endSession(checks, server, browser, sandbox);
+    await s.end();
   }
   return checks.results();
 }

@@ -1,8 +1,19 @@
 /** Workbench moves for the review screenshots, on top of test/integration/harness/host.ts. */
 import type { BrowserContext, Frame, FrameLocator, Page } from 'playwright-core';
 import { mkdirSync } from 'node:fs';
-import { combine, report, type Checks, type Results } from '../harness/checks';
-import { makeSandbox, palette, removeDir, repoRoot, trainWithCli, type Server } from '../harness/host';
+import { join } from 'node:path';
+import { Checks, combine, report, type Results } from '../harness/checks';
+import {
+  installVsCode,
+  launchBrowser,
+  makeSandbox,
+  palette,
+  removeDir,
+  repoRoot,
+  startServer,
+  trainWithCli,
+  type Server,
+} from '../harness/host';
 import { themes, type Theme } from './workspace';
 
 /** Ends a browser session: the server log's tail when a check failed, then everything closed. */
@@ -16,6 +27,51 @@ export async function endSession(
   await browser?.close().catch(() => undefined);
   server?.stop();
   removeDir(sandbox);
+}
+
+/**
+ * One theme's browser session of a screenshot runner: its sandbox (settings in that theme), its
+ * checks (a failure screenshot in `out`), and the server, browser and page `launch` opens.
+ */
+export function themeSession(
+  theme: Theme,
+  prefix: string,
+  out: string,
+  settings: Record<string, unknown> = {},
+): {
+  tag: string;
+  sandbox: string;
+  checks: Checks;
+  p: () => Page;
+  page: () => Page | undefined;
+  launch: () => Promise<{ server: Server; page: Page }>;
+  end: () => Promise<void>;
+} {
+  const sandbox = makeSandbox(`${prefix}-${theme}-`, {
+    settings: { 'workbench.colorTheme': themes[theme], 'editor.minimap.enabled': false, ...settings },
+  });
+  let server: Server | undefined;
+  let browser: BrowserContext | undefined;
+  let page: Page | undefined;
+  const checks = new Checks(async () => {
+    await page?.screenshot({ path: join(out, `failure-${theme}.png`) });
+  });
+  return {
+    tag: `[${theme}]`,
+    sandbox,
+    checks,
+    p: () => page!,
+    page: () => page,
+    async launch() {
+      server = await startServer(installVsCode(), sandbox);
+      browser = await launchBrowser(sandbox);
+      page = browser.pages()[0] ?? (await browser.newPage());
+      // Chromium's forced colours, as Windows high contrast sets them, beside VS Code's own theme.
+      if (theme === 'hc') await page.emulateMedia({ forcedColors: 'active', colorScheme: 'dark' });
+      return { server, page };
+    },
+    end: () => endSession(checks, server, browser, sandbox),
+  };
 }
 
 /** Opens `folder` in the workbench, SkillOpt loaded from this checkout as a development extension. */
@@ -134,4 +190,14 @@ export async function activeWebviewFrame(page: Page): Promise<Frame | undefined>
       return f;
   }
   return undefined;
+}
+
+/** Drags the sidebar's edge to make it `width` pixels wide: tree rows read whole, or a panel gets room. */
+export async function sidebarWidth(page: Page, width: number): Promise<void> {
+  const bar = await page.locator('.part.sidebar').boundingBox();
+  if (!bar) return;
+  await page.mouse.move(bar.x + bar.width + 1, bar.y + 200);
+  await page.mouse.down();
+  await page.mouse.move(bar.x + width, bar.y + 200, { steps: 5 });
+  await page.mouse.up();
 }

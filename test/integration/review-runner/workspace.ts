@@ -20,7 +20,7 @@ const hostile =
   '- Quote names <b>exactly</b>.<script>window.__skilloptPwned = 1</script><img src=x onerror="window.__skilloptPwned = 2">';
 
 /** The built CLI (`dist/cli.js`) with `args`; its output in the error when it fails. */
-function cli(args: string[]): void {
+export function cli(args: string[]): void {
   const r = spawnSync(process.execPath, [join(repoRoot, 'dist', 'cli.js'), ...args], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`skillopt ${args[0]} failed:\n${r.stdout}${r.stderr}`);
 }

@@ -6,6 +6,7 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
+import type { StartResult } from '../../../src/protocol/engine';
 import type { EngineEvent } from '../../../src/protocol/events';
 import { prepareRun, trainPrepared } from '../../../src/engine/run';
 
@@ -212,4 +213,31 @@ export async function followRunSettings(follow: boolean): Promise<() => Promise<
     await skillopt.update('followRun', undefined, vscode.ConfigurationTarget.Global);
     await files.update('autoSave', undefined, vscode.ConfigurationTarget.Global);
   };
+}
+
+/** Optimize This Skill on `skill` in `human-first` mode (no cache): the run pauses for the person. */
+export async function startHumanFirstRun(skill: vscode.Uri): Promise<StartResult> {
+  const started = await vscode.commands.executeCommand<StartResult | undefined>(
+    'skillopt.optimizeSkill',
+    skill,
+    {
+      confirm: false,
+      overrides: ['review.mode=human-first', 'cache.enabled=false'],
+    },
+  );
+  if (!started) throw new Error('no run started');
+  return started;
+}
+
+/** Stops a run left waiting for the person: it would hold the engine for the suites after it. */
+export async function stopRun(
+  runs: { get(id: string): { live?: { status: string } } | undefined },
+  id: string,
+): Promise<void> {
+  await vscode.commands.executeCommand('skillopt.stopRun', id);
+  await waitFor(
+    () => (runs.get(id)?.live?.status === 'running' ? undefined : true),
+    'the run to end after Stop',
+    90_000,
+  );
 }

@@ -8,11 +8,10 @@ import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import type { StartResult } from '../../../src/protocol/engine';
 import { ReviewCommands } from '../../../src/extension/constants';
 import { candidateUri } from '../../../src/extension/review/candidateContent';
 import { statusLabel, statusText } from '../../../src/extension/views/statusBar';
-import { inspect, repoRoot } from './reviewSupport';
+import { closeAll, inspect, repoRoot, startHumanFirstRun, stopRun } from './reviewSupport';
 import { openSkill, recordEvents, rows, skillopt, waitFor, workspacePath } from './support';
 
 describe('review: a run waiting for the person', function () {
@@ -35,12 +34,7 @@ describe('review: a run waiting for the person', function () {
     const rec = recordEvents(api);
     let runId: string | undefined;
     try {
-      const started = await vscode.commands.executeCommand<StartResult | undefined>(
-        'skillopt.optimizeSkill',
-        uri,
-        { confirm: false, overrides: ['review.mode=human-first', 'cache.enabled=false'] },
-      );
-      assert.ok(started, 'a run started');
+      const started = await startHumanFirstRun(uri);
       runId = started.runId;
       const run = await waitFor(() => {
         const r = api.ctx.runs.get(started.runId);
@@ -174,21 +168,8 @@ describe('review: a run waiting for the person', function () {
       );
     } finally {
       rec.dispose();
-      if (runId) {
-        const id = runId;
-        // A run left waiting would hold the engine for the suites after this one: it must end here.
-        await vscode.commands.executeCommand('skillopt.stopRun', id);
-        await waitFor(
-          () => (api.ctx.runs.get(id)?.live?.status === 'running' ? undefined : true),
-          'the run to end after Stop',
-          90_000,
-        );
-      }
-      for (const doc of vscode.workspace.textDocuments.filter((d) => d.isDirty))
-        await vscode.window
-          .showTextDocument(doc)
-          .then(() => vscode.commands.executeCommand('workbench.action.files.revert'));
-      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      if (runId) await stopRun(api.ctx.runs, runId);
+      await closeAll();
       await files.update('autoSave', undefined, vscode.ConfigurationTarget.Global);
     }
   });

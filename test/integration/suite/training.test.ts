@@ -12,7 +12,7 @@ import type { EngineEvent } from '../../../src/protocol/events';
 import { skillHash } from '../../../src/engine/skill/document';
 import { lineHunks } from '../../../src/engine/skill/hunks';
 import type { StepRecord } from '../../../src/protocol/records';
-import { EngineRequests, type StartResult } from '../../../src/protocol/engine';
+import { EngineRequests, type EvalResult, type StartResult } from '../../../src/protocol/engine';
 import {
   closeEditors,
   diffTabs,
@@ -101,11 +101,15 @@ describe('SkillOpt extension: training runs', function () {
     assert.equal(run.icon, 'pass');
     assert.equal(run.contextValue, 'skillopt.run.finished');
     const recs = history(finished.outDir);
-    const children = rows(api, run.el);
+    // The Scores row comes from summary.json, read again just after run/finished.
+    const children = await waitFor(() => {
+      const c = rows(api, run.el);
+      return c.some((x) => x.label === 'Scores') ? c : undefined;
+    }, 'the Scores row once summary.json is read');
     const epochs = children.filter((c) => c.label.startsWith('Epoch '));
     assert.deepEqual(
       children.map((e) => e.label),
-      [...new Set(recs.map((r) => `Epoch ${r.epoch}`)), 'Report', 'Best skill'],
+      [...new Set(recs.map((r) => `Epoch ${r.epoch}`)), 'Gate: strict', 'Scores', 'Report', 'Best skill'],
     );
     const stepRows = epochs.flatMap((e) => rows(api, e.el)).filter((s) => s.label.startsWith('Step '));
     assert.deepEqual(
@@ -126,6 +130,55 @@ describe('SkillOpt extension: training runs', function () {
     });
     const files = rows(api, stepRows[0]!.el).map((f) => f.label);
     assert.ok(files.includes('Candidate diff'), files.join(', '));
+  });
+
+  it('shows the gate beside the steps, and checks its noise (A/A) from the run, kept with the run', async () => {
+    const api = await skillopt();
+    const runRow = (): ReturnType<typeof rows>[number] | undefined =>
+      rows(api).find((x) => x.el.spec.kind === 'run' && x.el.spec.runId === finished.runId);
+    const summary = JSON.parse(readFileSync(join(finished.outDir, 'summary.json'), 'utf8')) as {
+      no_skill_test_hard: number;
+      baseline_test_hard: number;
+      test_hard: number;
+    };
+    const gate = rows(api, runRow()!.el).find((c) => c.label === 'Gate: strict')!;
+    assert.match(gate.description, /^only Δ ≥ 0\.263 detectable \(19 items × 1 repeat, alpha 0\.05\)$/);
+    const scores = rows(api, runRow()!.el).find((c) => c.label === 'Scores')!;
+    assert.equal(
+      scores.description,
+      `test: no skill ${summary.no_skill_test_hard.toFixed(3)} · initial ${summary.baseline_test_hard.toFixed(3)} · best ${summary.test_hard.toFixed(3)}`,
+    );
+    // The context menu hands the command the tree row; the test names the count the picker would ask.
+    const result = await vscode.commands.executeCommand<EvalResult | undefined>('skillopt.checkGateNoise', {
+      runId: finished.runId,
+      runs: 3,
+    });
+    assert.ok(result?.aa, 'the A/A check ran');
+    assert.equal(result.aa.runs, 3);
+    assert.equal(result.aa.comparisons, 6);
+    assert.ok(result.out_dir.startsWith(join(finished.outDir, 'eval_only')), result.out_dir);
+    const withAa = await waitFor(() => {
+      const g = rows(api, runRow()!.el).find((c) => c.label === 'Gate: strict');
+      return g?.description.includes('A/A ×3') ? g : undefined;
+    }, 'the Gate row to show the A/A check');
+    assert.match(withAa.description, /A\/A ×3: strict gate accepts \d+ of 6 \(\d+%\), paired \d+$/);
+    const group = rows(api, runRow()!.el).find((c) => c.label === 'Evaluations')!;
+    const evaluation = rows(api, group.el).find((r) => r.el.spec.path === result.out_dir)!;
+    assert.match(evaluation.description, /^A\/A ×3: strict gate accepts/);
+    const aaRow = rows(api, evaluation.el).find((c) => c.label === 'A/A check')!;
+    assert.match(aaRow.description, /^A\/A ×3/);
+    // Its row opens the evaluation's report, A/A section included.
+    const item = api.tree.getTreeItem(aaRow.el);
+    await vscode.commands.executeCommand(item.command!.command, ...(item.command!.arguments ?? []));
+    const doc = await waitFor(
+      () => vscode.workspace.textDocuments.find((d) => d.getText().startsWith('# SkillOpt evaluation')),
+      'the evaluation report',
+    );
+    assert.match(doc.getText(), /## A\/A check/);
+    assert.match(
+      doc.getText(),
+      /strict gate \(the reference rule\): would accept the skill over itself in \d+ of 6/,
+    );
   });
 
   it('says where a line of the best skill came from when hovered', async () => {

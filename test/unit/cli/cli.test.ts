@@ -82,6 +82,11 @@ describe('skillopt CLI', function () {
     assert.match(r.stdout, /model calls/);
     assert.match(r.stdout, /Nothing was run and nothing was spent/);
     assert.match(r.stdout, /Estimated cost: none \(simulated models\)/);
+    assert.match(r.stdout, /gate {6}strict; 19 items × 1 repeat: only Δ ≥ 0\.263 can be told from noise/);
+    assert.match(
+      r.stdout,
+      /no skill {2}the target alone is scored on selection and test at the end \(37 calls; evaluation\.no_skill_baseline: false skips it\)/,
+    );
   });
 
   it('gives a dollar range for priced models before anything is spent', () => {

@@ -97,7 +97,7 @@ describe('config/schema', () => {
           max_repeats: 0,
           judge_model: '',
           early_stop: false,
-          no_skill_baseline: false,
+          no_skill_baseline: true,
         },
       );
       assert.deepEqual({ ...c.speed }, { speculate: false });

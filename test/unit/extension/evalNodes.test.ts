@@ -9,12 +9,14 @@ import {
   evaluationsIn,
   runEvaluations,
 } from '../../../src/extension/runs/evalNodes';
+import { aaCheckOf } from '../../support/gateTest';
 
 /** An eval-only folder as `skillopt eval` writes it: eval_summary.json and eval_<split>/results.jsonl. */
 function evalFolder(
   root: string,
   name: string,
   rows: Array<{ id: string; hard: number; errored?: boolean }>,
+  extra: object = {},
 ): string {
   const dir = join(root, name);
   mkdirSync(join(dir, 'eval_val'), { recursive: true });
@@ -34,6 +36,7 @@ function evalFolder(
       out_dir: dir,
       model_calls: rows.length,
       dollars: 0.0123,
+      ...extra,
     }),
   );
   writeFileSync(
@@ -125,5 +128,25 @@ describe('Runs tree: evaluations', () => {
     mkdirSync(join(root, 'eval_only'));
     evalFolder(join(root, 'eval_only'), 'best_skill_test', [{ id: 'q1', hard: 1 }]);
     assert.equal(runEvaluations(root).length, 1);
+  });
+
+  it('shows an A/A check on its evaluation row and as a row of its own that opens the report', () => {
+    const aa = aaCheckOf(4, 5);
+    const dir = evalFolder(root, 'aa', [{ id: 'q1', hard: 1 }], { aa });
+    const [e] = evaluationsIn(root);
+    const node = evaluationNode(e!, '');
+    assert.match(
+      node.description ?? '',
+      /^A\/A ×4: strict gate accepts 5 of 12 \(42%\), paired 0 · hard 0\.500/,
+    );
+    assert.match(node.tooltip ?? '', /would accept the skill over itself in 5 of 12 comparisons \(42%\)/);
+    const kids = evaluationChildren(e!, '');
+    assert.deepEqual(
+      kids.map((k) => k.label),
+      ['Report', 'A/A check', 'q1'],
+    );
+    assert.equal(kids[1]!.icon?.id, 'warning', 'a strict accept of the same skill is noise');
+    assert.match(kids[1]!.tooltip ?? '', /paired gate \(alpha 0\.05\): 0 accepted \(0%\), 3 inconclusive/);
+    assert.deepEqual(kids[1]!.command?.arguments, [dir]);
   });
 });

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { Accounting } from '../../../src/engine/llm/accounting';
 import { promptCacheSummary, spendLine } from '../../../src/engine/llm/spendText';
-import { renderReport, type RunReport } from '../../../src/engine/train/report';
+import type { RunReport } from '../../../src/engine/train/report';
+import { renderReport } from '../../../src/engine/train/reportMarkdown';
 
 const HAIKU = { stage: 'rollout', role: 'target' as const, provider: 'anthropic', model: 'claude-haiku-4-5' };
 

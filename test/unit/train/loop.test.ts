@@ -76,7 +76,10 @@ describe('training loop (sim backend)', function () {
     await runSim(prepared, undefined, calls);
     assert.equal(read(dir.path, 'best_skill.md'), read(dir.path, 'skills', 'skill_v0004.md'));
     const testCalls = calls.calls.filter((c) => c.phase === 'test').length;
-    assert.equal(testCalls, 2 * 18, 'initial and best only');
+    // The final skill is the best one: scored once. The target alone (no skill) is scored on the
+    // test and the selection split in the same stage.
+    const noSkill = 18 + prepared.splits.val.length;
+    assert.equal(testCalls, 2 * 18 + noSkill, 'initial, best and no skill only');
     assert.deepEqual(
       readJson<unknown>(dir.path, 'test_eval_final', 'summary.json'),
       readJson<unknown>(dir.path, 'test_eval', 'summary.json'),

@@ -89,6 +89,18 @@ describe('training loop over the OpenAI wire format (loopback)', function () {
     // The check above is meaningful: the test items did go to the target, for the final evaluation.
     assert.ok(testItems.every((item) => targetRequests.some((r) => text(r).includes(item.input))));
 
+    // The target alone (evaluation.no_skill_baseline, on by default) went through the same SDK:
+    // every test item was also asked with none of the skill's text, and summary.json has its score.
+    const noSkill = targetRequests.filter((r) => !text(r).includes('House Style Answers'));
+    assert.ok(noSkill.length < targetRequests.length, 'the skills themselves reached the target too');
+    assert.ok(testItems.every((item) => noSkill.some((r) => text(r).includes(item.input))));
+    const summary = readJson<{ no_skill_test_hard?: number; no_skill_selection_hard?: number }>(
+      dir.path,
+      'summary.json',
+    );
+    assert.equal(typeof summary.no_skill_test_hard, 'number');
+    assert.equal(typeof summary.no_skill_selection_hard, 'number');
+
     // Injected faults: the 429 was retried, the malformed replies were re-asked and recovered.
     assert.deepEqual(injected, { rateLimited: 1, malformed: 1, cutOff: 1 });
     const reasks = optimizerRequests.filter((r) => openAiMessages(r).some((m) => m.role === 'assistant'));

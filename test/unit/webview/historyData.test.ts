@@ -14,6 +14,9 @@ import { buildGateHistory, LiveRun, type HistoryInput } from '../../../src/exten
 import { existsSync } from 'node:fs';
 import { verdictKind, verdictLabel } from '../../../src/webview/charts/viewModel';
 import { prepareSim, runSim, tempDir } from '../train/helpers';
+import { aaCheckOf } from '../../support/gateTest';
+
+const aaCheck = aaCheckOf(4, 5);
 
 class Memory implements MementoLike {
   private readonly values = new Map<string, unknown>();
@@ -76,6 +79,22 @@ describe('gate history data', function () {
     );
     assert.deepEqual(ends, liveEnds);
     assert.ok(data.spend.tokens > 0);
+  });
+
+  it('carries the power check, the target alone and the newest A/A check from the run folder, and the power live', () => {
+    const summary = readRunFolder(tmp.path).summary!;
+    const data = buildGateHistory(folderInput(tmp.path, { aa: () => aaCheck }));
+    assert.deepEqual(data.gatePower, { test: 'strict', items: 19, repeats: 1, alpha: 0.05 });
+    assert.deepEqual(data.noSkill, {
+      selection: summary.no_skill_selection_hard,
+      test: summary.no_skill_test_hard,
+    });
+    assert.equal(data.noSkillOff, undefined);
+    assert.equal(data.aa, aaCheck);
+    const live = new LiveRun();
+    for (const e of events) live.apply(e);
+    const fromEvents = buildGateHistory({ ...folderInput(tmp.path), run: undefined, live });
+    assert.deepEqual(fromEvents.gatePower, data.gatePower, 'run/started carries it before summary.json');
   });
 
   it('shows the same steps from live events alone, while the run folder is not read yet', () => {

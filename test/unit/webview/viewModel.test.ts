@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
-import { inconclusiveGateTest } from '../../support/gateTest';
+import { aaCheckOf, inconclusiveGateTest } from '../../support/gateTest';
 import type { GateHistoryData, GateStepRow } from '../../../src/protocol/webview';
 import { opaque } from '../../../src/webview/charts/render';
 import {
   budgetChart,
   formatDelta,
+  gateLines,
   scoreChart,
   skillTokensOf,
   spendChart,
@@ -222,5 +223,68 @@ describe('gate history colours', () => {
     );
     assert.equal(verdictKind('inconclusive'), 'inconclusive');
     assert.equal(scoreChart(data).errorBars.length, 0);
+  });
+});
+
+describe('gate history: the gate beside the steps', () => {
+  const regressions = { max: 0, items: ['q7', 'q12'], rejected: true };
+
+  it('marks a candidate turned down by the per-item rule in its row and on its marker, with the items', () => {
+    const d: GateHistoryData = {
+      ...data,
+      steps: [
+        step({
+          step: 1,
+          action: 'reject',
+          candidateScore: 0.6,
+          previousScore: 0.5,
+          currentScore: 0.5,
+          itemRegressions: regressions,
+        }),
+      ],
+    };
+    const [row] = tableRows(d);
+    assert.equal(row!.regressions, 'broke 2 (rule)');
+    assert.equal(
+      row!.regressionsDetail,
+      'broke 2 item(s) the current skill passes (at most 0 allowed, so rejected): q7, q12',
+    );
+    assert.match(
+      scoreChart(d).rejected[0]!.label,
+      /; broke 2 item\(s\) the current skill passes .*: q7, q12$/,
+    );
+    assert.equal(tableRows(data)[0]!.regressions, undefined);
+  });
+
+  it('draws the target alone as a flat line, names it in the summary, and says what the gate can tell and the A/A check found', () => {
+    const d: GateHistoryData = {
+      ...data,
+      noSkill: { selection: 0.2, test: 0.25 },
+      gatePower: { test: 'paired', items: 20, repeats: 1, alpha: 0.05 },
+      aa: aaCheckOf(3, 2),
+    };
+    assert.deepEqual(scoreChart(d).noSkill, [
+      { x: 0, y: 0.2 },
+      { x: 4, y: 0.2 },
+    ]);
+    assert.deepEqual(scoreChart(data).noSkill, []);
+    assert.match(summaryLine(d), / · baseline 0\.250 · no skill 0\.200 · /);
+    const lines = gateLines(d);
+    assert.equal(
+      lines[0],
+      'Gate: paired; 20 items × 1 repeat: only Δ ≥ 0.250 can be told from noise at alpha 0.05; for Δ 0.10, 3 repeats or 50 selection items.',
+    );
+    assert.match(
+      lines[1]!,
+      /^A\/A ×3: strict gate accepts 2 of 6 \(33%\), paired 0 \(the same skill scored against itself/,
+    );
+    assert.match(
+      lines[2]!,
+      /^No skill \(the target alone\): selection 0\.200, test 0\.250\. The best skill beats no skill at all by \+\d\.\d{3} on selection\.$/,
+    );
+    assert.deepEqual(gateLines({ ...data, noSkillOff: true }), [
+      'The target with no skill at all was not scored (evaluation.no_skill_baseline: false); set it to true to see whether the skill helps at all.',
+    ]);
+    assert.deepEqual(gateLines(data), []);
   });
 });

@@ -52,6 +52,9 @@ describe('engine process protocol (in-process transport)', function () {
     const v = await host.sendRequest(EngineRequests.validate, source);
     assert.deepEqual(v.splits, { train: 25, val: 19, test: 18 });
     assert.equal(v.simulated, true);
+    // The start dialog's power check and the no-skill baseline's share of the calls.
+    assert.deepEqual(v.gatePower, { test: 'strict', items: 19, repeats: 1, alpha: 0.05 });
+    assert.equal(v.noSkillCalls, 19 + 18);
     const started = await host.sendRequest(EngineRequests.startRun, {
       ...source,
       outDir: join(dir, 'run'),
@@ -134,5 +137,26 @@ describe('engine process protocol (in-process transport)', function () {
     );
     assert.equal(asked, 19);
     assert.equal(result.n_items, 19);
+  });
+
+  it('runs the A/A check the Check Gate Noise command asks for, and refuses a bad count before any call', async () => {
+    const params = {
+      configPath: join(dir, 'skillopt.yaml'),
+      overrides: ['cache.enabled=false'],
+      skillPath: join(dir, 'SKILL.md'),
+      split: 'val' as const,
+    };
+    const result = await host.sendRequest(
+      EngineRequests.evaluate,
+      { ...params, outDir: join(dir, 'aa'), aa: 3 },
+      { timeoutMs: 30_000 },
+    );
+    assert.equal(result.aa?.runs, 3);
+    assert.equal(result.aa?.comparisons, 6);
+    assert.equal(result.aa?.items, 19);
+    await assert.rejects(
+      host.sendRequest(EngineRequests.evaluate, { ...params, outDir: join(dir, 'aa1'), aa: 1 }),
+      (err: unknown) => err instanceof RpcError && /A\/A check needs 2 to 20 runs/.test(err.message),
+    );
   });
 });

@@ -14,53 +14,25 @@ import {
   SPLIT_MODES,
   UPDATE_MODES,
 } from './enums';
+import {
+  flag,
+  int,
+  loose,
+  nonEmpty,
+  nullableFlag,
+  num,
+  oneOf,
+  optionalLoose,
+  optionalText,
+  positive,
+  text,
+} from './fields';
 
 /**
  * The fields of each config section: type, default and description. Field order matters: flat.ts
  * derives the flat config.json key order from it, and the reference keys come first in the
  * reference's order.
  */
-
-// ── field builders (each carries a human description used in error messages) ──────────────────
-
-function text(def: string): z.ZodDefault<z.ZodString> {
-  return z.string().default(def).describe('a string');
-}
-function nonEmpty(def: string): z.ZodDefault<z.ZodString> {
-  return z.string().trim().min(1).default(def).describe('a non-empty string');
-}
-function int(def: number, min: number): z.ZodDefault<z.ZodNumber> {
-  return z.number().int().min(min).default(def).describe(`an integer ≥ ${min}`);
-}
-function num(def: number, min: number): z.ZodDefault<z.ZodNumber> {
-  return z.number().min(min).default(def).describe(`a number ≥ ${min}`);
-}
-function positive(def: number): z.ZodDefault<z.ZodNumber> {
-  return z.number().positive().default(def).describe('a number > 0');
-}
-function flag(def: boolean): z.ZodDefault<z.ZodBoolean> {
-  return z.boolean().default(def).describe('true or false');
-}
-function oneOf<const T extends readonly [string, ...string[]]>(values: T, def: T[number]) {
-  return z
-    .enum(values)
-    .default(def)
-    .describe(`one of: ${values.join(', ')}`);
-}
-/** Reference keys whose YAML value may be a string, a number, a boolean or null (env-var style). */
-const looseValue = z.union([z.string(), z.number(), z.boolean(), z.null()]);
-function loose(def: string | number | boolean | null) {
-  return looseValue.default(def).describe('a string, number, true/false or null');
-}
-function optionalLoose() {
-  return looseValue.optional().describe('a string, number, true/false or null');
-}
-function optionalText() {
-  return z.string().optional().describe('a string');
-}
-function nullableFlag() {
-  return z.boolean().nullable().default(null).describe('true, false or null');
-}
 
 // ── sections ─────────────────────────────────────────────────────────────────────────────────
 
@@ -266,8 +238,8 @@ export const evaluationFields = {
   test_env_num: int(0, 0),
   eval_test: flag(true),
   // Ours. At the end, also score the target with no skill at all on the selection and test splits
-  // (does the skill help?): one more evaluation of each.
-  no_skill_baseline: flag(false),
+  // (does the skill help?): one more evaluation of each. On by default, so every report answers it.
+  no_skill_baseline: flag(true),
   patience: int(0, 0),
   // Ours. Provider batch APIs (half price, slower): `final` = the final test evaluation and
   // `skillopt eval`; `selection` = every selection evaluation too. See the README's "Batch APIs".

@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import type { CandidateFile } from '../../../protocol/events';
 import { writeJsonAtomic } from '../../store/atomic';
 import { STEP_FILE } from '../../store/layout';
+import { artifactSchemas, readArtifact } from '../../store/runSchemas';
 import { lineHunks, unifiedDiff } from '../hunks';
 import { isPackageText, SKILL_FILE, splitPackage } from './text';
 
@@ -32,6 +33,23 @@ export function packageChanges(previous: string, candidate: string): PackageChan
   return out;
 }
 
+/** `candidate_files.json` of a candidate file (beside it, in its step or epoch-end stage folder). */
+export function candidateFilesPath(candidatePath: string): string {
+  return join(dirname(candidatePath), STEP_FILE.candidateFiles);
+}
+
+/**
+ * The changed files of a package candidate as recordCandidateFiles wrote them (SKILL.md first when
+ * it changed); undefined for a single-file candidate, which has no such file.
+ */
+export function readCandidateFiles(candidatePath: string): PackageChange[] | undefined {
+  const rows = readArtifact<Array<PackageChange & { diff: string }>>(
+    candidateFilesPath(candidatePath),
+    artifactSchemas.candidateFiles,
+  );
+  return rows?.map(({ path, status, before, after }) => ({ path, status, before, after }));
+}
+
 /**
  * For a package candidate: writes `candidate_files.json` beside the candidate file and returns the
  * per-file hunks for the event; undefined (nothing written) for a single-file skill.
@@ -44,7 +62,7 @@ export function recordCandidateFiles(
   if (!isPackageText(previous) && !isPackageText(candidate)) return undefined;
   const changes = packageChanges(previous, candidate);
   writeJsonAtomic(
-    join(dirname(candidatePath), STEP_FILE.candidateFiles),
+    candidateFilesPath(candidatePath),
     changes.map((c) => ({
       ...c,
       diff: unifiedDiff(c.before, c.after, { before: `before/${c.path}`, after: `after/${c.path}` }),
