@@ -6,7 +6,8 @@
 import { join } from 'node:path';
 import { STAGE_NAMES } from '../src/protocol/vocabulary';
 import { recordTraining, type ChildServer } from './harness';
-import { boundRun, type CallRecord, type StageRow, type StepRow } from './phases';
+import type { CallRecord } from './phases';
+import { boundRun, type StageRow, type StepRow } from './runBounds';
 import { spread, type Spread } from './stats';
 
 export interface SpeedRep {

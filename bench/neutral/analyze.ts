@@ -56,7 +56,11 @@ export interface NeutralRun {
   firstRequestMs: number;
   /** wall ÷ (bound waves × latency). */
   ratio: number;
-  steps: Array<{ step: number; wallMs: number; ratio: number }>;
+  /**
+   * Each step against the issue's 6 waves, and against the waves it sent (bursts of requests: a
+   * step whose merge tree has one level needs 5).
+   */
+  steps: Array<{ step: number; wallMs: number; ratio: number; waves: number; ownRatio: number }>;
   edges: StageEdge[];
   /** Requests by kind. */
   calls: Record<string, number>;
@@ -93,8 +97,17 @@ export function analyzeRun(opts: {
   const stepNos = [...new Set(windows.filter((w) => STEP_STAGES.has(w.stage)).map((w) => w.step))];
   const steps = stepNos.map((step) => {
     const ws = windows.filter((w) => w.step === step && STEP_STAGES.has(w.stage));
-    const ms = Math.max(...ws.map((w) => w.endAt)) - Math.min(...ws.map((w) => w.startAt));
-    return { step, wallMs: ms, ratio: ms / (opts.stepWaves * latencyMs) };
+    const start = Math.min(...ws.map((w) => w.startAt));
+    const end = Math.max(...ws.map((w) => w.endAt));
+    const ms = end - start;
+    const waves = wavesIn(requests, start, end, latencyMs);
+    return {
+      step,
+      wallMs: ms,
+      ratio: ms / (opts.stepWaves * latencyMs),
+      waves,
+      ownRatio: waves ? ms / (waves * latencyMs) : NaN,
+    };
   });
   const calls: Record<string, number> = {};
   for (const r of requests) calls[r.kind] = (calls[r.kind] ?? 0) + 1;
@@ -107,6 +120,24 @@ export function analyzeRun(opts: {
     calls,
     requestBytes: requests.reduce((n, r) => n + r.bytesIn, 0),
   };
+}
+
+/**
+ * Waves of requests sent between `start` and `end`: runs of arrivals with no pause of half the
+ * latency or more (a wave's requests leave within milliseconds; the next waits for replies). On an
+ * overloaded machine a wave's own requests can leave that far apart and count twice.
+ */
+export function wavesIn(
+  requests: readonly NeutralRequest[],
+  start: number,
+  end: number,
+  latencyMs: number,
+): number {
+  const at = requests
+    .map((r) => r.arrivedAt)
+    .filter((t) => t >= start && t <= end)
+    .sort((a, b) => a - b);
+  return at.filter((t, i) => i === 0 || t - at[i - 1] >= latencyMs / 2).length;
 }
 
 /** Windows from `stage/started` / `stage/finished` events stamped on arrival (repeated windows kept apart). */

@@ -17,6 +17,7 @@ export function neutralSection(results: readonly NeutralResult[]): string[] {
           ['whole run ÷ 15-wave bound', fmtSpread(r.ratio, 3)],
           ['step wall, s', fmtSpread({ ...r.stepWallMs, ...scale(r.stepWallMs) }, 2)],
           ['step ÷ 6 waves', fmtSpread(r.stepRatio, 3)],
+          ['step ÷ the waves it sent', fmtSpread(r.stepOwnRatio, 3)],
           ['first request after launch, ms', fmtSpread(r.firstRequestMs)],
         ],
       ),

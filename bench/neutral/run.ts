@@ -6,7 +6,7 @@
  * measured against the dependency bound in waves (15 for the run, 6 for a step).
  */
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -93,28 +93,40 @@ export interface NeutralResult {
   wallMs: Spread;
   ratio: Spread;
   stepRatio: Spread;
+  /** Each step ÷ the waves it sent. */
+  stepOwnRatio: Spread;
   stepWallMs: Spread;
   firstRequestMs: Spread;
   edges: EdgeSummary[];
   load: Spread;
 }
 
-/** Bundle the CLI of `root` as `npm run package:build` does (minified), into the scratch folder. */
+/**
+ * Bundle the CLI of `root` as `npm run package:build` does (minified), into the scratch folder: the
+ * launcher and the bundle it runs through the code cache, or the one bundle of a checkout before it.
+ */
 export async function buildCli(outDir: string, root = repoRoot): Promise<string> {
   const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
-  const outfile = join(outDir, 'cli.js');
-  await esbuild.build({
-    entryPoints: [join(root, 'src/cli/main.ts')],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    minify: true,
-    logLevel: 'silent',
-    define: { __SKILLOPT_VERSION__: JSON.stringify(version) },
-  });
-  return outfile;
+  const launcher = join(root, 'src/cli/launch.ts');
+  const bundles: Array<[string, string]> = existsSync(launcher)
+    ? [
+        [launcher, 'cli.js'],
+        [join(root, 'src/cli/main.ts'), 'cli-main.js'],
+      ]
+    : [[join(root, 'src/cli/main.ts'), 'cli.js']];
+  for (const [entry, name] of bundles)
+    await esbuild.build({
+      entryPoints: [entry],
+      outfile: join(outDir, name),
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      minify: true,
+      logLevel: 'silent',
+      define: { __SKILLOPT_VERSION__: JSON.stringify(version) },
+    });
+  return join(outDir, 'cli.js');
 }
 
 /** The workload's folder: config, skill and SearchQA-sized splits. */
@@ -202,7 +214,7 @@ export async function runNeutral(
         reps.push({ rep, exitCode, load, ...run, ...(speedFigures ? { summary: speedFigures } : {}) });
         log(
           `  neutral ${variant.name} ${rep}/${opts.reps}: wall ${(run.wallMs / 1000).toFixed(2)} s = ${run.ratio.toFixed(3)} × bound, ` +
-            `first request ${run.firstRequestMs.toFixed(0)} ms, steps ${run.steps.map((s) => s.ratio.toFixed(3)).join(' ')} × 6 waves, load ${load.toFixed(2)}` +
+            `first request ${run.firstRequestMs.toFixed(0)} ms, steps ${run.steps.map((s) => `${s.ratio.toFixed(3)} × 6 waves (${s.ownRatio.toFixed(3)} × its ${s.waves})`).join(', ')}, load ${load.toFixed(2)}` +
             (exitCode === 0 ? '' : ` — exit ${exitCode}: ${stderr.trim().split('\n').slice(-3).join(' | ')}`),
         );
       }
@@ -227,6 +239,7 @@ export function summarize(variant: string, latencyMs: number, reps: NeutralRep[]
     wallMs: spread(ok.map((r) => r.wallMs)),
     ratio: spread(ok.map((r) => r.ratio)),
     stepRatio: spread(ok.flatMap((r) => r.steps.map((s) => s.ratio))),
+    stepOwnRatio: spread(ok.flatMap((r) => r.steps.map((s) => s.ownRatio))),
     stepWallMs: spread(ok.flatMap((r) => r.steps.map((s) => s.wallMs))),
     firstRequestMs: spread(ok.map((r) => r.firstRequestMs)),
     edges: stages.map((stage) => ({

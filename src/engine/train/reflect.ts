@@ -68,6 +68,11 @@ export class StreamingReflector {
     this.gate = new Semaphore(Math.max(1, ctx.settings.analystWorkers));
   }
 
+  /** The order it visits items in: a rollout that sends them so completes minibatches early. */
+  get visitOrder(): readonly string[] {
+    return this.order;
+  }
+
   onResult(result: RolloutResult): void {
     this.results.set(result.id, result);
     while (this.cursor < this.order.length) {

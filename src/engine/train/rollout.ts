@@ -40,6 +40,13 @@ export interface RolloutOptions {
    * left out once `stop()` says the rest cannot matter (calls already sent finish and are kept).
    */
   earlyStop?: { inFlight: number; stop: () => boolean };
+  /**
+   * Ids in the order to send them (the rest after, in item order): the streaming reflector's order,
+   * so its minibatches fill while replies arrive. Results are still returned in item order.
+   */
+  sendOrder?: readonly string[];
+  /** Called once every item's request has left (the baseline beside step 1 waits for it). */
+  onSent?: () => void;
 }
 
 /**
@@ -81,9 +88,14 @@ export async function rollout(opts: RolloutOptions): Promise<RolloutResult[]> {
     done.set(item.id, result);
     opts.onResult?.(result, ++finished, total);
   };
-  const pending = opts.items.filter((item) => !done.has(item.id));
-  if (opts.batch && pending.length) await rolloutByBatch(pending, system, itemOpts, opts.batch, finish);
-  else {
+  const pending = inSendOrder(
+    opts.items.filter((item) => !done.has(item.id)),
+    opts.sendOrder,
+  );
+  if (opts.batch && pending.length) {
+    opts.onSent?.();
+    await rolloutByBatch(pending, system, itemOpts, opts.batch, finish);
+  } else {
     // Settled, not raced: every reply that arrived before a stop is written, so a resumed run does
     // not pay for it again.
     const hold = opts.earlyStop ? new Semaphore(Math.max(1, opts.earlyStop.inFlight)) : undefined;
@@ -107,12 +119,21 @@ export async function rollout(opts: RolloutOptions): Promise<RolloutResult[]> {
       job.catch(() => undefined);
       jobs.push(job);
     }
+    opts.onSent?.();
     const settled = await Promise.allSettled(jobs);
     const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;
   }
   // Items left out by an early stop have no row.
   return opts.items.flatMap((i) => done.get(i.id) ?? []);
+}
+
+function inSendOrder(items: TaskItem[], order: readonly string[] | undefined): TaskItem[] {
+  if (!order) return items;
+  const rank = new Map(order.map((id, i) => [id, i]));
+  const at = (item: TaskItem): number => rank.get(item.id) ?? order.length;
+  // A stable sort: ids the order does not name keep their item order, after the named ones.
+  return [...items].sort((a, b) => at(a) - at(b));
 }
 
 /** The target could not answer this item: no score, no failure, no trajectory for the analysts. */
@@ -187,7 +208,7 @@ export async function rolloutFor(
   stage: Stage,
   onResult?: RolloutOptions['onResult'],
   repeat?: number,
-  earlyStop?: RolloutOptions['earlyStop'],
+  more: Pick<RolloutOptions, 'earlyStop' | 'sendOrder' | 'onSent'> = {},
 ): Promise<RolloutResult[]> {
   const s = ctx.settings;
   const results = await rollout({
@@ -205,7 +226,7 @@ export async function rolloutFor(
     ...(ctx.turns ? { turns: ctx.turns } : {}),
     signal: ctx.signal,
     ...(onResult ? { onResult } : {}),
-    ...(earlyStop ? { earlyStop } : {}),
+    ...more,
     ...(ctx.batch?.stages.has(stage)
       ? {
           batch: {

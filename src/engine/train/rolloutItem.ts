@@ -212,10 +212,19 @@ export async function scoreReply(
   return result;
 }
 
+/** Names of the skills asked about lately (the slow update's rollouts alternate two). */
+const dirNames = new Map<string, string>();
+
 /** Agent CLIs find a skill by its folder, which should match the front matter's `name:`. */
 export function skillDirName(skill: string): string {
-  const name = parseFrontMatter(skill)?.name?.trim();
-  return name && /^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name) ? name : 'skill';
+  // Asked once per target call: the front matter is parsed once per skill.
+  const known = dirNames.get(skill);
+  if (known !== undefined) return known;
+  const parsed = parseFrontMatter(skill)?.name?.trim();
+  const name = parsed && /^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(parsed) ? parsed : 'skill';
+  if (dirNames.size >= 4) dirNames.clear();
+  dirNames.set(skill, name);
+  return name;
 }
 
 /** The part of a `command` backend trace the trajectory keeps; undefined for chat backends. */

@@ -145,8 +145,13 @@ export class SelectionEvaluator {
           },
           r,
           watch
-            ? { inFlight: this.ctx.settings.targetConcurrency, stop: () => watch.certainReject() }
-            : undefined,
+            ? {
+                earlyStop: {
+                  inFlight: this.ctx.settings.targetConcurrency,
+                  stop: () => watch.certainReject(),
+                },
+              }
+            : {},
         ),
       ),
     );

@@ -114,12 +114,18 @@ export class Trainer {
       const over = stopReason(loop);
       if (over) return this.stopped(over);
       // Step 1's rollouts and reflection do not need the baseline score, only its gate does: the
-      // baseline runs beside them unless a cap must see its spend before step 1 starts.
+      // baseline runs beside them, its requests after step 1's (which the analysts wait for),
+      // unless a cap must see its spend before step 1 starts.
+      let besideStep1: (() => Promise<void>) | undefined;
       if (state.currentScore < 0) {
-        // Step 1 makes no selection call before its gate, which waits for the baseline.
-        this.baselineRun = input.ledger.within('selection', 0, 'baseline', () => this.baseline());
-        this.baselineRun.catch(() => undefined);
-        if (input.budgetCapped) await this.baselineRun;
+        const start = (): Promise<void> => {
+          // Step 1 makes no selection call before its gate, which waits for the baseline.
+          this.baselineRun ??= input.ledger.within('selection', 0, 'baseline', () => this.baseline());
+          this.baselineRun.catch(() => undefined);
+          return this.baselineRun;
+        };
+        if (input.budgetCapped) await start();
+        else besideStep1 = start;
       }
       for (let epoch = 1; epoch <= s.numEpochs; epoch++) {
         if (state.bufferEpoch !== epoch) {
@@ -143,12 +149,13 @@ export class Trainer {
               return this.stopped(stop);
             }
             const batches = plan.slice(sie * s.accumulation, (sie + 1) * s.accumulation);
-            const ready = this.baselineRun;
+            const beside = besideStep1;
+            besideStep1 = undefined;
             try {
-              await runStep(loop, { step, epoch, stepInEpoch: sie, batches, ...(ready ? { ready } : {}) });
+              await runStep(loop, { step, epoch, stepInEpoch: sie, batches, ...(beside ? { beside } : {}) });
             } catch (err) {
-              // The baseline comes first: its failure is the one a sequential run reports.
-              await ready;
+              // The baseline comes first (when it started): its failure is the one a sequential run reports.
+              await this.baselineRun;
               throw err;
             }
             this.baselineRun = undefined;

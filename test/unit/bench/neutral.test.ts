@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { analyzeRun, windowsOf } from '../../../bench/neutral/analyze';
+import { analyzeRun, wavesIn, windowsOf } from '../../../bench/neutral/analyze';
 import { parseRunArgs } from '../../../bench/args';
 import { neutralVariants, summarize, type NeutralRep } from '../../../bench/neutral/run';
 
@@ -37,7 +37,8 @@ describe('neutral workload analysis (issue 15)', () => {
     });
     assert.equal(run.firstRequestMs, 110);
     assert.equal(run.ratio, 1.5);
-    assert.deepEqual(run.steps, [{ step: 1, wallMs: 700, ratio: 700 / 600 }]);
+    // Two waves at 100 ms per call: the rollout's two requests, then the analysts (pauses ≥ 50 ms).
+    assert.deepEqual(run.steps, [{ step: 1, wallMs: 700, ratio: 700 / 600, waves: 2, ownRatio: 700 / 200 }]);
     assert.deepEqual(run.edges, [
       { stage: 'rollout', step: 1, leadMs: 10, tailMs: 20, requests: 2 },
       // The analyst already in flight is no lead; the later one is 8 ms after the start.
@@ -45,6 +46,15 @@ describe('neutral workload analysis (issue 15)', () => {
     ]);
     assert.deepEqual(run.calls, { 'target:train': 2, analyst: 2 });
     assert.equal(run.requestBytes, 30);
+  });
+
+  it('counts the waves a step sent: bursts of arrivals apart by half the latency or more', () => {
+    const at = (ms: number) => ({ kind: 'x', arrivedAt: ms, repliedAt: ms + 300, bytesIn: 0 });
+    const burst = (from: number, n: number) => Array.from({ length: n }, (_, i) => at(from + i * 2));
+    const reqs = [...burst(0, 40), ...burst(310, 6), ...burst(615, 2), ...burst(920, 1), at(1060), at(2000)];
+    assert.equal(wavesIn(reqs, 0, 1500, 300), 4);
+    assert.equal(wavesIn(reqs, 300, 1500, 300), 3, 'only arrivals inside the window');
+    assert.equal(wavesIn([], 0, 1500, 300), 0);
   });
 
   it('summarizes finished reps only, leads and tails summed per stage', () => {
@@ -55,7 +65,7 @@ describe('neutral workload analysis (issue 15)', () => {
       wallMs,
       firstRequestMs: 100,
       ratio: wallMs / 4500,
-      steps: [{ step: 1, wallMs: 1800, ratio: 1 }],
+      steps: [{ step: 1, wallMs: 1800, ratio: 1, waves: 6, ownRatio: 1 }],
       edges: [
         { stage: 'rollout', step: 1, leadMs: 5, tailMs: 1, requests: 40 },
         { stage: 'rollout', step: 2, leadMs: 7, tailMs: 2, requests: 40 },

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import {
-  boundRun,
   buildPhases,
   mergeNodeOf,
   phaseNameOf,
   type CallRecord,
   type StageWindow,
 } from '../../../bench/phases';
+import { boundRun } from '../../../bench/runBounds';
 
 const caps = { optimizer: 2, target: 2 };
 
@@ -124,6 +124,13 @@ describe('bench phases: the two dependency models', () => {
     assert.equal(plan.phases.engine.find((p) => p.id === 's1.reflect')!.streamsFrom, 's1.rollout');
     assert.deepEqual(plan.phases.engine.find((p) => p.id === 's1.evaluate')!.durations, [100, 100, 100, 100]);
     assert.equal(plan.unplaced, 0);
+  });
+
+  it('models the baseline the same when it starts after step 1 (its requests leave after step 1 sent its)', () => {
+    const { windows, calls: c } = oneStep();
+    const later = windows.map((w) => (w.stage === 'baseline' ? { ...w, startMs: 215, endMs: 425 } : w));
+    const sorted = [...later].sort((a, b) => a.startMs - b.startMs);
+    assert.deepEqual(buildPhases(sorted, c).phases, buildPhases(windows, c).phases);
   });
 
   it('bounds the run both ways and splits the engine-order bound over the stages', () => {

@@ -79,6 +79,7 @@ const developerFiles = [
   'dist/worker.js.map',
   'dist/cli.js',
   'dist/cli.js.map',
+  'dist/cli-main.js',
   'dist/webview/main.js',
   'dist/webview/main.js.map',
   'dist/meta/extension.json',

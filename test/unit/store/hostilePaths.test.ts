@@ -2,14 +2,13 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { SkillOptError } from '../../../src/engine/errors';
-import type { ModelClient } from '../../../src/engine/llm/types';
 import type { Scorer } from '../../../src/engine/scoring/scorers';
 import { containWrites, writeJsonAtomic } from '../../../src/engine/store/atomic';
 import { appendJsonl } from '../../../src/engine/store/jsonl';
 import { EVAL_FILE, predictionSegment } from '../../../src/engine/store/layout';
 import { conversationPath } from '../../../src/engine/store/predictionNames';
 import { rollout } from '../../../src/engine/train/rollout';
-import { prepareSim, runSim, tempDir } from '../train/helpers';
+import { fakeTarget, prepareSim, runSim, tempDir } from '../train/helpers';
 
 /** Every file under `dir`, as paths relative to it. */
 function filesUnder(dir: string): string[] {
@@ -26,21 +25,7 @@ function filesUnder(dir: string): string[] {
 }
 
 /** A target that echoes the task it was given, so each conversation file names its own task. */
-const echo: ModelClient = {
-  role: 'target',
-  backend: 'fake',
-  model: 'fake',
-  chat: (req) =>
-    Promise.resolve({
-      text: `<answer>${String(req.messages.at(-1)?.content)}</answer>`,
-      usage: { promptTokens: 1, completionTokens: 1 },
-      backend: 'fake',
-      model: 'fake',
-      seconds: 0,
-      attempts: 1,
-      cached: false,
-    }),
-};
+const echo = fakeTarget((req) => `<answer>${String(req.messages.at(-1)?.content)}</answer>`);
 const scorer: Scorer = { name: 'never', score: () => Promise.resolve({ hard: 0, soft: 0, reason: 'wrong' }) };
 
 const HOSTILE_IDS = [

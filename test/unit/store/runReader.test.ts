@@ -8,7 +8,7 @@ import {
   readRunFolder,
   stepArtifacts,
 } from '../../../src/engine/store/runReader';
-import type { ModelClient } from '../../../src/engine/llm/types';
+import { fakeTarget } from '../train/helpers';
 import type { Scorer } from '../../../src/engine/scoring/scorers';
 import { rollout } from '../../../src/engine/train/rollout';
 
@@ -84,21 +84,7 @@ describe('run folder reader', () => {
     try {
       cpSync(fixture, dir, { recursive: true });
       const ids = [`suite/${'long-id-'.repeat(20)}end`, 'a b:c?d', 'x'.repeat(121), 'ümlaut/ø'];
-      const client: ModelClient = {
-        role: 'target',
-        backend: 'fake',
-        model: 'fake',
-        chat: () =>
-          Promise.resolve({
-            text: '<answer>no</answer>',
-            usage: { promptTokens: 1, completionTokens: 1 },
-            backend: 'fake',
-            model: 'fake',
-            seconds: 0,
-            attempts: 1,
-            cached: false,
-          }),
-      };
+      const client = fakeTarget('<answer>no</answer>');
       const scorer: Scorer = {
         name: 'never',
         score: () => Promise.resolve({ hard: 0, soft: 0, reason: 'wrong' }),

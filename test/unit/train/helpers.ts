@@ -4,10 +4,36 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EngineEvent } from '../../../src/protocol/events';
 import { canonicalJson } from '../../../src/engine/llm/cache';
-import type { ChatRequest, ModelClient, ModelRole, Stage } from '../../../src/engine/llm/types';
+import type { ChatRequest, ChatResult, ModelClient, ModelRole, Stage } from '../../../src/engine/llm/types';
 import { prepareRun, trainPrepared, type PreparedRun } from '../../../src/engine/run';
 import type { TrainOutcome } from '../../../src/engine/train/trainer';
 import type { StepRecord } from '../../../src/protocol/records';
+
+/** A target that answers at once (`text`, or what `text` makes of the request) and records each request. */
+export function fakeTarget(
+  text: string | ((req: ChatRequest) => string),
+): ModelClient & { requests: ChatRequest[] } {
+  const requests: ChatRequest[] = [];
+  return {
+    role: 'target',
+    backend: 'fake',
+    model: 'fake',
+    requests,
+    chat: (req) => {
+      requests.push(req);
+      const reply: ChatResult = {
+        text: typeof text === 'string' ? text : text(req),
+        usage: { promptTokens: 1, completionTokens: 1 },
+        backend: 'fake',
+        model: 'fake',
+        seconds: 0,
+        attempts: 1,
+        cached: false,
+      };
+      return Promise.resolve(reply);
+    },
+  };
+}
 
 export const exampleConfig = join(__dirname, '..', '..', '..', 'examples', 'house-style', 'skillopt.yaml');
 

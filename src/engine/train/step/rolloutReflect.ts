@@ -44,6 +44,11 @@ async function run(loop: LoopContext, work: StepWork): Promise<StageEnd> {
             hard: passed / done,
           });
         },
+        undefined,
+        {
+          sendOrder: reflector.visitOrder,
+          ...(work.beside ? { onSent: () => void work.beside?.() } : {}),
+        },
       ),
     );
     const raw = await work.timed('reflect_s', 'reflect', () => reflector.finish());
@@ -83,7 +88,7 @@ async function run(loop: LoopContext, work: StepWork): Promise<StageEnd> {
   }
 
   // The record below reads the current and best scores: the baseline's, in step 1.
-  await work.ready;
+  await work.beside?.();
   const raw = work.raw;
   work.rolloutScore = meanScore(work.results);
   work.record = new StepRecordBuilder({

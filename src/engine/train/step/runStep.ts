@@ -16,8 +16,8 @@ export async function runStep(
     epoch: number;
     stepInEpoch: number;
     batches: readonly TrainBatch[];
-    /** What must finish before the step's record reads the state (the baseline beside step 1). */
-    ready?: Promise<void>;
+    /** The baseline beside step 1 (StepWork.beside). */
+    beside?: () => Promise<void>;
   },
 ): Promise<void> {
   const started = Date.now();
@@ -46,7 +46,7 @@ export async function runStep(
       humanRejected: [],
     };
     const skipped = await runStages(loop, work);
-    await at.ready;
+    await at.beside?.();
     if (skipped) recordOf(work).skipped(skipped);
     commitStep(loop, work, { started, fallbacks });
   } finally {

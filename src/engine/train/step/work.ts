@@ -16,8 +16,11 @@ export interface StepWork {
   readonly epoch: number;
   readonly stepInEpoch: number;
   readonly batches: readonly TrainBatch[];
-  /** Settles when the state this step's record and gate read is final (the baseline beside step 1). */
-  readonly ready?: Promise<void>;
+  /**
+   * The baseline beside step 1: starts it (once; step 1's requests leave first) and settles when the
+   * state this step's record and gate read is final.
+   */
+  readonly beside?: () => Promise<void>;
   /** The skill at the start of the step, and the step buffer as the optimizer sees it. */
   readonly skill: string;
   readonly bufferText: string;
