@@ -36,6 +36,7 @@ import {
   type Delivery,
 } from './agents/delivery';
 import { AgentRunError } from './agents/errors';
+import { copyFolderReadOnly, workspaceFolder } from './agents/docFolders';
 import { copyInputFile } from './agents/inputFiles';
 import {
   allowedEnv,
@@ -273,6 +274,12 @@ export class CommandBackend implements ChatBackend {
       : installSkill(skillDir, task, opts.skillDescription ?? DEFAULT_DESCRIPTION);
     writeFileAtomic(taskFile, task.prompt.endsWith('\n') ? task.prompt : `${task.prompt}\n`);
     for (const f of task.files ?? []) copyInputFile(f.path, dirs.work, f.name);
+    for (const d of task.folders ?? []) {
+      copyFolderReadOnly(d.path, workspaceFolder(dirs.work, d.name), {
+        key: 'env.data_dirs',
+        fix: 'remove the link, or point env.data_dirs at a folder that holds the documents themselves',
+      });
+    }
     const delivery = noSkill ? 'native' : (task.delivery ?? this.delivery);
     const prompt = renderPrompt(task, delivery, this.skillRoot);
     const parentEnv = opts.parentEnv ?? process.env;

@@ -62,6 +62,8 @@ export interface TaskContext {
   prompt: string;
   /** Input files the task gives (skill-creator `files`), copied into the workspace under `name`; `digest` keys the cache. */
   files?: Array<{ name: string; path: string; digest: string }>;
+  /** Folders copied read-only into the workspace under `name` (OfficeQA's documents); `digest` keys the cache. */
+  folders?: Array<{ name: string; path: string; digest: string }>;
   /** How the prompt reaches the agent for this call; absent = the backend's `target_delivery`. */
   delivery?: 'native' | 'pointer';
 }

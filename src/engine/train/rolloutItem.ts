@@ -71,6 +71,7 @@ export function targetRequest(item: TaskItem, system: string, opts: ItemOptions)
       ...(item.files?.length
         ? { files: item.files.map((f) => ({ name: f.name, path: f.path, digest: f.digest })) }
         : {}),
+      ...(opts.turns?.agentFolders?.length ? { folders: opts.turns.agentFolders } : {}),
     },
   };
   return { item, user, userRecord, messages, req };

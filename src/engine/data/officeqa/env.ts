@@ -10,6 +10,7 @@ import type { TargetTurns } from '../../train/turns/types';
 import { officeQaList } from '../benchmarkRecords';
 import type { TaskItem } from '../tasks';
 import { DOC_TOOL_SPECS, DocCorpus, docsRoots } from './docTools';
+import { agentTurns, type AgentDocs } from './agentTask';
 import { oracleContext } from './oracle';
 
 /** Candidate files listed in the task, as the reference lists them. */
@@ -44,8 +45,7 @@ function dirsOf(env: Record<string, unknown>): string[] {
 
 /**
  * The turn plan of an OfficeQA run, or a refusal naming the key, the reason and the way out. An agent
- * target gets the plain question (said in a notice): the reference's document links into an agent's
- * workspace are not made here.
+ * target gets the documents in its workspace instead of our tools (agentTask.ts).
  */
 export function officeQaTurns(
   env: Record<string, unknown>,
@@ -64,13 +64,6 @@ export function officeQaTurns(
       },
     );
   }
-  if (target.backend === 'command') {
-    return {
-      notices: [
-        "officeqa: an agent target gets the question alone; the reference's document folders (env.data_dirs) are not linked into its workspace here, so use a chat target (openai, azure_openai, anthropic) to train with the document tools",
-      ],
-    };
-  }
   const dirs = dirsOf(env);
   if (!dirs.length) {
     throw new SkillOptError('config', 'env.data_dirs names no folder: OfficeQA answers from its documents', {
@@ -79,7 +72,8 @@ export function officeQaTurns(
     });
   }
   const tools = env.use_local_tools !== false;
-  if (tools && !target.acceptsTools) {
+  const agent = target.backend === 'command';
+  if (tools && !agent && !target.acceptsTools) {
     throw new SkillOptError(
       'config',
       `officeqa's document tools need a target that calls functions, and the ${target.backend} target does not`,
@@ -99,18 +93,23 @@ export function officeQaTurns(
     files: officeQaList(item.fields.source_files),
     docs: officeQaList(item.fields.source_docs),
   });
-  const taskMessage = (item: TaskItem): string => {
+  const taskMessage = (item: TaskItem, agentDocs?: AgentDocs): string => {
     const { files, docs } = sources(item);
     const parts = [`## Question\n${item.input}`];
-    const oracle = oracleContext(files, docs, roots, note);
+    const oracle = oracleContext(files, docs, roots, agentDocs?.oracleNote ?? note);
     if (oracle) parts.push(`## Oracle pages\n${oracle}`);
-    const listed = corpus.candidates(files).slice(0, MAX_LISTED_FILES);
+    if (agentDocs?.corpusNote) parts.push(`## Document corpus\n${agentDocs.corpusNote}`);
+    const listed = corpus
+      .candidates(files)
+      .slice(0, MAX_LISTED_FILES)
+      .map((f) => agentDocs?.path(f) ?? f);
     parts.push(
       `## Candidate files\n${listed.length ? listed.map((f) => `- ${f}`).join('\n') : '- none found'}`,
     );
     if (docs.length) parts.push(`## Source pages\n${docs.map((d) => `- ${d}`).join('\n')}`);
     return parts.join('\n\n');
   };
+  if (agent) return agentTurns(roots, tools, maxTurns, taskMessage);
   const notices = [
     tools
       ? `officeqa: offline, as the reference runs it: oracle pages from the items' source_docs, and up to ${maxTurns} target calls per item with glob/read/grep over ${roots.join(', ')} (the call and cost estimates count one call per item)`

@@ -4,7 +4,7 @@
  * per run (turns/fromConfig.ts) and carried to every rollout of it.
  */
 import type { TaskItem } from '../../data/tasks';
-import type { ReplyToolCall, ToolSpec } from '../../llm/types';
+import type { ReplyToolCall, TaskContext, ToolSpec } from '../../llm/types';
 
 /** What one function call did: the line the trajectory records and what the model is sent back. */
 export interface ToolObservation {
@@ -36,6 +36,8 @@ export interface TargetTurns {
   systemNote?: string;
   /** A tool loop of at most `maxTurns` model calls. */
   tools?: { specs: readonly ToolSpec[]; maxTurns: number; forItem(item: TaskItem): ItemTools };
+  /** Folders an agent target gets read-only in its workspace (OfficeQA's documents under `docs/`). */
+  agentFolders?: NonNullable<TaskContext['folders']>;
   /** Refinement turns: at most `maxTurns` model calls. */
   refine?: { maxTurns: number; style: RefineStyle };
 }
