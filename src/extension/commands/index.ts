@@ -9,6 +9,7 @@ import type { Ctx } from '../ctx';
 import { errorDetail } from '../log';
 import type { RunsTreeElement, RunsTreeProvider } from '../views/runsTree';
 import { applyBestSkill } from './applyBest';
+import { registerNewFileSide } from './applyBestPackage';
 import { openArtifact, openStepDiff } from './artifacts';
 import { selectCopilotModel } from './copilot';
 import { evaluateSkill, openEvaluation } from './evaluate';
@@ -57,6 +58,7 @@ export function registerCommands(ctx: Ctx, deps: CommandDeps): void {
     [Commands.showRunsFlat]: () => setGroupRunsBySkill(false),
   };
   registerCommandTable(ctx, table);
+  ctx.pushExtCleanup(registerNewFileSide());
 }
 
 /** Registers id → handler; an unexpected failure is logged and said, never lost. */

@@ -6,6 +6,8 @@ import {
   readdirSync,
   readFileSync,
   renameSync,
+  rmSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,7 +19,7 @@ import {
   readSkillToScore,
   writeSkillArtifact,
 } from '../../../src/engine/skill/package/artifacts';
-import { filesToApply } from '../../../src/engine/skill/package/apply';
+import { filesOnlyInSkill, filesToApply } from '../../../src/engine/skill/package/apply';
 import { readRunPackage } from '../../../src/engine/skill/package/folder';
 import { DEFAULT_PACKAGE_POLICY } from '../../../src/engine/skill/package/policy';
 import {
@@ -290,5 +292,33 @@ describe('skill packages', () => {
         ['references/new.md', 'added'],
       ],
     );
+  });
+
+  it('names the files only the trained folder holds (Apply Best keeps them)', () => {
+    const trained = skillFolder();
+    const best = tempDir();
+    writeSkillArtifact(join(best, 'best_skill.md'), readSkillInit(trained, 200_000).text);
+    writeFileSync(join(trained, 'references', 'notes.md'), 'mine\n');
+    assert.deepEqual(filesOnlyInSkill(join(best, 'best_skill'), trained), ['references/notes.md']);
+  });
+
+  it('refuses to apply a file through a symbolic link out of the skill folder, naming the file', () => {
+    const trained = skillFolder();
+    const best = tempDir();
+    writeSkillArtifact(
+      join(best, 'best_skill.md'),
+      applyEdits(readSkillInit(trained, 200_000).text, [
+        { op: 'append', file: 'references/guide.md', content: '- More.' },
+      ]).text,
+    );
+    const outside = tempDir();
+    writeFileSync(join(outside, 'guide.md'), GUIDE);
+    rmSync(join(trained, 'references'), { recursive: true });
+    symlinkSync(outside, join(trained, 'references'));
+    assert.throws(
+      () => filesToApply(join(best, 'best_skill'), trained),
+      /references\/guide\.md through the symbolic link/,
+    );
+    assert.equal(readFileSync(join(outside, 'guide.md'), 'utf8'), GUIDE);
   });
 });
