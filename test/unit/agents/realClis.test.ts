@@ -81,10 +81,13 @@ function request(country: string, skillText: string): ChatRequest {
  */
 function cliTempEntries(): string[] {
   const dirs = [...new Set(['/tmp', tmpdir()])].filter((d) => existsSync(d));
-  return dirs
-    .flatMap((d) => readdirSync(d).map((n) => join(d, n)))
-    .filter((p) => /codex|claude|copilot|^cc-/i.test(basename(p)))
-    .sort();
+  return (
+    dirs
+      .flatMap((d) => readdirSync(d).map((n) => join(d, n)))
+      // Our tests' own folders (skillopt-claude-it-…) come and go with other test runs on the machine.
+      .filter((p) => /codex|claude|copilot|^cc-/i.test(basename(p)) && !basename(p).startsWith('skillopt-'))
+      .sort()
+  );
 }
 
 /** Every file under `dir` with its size and mtime, to show a folder was not touched. */
