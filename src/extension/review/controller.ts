@@ -32,17 +32,10 @@ import {
   type RunHints,
 } from './reviewContext';
 import { previousFromCandidate } from './layout';
-import {
-  runDirOfCandidate,
-  stepCandidateFromFolder,
-  type CandidateReady,
-  type GateVerdictEvent,
-  type Origin,
-} from './runFiles';
+import { runDirOfCandidate, type CandidateReady, type GateVerdictEvent, type Origin } from './runFiles';
 import { Redraws } from './redraws';
+import { openFromFolder, reopenWaiting, type ReopenHost, type ReviewRequested } from './reopen';
 import type { ReviewSession, Transition } from './session';
-
-type ReviewRequested = Extract<EngineEvent, { type: 'review/requested' }>;
 
 export type { TrackedSession };
 
@@ -74,6 +67,24 @@ export class ReviewController implements vscode.Disposable {
   };
   /** What a skill folder's reviews of several files act through (folderReview.ts). */
   private readonly folder: FolderReviewHost;
+  /** What bringing a review back from its run folder acts through (reopen.ts). */
+  private readonly reopen: ReopenHost = {
+    contextOf: (runId, candidatePath) => this.contextOf(runId, candidatePath),
+    findByRun: (runId, step, origin) => this.findByRun(runId, step, origin),
+    onCandidate: (runId, event, run, texts, history) => this.onCandidate(runId, event, run, texts, history),
+    onReviewRequested: (runId, event) => this.onReviewRequested(runId, event),
+    dropOthers: async (t) => {
+      // The other files' undecided lines go; SKILL.md lost its own (that is why it is rebuilt).
+      await retireReviews(
+        this.folder,
+        membersOf(t).filter((m) => m !== t),
+      );
+      t.session.dismiss();
+      this.registry.delete(t.uri);
+      this.schedule(t.uri);
+    },
+    unpark: (uri) => this.registry.parked.take(uri),
+  };
 
   constructor(
     private readonly ctx: Ctx,
@@ -326,57 +337,12 @@ export class ReviewController implements vscode.Disposable {
     origin: Origin,
     hints: RunHints = {},
   ): Promise<TrackedSession | undefined> {
-    return this.serial(async () => {
-      const got = stepCandidateFromFolder(runDir, step, origin);
-      if (!got) {
-        void vscode.window.showWarningMessage(`SkillOpt: ${runDir} has no candidate for step ${step}.`);
-        return undefined;
-      }
-      const run = { ...this.contextOf(runId, got.event.candidatePath), runDir, ...hints };
-      if (run.skillPath && !openSkillDocument(run.skillPath)) {
-        await vscode.window.showTextDocument(vscode.Uri.file(run.skillPath), { preview: false });
-      }
-      return this.onCandidate(
-        runId,
-        got.event,
-        run,
-        { previous: got.previousText, candidate: got.candidateText },
-        { ...(got.verdict ? { verdict: got.verdict } : {}), reviewNow: true },
-      );
-    });
+    return this.serial(() => openFromFolder(this.reopen, runId, runDir, step, origin, hints));
   }
 
-  /**
-   * Brings back the review a live run is paused on: shows it if it is intact, otherwise (the
-   * document was closed, reverted or saved over) rebuilds it from the run folder.
-   */
+  /** Brings back the review a live run is paused on (reopen.ts). */
   reopenWaiting(runId: string, request: ReviewRequested): Promise<TrackedSession | undefined> {
-    return this.serial(async () => {
-      const skillPath = this.contextOf(runId, request.candidatePath).skillPath;
-      if (!skillPath) return undefined;
-      const uri = vscode.Uri.file(skillPath);
-      const t = this.findByRun(runId, request.step, 'step');
-      const doc = openSkillDocument(skillPath);
-      // The review's lines make the document dirty; a clean one lost them (revert or save).
-      if (t && t.uri.toString() === uri.toString() && doc?.isDirty && t.session.phase === 'review') {
-        await vscode.window.showTextDocument(uri, { preview: false });
-        return t;
-      }
-      if (t) {
-        // The other files' undecided lines go; SKILL.md lost its own (that is why it is rebuilt).
-        await retireReviews(
-          this.folder,
-          membersOf(t).filter((m) => m !== t),
-        );
-        t.session.dismiss();
-        this.registry.delete(t.uri);
-        this.schedule(t.uri);
-      }
-      this.registry.parked.take(uri);
-      await vscode.window.showTextDocument(uri, { preview: false });
-      await this.onReviewRequested(runId, request);
-      return this.findByRun(runId, request.step, 'step');
-    });
+    return this.serial(() => reopenWaiting(this.reopen, runId, request));
   }
 
   /** One review's action (an edit's Accept or Reject). */

@@ -7,7 +7,7 @@ import type { Ctx } from '../ctx';
 import { runIdOf } from '../commands/shared';
 import type { RunHints } from './reviewContext';
 import { listCandidates, type Origin } from './runFiles';
-import type { EditArgs } from './view';
+import type { EditArgs } from './reviewLenses';
 
 export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -17,6 +17,7 @@ import {
 } from './layout';
 import { shiftBlock, type TextChange } from './tracking';
 import { previousForDocument } from './injectedBlocks';
+import { candidateDecision, personDecision } from './sessionDecisions';
 import { lineHunks } from '../../engine/skill/hunks';
 import type {
   Decider,
@@ -332,47 +333,17 @@ export class ReviewSession {
 
   /** Decision for a whole-candidate call: every edit the same way. */
   private decision(accept: boolean, includeUnplaced: boolean, reason?: string): DecideParams {
-    const ids = this.ownerList()
-      .filter(
-        (o) =>
-          o.fate !== 'skipped' && (includeUnplaced || (o.fate !== 'conflict' && o.fate !== 'invalidated')),
-      )
-      .map((o) => o.id);
-    return {
-      runId: this.init.runId,
-      step: this.init.step,
-      decisions: ids.map((editId) => ({ editId, accept, ...(!accept && reason ? { reason } : {}) })),
-      candidate: accept ? 'accept' : 'reject',
-      ...(!accept && reason ? { reason } : {}),
-    };
+    return candidateDecision(this.init, this.ownerList(), accept, includeUnplaced, reason);
   }
 
   /** Every placed edit is decided by the person: tell the engine (live runs) and move on. */
   private complete(reason?: string): Omit<Transition, 'ops'> {
-    const decided = this.ownerList().filter((o) => o.decidedBy === 'person');
-    const anyAccepted = decided.some((o) => o.fate === 'accepted');
-    const allAccepted = decided.length > 0 && decided.every((o) => o.fate === 'accepted');
-    const allRejected = decided.length > 0 && decided.every((o) => o.fate === 'rejected');
+    const { params, anyAccepted } = personDecision(this.init, this.ownerList(), reason);
     const { live, mode, reviewNow } = this.init;
     this.waiting = false;
     this.phase =
       live && mode === 'human-first' && anyAccepted && !this.verdict && !reviewNow ? 'awaiting-gate' : 'done';
-    const send: DecideParams = {
-      runId: this.init.runId,
-      step: this.init.step,
-      decisions: decided.map((o) => ({
-        editId: o.id,
-        accept: o.fate === 'accepted',
-        ...(o.reason ? { reason: o.reason } : {}),
-      })),
-    };
-    // human-first: the gate has not run yet, so there is no candidate to accept or reject.
-    if (mode !== 'human-first' || reviewNow) {
-      if (allAccepted) send.candidate = 'accept';
-      else if (allRejected) send.candidate = 'reject';
-    }
-    if (reason && send.candidate === 'reject') send.reason = reason;
-    return live ? { send } : { record: send };
+    return live ? { send: params } : { record: params };
   }
 
   /**
