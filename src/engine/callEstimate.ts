@@ -7,9 +7,47 @@ export interface CallEstimate {
   perEpochEnd: Record<string, number>;
   once: Record<string, number>;
   total: number;
+  /**
+   * The most target calls one item makes (document tool turns, refinement turns); the target
+   * stages above count that many per item. Absent for one call per item.
+   */
+  targetTurns?: number;
 }
 
-export function estimateCalls(settings: TrainSettings, splits: LoadedSplits, spe: number): CallEstimate {
+/** Stages whose calls go to the target; every other stage is the optimizer's. */
+export const TARGET_STAGES: ReadonlySet<string> = new Set([
+  'rollout',
+  'selection',
+  'slow_rollout',
+  'baseline',
+  'final_selection',
+  'test',
+  'no_skill',
+  'trigger',
+]);
+
+/** The same estimate at one target call per item: the low end of a multi-turn run's range. */
+export function oneCallPerItem(estimate: CallEstimate): CallEstimate {
+  const turns = estimate.targetTurns ?? 1;
+  if (turns <= 1) return estimate;
+  const per = (r: Record<string, number>): Record<string, number> =>
+    Object.fromEntries(Object.entries(r).map(([k, v]) => [k, TARGET_STAGES.has(k) ? v / turns : v]));
+  const { targetTurns: _turns, ...rest } = estimate;
+  return {
+    ...rest,
+    perStep: per(estimate.perStep),
+    perEpochEnd: per(estimate.perEpochEnd),
+    once: per(estimate.once),
+  };
+}
+
+export function estimateCalls(
+  settings: TrainSettings,
+  splits: LoadedSplits,
+  spe: number,
+  /** The most target calls per item (train/turns: `maxTargetCalls`). */
+  targetTurns = 1,
+): CallEstimate {
   const batch = Math.min(settings.batchSize, splits.train.length) * settings.accumulation;
   // Every repeat of a selection item is a call of its own.
   const sel =
@@ -60,8 +98,15 @@ export function estimateCalls(settings: TrainSettings, splits: LoadedSplits, spe
     perEpochEnd.judge = targetCalls(perEpochEnd, ['slow_rollout', 'selection', 'meta_reflect']);
     once.judge = targetCalls(once, ['baseline', 'final_selection', 'test', 'no_skill']);
   }
+  // A judge reads an item's final answer once; the target may take several calls to give it.
+  if (targetTurns > 1) {
+    for (const r of [perStep, perEpochEnd, once]) {
+      for (const k of Object.keys(r)) if (TARGET_STAGES.has(k)) r[k] *= targetTurns;
+    }
+    if (perEpochEnd.meta_reflect !== undefined) perEpochEnd.meta_reflect = 1 + sel * targetTurns;
+  }
   const sum = (r: Record<string, number>): number => Object.values(r).reduce((a, b) => a + b, 0);
   const epochsWithLlm = Math.max(0, settings.numEpochs - 1);
   const total = sum(perStep) * spe * settings.numEpochs + sum(perEpochEnd) * epochsWithLlm + sum(once);
-  return { perStep, perEpochEnd, once, total };
+  return { perStep, perEpochEnd, once, total, ...(targetTurns > 1 ? { targetTurns } : {}) };
 }

@@ -3,8 +3,11 @@
  * prompt and reply sizes for each role, priced with the same table the accounting uses. The low
  * end assumes short replies and the skill prefix read from the provider's prompt cache after the
  * first call per skill version (costCache.ts); the high end assumes every reply runs long and no
- * cache hit. Models without a known price are named, never counted as $0.
+ * cache hit. An item the target answers in several calls (tool or refinement turns) counts once at
+ * the low end and every turn, each with the earlier turns in its prompt, at the high end. Models
+ * without a known price are named, never counted as $0.
  */
+import { oneCallPerItem, TARGET_STAGES, type CallEstimate } from './callEstimate';
 import { cacheableCalls, cachePrefixApplies, describeCacheAssumption, lowEndCacheTokens } from './costCache';
 import { batchProvider } from './llm/prices';
 import { analystSystemPrompt } from './prompts/system';
@@ -32,16 +35,10 @@ export interface CostEstimate {
 
 /** Characters per token: the documented estimate used for skill length too. */
 const CHARS_PER_TOKEN = 4;
-/** Stages whose calls go to the target; every other stage is the optimizer's. */
-const TARGET_STAGES = new Set([
-  'rollout',
-  'selection',
-  'slow_rollout',
-  'baseline',
-  'final_selection',
-  'test',
-  'trigger',
-]);
+/** What one earlier turn adds to a multi-turn item's later prompts at the high end: a tool result (a document read is capped at 4,000 characters). */
+const TURN_HISTORY_TOKENS = 1000;
+
+type Calls = { target: number; optimizer: number; batch: number };
 
 export function estimateCost(prepared: PreparedRun): CostEstimate {
   const { estimate, settings: s, splits, initialSkill, models } = prepared;
@@ -68,19 +65,28 @@ export function estimateCost(prepared: PreparedRun): CostEstimate {
       reply: { low: 300, high: 2500 },
     },
   };
-  const calls = { target: 0, optimizer: 0, batch: 0 };
   // Target evaluations sent through the batch API (evaluation.batch_api) are priced as batches.
   const batched = (stage: string): boolean =>
     models.batch?.stages.has(
       stage === 'baseline' || stage === 'final_selection' ? 'selection' : (stage as Stage),
     ) ?? false;
-  const add = (stages: Record<string, number>, times: number): void => {
-    for (const [stage, n] of Object.entries(stages))
-      calls[!TARGET_STAGES.has(stage) ? 'optimizer' : batched(stage) ? 'batch' : 'target'] += n * times;
+  const count = (e: CallEstimate): Calls => {
+    const calls = { target: 0, optimizer: 0, batch: 0 };
+    const add = (stages: Record<string, number>, times: number): void => {
+      for (const [stage, n] of Object.entries(stages))
+        calls[!TARGET_STAGES.has(stage) ? 'optimizer' : batched(stage) ? 'batch' : 'target'] += n * times;
+    };
+    add(e.perStep, prepared.totalSteps);
+    add(e.perEpochEnd, Math.max(0, s.numEpochs - 1));
+    add(e.once, 1);
+    return calls;
   };
-  add(estimate.perStep, prepared.totalSteps);
-  add(estimate.perEpochEnd, Math.max(0, s.numEpochs - 1));
-  add(estimate.once, 1);
+  // The high end: every item takes all its turns, each later one carrying the earlier replies and
+  // tool results; the low end: one call per item.
+  const lowEstimate = oneCallPerItem(estimate);
+  const callsFor = { low: count(lowEstimate), high: count(estimate) };
+  const turns = estimate.targetTurns ?? 1;
+  const history = ((turns - 1) / 2) * (perCall.target.reply.high + TURN_HISTORY_TOKENS);
 
   const unpriced = new Set<string>();
   let low: number | null = 0;
@@ -92,21 +98,28 @@ export function estimateCost(prepared: PreparedRun): CostEstimate {
   for (const kind of ['target', 'optimizer', 'batch'] as const) {
     const role = kind === 'batch' ? 'target' : kind;
     const client = models[role];
-    const n = calls[kind];
-    if (n === 0) continue;
+    const n = { low: callsFor.low[kind], high: callsFor.high[kind] };
+    if (n.high === 0) continue;
     const p = perCall[role];
+    const prompt = { low: p.prompt, high: p.prompt + (role === 'target' ? history : 0) };
     const provider = kind === 'batch' ? batchProvider(client.backend) : client.backend;
-    tokens.low += n * (p.prompt + p.reply.low);
-    tokens.high += n * (p.prompt + p.reply.high);
-    const price = (reply: number, cache = {}): number | null =>
-      models.accounting.prices.cost(client.model, provider, n * p.prompt, n * reply, cache);
-    let lo = price(p.reply.low);
-    const hi = price(p.reply.high);
+    tokens.low += n.low * (prompt.low + p.reply.low);
+    tokens.high += n.high * (prompt.high + p.reply.high);
+    const price = (end: 'low' | 'high', cache = {}): number | null =>
+      models.accounting.prices.cost(
+        client.model,
+        provider,
+        n[end] * prompt[end],
+        n[end] * p.reply[end],
+        cache,
+      );
+    let lo = price('low');
+    const hi = price('high');
     if (kind !== 'batch' && lo !== null) {
       const applies = cachePrefixApplies(prepared.config, role, client.model, provider, prefix[role]);
-      const shared = cacheableCalls(role, estimate, prepared.totalSteps, s.numEpochs, batched);
+      const shared = cacheableCalls(role, lowEstimate, prepared.totalSteps, s.numEpochs, batched);
       if (applies.ok && shared.calls > 0) {
-        const withCache = price(p.reply.low, lowEndCacheTokens(shared, prefix[role]));
+        const withCache = price('low', lowEndCacheTokens(shared, prefix[role]));
         // A price without cache rates (a config price) leaves the low end uncached, and says so.
         if (withCache === null) notCached.push(`${client.model} has no cache rates under prices:`);
         else {
@@ -134,7 +147,7 @@ export function estimateCost(prepared: PreparedRun): CostEstimate {
     high,
     unpricedModels: [...unpriced].sort(),
     tokens: { low: Math.round(tokens.low), high: Math.round(tokens.high) },
-    ...(calls.batch ? { batchCalls: calls.batch } : {}),
+    ...(callsFor.high.batch ? { batchCalls: callsFor.high.batch } : {}),
     ...(note ? { promptCache: { lowEndSaving: saving, note } } : {}),
   };
 }

@@ -6,7 +6,7 @@ import type { SkillOptConfig } from './config/schema';
 import { stepsPerEpoch } from './data/plan';
 import { benchmarkFor } from './data/benchmarks';
 import { turnsFor } from './train/turns/fromConfig';
-import { multiTurn, type TargetTurns } from './train/turns/types';
+import { maxTargetCalls, multiTurn, type TargetTurns } from './train/turns/types';
 import {
   benchmarkNotices,
   checkImageTarget,
@@ -194,7 +194,11 @@ export function prepareRun(opts: PrepareOptions): PreparedRun {
       ...turns.notices,
       ...activation.notices,
     ],
-    estimate: withActivationCalls(estimateCalls(settings, splits, spe), activation.plan, settings.numEpochs),
+    estimate: withActivationCalls(
+      estimateCalls(settings, splits, spe, maxTargetCalls(turns.turns)),
+      activation.plan,
+      settings.numEpochs,
+    ),
     models,
     ...(activation.plan ? { activation: activation.plan } : {}),
     ...(turns.turns ? { turns: turns.turns } : {}),

@@ -66,6 +66,35 @@ describe('cost estimate before a run', () => {
     assert.equal(consolidating.estimate.total, plain.total + consolidating.totalSteps);
   });
 
+  it('counts every refinement turn of the target in the calls and the high end, one call per item at the low end', () => {
+    const models = ['model.optimizer=gpt-4o-mini', 'model.target=gpt-4o-mini'];
+    const one = prepare(models);
+    const three = prepare([...models, 'env.max_turns=3']);
+    assert.equal(three.estimate.targetTurns, 3);
+    assert.equal(one.estimate.targetTurns, undefined);
+    // Target stages count three calls an item; the optimizer's stages are unchanged.
+    assert.equal(three.estimate.perStep.rollout, 3 * one.estimate.perStep.rollout);
+    assert.equal(three.estimate.perStep.selection, 3 * one.estimate.perStep.selection);
+    assert.equal(three.estimate.once.baseline, 3 * one.estimate.once.baseline);
+    assert.equal(three.estimate.perStep.analyst, one.estimate.perStep.analyst);
+    assert.equal(three.estimate.perStep.merge, one.estimate.perStep.merge);
+    const targetCalls = (e: typeof one.estimate): number =>
+      (e.perStep.rollout + e.perStep.selection) * one.totalSteps +
+      (e.perEpochEnd.slow_rollout ?? 0) +
+      (e.perEpochEnd.selection ?? 0) +
+      Object.entries(e.once).reduce((n, [k, v]) => n + (k === 'judge' ? 0 : v), 0);
+    assert.equal(three.estimate.total - one.estimate.total, 2 * targetCalls(one.estimate));
+    const c1 = estimateCost(one);
+    const c3 = estimateCost(three);
+    assert.ok(c1.low !== null && c1.high !== null && c3.low !== null && c3.high !== null);
+    assert.ok(Math.abs(c3.low - c1.low) < 1e-12, `${c3.low} vs ${c1.low}`);
+    assert.ok(c3.high > c1.high && c3.tokens.high > c1.tokens.high, `${c3.high} vs ${c1.high}`);
+    assert.ok(
+      three.warnings.some((w) => /env\.max_turns 3: .*the call estimate counts all of them/.test(w)),
+      three.warnings.join('\n'),
+    );
+  });
+
   it('says "unknown price" for a model it has no price for, never $0, and takes prices: from the config', () => {
     const unknown = estimateCost(prepare(['model.optimizer=gpt-4o', 'model.target=my-local-model']));
     assert.equal(unknown.low, null);

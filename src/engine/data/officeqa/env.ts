@@ -112,7 +112,7 @@ export function officeQaTurns(
   if (agent) return agentTurns(roots, tools, maxTurns, taskMessage);
   const notices = [
     tools
-      ? `officeqa: offline, as the reference runs it: oracle pages from the items' source_docs, and up to ${maxTurns} target calls per item with glob/read/grep over ${roots.join(', ')} (the call and cost estimates count one call per item)`
+      ? `officeqa: offline, as the reference runs it: oracle pages from the items' source_docs, and up to ${maxTurns} target calls per item with glob/read/grep over ${roots.join(', ')} (the call estimate counts all of them, the cost range one call per item at its low end)`
       : `officeqa: offline without local tools: one call per item with the oracle pages from its source_docs (${roots.join(', ')})`,
   ];
   return {

@@ -82,7 +82,7 @@ export function turnsFor(
     turns: { refine: { maxTurns, style } },
     notices: [
       ...notices,
-      `env.max_turns ${maxTurns}: up to ${maxTurns} target calls per item, each later one asking the target to check its reply, as the reference's ${style.name} rollout does (${style.history ? 'with the task and the previous reply' : 'with the previous reply only, not the task'}); the call and cost estimates count one call per item`,
+      `env.max_turns ${maxTurns}: up to ${maxTurns} target calls per item, each later one asking the target to check its reply, as the reference's ${style.name} rollout does (${style.history ? 'with the task and the previous reply' : 'with the previous reply only, not the task'}); the call estimate counts all of them, the cost range one call per item at its low end`,
     ],
   };
 }

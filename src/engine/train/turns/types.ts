@@ -43,6 +43,11 @@ export interface TargetTurns {
 }
 
 /** Whether items need more than one call each (a provider batch cannot send them). */
+/** The most target calls one item makes under this plan (1 without turns). */
+export function maxTargetCalls(turns: TargetTurns | undefined): number {
+  return Math.max(1, turns?.tools?.maxTurns ?? 1, turns?.refine?.maxTurns ?? 1);
+}
+
 export function multiTurn(turns: TargetTurns | undefined): boolean {
   return !!turns && (!!turns.tools || (turns.refine?.maxTurns ?? 1) > 1);
 }
