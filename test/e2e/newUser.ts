@@ -7,6 +7,7 @@
  *
  *   node --import tsx test/e2e/newUser.ts path/to/skillopt.vsix
  */
+import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
@@ -118,6 +119,17 @@ async function main(): Promise<number> {
       await p().locator('.monaco-dialog-box', { hasText: 'model calls' }).waitFor({ timeout: 60_000 });
     });
     await shot('03-confirm-estimate.png');
+    await checks.check(
+      'the estimate says what the gate can detect and what the no-skill baseline costs',
+      async () => {
+        const text = await p().locator('.monaco-dialog-box', { hasText: 'model calls' }).innerText();
+        assert.match(
+          text,
+          /Gate: strict; \d+ items × 1 repeat: only Δ ≥ 0\.\d+ can be told from noise at alpha 0\.05/,
+        );
+        assert.match(text, /The target alone \(no skill\) is scored at the end: \d+ of those calls\./);
+      },
+    );
 
     await checks.step('Start Training puts the new run in the Runs tree', async () => {
       const dialog = p().locator('.monaco-dialog-box', { hasText: 'model calls' });
