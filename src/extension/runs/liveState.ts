@@ -38,6 +38,8 @@ export interface LiveState {
   epoch: number;
   epochs: number;
   stage?: StageName;
+  /** Stages started and not yet finished, oldest first: some run side by side (the baseline beside step 1, the meta skill beside the slow update). */
+  openStages?: Array<{ stage: StageName; step: number }>;
   progress?: { done: number; total: number };
   bestScore?: number;
   baselineScore?: number;
@@ -108,10 +110,19 @@ export function applyEvent(prev: LiveState | undefined, seq: number, event: Engi
     case 'stage/started':
       s.status = 'running';
       s.stage = event.stage;
+      s.openStages = [...(base.openStages ?? []), { stage: event.stage, step: event.step }];
       delete s.progress;
       if (event.step > 0) s.step = event.step;
       if (event.epoch > 0) s.epoch = event.epoch;
       return s;
+    case 'stage/finished': {
+      const open = (base.openStages ?? []).filter((o) => o.stage !== event.stage || o.step !== event.step);
+      s.openStages = open;
+      // The stage shown is one still under way, when another runs on beside the one that ended.
+      const last = open[open.length - 1];
+      if (s.stage === event.stage && last) s.stage = last.stage;
+      return s;
+    }
     case 'rollout/progress':
       s.progress = { done: event.done, total: event.total };
       return s;

@@ -155,6 +155,8 @@ export interface CallLogOptions {
    * between two of them.
    */
   serialize?: (call: CallRecord) => boolean;
+  /** Holds a call back until the promise settles; one still held when the run stops is not sent. */
+  hold?: (call: CallRecord) => Promise<void> | undefined;
 }
 
 /**
@@ -181,7 +183,9 @@ export class CallLog {
   }
 
   noteEvent(e: EngineEvent): void {
-    if (e.type === 'stage/started') {
+    // The meta skill runs beside the slow update; its calls carry their own stage, so the phase
+    // stays the slow update's for the slow update's own calls.
+    if (e.type === 'stage/started' && e.stage !== 'meta_skill') {
       this.step = e.step;
       this.phase = e.stage;
     }
@@ -231,6 +235,11 @@ export class CallLog {
           await previous;
         }
         try {
+          const held = this.opts.hold?.(call);
+          if (held) {
+            await held;
+            signal?.throwIfAborted();
+          }
           const reply = await inner.chat(req, signal);
           call.cached = reply.cached;
           call.paid = !reply.cached;

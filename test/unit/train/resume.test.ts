@@ -348,12 +348,23 @@ describe('kill and resume: meta skill after the slow update', function () {
       const refMeta = ref.calls.filter((c) => c.stage === 'meta_skill');
       assert.equal(refMeta.length, 1);
 
-      // Crash after the slow update is saved, before the meta skill has its reply.
+      // Crash after the slow update is saved, before the meta skill (which runs beside it) has its
+      // reply: its call is held until the slow update has finished, and the run stops right then.
+      let slowFinished = (): void => undefined;
+      const slowSaved = new Promise<void>((resolve) => (slowFinished = resolve));
+      const p1 = prepareSim(dir.path, overrides);
+      const held = new CallLog(p1, { hold: (c) => (c.stage === 'meta_skill' ? slowSaved : undefined) });
       const first = await runSim(
-        prepareSim(dir.path, overrides),
-        (e) => e.type === 'stage/started' && e.stage === 'meta_skill' && e.epoch === 2,
+        p1,
+        (e) => {
+          const done = e.type === 'stage/finished' && e.stage === 'slow_update' && e.epoch === 2;
+          if (done) queueMicrotask(slowFinished);
+          return done;
+        },
+        held,
       );
       assert.equal(first.outcome.status, 'stopped');
+      assert.equal(held.calls.filter((c) => c.stage === 'meta_skill' && c.answered).length, 0);
       const state = readJson<RuntimeState & { slow_done_epoch?: number }>(dir.path, 'runtime_state.json');
       assert.equal(state.slow_done_epoch, 2);
       assert.ok(!existsSync(join(dir.path, 'meta_skill', 'epoch_02', 'meta_skill_result.json')));

@@ -24,9 +24,17 @@ export interface EpochWork {
   preSlowSkill?: string;
   /** slow update: the comparison pairs it built, reused by the meta skill. */
   pairs?: ComparisonPair[];
+  /**
+   * slow update, once it runs: settles when its pairs are built (`built`), when it ended without
+   * building them (`ended`: epoch 1) or failed first (`failed`). The meta skill runs beside the slow
+   * update's guidance and gate and waits on this for the pairs alone.
+   */
+  pairsPending?: Promise<PairsOutcome>;
   /** meta skill: what it did, for the epoch event. */
   metaAction?: string;
 }
+
+export type PairsOutcome = 'built' | 'ended' | 'failed';
 
 export interface EpochEndStage {
   readonly name: StageName;
@@ -37,6 +45,8 @@ export interface EpochEndStage {
   /** Runs whenever the stage is enabled, done or not: what later stages need from it. */
   prepare?(loop: LoopContext, ep: EpochWork): void;
   run(loop: LoopContext, ep: EpochWork): Promise<void>;
+  /** Starts while this stage (run just before it) still runs, waiting for what it needs through EpochWork. */
+  readonly overlaps?: StageName;
 }
 
 export const EPOCH_END_STAGES: readonly EpochEndStage[] = [
@@ -56,11 +66,21 @@ export async function runEpochEnd(loop: LoopContext, epoch: number): Promise<voi
     lastStep,
     prevSkill: epoch >= 2 ? loop.files.readSkill((epoch - 1) * loop.stepsPerEpoch) : state.current,
   };
+  // The stage before, not yet awaited: the next stage may overlap it.
+  let previous: { name: StageName; running: Promise<void> | undefined } | undefined;
   for (const stage of EPOCH_END_STAGES) {
     if (!stage.enabled(s)) continue;
+    const beside = previous && stage.overlaps === previous.name ? previous : undefined;
+    if (!beside) await previous?.running;
+    previous = undefined;
     stage.prepare?.(loop, ep);
-    if (!stage.done(state, epoch)) await loop.stage(lastStep, epoch, stage.name, () => stage.run(loop, ep));
+    const running = stage.done(state, epoch)
+      ? undefined
+      : loop.stage(lastStep, epoch, stage.name, () => stage.run(loop, ep));
+    if (beside) await bothSettled(beside.running, running);
+    else previous = { name: stage.name, running };
   }
+  await previous?.running;
   state.lastCompletedEpoch = epoch;
   state.save();
   loop.ctx.emit({
@@ -69,4 +89,14 @@ export async function runEpochEnd(loop: LoopContext, epoch: number): Promise<voi
     ...(s.useSlowUpdate ? { slowUpdate: state.currentOrigin } : {}),
     ...(ep.metaAction ? { metaSkill: ep.metaAction } : {}),
   });
+}
+
+/** Waits for both (so no stage is left running behind a failure), then throws the first error. */
+async function bothSettled(
+  first: Promise<void> | undefined,
+  second: Promise<void> | undefined,
+): Promise<void> {
+  const results = await Promise.allSettled([first, second]);
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
 }

@@ -34,6 +34,8 @@ async function run(loop: LoopContext, ep: EpochWork): Promise<void> {
     // The reference writes one here that nothing ever reads; we save the calls.
     result = { action: 'skip_last_epoch', epoch };
   } else {
+    // Beside the slow update: its pairs are this stage's input (a failed slow update fails the run).
+    if (ep.pairsPending && (await ep.pairsPending) === 'failed' && !ep.pairs) return;
     const t0 = Date.now();
     const currSkill = ep.preSlowSkill ?? state.current;
     let pairs = ep.pairs ?? loadPairs(layout.epochDir('slow_update', epoch));
@@ -74,4 +76,6 @@ export const metaSkillStage: EpochEndStage = {
   // The result file is the stage's own resume point.
   done: () => false,
   run,
+  // It needs only the slow update's pairs: it runs beside the slow update's guidance call and gate.
+  overlaps: 'slow_update',
 };

@@ -15,7 +15,7 @@ import { artifactSchemas, readArtifact } from '../../store/runSchemas';
 import { loadPairs, longitudinalPairs, savePairs, writeSlowGuidance } from '../epochEnd';
 import { announceCandidate, gateCandidate } from '../gateCandidate';
 import type { LoopContext } from '../loopContext';
-import type { EpochEndStage, EpochWork } from './index';
+import type { EpochEndStage, EpochWork, PairsOutcome } from './index';
 
 type Guidance = Awaited<ReturnType<typeof writeSlowGuidance>>;
 
@@ -26,7 +26,22 @@ function prepare(loop: LoopContext, ep: EpochWork): void {
   ep.preSlowSkill = readSkillArtifactIfAny(path) ?? loop.state.current;
 }
 
+/** The stage, telling whoever waits on its pairs (the meta skill) when they are built or will not be. */
 async function run(loop: LoopContext, ep: EpochWork): Promise<void> {
+  let settle: (outcome: PairsOutcome) => void = () => undefined;
+  ep.pairsPending = new Promise((resolve) => {
+    settle = resolve;
+  });
+  try {
+    await update(loop, ep, () => settle('built'));
+    settle('ended');
+  } catch (err) {
+    settle('failed');
+    throw err;
+  }
+}
+
+async function update(loop: LoopContext, ep: EpochWork, pairsBuilt: () => void): Promise<void> {
   const { state, layout, s } = loop;
   const { epoch, lastStep } = ep;
   const dir = layout.epochDir('slow_update', epoch);
@@ -71,6 +86,7 @@ async function run(loop: LoopContext, ep: EpochWork): Promise<void> {
   });
   savePairs(dir, kept, all, s.pairPolicy);
   ep.pairs = kept;
+  pairsBuilt();
   const previous = extractSlowUpdate(state.current) ?? '';
   // Saved as soon as it arrives: a stop during the slow-update gate must not pay for it again.
   const guidancePath = join(dir, STEP_FILE.slowGuidance);
