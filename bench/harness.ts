@@ -256,6 +256,15 @@ export async function recordTraining(opts: TrainOptions): Promise<RecordedRun> {
       if (!any || c.start >= any.start) any = c;
       if (fits?.includes(stage) && (!best || c.start >= best.start)) best = c;
     }
+    // The meta skill starts beside the slow update and reuses its pairs: the comparison rollouts
+    // are the slow update's while it is open (the meta skill rolls out its own only without it).
+    if (kind === 'slow_rollout') {
+      for (const [key] of pending) {
+        const i = key.indexOf(':');
+        if (key.slice(i + 1) === 'slow_update')
+          return { stage: 'slow_update', step: Number(key.slice(0, i)) };
+      }
+    }
     const hit = best ?? any;
     return hit ? { stage: hit.stage, step: hit.step } : lastOpened;
   };

@@ -7,7 +7,7 @@
  *   verdict. This is the physical limit of the algorithm, and the headline compares against it.
  * - `engine`: every stage waits for the one before it, as the engine runs them today (keeping the
  *   overlaps it already has: reflection streams from the rollout, the two merge trees run side by
- *   side). Wall time minus this bound is the engine's own overhead; this bound minus the algorithm's
+ *   side, the meta skill beside the slow update once its rollouts are in). Wall time minus this bound is the engine's own overhead; this bound minus the algorithm's
  *   is overlap the engine leaves unused.
  *
  * Pure: no clock, no I/O.
@@ -278,10 +278,12 @@ export function buildPhases(windows: readonly StageWindow[], calls: readonly Cal
         // The meta skill reads the epoch's skills and the slow-update comparison, not its verdict.
         const sr = nodes.has(`${p}.slow_rollout`) ? `${p}.slow_rollout` : undefined;
         const pre = sr ? nodes.get(sr)!.algo : dropUnknown([skillReady]);
-        const mr = add(`${p}.meta_rollout`, 'meta_skill', w.step, pre, dropUnknown([last]));
+        // The engine starts it beside the slow update, once the slow update's rollouts are in.
+        const mr = add(`${p}.meta_rollout`, 'meta_skill', w.step, pre, sr ? [sr] : dropUnknown([last]));
         const ms = add(`${p}.meta_skill`, 'meta_skill', w.step, dropUnknown([mr, sr]), [mr]);
         metaReady = ms;
-        last = ms;
+        // Both end before the engine goes on: a join of no calls.
+        last = sr ? add(`${p}.epoch_end`, 'other', w.step, [ms], dropUnknown([ms, last])) : ms;
       }
       continue;
     }
