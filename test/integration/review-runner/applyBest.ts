@@ -12,13 +12,13 @@
  * Screenshots go to .cache/apply-best-screenshots/ unless OUT_DIR is given.
  */
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { packageDirOf, RUN_FILE, RunLayout } from '../../../src/engine/store/layout';
 import type { Results } from '../harness/checks';
 import { palette, repoRoot } from '../harness/host';
 import { openSkillOpt, runThemes, themeSession } from './ui';
-import { cli, type Theme } from './workspace';
+import { trainFolderSkill, type Theme } from './workspace';
 
 const out = resolve(process.argv[2] || join(repoRoot, '.cache', 'apply-best-screenshots'));
 const GUIDE = 'references/style-guide.md';
@@ -41,23 +41,12 @@ const SCRIPT_TEXT = [
 /** The skill folder is the workspace (so the run's `skill_init: .` names it), trained by the CLI. */
 function workspace(sandbox: string): string {
   const ws = join(sandbox, 'house-style');
-  const example = join(repoRoot, 'examples', 'house-style');
-  mkdirSync(join(ws, 'references'), { recursive: true });
-  writeFileSync(
-    join(ws, 'SKILL.md'),
-    `${readFileSync(join(example, 'SKILL.md'), 'utf8').trimEnd()}\n\nThe detailed style rules are in ${GUIDE}.\n`,
-  );
-  writeFileSync(
-    join(ws, ...GUIDE.split('/')),
+  const runDir = trainFolderSkill(
+    ws,
+    GUIDE,
     '# Style guide\n\nAnswers are pasted into forms exactly as written.\n\n- One answer per field.\n',
+    RUN,
   );
-  cpSync(join(example, 'tasks.jsonl'), join(ws, 'tasks.jsonl'));
-  writeFileSync(
-    join(ws, 'skillopt.yaml'),
-    readFileSync(join(example, 'skillopt.yaml'), 'utf8').replace('skill_init: SKILL.md', 'skill_init: .'),
-  );
-  const runDir = join(ws, '.skillopt', 'runs', RUN);
-  cli(['train', join(ws, 'skillopt.yaml'), '--out', runDir]);
   const best = packageDirOf(new RunLayout(runDir).file(RUN_FILE.bestSkill));
   mkdirSync(join(best, 'scripts'), { recursive: true });
   writeFileSync(join(best, ...SCRIPT.split('/')), SCRIPT_TEXT);

@@ -11,7 +11,7 @@
  * Screenshots go to .cache/folder-review-screenshots/ unless OUT_DIR is given.
  */
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import { readCandidateFiles } from '../../../src/engine/skill/package/changes';
@@ -19,7 +19,7 @@ import { RunLayout, STEP_FILE } from '../../../src/engine/store/layout';
 import type { Results } from '../harness/checks';
 import { palette, repoRoot } from '../harness/host';
 import { openSkillOpt, pick, quickOpen, runThemes, themeSession } from './ui';
-import { cli, type Theme } from './workspace';
+import { trainFolderSkill, type Theme } from './workspace';
 
 const out = resolve(process.argv[2] || join(repoRoot, '.cache', 'folder-review-screenshots'));
 const GUIDE = 'references/style-guide.md';
@@ -52,21 +52,7 @@ const GUIDE_TEXT = [
 /** The folder skill, trained by the CLI; the first step whose candidate changes SKILL.md and the guide. */
 function workspace(sandbox: string): { ws: string; step: number } {
   const ws = join(sandbox, 'workspace');
-  const dir = join(ws, 'house-style');
-  const example = join(repoRoot, 'examples', 'house-style');
-  mkdirSync(join(dir, 'references'), { recursive: true });
-  writeFileSync(
-    join(dir, 'SKILL.md'),
-    `${readFileSync(join(example, 'SKILL.md'), 'utf8').trimEnd()}\n\nThe detailed style rules are in ${GUIDE}.\n`,
-  );
-  writeFileSync(join(dir, ...GUIDE.split('/')), GUIDE_TEXT);
-  cpSync(join(example, 'tasks.jsonl'), join(dir, 'tasks.jsonl'));
-  writeFileSync(
-    join(dir, 'skillopt.yaml'),
-    readFileSync(join(example, 'skillopt.yaml'), 'utf8').replace('skill_init: SKILL.md', 'skill_init: .'),
-  );
-  const runDir = join(dir, '.skillopt', 'runs', RUN);
-  cli(['train', join(dir, 'skillopt.yaml'), '--out', runDir]);
+  const runDir = trainFolderSkill(join(ws, 'house-style'), GUIDE, GUIDE_TEXT, RUN);
   const layout = new RunLayout(runDir);
   const steps = readdirSync(join(runDir, 'steps'))
     .map((n) => Number(/^step_(\d+)$/.exec(n)?.[1]))

@@ -109,3 +109,26 @@ export function skillBeforeMetaReflection(runDir: string): string {
   if (!before) throw new Error('no skill snapshot matches the meta reflection');
   return before;
 }
+
+/**
+ * The house-style example as a skill folder in `dir` (SKILL.md pointing at `guide`, the guide with
+ * `guideText`, the tasks, a config whose `skill_init` is the folder), trained by the CLI into
+ * `.skillopt/runs/<run>`. Returns the run folder.
+ */
+export function trainFolderSkill(dir: string, guide: string, guideText: string, run: string): string {
+  const example = join(repoRoot, 'examples', 'house-style');
+  mkdirSync(join(dir, ...guide.split('/').slice(0, -1)), { recursive: true });
+  writeFileSync(
+    join(dir, 'SKILL.md'),
+    `${readFileSync(join(example, 'SKILL.md'), 'utf8').trimEnd()}\n\nThe detailed style rules are in ${guide}.\n`,
+  );
+  writeFileSync(join(dir, ...guide.split('/')), guideText);
+  cpSync(join(example, 'tasks.jsonl'), join(dir, 'tasks.jsonl'));
+  writeFileSync(
+    join(dir, 'skillopt.yaml'),
+    readFileSync(join(example, 'skillopt.yaml'), 'utf8').replace('skill_init: SKILL.md', 'skill_init: .'),
+  );
+  const runDir = join(dir, '.skillopt', 'runs', run);
+  cli(['train', join(dir, 'skillopt.yaml'), '--out', runDir]);
+  return runDir;
+}

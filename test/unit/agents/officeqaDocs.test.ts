@@ -20,6 +20,7 @@ import { SkillOptError } from '../../../src/engine/errors';
 import { MAX_FOLDER_BYTES, MAX_FOLDER_FILE_BYTES } from '../../../src/engine/llm/agents/docFolders';
 import { CommandBackend, type AgentName } from '../../../src/engine/llm/command';
 import { targetRequest, type ItemOptions } from '../../../src/engine/train/rolloutItem';
+import type { TargetTurns } from '../../../src/engine/train/turns/types';
 import { agentCliBin } from '../../support/agentClis';
 import { promptText, type AgentWire } from '../../support/loopback/agentModel';
 import { anthropicMessages, startAnthropicServer } from '../../support/loopback/anthropicServer';
@@ -93,6 +94,21 @@ function docsModel(wire: AgentWire, outside: string): (req: RecordedRequest) => 
   };
 }
 
+/** The rollout request an agent target gets for the OfficeQA item under `turns`. */
+function agentRequest(
+  item: TaskItem,
+  turns: TargetTurns | undefined,
+): ReturnType<typeof targetRequest>['req'] {
+  const opts = {
+    client: { backend: 'command' },
+    turns,
+    stage: 'rollout',
+    skill: '',
+    answerTag: 'answer',
+  } as unknown as ItemOptions;
+  return targetRequest(item, 'system', opts).req;
+}
+
 describe('OfficeQA documents in an agent target workspace', () => {
   let base: string;
   let data: string;
@@ -126,14 +142,7 @@ describe('OfficeQA documents in an agent target workspace', () => {
     assert.equal(turns?.tools, undefined);
     assert.match(notices.join('\n'), /read-only in each item's workspace under docs\/ \(3 files/);
     assert.doesNotMatch(notices.join('\n'), /question alone/);
-    const opts = {
-      client: { backend: 'command' },
-      turns,
-      stage: 'rollout',
-      skill: '',
-      answerTag: 'answer',
-    } as unknown as ItemOptions;
-    const { req } = targetRequest(item, 'system', opts);
+    const req = agentRequest(item, turns);
     assert.deepEqual(req.task?.folders, turns?.agentFolders);
     const prompt = req.task!.prompt;
     assert.match(prompt, /## Oracle pages\n/);
@@ -200,14 +209,7 @@ describe('OfficeQA documents in an agent target workspace', () => {
 
       it("reads a document with its own tool from docs/ in the workspace; the copy is read-only; a file outside is reached only by Codex's commands", async () => {
         const { turns } = officeQaTurns({ data_dirs: [data] }, agentTarget);
-        const opts = {
-          client: { backend: 'command' },
-          turns,
-          stage: 'rollout',
-          skill: '',
-          answerTag: 'answer',
-        } as unknown as ItemOptions;
-        const { req } = targetRequest(item, 'system', opts);
+        const req = agentRequest(item, turns);
         const backend = new CommandBackend({
           agent,
           trusted: true,
