@@ -98,16 +98,22 @@ export function topologicalOrder(phases: readonly Phase[]): Phase[] {
   }
   const out: Phase[] = [];
   const state = new Map<string, 'visiting' | 'done'>();
+  const path: string[] = [];
   const visit = (p: Phase): void => {
     const s = state.get(p.id);
     if (s === 'done') return;
-    if (s === 'visiting') throw new Error(`phase dependencies form a cycle through ${p.id}`);
+    if (s === 'visiting') {
+      const cycle = [...path.slice(path.indexOf(p.id)), p.id].join(' → ');
+      throw new Error(`phase dependencies form a cycle: ${cycle}`);
+    }
     state.set(p.id, 'visiting');
+    path.push(p.id);
     for (const dep of [...p.after, ...(p.streamsFrom ? [p.streamsFrom] : [])]) {
       const d = byId.get(dep);
       if (!d) throw new Error(`phase ${p.id} depends on unknown phase ${dep}`);
       visit(d);
     }
+    path.pop();
     state.set(p.id, 'done');
     out.push(p);
   };

@@ -288,6 +288,7 @@ export function buildPhases(windows: readonly StageWindow[], calls: readonly Cal
       continue;
     }
     if (w.stage === 'final_selection') {
+      if (nodes.has('end.final_selection')) continue;
       const fs = add(
         'end.final_selection',
         'final_selection',
@@ -300,7 +301,11 @@ export function buildPhases(windows: readonly StageWindow[], calls: readonly Cal
       continue;
     }
     if (w.stage === 'test') {
-      last = add('end.test', 'test', w.step, dropUnknown([skillReady]), dropUnknown([last]));
+      // The test split is scored more than once (the best skill, the no-skill baseline): one phase
+      // holds every test call.
+      if (!nodes.has('end.test')) {
+        last = add('end.test', 'test', w.step, dropUnknown([skillReady]), dropUnknown([last]));
+      }
       continue;
     }
     // A stage this model does not know: chain it in both models.

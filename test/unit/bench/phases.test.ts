@@ -192,6 +192,22 @@ describe('bench phases: the two dependency models', () => {
     assert.deepEqual([engineMeta.earliestStartMs, engineMeta.earliestFinishMs], [200, 300]);
   });
 
+  it('holds every test call in one phase when the test split is scored twice (best skill, no skill)', () => {
+    const windows: StageWindow[] = [
+      { stage: 'rollout', step: 1, epoch: 1, startMs: 0, endMs: 100 },
+      { stage: 'evaluate', step: 1, epoch: 1, startMs: 100, endMs: 200 },
+      { stage: 'test', step: 1, epoch: 1, startMs: 200, endMs: 300 },
+      { stage: 'test', step: 1, epoch: 1, startMs: 300, endMs: 400 },
+    ];
+    const c = [
+      ...calls(2, { role: 'target', kind: 'rollout', stage: 'rollout', step: 1, serviceMs: 100 }),
+      ...calls(4, { role: 'target', kind: 'test', stage: 'test', step: 1, serviceMs: 100 }),
+    ];
+    const r = boundRun(windows, c, caps);
+    assert.equal(r.engine.phases.filter((p) => p.id === 'end.test').length, 1);
+    assert.equal(r.engine.phases.find((p) => p.id === 'end.test')!.calls, 4);
+  });
+
   it('counts calls outside every window as unplaced', () => {
     const r = boundRun(
       [{ stage: 'rollout', step: 1, epoch: 1, startMs: 0, endMs: 10 }],
