@@ -111,7 +111,7 @@ export function buildModels(
 ): ModelSetup {
   const notices: string[] = [];
   const accounting = new Accounting({ prices: cfg.prices, logger: env.logger });
-  const limitSettings = limitsFromConfig(cfg.limits);
+  const limitSettings = limitsFromConfig(cfg);
   // Agent targets are whole processes (~300 MB each): their own, small default.
   limitSettings.providerLimits = {
     command: cfg.limits.agent_concurrency || defaultAgentConcurrency(),

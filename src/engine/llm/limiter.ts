@@ -129,14 +129,29 @@ export class LimitRegistry {
   }
 }
 
-/** The `limits:` config section's concurrency keys as LimitSettings. */
-export function limitsFromConfig(limits: {
-  optimizer_concurrency: number;
-  target_concurrency: number;
-  provider_concurrency: Record<string, number>;
+/**
+ * Target calls in flight at most: limits.target_concurrency, or the reference's rollout workers
+ * (env.workers) when set and lower: both are caps, so the lower one holds.
+ */
+export function targetConcurrencyOf(cfg: {
+  limits: { target_concurrency: number };
+  env: { workers?: number | undefined };
+}): number {
+  const workers = cfg.env.workers;
+  return workers ? Math.min(workers, cfg.limits.target_concurrency) : cfg.limits.target_concurrency;
+}
+
+/** The `limits:` config section's concurrency keys (and env.workers) as LimitSettings. */
+export function limitsFromConfig(cfg: {
+  limits: {
+    optimizer_concurrency: number;
+    target_concurrency: number;
+    provider_concurrency: Record<string, number>;
+  };
+  env: { workers?: number | undefined };
 }): LimitSettings {
   return {
-    roleLimits: { optimizer: limits.optimizer_concurrency, target: limits.target_concurrency },
-    providerLimits: { ...limits.provider_concurrency },
+    roleLimits: { optimizer: cfg.limits.optimizer_concurrency, target: targetConcurrencyOf(cfg) },
+    providerLimits: { ...cfg.limits.provider_concurrency },
   };
 }

@@ -4,6 +4,7 @@ import type { SkillOptConfig } from '../config/schema';
 import { SkillOptError } from '../errors';
 import { gateSettingsFromConfig } from './gateSettings';
 import type { TrainSettings } from './settings';
+import { targetConcurrencyOf } from '../llm/limiter';
 
 /** The loop's settings from a validated config (aliases are already normalised by the loader). */
 export function settingsFromConfig(cfg: SkillOptConfig): TrainSettings {
@@ -86,7 +87,7 @@ export function settingsFromConfig(cfg: SkillOptConfig): TrainSettings {
     repeats: cfg.evaluation.repeats,
     earlyStop: cfg.evaluation.early_stop,
     speculate: cfg.speed.speculate,
-    targetConcurrency: cfg.limits.target_concurrency,
+    targetConcurrency: targetConcurrencyOf(cfg),
     gate: gateSettingsFromConfig(cfg),
     maxErroredShare: cfg.limits.max_errored_share,
     reviewMode: cfg.review.mode,

@@ -71,18 +71,22 @@ describe('llm/limiter', () => {
   });
 
   it('hands out one shared semaphore per role and per provider', () => {
-    const reg = new LimitRegistry(
-      limitsFromConfig({
-        optimizer_concurrency: 16,
-        target_concurrency: 32,
-        provider_concurrency: { openai: 4 },
-      }),
-    );
+    const limits = { optimizer_concurrency: 16, target_concurrency: 32, provider_concurrency: { openai: 4 } };
+    const reg = new LimitRegistry(limitsFromConfig({ limits, env: {} }));
     assert.equal(reg.role('target')!.limit, 32);
     assert.equal(reg.role('optimizer')!.limit, 16);
     assert.equal(reg.role('target'), reg.role('target'));
     assert.equal(reg.provider('openai')!.limit, 4);
     assert.equal(reg.provider('anthropic'), undefined, 'no limit configured');
+    // The reference's rollout workers cap target calls too: the lower cap holds.
+    assert.equal(
+      new LimitRegistry(limitsFromConfig({ limits, env: { workers: 16 } })).role('target')!.limit,
+      16,
+    );
+    assert.equal(
+      new LimitRegistry(limitsFromConfig({ limits, env: { workers: 64 } })).role('target')!.limit,
+      32,
+    );
   });
 
   describe('against a loopback server', () => {

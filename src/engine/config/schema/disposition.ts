@@ -215,10 +215,12 @@ export const DISPOSITIONS: Readonly<Record<string, Disposition>> = {
       'out_root',
       'split_ratio',
       'limit',
-      'workers',
       'max_completion_tokens',
     ].map((k) => `env.${k}`),
     honoured,
+  ),
+  'env.workers': mapped(
+    'env.workers (the reference rollout workers) caps the target calls in flight, as limits.target_concurrency does: the lower of the two holds',
   ),
   // Above 1: the reference's refinement turns for a chat target (train/turns/fromConfig.ts), a notice
   // for an agent target (modelNotices.ts).
