@@ -12,6 +12,7 @@ import { PrettyPrinter } from '../render';
 import { spendLine } from '../../engine/llm/spendText';
 import { cfgOptionsFlag, type CommandSpec, configFlag, jsonFlag, verboseFlag } from '../args';
 import { cliModels, commandLine, parseCommon, stderrLogger } from './common';
+import { invokedAs } from '../invocation';
 
 export const trainSpec: CommandSpec = {
   name: 'train',
@@ -101,7 +102,11 @@ export async function runTrain(args: readonly string[]): Promise<number> {
   process.on('SIGTERM', onSigint);
   // Printed and sent as an event: secrets in overrides are masked (pass them again, or use the
   // environment variable), and arguments are quoted so the line can be pasted into a shell.
-  const resumeCommand = commandLine('skillopt train', [a.config, '--out', prepared.outDir, '--resume'], a);
+  const resumeCommand = commandLine(
+    `${invokedAs()} train`,
+    [a.config, '--out', prepared.outDir, '--resume'],
+    a,
+  );
   try {
     const outcome = await trainPrepared(prepared, {
       emit,

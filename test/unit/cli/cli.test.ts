@@ -11,9 +11,14 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { RUN_FILE } from '../../../src/engine/store/layout';
+
+/** The environment without what npm sets for a script (npm_command, npm_lifecycle_event, …). */
+function withoutNpm(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([k]) => !k.startsWith('npm_')));
+}
 
 const root = join(__dirname, '..', '..', '..');
 const example = join(root, 'examples', 'house-style');
@@ -325,7 +330,8 @@ describe('skillopt CLI', function () {
         'train.num_epochs=50',
         'cache.enabled=false',
       ],
-      { cwd: root, env: { ...process.env, NO_COLOR: '1' } },
+      // As a newcomer runs it: no `skillopt` program on PATH, not under an npm script.
+      { cwd: root, env: { ...withoutNpm(process.env), PATH: dirname(process.execPath), NO_COLOR: '1' } },
     );
     let stdout = '';
     let stderr = '';
@@ -338,7 +344,8 @@ describe('skillopt CLI', function () {
     });
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     assert.equal(code, 130, stdout + stderr);
-    assert.match(stdout, /Resume with:\n\s+skillopt train .* --resume/);
+    // The line can be pasted where `skillopt` is not on PATH (the README runs it through npx).
+    assert.match(stdout, /Resume with:\n\s+npx skillopt train .* --resume/);
     const history = JSON.parse(readFileSync(join(out, 'history.json'), 'utf8')) as unknown[];
     assert.ok(history.length >= 1 && history.length < 50, `${history.length} steps recorded`);
   });
