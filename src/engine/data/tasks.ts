@@ -134,6 +134,15 @@ function toTaskItem(raw: RawTaskRecord, file: TaskFile, requireAnswers: boolean)
     );
   }
 
+  // Functions a task declares for the target to call (a multi-turn tool loop) are not run here:
+  // refused rather than dropped, so no one trains on tasks the target cannot do as written.
+  const tools = ['tools', 'functions'].find((k) => rec[k] !== undefined);
+  if (tools) {
+    throw fail(
+      `Task "${id}" declares functions for the target to call (field "${tools}"), and task-declared tools are not supported`,
+      `remove the "${tools}" field, or train with an agent target (claude_code_exec, codex_exec, copilot_exec, command), which runs its own tools; env.max_turns gives chat targets the reference's refinement turns`,
+    );
+  }
   const item: TaskItem = { id, input, answers, fields: rec };
   const typeField = firstPresent(rec, taskFieldNames.taskType);
   if (typeField) {

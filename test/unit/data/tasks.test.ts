@@ -130,6 +130,16 @@ describe('loadTasks', () => {
     expectTasksError(() => loadTasks(path), 1, /Task "x" has no input/);
   });
 
+  it('refuses a task that declares functions for the target to call, naming the field and the way out', () => {
+    const tool = { type: 'function', function: { name: 'lookup', parameters: { type: 'object' } } };
+    const line = (id: string, field: string): string =>
+      JSON.stringify({ id, input: 'q', answer: 'a', [field]: [tool] });
+    const path = write('tools.jsonl', `{"id":"ok","input":"q","answer":"a"}\n${line('t', 'tools')}\n`);
+    expectTasksError(() => loadTasks(path), 2, /Task "t" declares functions.*field "tools".*not supported/);
+    const other = write('functions.jsonl', `${line('f', 'functions')}\n`);
+    expectTasksError(() => loadTasks(other), 1, /field "functions"/);
+  });
+
   it('rejects an item without an answer unless answers are optional', () => {
     const path = write(
       'noanswer.jsonl',
