@@ -22,6 +22,7 @@
 import { cancelledError, SkillOptError } from '../errors';
 import type { BackendReply, ChatBackend, ChatMessage, ChatRequest, ModelRole } from './types';
 import type { LmMessage, LmModelSelector, LmRequest, LmResponse } from '../../protocol/lm';
+import type { TargetErrorKind } from '../../protocol/vocabulary';
 
 export interface LmBridge {
   request(params: LmRequest, signal: AbortSignal): Promise<LmResponse>;
@@ -30,9 +31,20 @@ export interface LmBridge {
 /** A SkillOptError('llm') that says whether another attempt may succeed (rate limits, quota). */
 export type HintedError = SkillOptError & { transient: boolean };
 
-export function llmError(problem: string, transient: boolean, fix: string, cause?: unknown): HintedError {
+export function llmError(
+  problem: string,
+  transient: boolean,
+  fix: string,
+  cause?: unknown,
+  kind?: TargetErrorKind,
+): HintedError {
   return Object.assign(
-    new SkillOptError('llm', problem, { fix }, cause === undefined ? undefined : { cause }),
+    new SkillOptError(
+      'llm',
+      problem,
+      { fix },
+      { ...(cause === undefined ? {} : { cause }), ...(kind ? { kind } : {}) },
+    ),
     {
       transient,
     },
@@ -170,7 +182,8 @@ export class VscodeLmBackend implements ChatBackend {
           key: `model.${role}`,
           fix: 'install or sign in to a chat model provider (e.g. GitHub Copilot), or change the model name',
         },
-        { cause: err },
+        // A cause the errored-item count names: "model not found", not "failed".
+        { cause: err, kind: 'not_found' },
       );
     }
     if (code === 'NoPermissions') {
@@ -179,6 +192,7 @@ export class VscodeLmBackend implements ChatBackend {
         false,
         'allow SkillOpt to use the model when VS Code asks (Accounts menu: Manage Language Model Access)',
         err,
+        'auth',
       );
     }
     if (code === 'Blocked') {
@@ -187,6 +201,7 @@ export class VscodeLmBackend implements ChatBackend {
         true,
         'lower the concurrency limits, wait and resume, or use a model with a higher quota',
         err,
+        'rate_limit',
       );
     }
     return llmError(

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { SkillOptError } from '../../../src/engine/errors';
+import { errorKind } from '../../../src/engine/llm/retry';
 import type { ChatRequest } from '../../../src/engine/llm/types';
 import {
   foldSystem,
@@ -199,7 +200,8 @@ describe('llm/vscodeLm VscodeLmBackend', () => {
       (e: unknown) =>
         SkillOptError.is(e, 'config') &&
         e.problem === 'No VS Code language model matches family=nope' &&
-        e.place.key === 'model.target',
+        e.place.key === 'model.target' &&
+        errorKind(e) === 'not_found',
     );
   });
 
@@ -217,9 +219,12 @@ describe('llm/vscodeLm VscodeLmBackend', () => {
     assert.ok(SkillOptError.is(limited, 'llm'));
     assert.equal(transientHint(limited), true);
     assert.match(limited.message, /rate limit or quota: Rate limit exceeded/);
+    // Causes the errored-item counts name (not "failed").
+    assert.equal(errorKind(limited), 'rate_limit');
     const denied = await errorOf('denied');
     assert.ok(SkillOptError.is(denied, 'llm'));
     assert.equal(transientHint(denied), false);
+    assert.equal(errorKind(denied), 'auth');
     const broken = await errorOf('broken');
     assert.ok(SkillOptError.is(broken, 'llm'));
     assert.equal(broken.problem, 'The VS Code language model request failed: stream closed');
