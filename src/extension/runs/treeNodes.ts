@@ -268,6 +268,9 @@ export function stepNode(run: RunView, r: StepRecord): NodeSpec {
   // The paired gate's evidence, short in the row and whole in the hover.
   if (r.gate_test) desc.push(`p ${r.gate_test.p_value < 0.001 ? '< 0.001' : r.gate_test.p_value.toFixed(3)}`);
   if (r.item_regressions?.items.length) desc.push(`broke ${r.item_regressions.items.length}`);
+  // Items the target could not answer are not wrong answers: counted apart, kept out of the scores.
+  const errored = (r.rollout_errored ?? 0) + (r.selection_errored ?? 0);
+  if (errored) desc.push(`${errored} not answered`);
   const review = r.review ? ` · you: ${r.review.decision.replace('human_', '').replace('_', ' ')}` : '';
   const tooltip = [
     `Step ${r.step} (epoch ${r.epoch}): ${verdict.text}${review}`,
@@ -277,6 +280,11 @@ export function stepNode(run: RunView, r: StepRecord): NodeSpec {
     `Edits applied ${edits}${r.edit_apply_summary ? ` of ${r.edit_apply_summary.total}` : ''}`,
     ...(r.gate_test ? [`Paired gate: ${describeGateTest(r.gate_test)}`] : []),
     ...(r.item_regressions ? [`Per-item rule: ${describeItemRegressions(r.item_regressions)}`] : []),
+    ...(errored
+      ? [
+          `Not answered by the target (kept out of the scores): ${r.rollout_errored ?? 0} train, ${r.selection_errored ?? 0} selection`,
+        ]
+      : []),
   ].join('\n');
   return {
     id: `step:${run.dir}:${r.step}`,

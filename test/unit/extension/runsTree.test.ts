@@ -402,6 +402,18 @@ describe('extension runs: tree nodes', () => {
     assert.equal(stepNode(run, skipped).description, 'skipped: no edits proposed');
   });
 
+  it('counts the items the target could not answer apart from the scores, in the row and the hover', () => {
+    const run: RunView = readRunFolder(pythonRun);
+    const r: StepRecord = { ...record(2, 1, 'reject', 0.5, 0.6), rollout_errored: 3, selection_errored: 1 };
+    const node = stepNode(run, r);
+    assert.match(node.description ?? '', /· 4 not answered/);
+    assert.match(
+      String(node.tooltip),
+      /Not answered by the target \(kept out of the scores\): 3 train, 1 selection/,
+    );
+    assert.doesNotMatch(stepNode(run, record(2, 1, 'reject', 0.5, 0.6)).description ?? '', /not answered/);
+  });
+
   it('shows an inconclusive step with its p-value, broken items and the whole test in the hover', () => {
     const run: RunView = readRunFolder(pythonRun);
     const r: StepRecord = {
