@@ -52,6 +52,8 @@ export const STEP_FILE = {
   metaReflectResult: 'meta_reflect_result.json',
   pairs: 'comparison_pairs.json',
   pairsAll: 'comparison_pairs_all.json',
+  /** In a speculative rollout folder: the step it is for and the skill it ran under. */
+  speculation: 'speculation.json',
   /** Skill-aware reflection: the step's execution-lapse notes and the appendix after them. */
   appendixNotes: 'appendix_notes.json',
   /** Activation track: the trigger runs of the current and candidate descriptions, the optimizer's reply. */

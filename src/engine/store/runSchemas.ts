@@ -185,6 +185,7 @@ export const triggerRunsSchema = z.array(
 /** Step and epoch-end artifacts that a resumed run reuses instead of paying for them again. */
 export const artifactSchemas = {
   patch: z.looseObject({ reasoning: z.string() }),
+  speculation: z.object({ step: z.number().int(), skill_hash: z.string() }),
   lrDecision: z.looseObject({ learning_rate: num }),
   reviewDecision: z.object({
     edits: z

@@ -8,6 +8,7 @@ import { metaSkillContract, slowUpdateContract } from '../llm/contracts/epochEnd
 import { blocks } from '../prompts/shared';
 import { metaSkillSystemPrompt, slowUpdateSystemPrompt } from '../prompts/system';
 import { writeJsonAtomic } from '../store/atomic';
+import { STEP_FILE } from '../store/layout';
 import { askOptimizer } from './ask';
 import type { RunContext } from './context';
 import { isErrored, isFailure, rolloutFor } from './rollout';
@@ -149,13 +150,12 @@ export async function longitudinalPairs(
 }
 
 export function savePairs(dir: string, kept: ComparisonPair[], all: ComparisonPair[], policy: string): void {
-  writeJsonAtomic(join(dir, 'comparison_pairs.json'), kept);
-  if (policy !== 'mixed') writeJsonAtomic(join(dir, 'comparison_pairs_all.json'), all);
+  writeJsonAtomic(join(dir, STEP_FILE.pairs), kept);
+  if (policy !== 'mixed') writeJsonAtomic(join(dir, STEP_FILE.pairsAll), all);
 }
 
 export function loadPairs(dir: string): ComparisonPair[] | undefined {
-  const p = join(dir, 'comparison_pairs.json');
-  return readArtifact<ComparisonPair[]>(p, artifactSchemas.pairs);
+  return readArtifact<ComparisonPair[]>(join(dir, STEP_FILE.pairs), artifactSchemas.pairs);
 }
 
 export async function writeSlowGuidance(

@@ -9,18 +9,17 @@
  * with a spend cap (it would spend before the cap is checked), gradient accumulation, or the
  * rollout going through a provider batch.
  */
-import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { planTrainEpoch } from '../data/plan';
 import { injectEmptySlowUpdate, skillHash } from '../skill/document';
 import { makeDir, writeJsonAtomic } from '../store/atomic';
-import { evalPaths, STEP_DIR } from '../store/layout';
+import { evalPaths, STEP_DIR, STEP_FILE } from '../store/layout';
+import { artifactSchemas, readRunJson } from '../store/runSchemas';
 import { readJsonlTolerant } from '../store/jsonl';
 import type { LoopContext } from './loopContext';
 import { rolloutFor } from './rollout';
 import type { StepWork } from './step/work';
-
-const MARKER = 'speculation.json';
 
 interface Pending {
   step: number;
@@ -54,7 +53,7 @@ export function startSpeculation(loop: LoopContext, work: StepWork): void {
     lastOfEpoch && work.epoch === 1 && s.useSlowUpdate ? injectEmptySlowUpdate(work.skill) : work.skill;
   const dir = speculativeDir(loop, work.step);
   rmSync(dir, { recursive: true, force: true });
-  writeJsonAtomic(join(dir, MARKER), { step: work.step + 1, skill_hash: skillHash(skill) });
+  writeJsonAtomic(join(dir, STEP_FILE.speculation), { step: work.step + 1, skill_hash: skillHash(skill) });
   const done = input.ledger
     // No other rollout call runs until the next step has adopted or dropped this one.
     .within('rollout', work.step + 1, 'step', () =>
@@ -65,7 +64,7 @@ export function startSpeculation(loop: LoopContext, work: StepWork): void {
     .then(
       () => undefined,
       // A failed or stopped speculation is thrown away; the step itself runs the rollout again.
-      () => rmSync(join(dir, MARKER), { force: true }),
+      () => rmSync(join(dir, STEP_FILE.speculation), { force: true }),
     );
   running.set(loop, { step: work.step + 1, done });
 }
@@ -86,10 +85,10 @@ export async function adoptSpeculation(
   if (work.step < 2) return;
   const dir = speculativeDir(loop, work.step - 1);
   if (!existsSync(dir)) return;
-  const marker = readMarker(join(dir, MARKER));
+  const marker = readMarker(join(dir, STEP_FILE.speculation));
   const target = loop.layout.rolloutDir(work.step);
   if (marker?.step === work.step && marker.skill_hash === skillHash(work.skill) && !existsSync(target)) {
-    rmSync(join(dir, MARKER), { force: true });
+    rmSync(join(dir, STEP_FILE.speculation), { force: true });
     makeDir(dirname(target));
     renameSync(dir, target);
     return;
@@ -111,9 +110,10 @@ export async function dropSpeculation(loop: LoopContext): Promise<void> {
   rmSync(dir, { recursive: true, force: true });
 }
 
-function readMarker(path: string): { step?: unknown; skill_hash?: unknown } | undefined {
+/** The marker, or undefined when it is missing or damaged (the speculative rollout is then thrown away). */
+function readMarker(path: string): { step: number; skill_hash: string } | undefined {
   try {
-    return JSON.parse(readFileSync(path, 'utf8')) as { step?: unknown; skill_hash?: unknown };
+    return readRunJson(path, artifactSchemas.speculation);
   } catch {
     return undefined;
   }

@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { RunLayout, STEP_DIR } from '../../../src/engine/store/layout';
 import type { RolloutResult, StepRecord } from '../../../src/protocol/records';
 import { earlyStopWatch } from '../../../src/engine/train/earlyStop';
-import { comparableHistory, prepareSim, readJson, runSim, tempDir } from './helpers';
+import { comparableHistory, prepareSim, prepareSimCached, readJson, runSim, tempDir } from './helpers';
 
 /** What the gate decided at each step: the fields later steps and the final skill depend on. */
 function decisions(outDir: string): Array<Partial<StepRecord>> {
@@ -53,6 +56,31 @@ describe('speed options keep every decision', function () {
       assert.equal(readJson<Summary>(plain.path, 'summary.json').speed, undefined);
     } finally {
       dir.cleanup();
+    }
+  });
+
+  it('speed.speculate with the response cache: a run stopped while a speculative rollout is out resumes to the same history', async () => {
+    const dir = tempDir('skillopt-speed-spec-stop-');
+    const cache = tempDir('skillopt-speed-spec-cache-');
+    try {
+      const options = [...shape, 'speed.speculate=true'];
+      // The gate of step 2 starts beside step 3's speculative rollout: stop right there.
+      const first = await runSim(
+        prepareSimCached(dir.path, cache.path, options),
+        (e) => e.type === 'stage/started' && e.stage === 'evaluate' && e.step === 2,
+      );
+      assert.equal(first.outcome.status, 'stopped');
+      const out = new RunLayout(dir.path);
+      assert.ok(
+        existsSync(join(out.stepDir(2), STEP_DIR.speculativeRollout)),
+        'no speculative rollout was out',
+      );
+      const second = await runSim(prepareSimCached(dir.path, cache.path, options));
+      assert.equal(second.outcome.status, 'finished');
+      assert.deepEqual(comparableHistory(dir.path), comparableHistory(plain.path));
+    } finally {
+      dir.cleanup();
+      cache.cleanup();
     }
   });
 
