@@ -79,6 +79,9 @@ export interface RunReport {
       cache_hits: number;
       /** Prompt tokens read from the provider's prompt cache (absent in reports written before it). */
       cached_tokens?: number;
+      /** Extra attempts beyond the first, and calls that failed after every attempt (absent in older reports). */
+      retries?: number;
+      failures?: number;
     }
   >;
   /** The providers' prompt caches over the whole run. */
@@ -176,8 +179,12 @@ export function buildReport(args: {
       dollars: 0,
       cache_hits: 0,
       cached_tokens: 0,
+      retries: 0,
+      failures: 0,
     });
     r.calls += e.calls;
+    r.retries = (r.retries ?? 0) + e.retries;
+    r.failures = (r.failures ?? 0) + e.failures;
     r.cached_tokens = (r.cached_tokens ?? 0) + e.cachedTokens;
     r.prompt_tokens += e.promptTokens;
     r.completion_tokens += e.completionTokens;

@@ -108,6 +108,7 @@ export function renderReport(r: RunReport, outDir: string, simulated: boolean): 
       ? `The target could not answer ${rel.errored_items} evaluation(s) (${kinds}); they were kept out of every score, gate and reflection (\`outcome: errored\` in results.jsonl).`
       : 'The target answered every evaluation.',
     `Structured-reply fallbacks in steps: ${rel.fallbacks}.`,
+    retryLine(r.spend_by_role),
   );
   lines.push(
     '',
@@ -156,4 +157,13 @@ function speedLine(x: SpeedFigures): string {
       `speculation made ${x.speculative_calls} rollout call(s) ahead, ${x.speculative_calls_discarded ?? 0} of them discarded (extra)`,
     );
   return `Speed: ${parts.join('; ')} (this process).`;
+}
+
+/** Retried attempts and calls that failed after every attempt, per role (the provider's side of reliability). */
+function retryLine(roles: RunReport['spend_by_role']): string {
+  const part = (key: 'retries' | 'failures'): string =>
+    Object.entries(roles)
+      .map(([role, s]) => `${role} ${s[key] ?? 0}`)
+      .join(', ');
+  return `Retried attempts: ${part('retries')}. Calls that failed after every attempt: ${part('failures')}.`;
 }

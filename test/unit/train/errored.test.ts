@@ -157,5 +157,10 @@ describe('errored target items (loopback wires)', function () {
       report,
       /## Reliability\n\nThe target could not answer \d+ evaluation\(s\) \(provider error \(5xx\) ×\d+\)/,
     );
+    // The provider's side: the calls that failed after every attempt, per role.
+    assert.match(
+      report,
+      /Retried attempts: target \d+, optimizer \d+\. Calls that failed after every attempt: target [1-9]\d*, optimizer 0\./,
+    );
   });
 });
