@@ -97,3 +97,11 @@ export function editTerms(e: { op?: string; supportCount?: number; sourceType?: 
     ...(e.sourceType ? [`source_type ${e.sourceType}`] : []),
   ].join(' · ');
 }
+
+/**
+ * A score pair in plain words: the share of tasks fully right (the reference's hard score) and the
+ * mean with partial credit (its soft score), each formatted by `fmt`.
+ */
+export function scoreWords(hard: number, soft: number, fmt: (x: number) => string): string {
+  return `${fmt(hard)} fully right · ${fmt(soft)} with partial credit`;
+}

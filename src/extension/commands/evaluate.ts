@@ -12,6 +12,7 @@ import { conversationPaths } from '../../engine/store/predictionNames';
 import { EngineRequests, type EvalParams, type EvalResult } from '../../protocol/engine';
 import { aaSummary, aaText } from '../../protocol/gateText';
 import type { RolloutResult } from '../../protocol/records';
+import { scoreWords } from '../../protocol/words';
 import { configFileName } from '../constants';
 import type { Ctx } from '../ctx';
 import { ensureLmAccess } from '../lm/lmBridge';
@@ -168,7 +169,7 @@ export async function evaluateSkill(ctx: Ctx, arg?: unknown): Promise<EvalResult
       (token) => engine.request(EngineRequests.evaluate, params, { token, timeoutMs: 0 }),
     );
     ctx.log.info(
-      `[eval] ${skillPath} on ${result.split}: hard ${result.hard}, soft ${result.soft}, ${result.n_items} tasks`,
+      `[eval] ${skillPath} on ${result.split}: ${scoreWords(result.hard, result.soft, String)}, ${result.n_items} tasks`,
     );
     void showEvalResult(result, skillPath);
     return result;
@@ -185,7 +186,7 @@ export function evalReport(result: EvalResult, skillPath: string): string {
     '',
     `- Skill: ${skillPath}`,
     `- Split: ${result.split} (${result.n_items} tasks)`,
-    `- Hard score: ${formatScore(result.hard)} · soft score: ${formatScore(result.soft)}`,
+    `- Score: ${scoreWords(result.hard, result.soft, formatScore)}`,
     `- Spend: ${result.model_calls} target calls${result.cache_hits ? ` (${result.cache_hits} more answered from the response cache, free)` : ''}, ${result.prompt_tokens} prompt + ${result.completion_tokens} completion tokens, ${result.simulated ? 'simulated target (no price)' : result.dollars === null ? 'unknown price' : `$${result.dollars.toFixed(4)}`}`,
     ...(result.errored?.length
       ? [`- Not answered by the target (not scored): ${result.errored.length} task(s)`]
@@ -280,7 +281,7 @@ async function showEvalResult(result: EvalResult, skillPath: string): Promise<vo
   const choice = await vscode.window.showInformationMessage(
     result.aa
       ? `SkillOpt: ${basename(skillPath)} on ${result.split}: ${aaSummary(result.aa)}.${result.aa.strict_accepts ? ' Every strict accept is noise: see the report.' : ''}`
-      : `SkillOpt: ${basename(skillPath)} scores ${formatScore(result.hard)} on ${result.split} (${result.n_items} tasks, soft ${formatScore(result.soft)}).`,
+      : `SkillOpt: ${basename(skillPath)} on ${result.split} (${result.n_items} tasks): ${scoreWords(result.hard, result.soft, formatScore)}.`,
     ...buttons,
   );
   if (choice === 'Show Report') {

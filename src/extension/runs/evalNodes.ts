@@ -12,6 +12,7 @@ import { conversationPaths } from '../../engine/store/predictionNames';
 import { artifactSchemas, readArtifact } from '../../engine/store/runSchemas';
 import { aaSummary, aaText } from '../../protocol/gateText';
 import type { RolloutResult } from '../../protocol/records';
+import { scoreWords } from '../../protocol/words';
 import { Commands, TreeItemContext } from '../constants';
 import { failingTaskItem } from './conversationText';
 import { formatScore } from './format';
@@ -88,7 +89,7 @@ export function evaluationNode(e: EvaluationView, runId: string): NodeSpec {
   const answered = s.n_items - (s.errored?.length ?? 0);
   const parts = [
     ...(s.aa ? [aaSummary(s.aa)] : []),
-    `hard ${formatScore(s.hard)}`,
+    `${formatScore(s.hard)} fully right`,
     `${answered} of ${s.n_items} answered`,
     `${s.failing.length} failing`,
     e.at.toLocaleString(),
@@ -107,7 +108,7 @@ export function evaluationNode(e: EvaluationView, runId: string): NodeSpec {
     tooltip: [
       `Skill: ${s.skill ?? 'unknown'}`,
       `Split: ${s.split} (${s.n_items} tasks)`,
-      `Hard ${formatScore(s.hard)} · soft ${formatScore(s.soft)}`,
+      `Score: ${scoreWords(s.hard, s.soft, formatScore)}`,
       ...(s.errored?.length ? [`Not answered by the target (not scored): ${s.errored.length}`] : []),
       ...(s.aa ? aaText(s.aa) : []),
       `Spend: ${s.model_calls ?? 0} target calls, ${spend}`,

@@ -81,10 +81,10 @@ describe('Runs tree: evaluations', () => {
     );
     const node = evaluationNode(evals[0], '');
     assert.equal(node.label, 'pdf/SKILL.md on val');
-    assert.match(node.description ?? '', /^hard 0\.500 · 2 of 3 answered · 1 failing · /);
+    assert.match(node.description ?? '', /^0\.500 fully right · 2 of 3 answered · 1 failing · /);
     assert.match(
       node.tooltip ?? '',
-      /Not answered by the target \(not scored\): 1\nSpend: 3 target calls, \$0\.0123/,
+      /Score: 0\.500 fully right · 0\.\d+ with partial credit\nNot answered by the target \(not scored\): 1\nSpend: 3 target calls, \$0\.0123/,
     );
   });
 
@@ -137,7 +137,7 @@ describe('Runs tree: evaluations', () => {
     const node = evaluationNode(e!, '');
     assert.match(
       node.description ?? '',
-      /^A\/A ×4: strict gate accepts 5 of 12 \(42%\), paired 0 · hard 0\.500/,
+      /^A\/A ×4: strict gate accepts 5 of 12 \(42%\), paired 0 · 0\.500 fully right/,
     );
     assert.match(node.tooltip ?? '', /would accept the skill over itself in 5 of 12 comparisons \(42%\)/);
     const kids = evaluationChildren(e!, '');
