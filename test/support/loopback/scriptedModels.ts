@@ -45,7 +45,8 @@ export function stageOf(messages: ChatMessage[]): Stage {
 /**
  * A loopback handler that plays both models over the wire with deterministic replies (the same
  * behaviour as the offline `sim` backend, so the loop has real work), chosen by the request's model
- * name. `override` can replace any reply (errors, malformed JSON) for a given request.
+ * name. `override` can replace any reply (errors, malformed JSON) for a given request. `targetModel`
+ * names the target when a test uses a real model name (a priced one); every other model is the optimizer.
  */
 export function scriptedModels(
   tasks: readonly TaskItem[],
@@ -53,6 +54,7 @@ export function scriptedModels(
     req: RecordedRequest,
     stage: Stage | 'target',
   ) => Reply | undefined | Promise<Reply | undefined>,
+  targetModel = scriptedTargetModel,
 ): Handler {
   const target = new SimTargetBackend(scriptedTargetModel, tasks);
   const optimizer = new SimOptimizerBackend(scriptedOptimizerModel);
@@ -64,7 +66,7 @@ export function scriptedModels(
     }));
     // The Messages API (Anthropic) carries the system prompt beside the messages.
     if (body.system !== undefined) messages.unshift({ role: 'system', content: contentText(body.system) });
-    const isTarget = body.model === scriptedTargetModel;
+    const isTarget = body.model === targetModel;
     const stage: Stage | 'target' = isTarget ? 'target' : stageOf(messages);
     const forced = await override?.(req, stage);
     if (forced) return forced;

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EngineEvent } from '../../../src/protocol/events';
@@ -105,6 +105,16 @@ export function comparableHistory(outDir: string): Array<Partial<StepRecord>> {
 
 export function read(outDir: string, ...parts: string[]): string {
   return readFileSync(join(outDir, ...parts), 'utf8');
+}
+
+/** Rows a rollout directory has on disk (0 when it has none yet). */
+export function rowsIn(dir: string): number {
+  const file = join(dir, 'results.jsonl');
+  return existsSync(file)
+    ? read(file)
+        .split('\n')
+        .filter((l) => l.trim()).length
+    : 0;
 }
 
 export function readJson<T>(outDir: string, ...parts: string[]): T {

@@ -17,6 +17,7 @@ import {
   prepareSimCached,
   read,
   readJson,
+  rowsIn,
   runSim,
   tempDir,
   trainUntilKilled,
@@ -134,16 +135,6 @@ describe('kill and resume', function () {
     }
   });
 });
-
-/** Rows a rollout directory has on disk (0 when it has none yet). */
-function rowsIn(dir: string): number {
-  const file = join(dir, 'results.jsonl');
-  return existsSync(file)
-    ? read(file)
-        .split('\n')
-        .filter((l) => l.trim()).length
-    : 0;
-}
 
 function filesIn(dir: string): number {
   return existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.json')).length : 0;
