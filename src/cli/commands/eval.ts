@@ -14,6 +14,7 @@ import { skillBody } from '../../engine/skill/package/text';
 import { ExitCode, UsageError } from '../exit';
 import { PrettyPrinter } from '../render';
 import { cfgOptionsFlag, type CommandSpec, configFlag, jsonFlag, verboseFlag } from '../args';
+import { cancelEvalBatches } from './cancelBatch';
 import { cliModels, commandLine, parseCommon, readInputFile, stderrLogger } from './common';
 
 const splits = ['train', 'val', 'test', 'all', 'valid_seen', 'valid_unseen', 'selection'] as const;
@@ -43,6 +44,11 @@ export const evalSpec: CommandSpec = {
       help: 'send the target calls as one provider batch (OpenAI Batch, Anthropic Message Batches): half price, answered within 24 h; Ctrl-C leaves the batch running and the printed command collects it',
     },
     {
+      name: 'cancel-batch',
+      type: 'boolean',
+      help: 'cancel the provider batch this evaluation (same --out) left running, and evaluate nothing; running the evaluation again collects what it answered before the cancel and asks the rest one by one',
+    },
+    {
       name: 'aa',
       type: 'string',
       value: 'N',
@@ -56,6 +62,7 @@ export const evalSpec: CommandSpec = {
   examples: [
     'skillopt eval skillopt.yaml --skill runs/hs/best_skill.md --split test',
     'skillopt eval skillopt.yaml --skill runs/hs/best_skill.md --batch',
+    'skillopt eval skillopt.yaml --skill runs/hs/best_skill.md --out runs/hs-eval --cancel-batch',
     'skillopt eval skillopt.yaml --skill SKILL.md --split selection --aa 4',
   ],
 };
@@ -81,16 +88,42 @@ export async function runEval(args: readonly string[]): Promise<number> {
   checkSkillMarkers(skillBody(skill), skillPath);
   const logger = stderrLogger(a.values.verbose ? 'debug' : 'warn');
   // --batch is evaluation.batch_api for this evaluation (refused before any call for a target without one).
-  const batch = a.values.batch === true;
+  const cancelBatch = a.values['cancel-batch'] === true;
+  const batch = a.values.batch === true || cancelBatch;
   const outDir = evalOutDir(a, skillPath, split);
-  const prepared = prepareRun({
-    configPath: a.config,
-    overrides: batch ? [...a.overrides, 'evaluation.batch_api=final'] : a.overrides,
-    legacyArgs: a.legacyArgs,
-    models: cliModels,
-    ...(outDir ? { outDir } : {}),
-    logger,
-  });
+  const prepare = (): ReturnType<typeof prepareRun> =>
+    prepareRun({
+      configPath: a.config,
+      overrides: batch ? [...a.overrides, 'evaluation.batch_api=final'] : a.overrides,
+      legacyArgs: a.legacyArgs,
+      models: cliModels,
+      ...(outDir ? { outDir } : {}),
+      logger,
+    });
+  const prepared = cancelBatch ? batchTargetOnly(prepare) : prepare();
+  const again = (): string =>
+    commandLine(
+      'skillopt eval',
+      [
+        a.config,
+        '--skill',
+        skillPath,
+        '--split',
+        split,
+        '--out',
+        prepared.outDir,
+        ...(batch ? ['--batch'] : []),
+        ...(aa ? ['--aa', String(aa)] : []),
+      ],
+      a,
+    );
+  if (cancelBatch) {
+    try {
+      return await cancelEvalBatches(prepared, a.json, again());
+    } finally {
+      await prepared.models.close();
+    }
+  }
   const printer = new PrettyPrinter(process.stdout);
   const emit = (e: EngineEvent): void => {
     if (!a.json) printer.handle(e);
@@ -133,24 +166,9 @@ export async function runEval(args: readonly string[]): Promise<number> {
   } catch (err) {
     const capped = SkillOptError.is(err, 'budget');
     if (!(capped || SkillOptError.is(err, 'cancelled')) || a.json) throw err;
-    const again = commandLine(
-      'skillopt eval',
-      [
-        a.config,
-        '--skill',
-        skillPath,
-        '--split',
-        split,
-        '--out',
-        prepared.outDir,
-        ...(batch ? ['--batch'] : []),
-        ...(aa ? ['--aa', String(aa)] : []),
-      ],
-      a,
-    );
     const left = err.place.fix ? `; ${err.place.fix}` : '';
     process.stdout.write(
-      `\nStopped: ${err.problem}${left}. Answered items are kept; continue with:\n  ${again}\n`,
+      `\nStopped: ${err.problem}${left}. Answered items are kept; continue with:\n  ${again()}\n`,
     );
     return capped ? ExitCode.Budget : ExitCode.Interrupted;
   } finally {
@@ -179,4 +197,18 @@ function evalOutDir(a: ReturnType<typeof parseCommon>, skillPath: string, split:
     'eval needs a place for its results',
     'give --out DIR, or a --skill inside a run folder (results go to <run>/eval_only/), or set env.out_root',
   );
+}
+
+/** --cancel-batch for a target without a batch API: no batch of it can be running, said as such. */
+function batchTargetOnly(prepare: () => ReturnType<typeof prepareRun>): ReturnType<typeof prepareRun> {
+  try {
+    return prepare();
+  } catch (err) {
+    if (SkillOptError.is(err, 'config') && err.place.key === 'evaluation.batch_api')
+      throw new UsageError(
+        `--cancel-batch: ${err.problem}, so no batch of this target can be running`,
+        "drop --cancel-batch; to cancel a batch sent with another target, give that target's config",
+      );
+    throw err;
+  }
 }

@@ -25,6 +25,8 @@ interface LoopbackBatch {
   items: BatchItem[];
   polls: number;
   cancelled: boolean;
+  /** Items answered when the cancel came (the first ones): a cancelled batch still returns their results. */
+  answeredAtCancel?: number;
   createdAt: number;
   /** Set once it has ended: one result per item, in item order. */
   results?: Array<{ customId: string; status: number; body: unknown } | { customId: string; expired: true }>;
@@ -72,12 +74,19 @@ abstract class BatchApi {
     batch.polls++;
     if (!batch.cancelled && batch.polls <= this.pollsToEnd) return;
     const results: NonNullable<LoopbackBatch['results']> = [];
-    for (const item of batch.items) {
-      if (batch.cancelled || this.behaviour.expire?.(item.customId))
+    for (const [n, item] of batch.items.entries()) {
+      if ((batch.cancelled && n >= (batch.answeredAtCancel ?? 0)) || this.behaviour.expire?.(item.customId))
         results.push({ customId: item.customId, expired: true });
       else results.push({ customId: item.customId, ...(await answer(item.body, path)) });
     }
     batch.results = results;
+  }
+
+  /** A cancel keeps what the batch had answered by then, as the providers return it. */
+  protected cancel(batch: LoopbackBatch): void {
+    this.cancelRequests.push(batch.id);
+    if (!batch.results && !batch.cancelled) batch.answeredAtCancel = this.progress(batch);
+    batch.cancelled = true;
   }
 
   /** Items finished so far, for the request counts of a batch still in progress. */
@@ -123,8 +132,7 @@ export class OpenAiBatchApi extends BatchApi {
     const batch = this.batches.get(one[1]);
     if (!batch) return notFound('batch');
     if (method === 'POST' && one[2]) {
-      this.cancelRequests.push(batch.id);
-      batch.cancelled = true;
+      this.cancel(batch);
       return { status: 200, body: { ...this.batchObject(batch), status: 'cancelling' } };
     }
     if (method !== 'GET' || one[2]) return undefined;
@@ -299,8 +307,7 @@ export class AnthropicBatchApi extends BatchApi {
     const batch = this.batches.get(one[1]);
     if (!batch) return { status: 404, body: errorBody('not_found_error', 'no such batch') };
     if (method === 'POST' && one[2] === '/cancel') {
-      this.cancelRequests.push(batch.id);
-      batch.cancelled = true;
+      this.cancel(batch);
       return { status: 200, body: { ...this.batchObject(batch, req), processing_status: 'canceling' } };
     }
     if (method !== 'GET') return undefined;

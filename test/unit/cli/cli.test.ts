@@ -242,6 +242,14 @@ describe('skillopt CLI', function () {
     assert.match(r.stderr, /the sim target has no batch API/);
     assert.match(r.stderr, /evaluation\.batch_api: off \(or drop --batch\)/);
     assert.equal(existsSync(join(out, 'eval_val')), false);
+    // Nothing to cancel either: said in the flag's own words.
+    const c = cli([...args.slice(0, args.indexOf('--json')), '--cancel-batch']);
+    assert.equal(c.code, 2);
+    assert.match(
+      c.stderr,
+      /--cancel-batch: the sim target has no batch API .*, so no batch of this target can be running/,
+    );
+    assert.match(c.stderr, /Fix: drop --cancel-batch/);
   });
 
   it('eval writes under the run folder of the skill, names the split as given, and never beside the config', () => {

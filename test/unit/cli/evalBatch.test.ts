@@ -60,24 +60,27 @@ describe('skillopt eval --batch (CLI, loopback batch API)', function () {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  const argsFor = (more: string[], srv: LoopbackServer, extra: string[] = []): string[] => [
+    'eval',
+    join(dir, 'skillopt.yaml'),
+    '--skill',
+    join(dir, 'SKILL.md'),
+    ...more,
+    '--cfg-options',
+    'cache.enabled=false',
+    'model.optimizer_backend=openai_compatible',
+    'model.target_backend=openai',
+    `model.optimizer_base_url=${srv.url}`,
+    `model.target_base_url=${srv.url}`,
+    `model.target=${scriptedTargetModel}`,
+    'model.target_supports_batch=true',
+    'evaluation.batch_poll_s=0.05',
+    ...extra,
+  ];
+  const args = (more: string[]): string[] => argsFor(more, server);
+
   it('leaves the batch running on Ctrl-C, says so, and the printed command collects the same batch', async () => {
     const out = join(dir, 'eval');
-    const args = (more: string[]): string[] => [
-      'eval',
-      join(dir, 'skillopt.yaml'),
-      '--skill',
-      join(dir, 'SKILL.md'),
-      ...more,
-      '--cfg-options',
-      'cache.enabled=false',
-      'model.optimizer_backend=openai_compatible',
-      'model.target_backend=openai',
-      `model.optimizer_base_url=${server.url}`,
-      `model.target_base_url=${server.url}`,
-      `model.target=${scriptedTargetModel}`,
-      'model.target_supports_batch=true',
-      'evaluation.batch_poll_s=0.05',
-    ];
     const first = await cli(args(['--out', out, '--batch']), /Submitted eval batch/);
     assert.equal(first.code, 130, first.stdout + first.stderr);
     assert.match(first.stdout, /Submitted eval batch batch_loopback_\d+ \(openai_compatible\)/);
@@ -96,6 +99,76 @@ describe('skillopt eval --batch (CLI, loopback batch API)', function () {
     assert.equal(api.batches.size, 1, 'the same batch was collected, not a new one sent');
     assert.equal(server.requests.filter((r) => r.path.endsWith('/chat/completions')).length, 0);
     assert.ok(existsSync(join(out, 'eval_summary.json')));
+  });
+
+  it('--cancel-batch cancels the batch a stopped evaluation left running; the next run collects what it answered', async () => {
+    // A batch that answers a fifth of its items per status check, checked every 2 s: the Ctrl-C
+    // right after the first check lands while it is part done.
+    const api = new OpenAiBatchApi({ pollsToEnd: 4 });
+    const server = await startOpenAiServer(scriptedModels(exampleTasks()), { routes: api.routes });
+    const args = (more: string[]): string[] => argsFor(more, server, ['evaluation.batch_poll_s=2']);
+    try {
+      const out = join(dir, 'eval-cancel');
+      const none = await cli(args(['--out', out, '--cancel-batch']));
+      assert.equal(none.code, 0, none.stdout + none.stderr);
+      assert.match(none.stdout, /No provider batch is recorded under \S+: nothing to cancel\./);
+
+      // Ctrl-C once the batch has answered some of its items.
+      const first = await cli(args(['--out', out, '--batch']), /Submitted eval batch/);
+      assert.equal(first.code, 130, first.stdout + first.stderr);
+      const id = /Submitted eval batch (batch_loopback_\d+)/.exec(first.stdout)![1];
+      const sentAlone = (): number =>
+        server.requests.filter((r) => r.path.endsWith('/chat/completions')).length;
+
+      const cancel = await cli(args(['--out', out, '--cancel-batch']));
+      assert.equal(cancel.code, 0, cancel.stdout + cancel.stderr);
+      assert.deepEqual(api.cancelRequests, [id]);
+      const m = new RegExp(
+        `Cancelled the openai_compatible batch ${id} of the eval evaluation \\(eval_test/provider_batch\\.json\\): (\\d+) of (\\d+) answered so far, provider status cancelled\\.`,
+      ).exec(cancel.stdout);
+      assert.ok(m, cancel.stdout);
+      const [answered, total] = [Number(m[1]), Number(m[2])];
+      assert.ok(answered > 0 && answered < total, `${answered} of ${total} answered before the cancel`);
+      // The command that collects them is the evaluation's own, with --batch and without the cancel.
+      assert.match(
+        cancel.stdout,
+        /ask the rest one by one at list price:\n {2}skillopt eval \S+ --skill \S+ --split test --out \S+ --batch --cfg-options /,
+      );
+      assert.doesNotMatch(cancel.stdout, /skillopt eval .*--cancel-batch/);
+      assert.equal(sentAlone(), 0);
+      assert.equal(existsSync(join(out, 'eval_summary.json')), false, 'the cancel evaluated something');
+
+      // Once cancelled (ended), there is nothing more to cancel.
+      const twice = await cli(args(['--out', out, '--cancel-batch']));
+      assert.equal(twice.code, 0, twice.stdout + twice.stderr);
+      assert.match(
+        twice.stdout,
+        new RegExp(
+          `Nothing to cancel: the openai_compatible batch ${id} .* has already ended \\(cancelled, ${answered} of ${total} answered\\)`,
+        ),
+      );
+      assert.equal(api.cancelRequests.length, 1);
+
+      // The next run pays what the batch answered once, at the batch price, and asks only the rest alone.
+      const again = await cli(args(['--out', out, '--batch']));
+      assert.equal(again.code, 0, again.stdout + again.stderr);
+      assert.equal(api.batches.size, 1, 'a new batch was sent');
+      assert.equal(sentAlone(), total - answered);
+      const rows = readFileSync(join(out, 'ledger.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { provider?: string; calls?: number });
+      const calls = (batch: boolean): number =>
+        rows
+          .filter((r) => (r.provider ?? '').endsWith(':batch') === batch)
+          .reduce((n, r) => n + (r.calls ?? 0), 0);
+      assert.equal(calls(true), answered);
+      assert.equal(calls(false), total - answered);
+      const summary = JSON.parse(readFileSync(join(out, 'eval_summary.json'), 'utf8')) as { n_items: number };
+      assert.equal(summary.n_items, total);
+    } finally {
+      await server.close();
+    }
   });
 });
 

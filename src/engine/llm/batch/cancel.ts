@@ -1,0 +1,85 @@
+/**
+ * Cancelling the provider batches a stopped evaluation left running (`skillopt eval --cancel-batch`).
+ * A stop leaves a batch running on purpose (resuming collects it without paying twice); this is
+ * for a user who no longer wants its answers. The batch's `provider_batch.json` stays: what the
+ * batch answered before the cancel is billed by the provider, so the next run of the evaluation
+ * collects those answers (recorded once in the ledger) and asks the rest one by one.
+ */
+import { setMaxListeners } from 'node:events';
+import { existsSync, readdirSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { SkillOptError } from '../../errors';
+import { EVAL_FILE } from '../../store/layout';
+import { batchStateSchema, readRunJson } from '../../store/runSchemas';
+import { describeError } from '../retry';
+import type { BatchApi, BatchStatus } from './types';
+
+export interface CancelledBatch {
+  /** The `provider_batch.json` that recorded it. */
+  file: string;
+  provider: string;
+  stage: string;
+  batchId?: string;
+  /**
+   * `cancelled`: asked to stop now; `ended`: it had already ended (nothing to cancel); `no_id`: the
+   * process that sent it stopped before its id was written (the next run finds it); `other_provider`:
+   * sent through another provider than the config's target, which cannot cancel it.
+   */
+  outcome: 'cancelled' | 'ended' | 'no_id' | 'other_provider';
+  /** The provider's status after the cancel (or when it was found ended). */
+  status?: BatchStatus;
+}
+
+/** Every `provider_batch.json` under `dir` (an evaluation's output folder or a run folder). */
+export function recordedBatches(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((p) => basename(p) === EVAL_FILE.batch)
+    .map((p) => join(dir, p))
+    .sort();
+}
+
+/** Cancel each batch recorded under `dir` that is still running at `api`'s provider. */
+export async function cancelRecordedBatches(
+  dir: string,
+  api: BatchApi,
+  signal: AbortSignal,
+): Promise<CancelledBatch[]> {
+  // Every provider call listens on the signal; a folder may hold many batches.
+  setMaxListeners(0, signal);
+  const out: CancelledBatch[] = [];
+  for (const file of recordedBatches(dir)) {
+    const state = readRunJson(file, batchStateSchema);
+    if (!state) continue;
+    const base = { file, provider: state.provider, stage: state.stage };
+    const batchId = state.batch_id;
+    if (!batchId) {
+      out.push({ ...base, outcome: 'no_id' });
+      continue;
+    }
+    if (state.provider !== api.provider) {
+      out.push({ ...base, batchId, outcome: 'other_provider' });
+      continue;
+    }
+    const call = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
+      try {
+        return await fn();
+      } catch (err) {
+        throw new SkillOptError(
+          'llm',
+          `${what} the ${api.provider} batch ${batchId} (${state.stage} evaluation): ${describeError(err)}`,
+          { file, fix: 'check the key and the network and run the command again' },
+        );
+      }
+    };
+    const before = await call('checking', () => api.status(batchId, signal));
+    if (before.state !== 'running') {
+      out.push({ ...base, batchId, outcome: 'ended', status: before });
+      continue;
+    }
+    await call('cancelling', () => api.cancel(batchId));
+    const after = await call('checking', () => api.status(batchId, signal));
+    out.push({ ...base, batchId, outcome: 'cancelled', status: after });
+  }
+  return out;
+}
