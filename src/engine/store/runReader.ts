@@ -7,6 +7,7 @@ import type { EngineEvent } from '../../protocol/events';
 import type { ActivationRecord, RuntimeState, StepRecord } from '../../protocol/records';
 import { ENGINE_ID, isSkipped } from '../../protocol/vocabulary';
 import {
+  STORE_DIR,
   RUN_DIR,
   RUN_FILE,
   RunLayout,
@@ -214,7 +215,7 @@ export function listRunFolders(root: string): string[] {
     }
     if (depth === 0) return;
     for (const e of readdirSync(dir)) {
-      if (e.startsWith('.') && e !== '.skillopt') continue;
+      if (e.startsWith('.') && e !== STORE_DIR) continue;
       if (e === 'node_modules') continue;
       const p = join(dir, e);
       try {
