@@ -154,6 +154,10 @@ export type OverruleDecision = 'accept' | 'revert';
 export const BACKEND_KINDS = ['openai', 'azure_openai', 'anthropic', 'vscode-lm', 'command', 'sim'] as const;
 export type BackendKind = (typeof BACKEND_KINDS)[number];
 
+/** `model.target_backend` values that run a real agent CLI (the reference's names); cursor_exec is refused. */
+export const AGENT_TARGET_BACKENDS = ['claude_code_exec', 'codex_exec', 'copilot_exec'] as const;
+export type AgentTargetBackend = (typeof AGENT_TARGET_BACKENDS)[number];
+
 /** Providers that take an API key, and the environment variable each falls back to. */
 export const API_KEY_ENV_VARS = {
   openai: 'OPENAI_API_KEY',

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
+import type { ReviewPhase } from '../../protocol/vocabulary';
 
 /** The folder beside a config that holds its runs and the extension's evaluations by default. */
 export const STORE_DIR = '.skillopt';
@@ -138,7 +139,7 @@ export function stepDirName(step: number): string {
 }
 
 /** The person's saved answer for one review phase of a step (`review_before_gate.json`). */
-export function reviewFileName(phase: 'before_gate' | 'after_gate'): string {
+export function reviewFileName(phase: ReviewPhase): string {
   return `review_${phase}.json`;
 }
 
