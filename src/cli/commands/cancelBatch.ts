@@ -1,19 +1,21 @@
 import { existsSync } from 'node:fs';
 import { relative } from 'node:path';
 import { cancelRecordedBatches, type CancelledBatch } from '../../engine/llm/batch/cancel';
+import { SkillOptError } from '../../engine/errors';
 import type { PreparedRun } from '../../engine/run';
 import { acquireRunLock } from '../../engine/store/runLock';
-import { ExitCode } from '../exit';
+import { ExitCode, UsageError } from '../exit';
 
 /**
- * `skillopt eval … --cancel-batch`: cancel the provider batch(es) the evaluation in `--out` left
- * running, print what became of each, and evaluate nothing. `collect` is the command that collects
- * what a cancelled batch answered before the cancel.
+ * `skillopt eval|train … --cancel-batch`: cancel the provider batch(es) the evaluation or run in
+ * `--out` left running, print what became of each, and run nothing. `collect` is the command that
+ * collects what a cancelled batch answered before the cancel.
  */
-export async function cancelEvalBatches(
+export async function cancelBatches(
   prepared: PreparedRun,
   json: boolean,
   collect: string,
+  skip?: string,
 ): Promise<number> {
   const api = prepared.models.batch?.api;
   // --cancel-batch turns evaluation.batch_api on, so prepareRun has refused a target without one.
@@ -22,7 +24,7 @@ export async function cancelEvalBatches(
   const release = existsSync(prepared.outDir) ? acquireRunLock(prepared.outDir) : () => undefined;
   let found: CancelledBatch[];
   try {
-    found = await cancelRecordedBatches(prepared.outDir, api, new AbortController().signal);
+    found = await cancelRecordedBatches(prepared.outDir, api, new AbortController().signal, skip);
   } finally {
     release();
   }
@@ -55,5 +57,19 @@ function describe(b: CancelledBatch, outDir: string): string {
       return `Cannot cancel the ${b.provider} batch of the ${b.stage} evaluation (${b.file}): the process that sent it stopped before its id was written; running the evaluation again finds it, or cancel it in the provider's console.`;
     case 'other_provider':
       return `Not cancelled: ${what} was sent through ${b.provider}, not through this config's target; cancel it with that config or in the provider's console.`;
+  }
+}
+
+/** --cancel-batch for a target without a batch API: no batch of it can be running, said as such. */
+export function batchTargetOnly(prepare: () => PreparedRun): PreparedRun {
+  try {
+    return prepare();
+  } catch (err) {
+    if (SkillOptError.is(err, 'config') && err.place.key === 'evaluation.batch_api')
+      throw new UsageError(
+        `--cancel-batch: ${err.problem}, so no batch of this target can be running`,
+        "drop --cancel-batch; to cancel a batch sent with another target, give that target's config",
+      );
+    throw err;
   }
 }

@@ -14,7 +14,7 @@ import { skillBody } from '../../engine/skill/package/text';
 import { ExitCode, UsageError } from '../exit';
 import { PrettyPrinter } from '../render';
 import { cfgOptionsFlag, type CommandSpec, configFlag, jsonFlag, verboseFlag } from '../args';
-import { cancelEvalBatches } from './cancelBatch';
+import { batchTargetOnly, cancelBatches } from './cancelBatch';
 import { cliModels, commandLine, parseCommon, readInputFile, stderrLogger } from './common';
 
 const splits = ['train', 'val', 'test', 'all', 'valid_seen', 'valid_unseen', 'selection'] as const;
@@ -119,7 +119,7 @@ export async function runEval(args: readonly string[]): Promise<number> {
     );
   if (cancelBatch) {
     try {
-      return await cancelEvalBatches(prepared, a.json, again());
+      return await cancelBatches(prepared, a.json, again());
     } finally {
       await prepared.models.close();
     }
@@ -197,18 +197,4 @@ function evalOutDir(a: ReturnType<typeof parseCommon>, skillPath: string, split:
     'eval needs a place for its results',
     'give --out DIR, or a --skill inside a run folder (results go to <run>/eval_only/), or set env.out_root',
   );
-}
-
-/** --cancel-batch for a target without a batch API: no batch of it can be running, said as such. */
-function batchTargetOnly(prepare: () => ReturnType<typeof prepareRun>): ReturnType<typeof prepareRun> {
-  try {
-    return prepare();
-  } catch (err) {
-    if (SkillOptError.is(err, 'config') && err.place.key === 'evaluation.batch_api')
-      throw new UsageError(
-        `--cancel-batch: ${err.problem}, so no batch of this target can be running`,
-        "drop --cancel-batch; to cancel a batch sent with another target, give that target's config",
-      );
-    throw err;
-  }
 }

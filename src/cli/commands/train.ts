@@ -6,11 +6,12 @@ import { diffStats } from '../../engine/skill/hunks';
 import { readSkillArtifact } from '../../engine/skill/package/artifacts';
 import { packageChanges } from '../../engine/skill/package/changes';
 import { isPackageText } from '../../engine/skill/package/text';
-import { packageDirOf, RUN_FILE, RunLayout } from '../../engine/store/layout';
+import { packageDirOf, RUN_DIR, RUN_FILE, RunLayout } from '../../engine/store/layout';
 import { ExitCode, UsageError } from '../exit';
 import { PrettyPrinter } from '../render';
 import { spendLine } from '../../engine/llm/spendText';
 import { cfgOptionsFlag, type CommandSpec, configFlag, jsonFlag, verboseFlag } from '../args';
+import { batchTargetOnly, cancelBatches } from './cancelBatch';
 import { cliModels, commandLine, parseCommon, stderrLogger } from './common';
 import { invokedAs } from '../invocation';
 
@@ -37,6 +38,11 @@ export const trainSpec: CommandSpec = {
       type: 'boolean',
       help: 'resume under a changed config, keeping the steps done (not a change of data or batch plan)',
     },
+    {
+      name: 'cancel-batch',
+      type: 'boolean',
+      help: 'cancel the provider batches (evaluation.batch_api) the run in --out left running, and train nothing; resuming collects what they answered before the cancel and asks the rest one by one',
+    },
     cfgOptionsFlag,
     jsonFlag,
     verboseFlag,
@@ -45,6 +51,7 @@ export const trainSpec: CommandSpec = {
   examples: [
     'skillopt train skillopt.yaml --out runs/hs --cfg-options train.num_epochs=3',
     'skillopt train skillopt.yaml --out runs/hs --resume',
+    'skillopt train skillopt.yaml --out runs/hs --cancel-batch',
   ],
 };
 
@@ -65,6 +72,12 @@ export async function runTrain(args: readonly string[]): Promise<number> {
       '--fresh already starts the folder over; keep --force to go on with the steps done',
     );
   const outArg = typeof a.values.out === 'string' ? a.values.out : undefined;
+  const cancelBatch = a.values['cancel-batch'] === true;
+  if (cancelBatch && (a.values.fresh || !outArg))
+    throw new UsageError(
+      '--cancel-batch needs --out DIR (the run whose batches to cancel), without --fresh',
+      'give --out with the run folder the first run printed',
+    );
   if (a.values.resume && !outArg)
     throw new UsageError(
       '--resume needs --out DIR (the run folder to continue)',
@@ -74,14 +87,32 @@ export async function runTrain(args: readonly string[]): Promise<number> {
     rmSync(outArg, { recursive: true, force: true });
   }
   const logger = stderrLogger(a.values.verbose ? 'debug' : 'warn');
-  const prepared = prepareRun({
-    configPath: a.config,
-    overrides: a.overrides,
-    legacyArgs: a.legacyArgs,
-    models: cliModels,
-    ...(outArg ? { outDir: outArg } : {}),
-    logger,
-  });
+  const prepare = (): ReturnType<typeof prepareRun> =>
+    prepareRun({
+      configPath: a.config,
+      // The batch API of the config's target, whatever mode the run used it in.
+      overrides: cancelBatch ? [...a.overrides, 'evaluation.batch_api=final'] : a.overrides,
+      legacyArgs: a.legacyArgs,
+      models: cliModels,
+      ...(outArg ? { outDir: outArg } : {}),
+      logger,
+    });
+  const prepared = cancelBatch ? batchTargetOnly(prepare) : prepare();
+  // Printed and sent as an event: secrets in overrides are masked (pass them again, or use the
+  // environment variable), and arguments are quoted so the line can be pasted into a shell.
+  const resumeCommand = commandLine(
+    `${invokedAs()} train`,
+    [a.config, '--out', prepared.outDir, '--resume'],
+    a,
+  );
+  if (cancelBatch) {
+    try {
+      // The run's own evaluations; `skillopt eval` cancels (and collects) its eval_only ones.
+      return await cancelBatches(prepared, a.json, resumeCommand, RUN_DIR.evalOnly);
+    } finally {
+      await prepared.models.close();
+    }
+  }
   const printer = new PrettyPrinter(process.stdout);
   const emit = (e: EngineEvent): void => {
     if (a.json) process.stdout.write(JSON.stringify(e) + '\n');
@@ -100,13 +131,6 @@ export async function runTrain(args: readonly string[]): Promise<number> {
   };
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigint);
-  // Printed and sent as an event: secrets in overrides are masked (pass them again, or use the
-  // environment variable), and arguments are quoted so the line can be pasted into a shell.
-  const resumeCommand = commandLine(
-    `${invokedAs()} train`,
-    [a.config, '--out', prepared.outDir, '--resume'],
-    a,
-  );
   try {
     const outcome = await trainPrepared(prepared, {
       emit,

@@ -172,6 +172,90 @@ describe('skillopt eval --batch (CLI, loopback batch API)', function () {
   });
 });
 
+/** `skillopt train --cancel-batch`: the final test evaluation's batch, cancelled after a stop. */
+describe('skillopt train --cancel-batch (CLI, loopback batch API)', function () {
+  this.timeout(120_000);
+  let dir: string;
+  let server: LoopbackServer;
+  // A fifth of the items answered per status check, checked every 2 s: the Ctrl-C lands part-way.
+  const api = new OpenAiBatchApi({ pollsToEnd: 4 });
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'skillopt-cli-train-batch-'));
+    cpSync(example, dir, { recursive: true });
+    server = await startOpenAiServer(scriptedModels(exampleTasks()), { routes: api.routes });
+  });
+  after(async () => {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('cancels the test batch a stopped run left running; resuming collects it and finishes', async () => {
+    const out = join(dir, 'run');
+    const train = (more: string[], interruptWhen?: RegExp): Promise<Run> =>
+      cli(
+        [
+          'train',
+          join(dir, 'skillopt.yaml'),
+          '--out',
+          out,
+          ...more,
+          '--cfg-options',
+          'cache.enabled=false',
+          'train.num_epochs=1',
+          ...scriptedWireOverrides(server.url),
+          'model.target_supports_batch=true',
+          'evaluation.batch_api=final',
+          'evaluation.batch_poll_s=2',
+        ],
+        interruptWhen,
+      );
+    const first = await train([], /Submitted test batch/);
+    assert.equal(first.code, 130, first.stdout + first.stderr);
+    const id = /Submitted test batch (batch_loopback_\d+)/.exec(first.stdout)![1];
+
+    const cancel = await train(['--cancel-batch']);
+    assert.equal(cancel.code, 0, cancel.stdout + cancel.stderr);
+    // Every test evaluation's batch still out is cancelled (they go out side by side), each named.
+    const cancelled = [
+      ...cancel.stdout.matchAll(
+        /Cancelled the openai_compatible batch (\S+) of the test evaluation \(test_eval\w*\/provider_batch\.json\): [1-9]\d* of \d+ answered so far/g,
+      ),
+    ].map((m) => m[1]);
+    assert.ok(cancelled.includes(id), cancel.stdout);
+    assert.deepEqual([...api.cancelRequests].sort(), [...cancelled].sort());
+    assert.match(
+      cancel.stdout,
+      /one by one at list price:\n {2}.*skillopt train \S+ --out \S+ --resume --cfg-options /,
+    );
+    assert.equal(existsSync(join(out, 'summary.json')), false, 'the cancel trained something');
+
+    const resumed = await train(['--resume']);
+    assert.equal(resumed.code, 0, resumed.stdout + resumed.stderr);
+    for (const b of cancelled) assert.match(resumed.stdout, new RegExp(`Collecting test batch ${b} `));
+    assert.ok(existsSync(join(out, 'summary.json')));
+    assert.equal(api.cancelRequests.length, cancelled.length);
+  });
+
+  it('refuses --cancel-batch without --out, or with --fresh, before anything is sent', async () => {
+    const bare = await cli(['train', join(dir, 'skillopt.yaml'), '--cancel-batch']);
+    assert.equal(bare.code, 2);
+    assert.match(
+      bare.stderr,
+      /--cancel-batch needs --out DIR \(the run whose batches to cancel\), without --fresh/,
+    );
+    const fresh = await cli([
+      'train',
+      join(dir, 'skillopt.yaml'),
+      '--out',
+      join(dir, 'x'),
+      '--fresh',
+      '--cancel-batch',
+    ]);
+    assert.equal(fresh.code, 2);
+  });
+});
+
 /**
  * `skillopt eval --aa` against a target whose answers are noisy whatever the skill (a seeded 30 %
  * error rate per sample): the strict gate's false-accept rate is reported, the paired gate's beside it.

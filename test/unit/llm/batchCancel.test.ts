@@ -100,7 +100,15 @@ describe('cancelling recorded provider batches', () => {
     assert.equal(batches.cancelRequests.length, 1);
   });
 
-  it('finds nothing in a folder without batches, or one that does not exist', async () => {
+  it('finds nothing in a folder without batches, or one that does not exist, and leaves out the folder to skip', async () => {
     assert.deepEqual(await cancelRecordedBatches(join(dir, 'nowhere'), api, signal), []);
+    const run = join('run', 'eval_only', 'best_test');
+    const file = record(run, { batch_id: await send() });
+    assert.deepEqual(await cancelRecordedBatches(join(dir, 'run'), api, signal, 'eval_only'), []);
+    const got = await cancelRecordedBatches(join(dir, 'run'), api, signal);
+    assert.deepEqual(
+      got.map((b) => [b.file, b.outcome]),
+      [[file, 'cancelled']],
+    );
   });
 });

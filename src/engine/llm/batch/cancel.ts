@@ -7,7 +7,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import { existsSync, readdirSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, join, sep } from 'node:path';
 import { SkillOptError } from '../../errors';
 import { EVAL_FILE } from '../../store/layout';
 import { batchStateSchema, readRunJson } from '../../store/runSchemas';
@@ -30,25 +30,29 @@ export interface CancelledBatch {
   status?: BatchStatus;
 }
 
-/** Every `provider_batch.json` under `dir` (an evaluation's output folder or a run folder). */
-export function recordedBatches(dir: string): string[] {
+/**
+ * Every `provider_batch.json` under `dir` (an evaluation's output folder or a run folder), except
+ * under its top-level folder `skip` (a run's eval-only evaluations, which their own command collects).
+ */
+export function recordedBatches(dir: string, skip?: string): string[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir, { recursive: true, encoding: 'utf8' })
-    .filter((p) => basename(p) === EVAL_FILE.batch)
+    .filter((p) => basename(p) === EVAL_FILE.batch && (!skip || p.split(sep)[0] !== skip))
     .map((p) => join(dir, p))
     .sort();
 }
 
-/** Cancel each batch recorded under `dir` that is still running at `api`'s provider. */
+/** Cancel each batch recorded under `dir` (but `skip`) that is still running at `api`'s provider. */
 export async function cancelRecordedBatches(
   dir: string,
   api: BatchApi,
   signal: AbortSignal,
+  skip?: string,
 ): Promise<CancelledBatch[]> {
   // Every provider call listens on the signal; a folder may hold many batches.
   setMaxListeners(0, signal);
   const out: CancelledBatch[] = [];
-  for (const file of recordedBatches(dir)) {
+  for (const file of recordedBatches(dir, skip)) {
     const state = readRunJson(file, batchStateSchema);
     if (!state) continue;
     const base = { file, provider: state.provider, stage: state.stage };
