@@ -1,0 +1,150 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { LedgerRow } from '../../../src/engine/llm/ledger';
+import { prepareRun, type PreparedRun } from '../../../src/engine/run';
+import { RUN_FILE } from '../../../src/engine/store/layout';
+import type { LoopbackServer } from '../../support/loopback/core';
+import { scriptedOptimizerModel } from '../../support/loopback/scriptedModels';
+
+/**
+ * A small training project whose target is a real agent CLI (Claude Code) and whose optimizer is
+ * a loopback OpenAI server: six capital-city questions, two per split, one step per epoch.
+ */
+export const COUNTRIES: Record<string, string> = {
+  France: 'PARIS',
+  Japan: 'TOKYO',
+  Italy: 'ROME',
+  Peru: 'LIMA',
+  Kenya: 'NAIROBI',
+  Norway: 'OSLO',
+};
+
+export const TARGET_KEY = 'fake-anthropic-target-key';
+export const OPTIMIZER_KEY = 'sk-fake-optimizer-key';
+
+/** Writes SKILL.md, tasks.jsonl and skillopt.yaml into `dir`; returns the config's path. */
+export function writeCapitalsProject(dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    join(dir, 'SKILL.md'),
+    '---\nname: capitals\ndescription: Use when answering questions about capital cities.\n---\n\n# Capitals\n\nAnswer briefly.\n',
+  );
+  writeFileSync(
+    join(dir, 'tasks.jsonl'),
+    Object.entries(COUNTRIES)
+      .map(([country, city]) =>
+        JSON.stringify({
+          id: `capital-${country}`,
+          question: `What is the capital of ${country}?`,
+          answer: city,
+        }),
+      )
+      .join('\n') + '\n',
+  );
+  const config = join(dir, 'skillopt.yaml');
+  writeFileSync(
+    config,
+    [
+      'model:',
+      '  optimizer_backend: openai',
+      `  optimizer: ${scriptedOptimizerModel}`,
+      '  target_backend: claude_code_exec',
+      '  target: loopback-target-model',
+      'train:',
+      '  num_epochs: 1',
+      '  batch_size: 2',
+      '  seed: 7',
+      'gradient:',
+      '  minibatch_size: 2',
+      'env:',
+      '  name: capitals',
+      '  skill_init: SKILL.md',
+      '  split_mode: ratio',
+      '  data_path: tasks.jsonl',
+      '  split_ratio: "2:2:2"',
+      '  scorer: exact',
+      '  exec_timeout: 60',
+      'limits:',
+      '  max_retries: 0',
+      'cache:',
+      '  enabled: false',
+      '',
+    ].join('\n'),
+  );
+  return config;
+}
+
+/** Overrides pointing the target at `target` and the optimizer at `optimizer`, plus any more. */
+export function endpointOverrides(
+  target: LoopbackServer,
+  optimizer: LoopbackServer,
+  workspaces: string,
+  more: readonly string[] = [],
+): string[] {
+  return [
+    `model.target_base_url=${target.url}`,
+    `model.optimizer_base_url=${optimizer.url}`,
+    `model.target_workspace_root=${workspaces}`,
+    ...more,
+  ];
+}
+
+/** The environment the agent sees: the CLIs on PATH (or not), a home of the test's own, the target key. */
+export function agentEnv(bin: string | undefined, home: string): NodeJS.ProcessEnv {
+  return {
+    PATH: [bin, process.env.PATH].filter(Boolean).join(delimiter),
+    HOME: home,
+    ANTHROPIC_API_KEY: TARGET_KEY,
+  };
+}
+
+export function prepareAgentRun(
+  config: string,
+  outDir: string,
+  overrides: readonly string[],
+  env: NodeJS.ProcessEnv,
+): PreparedRun {
+  return prepareRun({
+    configPath: config,
+    outDir,
+    overrides,
+    models: { keys: { openai: OPTIMIZER_KEY }, env, trustedWorkspace: true },
+  });
+}
+
+/** Requests the optimizer server received (the analysts, merges, ... all go there). */
+export function optimizerRequests(server: LoopbackServer): number {
+  return server.requests.filter((r) => (r.body as { model?: string }).model === scriptedOptimizerModel)
+    .length;
+}
+
+export function ledgerRows(outDir: string): LedgerRow[] {
+  return readFileSync(join(outDir, RUN_FILE.ledger), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as LedgerRow);
+}
+
+/** `skillopt <args>` from source, run beside the loopback servers (so not spawnSync). */
+export function skilloptCli(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const root = join(__dirname, '..', '..', '..');
+  const version = pathToFileURL(join(root, 'test', 'support', 'version.ts')).href;
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', '--import', version, join(root, 'src', 'cli', 'main.ts'), ...args],
+    { cwd: root, env: { ...env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
