@@ -5,11 +5,16 @@ import { pathToFileURL } from 'node:url';
 import type { LedgerRow } from '../../../src/engine/llm/ledger';
 import { prepareRun, type PreparedRun } from '../../../src/engine/run';
 import { RUN_FILE } from '../../../src/engine/store/layout';
-import type { LoopbackServer } from '../../support/loopback/core';
+import type { AgentName } from '../../../src/engine/llm/command';
+import { agentModel, type AgentModelOptions, type AgentWire } from '../../support/loopback/agentModel';
+import { startAnthropicServer } from '../../support/loopback/anthropicServer';
+import type { Handler, LoopbackServer } from '../../support/loopback/core';
+import { startOpenAiServer } from '../../support/loopback/openaiServer';
+import { startResponsesServer } from '../../support/loopback/responsesServer';
 import { scriptedOptimizerModel } from '../../support/loopback/scriptedModels';
 
 /**
- * A small training project whose target is a real agent CLI (Claude Code) and whose optimizer is
+ * A small training project whose target is a real agent CLI and whose optimizer is
  * a loopback OpenAI server: six capital-city questions, two per split, one step per epoch.
  */
 export const COUNTRIES: Record<string, string> = {
@@ -21,11 +26,59 @@ export const COUNTRIES: Record<string, string> = {
   Norway: 'OSLO',
 };
 
-export const TARGET_KEY = 'fake-anthropic-target-key';
 export const OPTIMIZER_KEY = 'sk-fake-optimizer-key';
 
+/** Each agent CLI as a run's target: its config name, the wire it speaks, and the key it reads. */
+export interface AgentTarget {
+  agent: AgentName;
+  backend: string;
+  wire: AgentWire;
+  keyVar: string;
+  start: (handler: Handler) => Promise<LoopbackServer>;
+}
+
+export const AGENT_TARGETS: readonly AgentTarget[] = [
+  {
+    agent: 'claude',
+    backend: 'claude_code_exec',
+    wire: 'anthropic',
+    keyVar: 'ANTHROPIC_API_KEY',
+    start: startAnthropicServer,
+  },
+  {
+    agent: 'codex',
+    backend: 'codex_exec',
+    wire: 'responses',
+    keyVar: 'OPENAI_API_KEY',
+    start: startResponsesServer,
+  },
+  {
+    agent: 'copilot',
+    backend: 'copilot_exec',
+    wire: 'chat',
+    keyVar: 'COPILOT_PROVIDER_API_KEY',
+    start: startOpenAiServer,
+  },
+];
+
+/** The agent model of the capitals project for this CLI, with `override` replacing its replies. */
+export function startAgentServer(
+  t: AgentTarget,
+  override?: AgentModelOptions['override'],
+): Promise<LoopbackServer> {
+  return t.start(
+    agentModel({
+      wire: t.wire,
+      skillName: 'capitals',
+      rule: 'RULE-7',
+      trigger: /capital/i,
+      ...(override ? { override } : {}),
+    }),
+  );
+}
+
 /** Writes SKILL.md, tasks.jsonl and skillopt.yaml into `dir`; returns the config's path. */
-export function writeCapitalsProject(dir: string): string {
+export function writeCapitalsProject(dir: string, t: AgentTarget): string {
   mkdirSync(dir, { recursive: true });
   writeFileSync(
     join(dir, 'SKILL.md'),
@@ -50,8 +103,10 @@ export function writeCapitalsProject(dir: string): string {
       'model:',
       '  optimizer_backend: openai',
       `  optimizer: ${scriptedOptimizerModel}`,
-      '  target_backend: claude_code_exec',
+      `  target_backend: ${t.backend}`,
       '  target: loopback-target-model',
+      // Codex's default sandbox needs kernel features a test machine may lack; reading is enough.
+      ...(t.agent === 'codex' ? ['  codex_exec_sandbox: read-only'] : []),
       'train:',
       '  num_epochs: 1',
       '  batch_size: 2',
@@ -91,12 +146,12 @@ export function endpointOverrides(
   ];
 }
 
-/** The environment the agent sees: the CLIs on PATH (or not), a home of the test's own, the target key. */
-export function agentEnv(bin: string | undefined, home: string): NodeJS.ProcessEnv {
+/** The environment SkillOpt runs in: the CLIs on PATH, a home of the test's own, the target's key. */
+export function agentEnv(t: AgentTarget, bin: string, home: string): NodeJS.ProcessEnv {
   return {
     PATH: [bin, process.env.PATH].filter(Boolean).join(delimiter),
     HOME: home,
-    ANTHROPIC_API_KEY: TARGET_KEY,
+    [t.keyVar]: `fake-${t.agent}-target-key`,
   };
 }
 
