@@ -35,7 +35,7 @@ import { BudgetGuard } from './llm/budget';
 import { tokenSummary } from './llm/accounting';
 import { acquireRunLock } from './store/runLock';
 import { containWrites, makeDir, removeStaleTemps } from './store/atomic';
-import { RUN_FILE, RunLayout } from './store/layout';
+import { defaultRunsRoot, RUN_FILE, RunLayout } from './store/layout';
 import { RunLedger } from './llm/ledger';
 import { setMaxListeners } from 'node:events';
 import type { TrainSettings } from './train/settings';
@@ -96,8 +96,7 @@ export function prepareRun(opts: PrepareOptions): PreparedRun {
   const cfg = loaded.config;
   const name = cfg.env.name || basename(loaded.configDir);
   const outDir = resolve(
-    opts.outDir ??
-      (cfg.env.out_root || join(loaded.configDir, '.skillopt', 'runs', `${name}_${timestamp()}`)),
+    opts.outDir ?? (cfg.env.out_root || join(defaultRunsRoot(loaded.configDir), `${name}_${timestamp()}`)),
   );
   const settings = settingsFromConfig(cfg);
   // A benchmark this tool cannot run is refused before anything else is read.

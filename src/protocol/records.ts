@@ -1,5 +1,5 @@
 /** Shapes written to the run folder; field names follow the reference so its users recognise them. */
-import type { ReviewDecisionKind, ReviewMode, StepAction, TargetErrorKind } from './vocabulary';
+import type { GateTestKind, ReviewDecisionKind, ReviewMode, StepAction, TargetErrorKind } from './vocabulary';
 
 /** One scored target attempt (a row of `results.jsonl`). */
 export interface RolloutResult {
@@ -131,7 +131,7 @@ export interface ItemRegressions {
  * the repeats per item and alpha (halved when `on_inconclusive: more_repeats` looks twice).
  */
 export interface GatePower {
-  test: 'strict' | 'paired';
+  test: GateTestKind;
   items: number;
   repeats: number;
   alpha: number;

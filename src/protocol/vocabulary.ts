@@ -93,6 +93,24 @@ export function becomesBest(action: string, candidate: number, best: number): bo
   return action === 'accept_new_best' || (action === 'force_accept' && candidate > best);
 }
 
+/** Epoch-end results that are not gate actions (the slow update's and meta skill's `action` fields). */
+export const EPOCH_END_ACTIONS = [
+  'no_content',
+  'no_candidate',
+  'inject_placeholder',
+  'skip_first_epoch',
+  'skip_last_epoch',
+  'write_meta_skill',
+] as const;
+export type EpochEndAction = (typeof EPOCH_END_ACTIONS)[number];
+
+/** evaluation.gate_test: the reference's strict comparison of means, or a paired test on per-item deltas. */
+export const GATE_TESTS = ['strict', 'paired'] as const;
+export type GateTestKind = (typeof GATE_TESTS)[number];
+/** evaluation.on_inconclusive: what a paired gate does when the difference is within noise. */
+export const ON_INCONCLUSIVE = ['reject', 'more_repeats', 'ask'] as const;
+export type OnInconclusive = (typeof ON_INCONCLUSIVE)[number];
+
 // ── candidates ───────────────────────────────────────────────────────────────────────────────
 
 /** Where a candidate skill came from. */
@@ -135,6 +153,10 @@ export type OverruleDecision = 'accept' | 'revert';
 /** The transports this port has. */
 export const BACKEND_KINDS = ['openai', 'azure_openai', 'anthropic', 'vscode-lm', 'command', 'sim'] as const;
 export type BackendKind = (typeof BACKEND_KINDS)[number];
+
+/** `model.target_backend` values that run a real agent CLI (the reference's names); cursor_exec is refused. */
+export const AGENT_TARGET_BACKENDS = ['claude_code_exec', 'codex_exec', 'copilot_exec'] as const;
+export type AgentTargetBackend = (typeof AGENT_TARGET_BACKENDS)[number];
 
 /** Providers that take an API key, and the environment variable each falls back to. */
 export const API_KEY_ENV_VARS = {

@@ -3,16 +3,9 @@
  * edit operation, used by the tree, Gate History, the review and notifications alike. The engine
  * terms stay in hovers and files; labels are what a user of the editor reads. Browser-safe.
  */
-import type { VerdictAction } from './vocabulary';
+import type { EpochEndAction, VerdictAction } from './vocabulary';
 
-/** Epoch-end results that are not gate actions (slow update and meta skill `action` fields). */
-export type EpochEndAction =
-  | 'no_content'
-  | 'no_candidate'
-  | 'inject_placeholder'
-  | 'skip_first_epoch'
-  | 'skip_last_epoch'
-  | 'write_meta_skill';
+export type { EpochEndAction };
 
 const ACTION_LABELS: Record<VerdictAction | EpochEndAction, string> = {
   accept_new_best: 'accepted, new best',

@@ -2,6 +2,7 @@ import { SkillOptError } from '../errors';
 import type { SkillOptConfig } from './schema';
 import type { ConfigOrigin, ConfigWarning } from './schema/problems';
 import { closest } from './schema/problems';
+import { AGENT_TARGET_BACKENDS } from '../../protocol/vocabulary';
 
 /**
  * The reference's one-switch provider choice (`model.backend`, `--backend`; skillopt-reference.md
@@ -116,7 +117,7 @@ function compatibleModel(
   }
   return undefined;
 }
-const AGENT_BACKENDS = new Set(['claude_code_exec', 'codex_exec', 'copilot_exec', 'cursor_exec']);
+const AGENT_BACKENDS = new Set<string>([...AGENT_TARGET_BACKENDS, 'cursor_exec']);
 const SWAPPED_TARGETS = ['claude_chat', 'anthropic', 'claude_code_exec', 'cursor_exec', 'qwen_chat'];
 
 /**

@@ -9,7 +9,15 @@ import { isSkillFolder, readPackageFolder } from './package/folder';
  */
 export function readSkillInit(path: string, maxBytes: number): { text: string; notices: string[] } {
   if (isSkillFolder(path)) return readPackageFolder(path, (p) => readSkillText(p, maxBytes));
-  return { text: readSkillText(path, maxBytes), notices: [] };
+  const text = readSkillText(path, maxBytes);
+  // Any text file reads; one that is not Markdown is more likely the wrong path than a skill, and
+  // its text goes into every prompt and the run folder: said before anything is spent.
+  const notices = /\.(md|markdown)$/i.test(path)
+    ? []
+    : [
+        `env.skill_init: ${path} is not a Markdown (.md) file; its text is trained as the skill and sent in every target prompt. Point env.skill_init at the SKILL.md (or skill folder) you mean`,
+      ];
+  return { text, notices };
 }
 
 /**

@@ -4,7 +4,26 @@
  * module builds a run-folder path or spells a run-folder file name.
  */
 import { createHash } from 'node:crypto';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import type { ReviewPhase } from '../../protocol/vocabulary';
+
+/** The folder beside a config that holds its runs and the extension's evaluations by default. */
+export const STORE_DIR = '.skillopt';
+/** `<config dir>/.skillopt/runs`: where a run goes unless env.out_root or --out says otherwise. */
+export const RUNS_SUBDIR = `${STORE_DIR}/runs`;
+/** `<config dir>/.skillopt/evals`: where the extension's Evaluate writes unless told otherwise. */
+export const EVALS_SUBDIR = `${STORE_DIR}/evals`;
+
+export function defaultRunsRoot(configDir: string): string {
+  return join(configDir, STORE_DIR, 'runs');
+}
+
+/** The config folder of a run folder in the default place (`<config dir>/.skillopt/runs/<name>`). */
+export function configDirOfDefaultRun(runDir: string): string | undefined {
+  const runs = dirname(runDir);
+  if (basename(runs) !== 'runs' || basename(dirname(runs)) !== STORE_DIR) return undefined;
+  return dirname(dirname(runs));
+}
 
 const pad = (n: number, width: number): string => String(n).padStart(width, '0');
 
@@ -120,7 +139,7 @@ export function stepDirName(step: number): string {
 }
 
 /** The person's saved answer for one review phase of a step (`review_before_gate.json`). */
-export function reviewFileName(phase: 'before_gate' | 'after_gate'): string {
+export function reviewFileName(phase: ReviewPhase): string {
   return `review_${phase}.json`;
 }
 

@@ -7,6 +7,7 @@ import type { EngineEvent } from '../../protocol/events';
 import type { ActivationRecord, RuntimeState, StepRecord } from '../../protocol/records';
 import { ENGINE_ID, isSkipped } from '../../protocol/vocabulary';
 import {
+  STORE_DIR,
   RUN_DIR,
   RUN_FILE,
   RunLayout,
@@ -62,12 +63,20 @@ export interface StepArtifacts {
   failedTrajectories: Array<{ id: string; path: string; reason?: string }>;
 }
 
-function readJson<T>(path: string): T | undefined {
+/**
+ * A run-folder file read only for display (config, summary, epoch-end results): a JSON object whose
+ * fields are each checked where they are shown; anything else, or no file, reads as undefined.
+ */
+function readObject(path: string): Record<string, unknown> | undefined {
+  let raw: unknown;
   try {
-    return JSON.parse(readFileSync(path, 'utf8')) as T;
+    raw = JSON.parse(readFileSync(path, 'utf8'));
   } catch {
     return undefined;
   }
+  return typeof raw === 'object' && raw !== null && !Array.isArray(raw)
+    ? (raw as Record<string, unknown>)
+    : undefined;
 }
 
 const str = (v: unknown): string =>
@@ -80,7 +89,7 @@ export function isRunFolder(dir: string): boolean {
 
 export function readRunFolder(dir: string): RunFolder {
   const layout = new RunLayout(dir);
-  const config = readJson<Record<string, unknown>>(layout.file(RUN_FILE.config)) ?? {};
+  const config = readObject(layout.file(RUN_FILE.config)) ?? {};
   // The engine's own schemas: a damaged or newer file is named, not cast and trusted.
   let history: StepRecord[] = [];
   let state: RuntimeState | undefined;
@@ -91,7 +100,7 @@ export function readRunFolder(dir: string): RunFolder {
   } catch (err) {
     problem = err instanceof Error ? err.message : String(err);
   }
-  const summary = readJson<Record<string, unknown>>(layout.file(RUN_FILE.summary));
+  const summary = readObject(layout.file(RUN_FILE.summary));
   const engine = (state as { engine?: string } | undefined)?.engine;
   const writer = engine === ENGINE_ID ? ENGINE_ID : state || history.length ? 'skillopt-python' : 'unknown';
   const status: RunFolder['status'] = runLockHeld(dir)
@@ -113,12 +122,8 @@ export function readRunFolder(dir: string): RunFolder {
   const epochs: EpochView[] = [...epochNums]
     .sort((a, b) => a - b)
     .map((epoch) => {
-      const slow = readJson<Record<string, unknown>>(
-        layout.epochFile('slow_update', epoch, STEP_FILE.slowResult),
-      );
-      const meta = readJson<Record<string, unknown>>(
-        layout.epochFile('meta_skill', epoch, STEP_FILE.metaSkillResult),
-      );
+      const slow = readObject(layout.epochFile('slow_update', epoch, STEP_FILE.slowResult));
+      const meta = readObject(layout.epochFile('meta_skill', epoch, STEP_FILE.metaSkillResult));
       const view: EpochView = { epoch, steps: history.filter((r) => r.epoch === epoch) };
       if (slow) {
         view.slowUpdate = { action: str(slow.action) };
@@ -150,8 +155,13 @@ export function readRunFolder(dir: string): RunFolder {
 
 /** The activation records, or undefined when there are none or the file does not read as them. */
 function readActivation(path: string): ActivationRecord[] | undefined {
-  if (!existsSync(path)) return undefined;
-  const parsed = artifactSchemas.activationHistory.safeParse(readJson<unknown>(path));
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    return undefined;
+  }
+  const parsed = artifactSchemas.activationHistory.safeParse(raw);
   return parsed.success ? parsed.data : undefined;
 }
 
@@ -214,7 +224,7 @@ export function listRunFolders(root: string): string[] {
     }
     if (depth === 0) return;
     for (const e of readdirSync(dir)) {
-      if (e.startsWith('.') && e !== '.skillopt') continue;
+      if (e.startsWith('.') && e !== STORE_DIR) continue;
       if (e === 'node_modules') continue;
       const p = join(dir, e);
       try {
@@ -314,7 +324,7 @@ function appendixOfEpoch(layout: RunLayout, steps: readonly StepRecord[]): Epoch
   const flushed = steps.filter((r) => r.n_appendix_notes_total !== undefined);
   const last = flushed[flushed.length - 1];
   if (!last) return undefined;
-  const saved = readJson<{ appendix_after?: unknown }>(layout.stepFile(last.step, STEP_FILE.appendixNotes));
+  const saved = readObject(layout.stepFile(last.step, STEP_FILE.appendixNotes));
   const notes = Array.isArray(saved?.appendix_after) ? saved.appendix_after.map(str) : [];
   return {
     added: flushed.reduce((n, r) => n + (r.n_appendix_notes_added ?? 0), 0),

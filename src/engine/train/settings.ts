@@ -1,12 +1,12 @@
-import type { ReviewMode } from '../../protocol/vocabulary';
+import type { GateTestKind, OnInconclusive, ReviewMode } from '../../protocol/vocabulary';
 import { DEFAULT_PACKAGE_POLICY, type PackageEditPolicy } from '../skill/package/policy';
 import type { UpdateMode } from '../prompts/modes';
 
 /** How the selection gate decides (evaluation.gate_test, alpha, on_inconclusive, max_repeats). */
 export interface GateSettings {
-  test: 'strict' | 'paired';
+  test: GateTestKind;
   alpha: number;
-  onInconclusive: 'reject' | 'more_repeats' | 'ask';
+  onInconclusive: OnInconclusive;
   /** The repeats cap of on_inconclusive: more_repeats. */
   maxRepeats: number;
   /** evaluation.max_item_regressions: most items the candidate may break; undefined = no such rule. */

@@ -7,6 +7,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import { parse as parseYaml } from 'yaml';
 import { isSkillFolder } from '../../engine/skill/package/folder';
+import { configDirOfDefaultRun, defaultRunsRoot } from '../../engine/store/layout';
 import {
   EngineRequests,
   type StartParams,
@@ -133,7 +134,7 @@ export function newRunDir(configPath: string): string | undefined {
   const e = typeof env === 'object' && env !== null ? (env as Record<string, unknown>) : {};
   if (typeof e.out_root === 'string' && e.out_root.trim()) return undefined;
   const name = typeof e.name === 'string' && e.name.trim() ? e.name.trim() : basename(dirname(configPath));
-  const root = join(dirname(configPath), '.skillopt', 'runs');
+  const root = defaultRunsRoot(dirname(configPath));
   const stamp = timestamp();
   let dir = join(root, `${name}_${stamp}`);
   for (let i = 2; existsSync(dir); i++) dir = join(root, `${name}_${stamp}_${i}`);
@@ -214,9 +215,8 @@ function configFor(ctx: Ctx, run: RunView): RunOrigin | undefined {
   const origin = ctx.runs.origin(run.dir);
   if (origin && existsSync(origin.configPath)) return origin;
   // Default run folders sit at <config dir>/.skillopt/runs/<name>.
-  const parent = dirname(run.dir);
-  if (basename(parent) === 'runs' && basename(dirname(parent)) === '.skillopt') {
-    const configDir = dirname(dirname(parent));
+  const configDir = configDirOfDefaultRun(run.dir);
+  if (configDir) {
     const direct = join(configDir, configFileName);
     if (existsSync(direct)) return { configPath: direct };
     const other = readdirSync(configDir).find((f) => /^skillopt.*\.ya?ml$/.test(f));

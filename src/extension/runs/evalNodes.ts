@@ -7,7 +7,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { z } from 'zod';
 import { readJsonlTolerant } from '../../engine/store/jsonl';
-import { EVAL_FILE, RUN_DIR, RunLayout, evalPaths } from '../../engine/store/layout';
+import { EVAL_FILE, EVALS_SUBDIR, RUN_DIR, RunLayout, evalPaths } from '../../engine/store/layout';
 import { conversationPaths } from '../../engine/store/predictionNames';
 import { artifactSchemas, readArtifact } from '../../engine/store/runSchemas';
 import { aaSummary, aaText } from '../../protocol/gateText';
@@ -29,7 +29,7 @@ export interface EvaluationView {
 }
 
 /** Where the extension's Evaluate writes, beside the config: `.skillopt/evals/<skill>_<split>_<time>/`. */
-export const EVALS_DIR = '.skillopt/evals';
+export const EVALS_DIR = EVALS_SUBDIR;
 
 /** Rows shown per evaluation; the rest are counted in one line (the files keep them all). */
 export const MAX_TASK_ROWS = 200;

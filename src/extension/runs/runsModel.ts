@@ -5,11 +5,11 @@
  * `onDidChange(undefined)` when the set of runs changed.
  */
 import { existsSync } from 'node:fs';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import type { EngineEvent } from '../../protocol/events';
 import { isRunFolder, listRunFolders, readRunFolder, type RunFolder } from '../../engine/store/runReader';
-import { RUN_FILE } from '../../engine/store/layout';
+import { defaultRunsRoot, RUN_FILE } from '../../engine/store/layout';
 import { ENGINE_ID } from '../../protocol/vocabulary';
 import { runsFolders } from '../config';
 import { runOriginsStateKey } from '../constants';
@@ -129,7 +129,7 @@ export class RunsModel implements vscode.Disposable {
     }
     try {
       const configs = await vscode.workspace.findFiles('**/skillopt*.{yaml,yml}', '**/node_modules/**', 200);
-      for (const c of configs) roots.add(join(dirname(c.fsPath), '.skillopt', 'runs'));
+      for (const c of configs) roots.add(defaultRunsRoot(dirname(c.fsPath)));
     } catch (err) {
       this.log.warn(`[runs] searching for configs failed: ${errorDetail(err)}`);
     }

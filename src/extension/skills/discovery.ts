@@ -7,17 +7,16 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { parseFrontMatter } from '../../engine/skill/frontMatter';
+import { PRESETS } from '../../engine/llm/agents/presets';
 import { lintSkillFile, SKILL_FILE_NAME } from '../../engine/skill/lint';
 
 /** Which agent loads the skills of a location. */
 export type SkillHost = 'copilot' | 'claude' | 'codex' | 'setting' | 'trained';
 
-/** The project locations the agents read, relative to each workspace folder. */
-export const PROJECT_SKILL_LOCATIONS: ReadonlyArray<{ dir: string; host: SkillHost }> = [
-  { dir: '.github/skills', host: 'copilot' },
-  { dir: '.claude/skills', host: 'claude' },
-  { dir: '.agents/skills', host: 'codex' },
-];
+/** The project locations the agents read, relative to each workspace folder (the agent presets' own). */
+export const PROJECT_SKILL_LOCATIONS: ReadonlyArray<{ dir: string; host: SkillHost }> = (
+  ['copilot', 'claude', 'codex'] as const
+).map((host) => ({ dir: PRESETS[host].skillRoot, host }));
 
 export const HOST_LABEL: Record<SkillHost, string> = {
   copilot: 'Copilot / VS Code',
@@ -97,10 +96,9 @@ export function resolveLocation(path: string, roots: readonly string[], home = h
  */
 export function hostOfFolder(dir: string): SkillHost {
   const tail = dir.split(/[\\/]/).slice(-2).join('/');
-  if (tail === '.claude/skills') return 'claude';
-  if (tail === '.agents/skills') return 'codex';
-  if (tail === '.github/skills' || tail === '.copilot/skills') return 'copilot';
-  return 'setting';
+  // Copilot's personal folder is ~/.copilot/skills; its project one is the preset's .github/skills.
+  if (tail === '.copilot/skills') return 'copilot';
+  return PROJECT_SKILL_LOCATIONS.find((l) => l.dir === tail)?.host ?? 'setting';
 }
 
 /** Every location to scan: the project ones of each workspace folder, then the setting's. */

@@ -5,20 +5,13 @@
  * origin. Pure Node (no `vscode`).
  */
 import { existsSync, statSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
-import { RUN_FILE, RunLayout } from '../../engine/store/layout';
+import { isAbsolute, join, resolve } from 'node:path';
+import { configDirOfDefaultRun, RUN_FILE, RunLayout } from '../../engine/store/layout';
 import { SKILL_FILE_NAME } from '../../engine/skill/lint';
 
 export interface RunRef {
   dir: string;
   config: Record<string, unknown>;
-}
-
-/** `<config dir>` of a run in the default place, `<config dir>/.skillopt/runs/<name>`. */
-function configDirOf(runDir: string): string | undefined {
-  const runs = dirname(runDir);
-  if (basename(runs) !== 'runs' || basename(dirname(runs)) !== '.skillopt') return undefined;
-  return dirname(dirname(runs));
 }
 
 function isDir(path: string): boolean {
@@ -36,7 +29,7 @@ export function trainedSkillPath(run: RunRef, originSkillPath?: string): string 
     if (typeof given !== 'string' || !given.trim()) continue;
     let path = given;
     if (!isAbsolute(path)) {
-      const base = configDirOf(run.dir);
+      const base = configDirOfDefaultRun(run.dir);
       if (!base) continue;
       path = resolve(base, path);
     }

@@ -60,7 +60,7 @@ describe('SkillOpt extension: eval-only and VS Code language models', function (
     assert.match(
       evaluation.description,
       new RegExp(
-        `^hard ${result.hard.toFixed(3)} · ${result.n_items} of ${result.n_items} answered · ${result.failing.length} failing`,
+        `^${result.hard.toFixed(3)} fully right · ${result.n_items} of ${result.n_items} answered · ${result.failing.length} failing`,
       ),
     );
     const children = rows(api, evaluation.el);

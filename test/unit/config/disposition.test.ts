@@ -192,16 +192,4 @@ describe('config/disposition: every reference key is honoured, mapped or refused
       cleanup();
     }
   });
-
-  it('says how env.workers (the reference rollout workers) caps the target calls in flight', () => {
-    const { dir, cleanup } = tempDir();
-    try {
-      const { warnings } = loadConfig(write(dir, 'c.yaml', 'env:\n  workers: 16\n'));
-      const w = warnings.find((x) => x.key === 'env.workers');
-      assert.match(w?.message ?? '', /caps the target calls in flight.*the lower of the two holds/);
-      assert.equal(loadConfig(write(dir, 'd.yaml', 'env:\n  name: x\n')).warnings.length, 0);
-    } finally {
-      cleanup();
-    }
-  });
 });

@@ -88,6 +88,16 @@ describe('skill packages', () => {
     assert.equal(chatSkillView(text), SKILL);
   });
 
+  it('says so when env.skill_init names a text file that is not Markdown (likely the wrong path)', () => {
+    const d = tempDir();
+    writeFileSync(join(d, 'SKILL.md'), SKILL);
+    writeFileSync(join(d, 'hosts'), '127.0.0.1 localhost\n');
+    assert.deepEqual(readSkillInit(join(d, 'SKILL.md'), 200_000).notices, []);
+    const { text, notices } = readSkillInit(join(d, 'hosts'), 200_000);
+    assert.equal(text, '127.0.0.1 localhost\n');
+    assert.match(notices.join('\n'), /env\.skill_init: .*hosts is not a Markdown \(\.md\) file/);
+  });
+
   it('round-trips texts without a trailing newline and empty files', () => {
     const text = joinPackage({
       skill: 'no newline',

@@ -54,15 +54,17 @@ describe('the paired gate in the loop (evaluation.gate_test: paired)', function 
     dir.cleanup();
   });
 
-  /** The scripted target (the skill's fixes count) over OpenAI, wrong on `percent`% of requests. */
-  const scriptedNoisy = async (percent: number): Promise<LoopbackServer> => {
-    const server = await startOpenAiServer(
-      scriptedModels(tasks, (req, stage) =>
-        stage === 'target' && hash(JSON.stringify(req.body)) % 100 < percent
-          ? { kind: 'reply', text: '<answer>not sure</answer>' }
-          : undefined,
-      ),
+  /** The scripted target (the skill's fixes count) over a wire, wrong on `percent`% of requests. */
+  const scriptedNoisy = async (
+    percent: number,
+    wire: 'openai' | 'anthropic' = 'openai',
+  ): Promise<LoopbackServer> => {
+    const handler = scriptedModels(tasks, (req, stage) =>
+      stage === 'target' && hash(JSON.stringify(req.body)) % 100 < percent
+        ? { kind: 'reply', text: '<answer>not sure</answer>' }
+        : undefined,
     );
+    const server = await (wire === 'openai' ? startOpenAiServer(handler) : startAnthropicServer(handler));
     servers.push(server);
     return server;
   };
@@ -143,20 +145,22 @@ describe('the paired gate in the loop (evaluation.gate_test: paired)', function 
     assert.ok(existsSync(`${sel}/current_skill/repeat_03/results.jsonl`));
   });
 
-  it('still keeps candidates that truly fix items, with a noisy OpenAI target', async () => {
-    // The scripted target applies the skill (its habits fixed by the right rules) and then errs 10%.
-    const server = await scriptedNoisy(10);
-    const run = await train('fixes', [
-      'model.target_backend=openai',
-      `model.target=${scriptedTargetModel}`,
-      `model.target_base_url=${server.url}`,
-      'evaluation.repeats=2',
-      'evaluation.gate_test=paired',
-    ]);
-    const kept = gated(run.events).filter((v) => isAccepted(v.action));
-    assert.ok(kept.length > 0, 'no real fix got through the paired gate');
-    for (const v of kept) assert.ok(v.gateTest!.p_value <= 0.05 && v.gateTest!.mean_delta > 0);
-  });
+  for (const wire of ['openai', 'anthropic'] as const) {
+    it(`still keeps candidates that truly fix items, with a noisy ${wire} target`, async () => {
+      // The scripted target applies the skill (its habits fixed by the right rules) and then errs 10%.
+      const server = await scriptedNoisy(10, wire);
+      const run = await train(`fixes-${wire}`, [
+        `model.target_backend=${wire}`,
+        `model.target=${scriptedTargetModel}`,
+        `model.target_base_url=${server.url}`,
+        'evaluation.repeats=2',
+        'evaluation.gate_test=paired',
+      ]);
+      const kept = gated(run.events).filter((v) => isAccepted(v.action));
+      assert.ok(kept.length > 0, 'no real fix got through the paired gate');
+      for (const v of kept) assert.ok(v.gateTest!.p_value <= 0.05 && v.gateTest!.mean_delta > 0);
+    });
+  }
 
   it('keeps the simulated target’s real fixes and records the test in history.json', async () => {
     const run = await train('sim', ['evaluation.gate_test=paired']);

@@ -219,9 +219,9 @@ export const DISPOSITIONS: Readonly<Record<string, Disposition>> = {
     ].map((k) => `env.${k}`),
     honoured,
   ),
-  'env.workers': mapped(
-    'env.workers (the reference rollout workers) caps the target calls in flight, as limits.target_concurrency does: the lower of the two holds',
-  ),
+  // The reference's rollout workers: concurrent target calls, capped with limits.target_concurrency
+  // (llm/limiter.ts targetConcurrencyOf).
+  'env.workers': honoured,
   // Above 1: the reference's refinement turns for a chat target (train/turns/fromConfig.ts), a notice
   // for an agent target (modelNotices.ts).
   'env.max_turns': honoured,

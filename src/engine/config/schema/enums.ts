@@ -12,10 +12,8 @@ export const SPLIT_MODES = ['ratio', 'split_dir'] as const;
 export const ANCHOR_MODES = ['strict', 'reference'] as const;
 /** Which target evaluations go through the provider's batch API (half price, answers within 24 h). */
 export const BATCH_API_MODES = ['off', 'final', 'selection'] as const;
-/** evaluation.gate_test: the reference's strict comparison of means, or a paired test on per-item deltas. */
-export const GATE_TESTS = ['strict', 'paired'] as const;
-/** evaluation.on_inconclusive: what a paired gate does when the difference is within noise. */
-export const ON_INCONCLUSIVE = ['reject', 'more_repeats', 'ask'] as const;
+// evaluation.gate_test and on_inconclusive: defined with the gate's other words.
+export { GATE_TESTS, ON_INCONCLUSIVE } from '../../../protocol/vocabulary';
 /** model.openai_api: which OpenAI API the openai and azure_openai backends call (llm/openaiResponses.ts). */
 export const OPENAI_APIS = ['auto', 'chat_completions', 'responses'] as const;
 export type OpenAiApi = (typeof OPENAI_APIS)[number];

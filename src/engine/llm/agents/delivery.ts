@@ -10,14 +10,15 @@ import { readOnlySource } from '../../skill/package/folder';
 import { SKILL_FILE, splitPackage } from '../../skill/package/text';
 import { writeFileAtomic } from '../../store/atomic';
 import type { TaskContext } from '../types';
+import { PRESETS } from './presets';
 
 export type Delivery = 'native' | 'pointer';
 
 export const DEFAULT_DESCRIPTION =
   'Guidance for the task in this workspace, learned from earlier attempts. Read it before you start and follow it.';
 
-/** Where a custom command finds the skill: the cross-agent convention. */
-export const CUSTOM_SKILL_ROOT = '.agents/skills';
+/** Where a custom command finds the skill: the cross-agent convention (Codex's own folder). */
+export const CUSTOM_SKILL_ROOT = PRESETS.codex.skillRoot;
 
 export function renderSkillFile(task: TaskContext, description: string): string {
   // A skill that already brings its own front matter is written unchanged.

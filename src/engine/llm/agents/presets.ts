@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { TaskDirs } from './isolation';
 import { ancestors } from './isolation';
 import type { AgentFormat } from './transcript';
+import type { AgentTargetBackend } from '../../../protocol/vocabulary';
 
 export type AgentName = 'claude' | 'codex' | 'copilot';
 
@@ -61,7 +62,7 @@ export interface AgentPreset {
   name: AgentName;
   label: string;
   /** `model.target_backend` that selects it (the reference's name). */
-  backend: 'claude_code_exec' | 'codex_exec' | 'copilot_exec';
+  backend: AgentTargetBackend;
   /** The program name on PATH. */
   program: string;
   /** The config key and the environment variable that give the program's path instead. */

@@ -13,6 +13,7 @@ import { announceCandidate, gateCandidate, toCandidateEdits } from '../gateCandi
 import type { LoopContext } from '../loopContext';
 import { metaReflect } from '../metaReflect';
 import type { EpochEndStage, EpochWork } from './index';
+import type { EpochEndAction } from '../../../protocol/vocabulary';
 
 async function run(loop: LoopContext, ep: EpochWork): Promise<void> {
   const { state, layout } = loop;
@@ -61,7 +62,10 @@ async function run(loop: LoopContext, ep: EpochWork): Promise<void> {
         selection_soft: gate.sel.score.soft,
       });
     } else {
-      writeJsonAtomic(gatePath, { action: 'no_candidate', score: state.currentScore });
+      writeJsonAtomic(gatePath, {
+        action: 'no_candidate' satisfies EpochEndAction,
+        score: state.currentScore,
+      });
     }
   }
   state.metaReflectDoneEpoch = epoch;

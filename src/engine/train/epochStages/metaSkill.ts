@@ -12,6 +12,7 @@ import { loadPairs, longitudinalPairs, savePairs, writeMetaSkill } from '../epoc
 import type { LoopContext } from '../loopContext';
 import { journaledClient } from '../replyJournal';
 import type { EpochEndStage, EpochWork } from './index';
+import type { EpochEndAction } from '../../../protocol/vocabulary';
 
 async function run(loop: LoopContext, ep: EpochWork): Promise<void> {
   const { state, layout, s } = loop;
@@ -29,10 +30,10 @@ async function run(loop: LoopContext, ep: EpochWork): Promise<void> {
   }
   let result: Record<string, unknown>;
   if (epoch === 1) {
-    result = { action: 'skip_first_epoch', epoch: 1 };
+    result = { action: 'skip_first_epoch' satisfies EpochEndAction, epoch: 1 };
   } else if (epoch === s.numEpochs) {
     // The reference writes one here that nothing ever reads; we save the calls.
-    result = { action: 'skip_last_epoch', epoch };
+    result = { action: 'skip_last_epoch' satisfies EpochEndAction, epoch };
   } else {
     // Beside the slow update: its pairs are this stage's input (a failed slow update fails the run).
     if (ep.pairsPending && (await ep.pairsPending) === 'failed' && !ep.pairs) return;
@@ -59,8 +60,12 @@ async function run(loop: LoopContext, ep: EpochWork): Promise<void> {
       pairs,
     );
     result = memory
-      ? { reasoning: memory.reasoning, meta_skill_content: memory.content, action: 'write_meta_skill' }
-      : { action: 'no_content' };
+      ? {
+          reasoning: memory.reasoning,
+          meta_skill_content: memory.content,
+          action: 'write_meta_skill' satisfies EpochEndAction,
+        }
+      : { action: 'no_content' satisfies EpochEndAction };
     result.time_s = round1((Date.now() - t0) / 1000);
     if (memory) state.metaSkill = memory.content;
   }

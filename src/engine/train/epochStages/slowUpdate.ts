@@ -16,6 +16,7 @@ import { loadPairs, longitudinalPairs, savePairs, writeSlowGuidance } from '../e
 import { announceCandidate, gateCandidate } from '../gateCandidate';
 import type { LoopContext } from '../loopContext';
 import type { EpochEndStage, EpochWork, PairsOutcome } from './index';
+import type { EpochEndAction } from '../../../protocol/vocabulary';
 
 type Guidance = Awaited<ReturnType<typeof writeSlowGuidance>>;
 
@@ -73,7 +74,7 @@ async function update(loop: LoopContext, ep: EpochWork, pairsBuilt: () => void):
   if (epoch === 1) {
     state.current = injectEmptySlowUpdate(state.current);
     state.currentOrigin = placeholder;
-    writeJsonAtomic(resultPath, { action: 'inject_placeholder', epoch: 1 });
+    writeJsonAtomic(resultPath, { action: 'inject_placeholder' satisfies EpochEndAction, epoch: 1 });
     return commit(loop, epoch, lastStep);
   }
   const t0 = Date.now();
@@ -104,7 +105,7 @@ async function update(loop: LoopContext, ep: EpochWork, pairsBuilt: () => void):
     update_target: 'Prevent cross-epoch regressions and fix failures that persist across epochs.',
   };
   if (!guidance) {
-    result.action = 'no_content';
+    result.action = 'no_content' satisfies EpochEndAction;
   } else {
     const candidate = replaceSlowUpdate(state.current, guidance.content);
     writeSkillArtifact(candidatePath, candidate);
