@@ -1,23 +1,25 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { AgentName } from '../../../src/engine/llm/command';
 import type { LedgerRow } from '../../../src/engine/llm/ledger';
 import { prepareRun, type PreparedRun } from '../../../src/engine/run';
 import { RUN_FILE } from '../../../src/engine/store/layout';
-import type { AgentName } from '../../../src/engine/llm/command';
+import { agentCliBin } from '../../support/agentClis';
 import { agentModel, type AgentModelOptions, type AgentWire } from '../../support/loopback/agentModel';
 import { startAnthropicServer } from '../../support/loopback/anthropicServer';
 import type { Handler, LoopbackServer } from '../../support/loopback/core';
 import { startOpenAiServer } from '../../support/loopback/openaiServer';
 import { startResponsesServer } from '../../support/loopback/responsesServer';
-import { scriptedOptimizerModel } from '../../support/loopback/scriptedModels';
+import { scriptedModels, scriptedOptimizerModel } from '../../support/loopback/scriptedModels';
 
 /**
  * A small training project whose target is a real agent CLI and whose optimizer is
  * a loopback OpenAI server: six capital-city questions, two per split, one step per epoch.
  */
-export const COUNTRIES: Record<string, string> = {
+const COUNTRIES: Record<string, string> = {
   France: 'PARIS',
   Japan: 'TOKYO',
   Italy: 'ROME',
@@ -26,7 +28,7 @@ export const COUNTRIES: Record<string, string> = {
   Norway: 'OSLO',
 };
 
-export const OPTIMIZER_KEY = 'sk-fake-optimizer-key';
+const OPTIMIZER_KEY = 'sk-fake-optimizer-key';
 
 /** Each agent CLI as a run's target: its config name, the wire it speaks, and the key it reads. */
 export interface AgentTarget {
@@ -62,10 +64,7 @@ export const AGENT_TARGETS: readonly AgentTarget[] = [
 ];
 
 /** The agent model of the capitals project for this CLI, with `override` replacing its replies. */
-export function startAgentServer(
-  t: AgentTarget,
-  override?: AgentModelOptions['override'],
-): Promise<LoopbackServer> {
+function startAgentServer(t: AgentTarget, override?: AgentModelOptions['override']): Promise<LoopbackServer> {
   return t.start(
     agentModel({
       wire: t.wire,
@@ -78,7 +77,7 @@ export function startAgentServer(
 }
 
 /** Writes SKILL.md, tasks.jsonl and skillopt.yaml into `dir`; returns the config's path. */
-export function writeCapitalsProject(dir: string, t: AgentTarget): string {
+function writeCapitalsProject(dir: string, t: AgentTarget): string {
   mkdirSync(dir, { recursive: true });
   writeFileSync(
     join(dir, 'SKILL.md'),
@@ -131,50 +130,95 @@ export function writeCapitalsProject(dir: string, t: AgentTarget): string {
   return config;
 }
 
-/** Overrides pointing the target at `target` and the optimizer at `optimizer`, plus any more. */
-export function endpointOverrides(
-  target: LoopbackServer,
-  optimizer: LoopbackServer,
-  workspaces: string,
-  more: readonly string[] = [],
-): string[] {
-  return [
-    `model.target_base_url=${target.url}`,
-    `model.optimizer_base_url=${optimizer.url}`,
-    `model.target_workspace_root=${workspaces}`,
-    ...more,
-  ];
+/**
+ * One agent's capitals project with its optimizer and target servers, made by the enclosing
+ * describe's `before` hook (which skips the suite when the CLIs are not installed) and removed after.
+ */
+export class AgentRunFixture {
+  base = '';
+  config = '';
+  optimizer!: LoopbackServer;
+  target!: LoopbackServer;
+  private bin = '';
+
+  private constructor(readonly t: AgentTarget) {}
+
+  static use(t: AgentTarget, prefix: string, override: AgentModelOptions['override']): AgentRunFixture {
+    const f = new AgentRunFixture(t);
+    before(async function () {
+      const { bin } = agentCliBin();
+      if (!bin) {
+        this.skip();
+        return;
+      }
+      f.bin = bin;
+      f.base = mkdtempSync(join(tmpdir(), prefix));
+      f.config = writeCapitalsProject(join(f.base, 'project'), t);
+      f.optimizer = await startOpenAiServer(scriptedModels([]));
+      f.target = await startAgentServer(t, override);
+    });
+    after(async () => {
+      await Promise.all([f.optimizer?.close(), f.target?.close()]);
+      if (f.base) rmSync(f.base, { recursive: true, force: true });
+    });
+    return f;
+  }
+
+  /** Overrides pointing both roles at their servers and the workspaces into the test's folder. */
+  overrides(more: readonly string[] = []): string[] {
+    return [
+      `model.target_base_url=${this.target.url}`,
+      `model.optimizer_base_url=${this.optimizer.url}`,
+      `model.target_workspace_root=${join(this.base, 'agents')}`,
+      ...more,
+    ];
+  }
+
+  /** The environment SkillOpt runs in: the CLIs on PATH, a home of the test's own, the target's key. */
+  env(): NodeJS.ProcessEnv {
+    return {
+      PATH: [this.bin, process.env.PATH].filter(Boolean).join(delimiter),
+      HOME: join(this.base, 'home'),
+      [this.t.keyVar]: `fake-${this.t.agent}-target-key`,
+    };
+  }
+
+  /** The engine's run in `out` (under the test's folder). */
+  prepare(out: string, more: readonly string[] = []): PreparedRun {
+    return prepareRun({
+      configPath: this.config,
+      outDir: join(this.base, out),
+      overrides: this.overrides(more),
+      models: { keys: { openai: OPTIMIZER_KEY }, env: this.env(), trustedWorkspace: true },
+    });
+  }
+
+  /** `skillopt train` of the project into `out`, with these flags and overrides. */
+  train(out: string, flags: readonly string[], more: readonly string[] = []): ReturnType<typeof skilloptCli> {
+    return skilloptCli(
+      [
+        'train',
+        this.config,
+        '--out',
+        join(this.base, out),
+        ...flags,
+        '--cfg-options',
+        ...this.overrides(more),
+      ],
+      // The optimizer's key by its variable; a target that reads the same one (Codex) gets its own.
+      { OPENAI_API_KEY: OPTIMIZER_KEY, ...this.env() },
+    );
+  }
+
+  /** Requests the optimizer server received (the analysts, merges, ... all go there). */
+  optimizerRequests(): number {
+    return this.optimizer.requests.filter(
+      (r) => (r.body as { model?: string }).model === scriptedOptimizerModel,
+    ).length;
+  }
 }
 
-/** The environment SkillOpt runs in: the CLIs on PATH, a home of the test's own, the target's key. */
-export function agentEnv(t: AgentTarget, bin: string, home: string): NodeJS.ProcessEnv {
-  return {
-    PATH: [bin, process.env.PATH].filter(Boolean).join(delimiter),
-    HOME: home,
-    [t.keyVar]: `fake-${t.agent}-target-key`,
-  };
-}
-
-export function prepareAgentRun(
-  config: string,
-  outDir: string,
-  overrides: readonly string[],
-  env: NodeJS.ProcessEnv,
-): PreparedRun {
-  return prepareRun({
-    configPath: config,
-    outDir,
-    overrides,
-    models: { keys: { openai: OPTIMIZER_KEY }, env, trustedWorkspace: true },
-  });
-}
-
-/** Requests the optimizer server received (the analysts, merges, ... all go there). */
-export function optimizerRequests(server: LoopbackServer): number {
-  return server.requests.filter((r) => (r.body as { model?: string }).model === scriptedOptimizerModel)
-    .length;
-}
-
+/** The run's ledger rows, in the order written. */
 export function ledgerRows(outDir: string): LedgerRow[] {
   return readFileSync(join(outDir, RUN_FILE.ledger), 'utf8')
     .split('\n')
@@ -183,7 +227,7 @@ export function ledgerRows(outDir: string): LedgerRow[] {
 }
 
 /** `skillopt <args>` from source, run beside the loopback servers (so not spawnSync). */
-export function skilloptCli(
+function skilloptCli(
   args: readonly string[],
   env: NodeJS.ProcessEnv,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {

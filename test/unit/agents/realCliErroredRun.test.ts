@@ -1,33 +1,18 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SkillOptError } from '../../../src/engine/errors';
 import type { EngineEvent } from '../../../src/protocol/events';
 import type { RolloutResult } from '../../../src/protocol/records';
-import { agentCliBin } from '../../support/agentClis';
-import { hang, status, type LoopbackServer, type Reply } from '../../support/loopback/core';
-import { startOpenAiServer } from '../../support/loopback/openaiServer';
-import { scriptedModels } from '../../support/loopback/scriptedModels';
+import { hang, status, type Reply } from '../../support/loopback/core';
 import { runSim } from '../train/helpers';
-import {
-  AGENT_TARGETS,
-  agentEnv,
-  endpointOverrides,
-  OPTIMIZER_KEY,
-  optimizerRequests,
-  prepareAgentRun,
-  skilloptCli,
-  startAgentServer,
-  writeCapitalsProject,
-} from './agentRuns';
+import { AGENT_TARGETS, AgentRunFixture } from './agentRuns';
 
 /**
- * Errored is not failed, at run level, with a real agent CLI as the target: a target that
- * cannot run (a 401 from its provider, a program that is not installed) stops the training run
- * with the cause, counts the items as errored, and the optimizer is never paid.
+ * Errored is not failed, at run level, with a real agent CLI as the target: a target that cannot
+ * run (a 401 from its provider, a provider that never answers, a program that is not installed)
+ * stops the training run with the cause, counts the items as errored, and the optimizer is never paid.
  */
-const { bin } = agentCliBin();
 
 /** The first error each CLI prints for the 401, which the stop message quotes. */
 const AUTH_EXCERPT: Record<string, RegExp> = {
@@ -59,41 +44,17 @@ function resultRows(outDir: string): RolloutResult[] {
 for (const t of AGENT_TARGETS) {
   describe(`a training run whose real ${t.agent} CLI target cannot run`, function () {
     this.timeout(180_000);
-    let base: string;
-    let config: string;
-    let optimizer: LoopbackServer;
-    let target: LoopbackServer;
     /** What the target's provider does with every request (a 401 unless a test says otherwise). */
     let provider: () => Reply;
-
-    before(async function () {
-      if (!bin) {
-        this.skip();
-        return;
-      }
-      base = mkdtempSync(join(tmpdir(), 'skillopt-agent-errored-run-'));
-      config = writeCapitalsProject(join(base, 'project'), t);
-      optimizer = await startOpenAiServer(scriptedModels([]));
-      target = await startAgentServer(t, () => provider());
-    });
-    after(async () => {
-      await Promise.all([optimizer?.close(), target?.close()]);
-      if (base) rmSync(base, { recursive: true, force: true });
-    });
+    const f = AgentRunFixture.use(t, 'skillopt-agent-errored-run-', () => provider());
     beforeEach(() => {
       provider = () => status(401, 'invalid x-api-key');
-      if (optimizer) optimizer.requests.length = 0;
-      if (target) target.requests.length = 0;
+      f.optimizer?.requests.splice(0);
+      f.target?.requests.splice(0);
     });
 
     it('a 401 stops the run naming the cause, the items are errored (not failed), the optimizer is never asked', async () => {
-      const out = join(base, 'run-401');
-      const prepared = prepareAgentRun(
-        config,
-        out,
-        endpointOverrides(target, optimizer, join(base, 'agents')),
-        agentEnv(t, bin!, join(base, 'home')),
-      );
+      const prepared = f.prepare('run-401');
       const events: EngineEvent[] = [];
       await assert.rejects(
         runSim(prepared, (e) => {
@@ -108,38 +69,25 @@ for (const t of AGENT_TARGETS) {
           return true;
         },
       );
-      assert.ok(target.requests.length > 0, 'the CLI never reached its provider');
-      assert.equal(
-        optimizerRequests(optimizer),
-        0,
-        'the optimizer was paid although the target never answered',
-      );
+      assert.ok(f.target.requests.length > 0, 'the CLI never reached its provider');
+      assert.equal(f.optimizerRequests(), 0, 'the optimizer was paid although the target never answered');
       const failed = events.find((e) => e.type === 'run/failed');
       assert.ok(failed && failed.type === 'run/failed');
       assert.equal(failed.reason, 'target');
       // What was recorded of the items: errored with the auth cause, none scored as a wrong answer.
-      const rows = resultRows(out);
+      const rows = resultRows(prepared.outDir);
       assert.ok(rows.length >= 2, `${rows.length} result rows`);
       for (const r of rows) {
         assert.equal(r.outcome, 'errored', JSON.stringify(r));
         assert.equal(r.error_kind, 'auth', JSON.stringify(r));
       }
-      assert.ok(!existsSync(join(out, 'history.json')), 'a step was recorded');
+      assert.ok(!existsSync(join(prepared.outDir, 'history.json')), 'a step was recorded');
     });
 
     it('a provider that never answers: each item times out as errored, the run stops, the optimizer is never asked', async () => {
       provider = () => hang();
-      const out = join(base, 'run-hang');
-      const prepared = prepareAgentRun(
-        config,
-        out,
-        // All four items at once (the baseline's and step 1's), so the run waits out one limit.
-        endpointOverrides(target, optimizer, join(base, 'agents'), [
-          'env.exec_timeout=10',
-          'limits.agent_concurrency=4',
-        ]),
-        agentEnv(t, bin!, join(base, 'home')),
-      );
+      // All four items at once (the baseline's and step 1's), so the run waits out one limit.
+      const prepared = f.prepare('run-hang', ['env.exec_timeout=10', 'limits.agent_concurrency=4']);
       await assert.rejects(runSim(prepared), (err: unknown) => {
         assert.ok(SkillOptError.is(err, 'target'), String(err));
         assert.match(err.message, /could not answer 2 of 2 items in a selection evaluation/);
@@ -147,9 +95,9 @@ for (const t of AGENT_TARGETS) {
         assert.match(err.message, /gave no answer within the time limit/);
         return true;
       });
-      assert.ok(target.requests.length > 0, 'the CLI never reached its provider');
-      assert.equal(optimizerRequests(optimizer), 0);
-      const rows = resultRows(out);
+      assert.ok(f.target.requests.length > 0, 'the CLI never reached its provider');
+      assert.equal(f.optimizerRequests(), 0);
+      const rows = resultRows(prepared.outDir);
       assert.ok(rows.length >= 2, `${rows.length} result rows`);
       assert.ok(
         rows.every((r) => r.outcome === 'errored' && r.error_kind === 'timeout'),
@@ -158,17 +106,10 @@ for (const t of AGENT_TARGETS) {
     });
 
     it('a program that is not installed is refused before the run starts, naming the program and the key', async () => {
-      const missing = join(base, 'no-such-dir', t.agent);
+      const missing = join(f.base, 'no-such-dir', t.agent);
       const key = `model.${t.backend}_path`;
-      const overrides = endpointOverrides(target, optimizer, join(base, 'agents'), [`${key}=${missing}`]);
       assert.throws(
-        () =>
-          prepareAgentRun(
-            config,
-            join(base, 'run-missing'),
-            overrides,
-            agentEnv(t, bin!, join(base, 'home')),
-          ),
+        () => f.prepare('run-missing', [`${key}=${missing}`]),
         (err: unknown) => {
           assert.ok(SkillOptError.is(err), String(err));
           assert.equal(err.place.key, key);
@@ -178,39 +119,25 @@ for (const t of AGENT_TARGETS) {
         },
       );
       // The same through the CLI: a non-zero exit, one line naming it, nothing asked of either model.
-      const cli = await skilloptCli(
-        ['train', config, '--out', join(base, 'run-cli-missing'), '--cfg-options', ...overrides],
-        { OPENAI_API_KEY: OPTIMIZER_KEY, ...agentEnv(t, bin!, join(base, 'home')) },
-      );
+      const cli = await f.train('run-cli-missing', [], [`${key}=${missing}`]);
       assert.equal(cli.code, 1, cli.stderr);
       assert.match(
         cli.stderr,
         new RegExp(`^skillopt: ${key}: .* \\(${missing}\\) was not found on PATH`, 'm'),
       );
-      assert.equal(target.requests.length, 0);
-      assert.equal(optimizerRequests(optimizer), 0);
+      assert.equal(f.target.requests.length, 0);
+      assert.equal(f.optimizerRequests(), 0);
     });
 
     it('the CLI: a 401 ends `skillopt train` with a non-zero exit and the cause on stderr, the optimizer unpaid', async () => {
-      const out = join(base, 'run-cli-401');
-      const { code, stdout, stderr } = await skilloptCli(
-        [
-          'train',
-          config,
-          '--out',
-          out,
-          '--cfg-options',
-          ...endpointOverrides(target, optimizer, join(base, 'agents')),
-        ],
-        { OPENAI_API_KEY: OPTIMIZER_KEY, ...agentEnv(t, bin!, join(base, 'home')) },
-      );
+      const { code, stdout, stderr } = await f.train('run-cli-401', []);
       assert.equal(code, 1, `stdout:\n${stdout}\nstderr:\n${stderr}`);
       assert.match(stderr, /could not answer 2 of 2 items/);
       assert.match(stderr, /not authorised/);
       assert.match(stderr, AUTH_EXCERPT[t.agent]);
       assert.doesNotMatch(stdout, /Finished/);
-      assert.ok(target.requests.length > 0);
-      assert.equal(optimizerRequests(optimizer), 0);
+      assert.ok(f.target.requests.length > 0);
+      assert.equal(f.optimizerRequests(), 0);
     });
   });
 }
