@@ -56,7 +56,8 @@ function formatMessage(problem: string, place: ErrorPlace): string {
   if (place.file && place.line !== undefined) where += `:${place.line}`;
   if (place.key) where = where ? `${where} (${place.key})` : place.key;
   const head = where ? `${where}: ${problem}` : problem;
-  return place.fix ? `${head}. Fix: ${place.fix}` : head;
+  // A problem that ends in its own full stop gets no second one.
+  return place.fix ? `${head.replace(/\.$/, '')}. Fix: ${place.fix}` : head;
 }
 
 /** Thrown when an AbortSignal fires; callers treat it as a clean stop, not a failure. */

@@ -178,13 +178,18 @@ export function checkErrored(results: readonly RolloutResult[], what: string, ma
     .sort((a, b) => b[1] - a[1])
     .map(([k, n]) => `${TARGET_ERROR_LABELS[k as TargetErrorKind] ?? k} ×${n}`)
     .join(', ');
-  const first = errored[0].error ?? '';
+  // The first error often carries its own fix (an agent's or a provider's): one "Fix:" for both.
+  const [first = '', firstFix] = (errored[0].error ?? '').split(/\.? Fix: /, 2);
+  const resume =
+    'resume the run (nothing answered so far is paid again); the skill was not judged on these items';
   throw new SkillOptError(
     'target',
-    `the target could not answer ${errored.length} of ${results.length} items in ${what} (${causes}). First error: ${first}`,
+    `the target could not answer ${errored.length} of ${results.length} items in ${what} (${causes}). First error: ${first.replace(/[.\s]+$/, '')}`,
     {
       key: 'limits.max_errored_share',
-      fix: 'fix the cause above and resume the run (nothing answered so far is paid again); the skill was not judged on these items',
+      fix: firstFix
+        ? `${firstFix.replace(/[.\s]+$/, '')}, then ${resume}`
+        : `fix the cause above and ${resume}`,
     },
   );
 }

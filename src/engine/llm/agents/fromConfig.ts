@@ -115,10 +115,16 @@ function agentSettings(
   }
 }
 
-/** Agent processes at once when limits.agent_concurrency is 0: one per core, ~1 GB of memory each, at most 8. */
-export function defaultAgentConcurrency(): number {
-  const byMemory = Math.floor(totalmem() / 1024 ** 3);
-  return Math.max(1, Math.min(availableParallelism(), byMemory, 8));
+/**
+ * Agent processes at once when limits.agent_concurrency is 0: one per core, ~1 GB of memory each,
+ * at most 8. The machine's figures are parameters so the rule can be checked on any machine.
+ */
+export function defaultAgentConcurrency(
+  cores: number = availableParallelism(),
+  memoryBytes: number = totalmem(),
+): number {
+  const byMemory = Math.floor(memoryBytes / 1024 ** 3);
+  return Math.max(1, Math.min(cores, byMemory, 8));
 }
 
 /** The `command` target: a preset agent CLI (claude_code_exec, codex_exec, copilot_exec) or a custom command. */
