@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import type { LedgerRow } from '../../../src/engine/llm/ledger';
 import { PriceTable } from '../../../src/engine/llm/prices';
 import type { PromptCacheSummary } from '../../../src/engine/llm/spendText';
@@ -13,6 +12,7 @@ import {
   type LoopbackServer,
 } from '../../support/loopback/openaiServer';
 import { scriptedModels } from '../../support/loopback/scriptedModels';
+import { matches, midStageStops, slowGateStop } from './midStageStops';
 import {
   CallLog,
   comparableHistory,
@@ -20,10 +20,8 @@ import {
   paidKeys,
   read,
   readJson,
-  rowsIn,
   runSim,
   tempDir,
-  type CallRecord,
 } from './helpers';
 
 /**
@@ -148,55 +146,58 @@ describe('spend across resume with priced models (OpenAI wire, loopback)', funct
     refDir.cleanup();
   });
 
-  it('a run stopped mid-rollout and resumed pays each reply once, for the dollars of one uninterrupted run', async () => {
-    const dir = tempDir('skillopt-wire-resume-');
-    try {
-      // Step 2's rollouts one at a time, stopped right after the third reply arrived.
-      const inStage = (c: CallRecord): boolean => c.step === 2 && c.stage === 'rollout';
-      const total = ref.calls.filter(inStage).length;
-      const p1 = prepare(server, dir.path);
-      const first = new CallLog(p1, {
-        serialize: inStage,
-        stopAfterReply: (c, log) =>
-          inStage(c) && log.calls.filter((x) => inStage(x) && x.answered).length >= 3,
-      });
-      assert.equal(
-        (await runSim(p1, undefined, first)).outcome.status,
-        'stopped',
-        'the stop was never reached',
-      );
-      const kept = rowsIn(join(dir.path, 'steps', 'step_0002', 'rollout'));
-      assert.ok(kept > 0 && kept < total, `kept ${kept} of ${total}: the stop did not land mid-stage`);
-      const paidBeforeStop = ledgerSpend(dir.path);
-      assert.ok(paidBeforeStop.dollars > 0 && paidBeforeStop.dollars < refSpend.dollars);
+  // The five stop points of the sim tests (resume.test.ts), here priced over the wire.
+  for (const stop of [...midStageStops, slowGateStop])
+    it(`a run stopped ${stop.name} and resumed pays each reply once, for the dollars of one uninterrupted run`, async () => {
+      const dir = tempDir('skillopt-wire-resume-');
+      try {
+        // The stage's calls one at a time, stopped right after the chosen reply arrived.
+        const inStage = matches(stop);
+        const total = ref.calls.filter(inStage).length;
+        assert.ok(total > stop.after, `the reference makes only ${total} such calls`);
+        const p1 = prepare(server, dir.path);
+        const first = new CallLog(p1, {
+          serialize: inStage,
+          stopAfterReply: (c, log) =>
+            inStage(c) && log.calls.filter((x) => inStage(x) && x.answered).length >= stop.after,
+        });
+        assert.equal(
+          (await runSim(p1, undefined, first)).outcome.status,
+          'stopped',
+          'the stop was never reached',
+        );
+        const kept = stop.kept(dir.path);
+        assert.ok(kept > 0 && kept < total, `kept ${kept} of ${total}: the stop did not land mid-stage`);
+        const paidBeforeStop = ledgerSpend(dir.path);
+        assert.ok(paidBeforeStop.dollars > 0 && paidBeforeStop.dollars < refSpend.dollars);
 
-      const p2 = prepare(server, dir.path);
-      const second = new CallLog(p2);
-      assert.equal((await runSim(p2, undefined, second)).outcome.status, 'finished');
-      assert.deepEqual(comparableHistory(dir.path), comparableHistory(refDir.path));
+        const p2 = prepare(server, dir.path);
+        const second = new CallLog(p2);
+        assert.equal((await runSim(p2, undefined, second)).outcome.status, 'finished');
+        assert.deepEqual(comparableHistory(dir.path), comparableHistory(refDir.path));
 
-      // Each distinct request was paid as often over both processes as in the uninterrupted run.
-      const sorted = (m: Map<string, number>): Array<[string, number]> =>
-        [...m.entries()].sort(([a], [b]) => a.localeCompare(b));
-      assert.deepEqual(sorted(paidKeys(first, second)), sorted(paidKeys(ref)));
-      // The ledger: the same calls and tokens (cached ones too) per model, and the same dollars.
-      const spent = ledgerSpend(dir.path);
-      assert.deepEqual(spent.byModel, refSpend.byModel);
-      assert.equal(spent.unpriced, 0);
-      sameDollars(spent.dollars, refSpend.dollars, 'ledger dollars, both processes against one run');
-      // What the run shows reads the ledger: the report's dollars and the summary's cache saving.
-      assert.deepEqual(spendTable(dir.path), spendTable(refDir.path));
-      assert.ok(spendTable(refDir.path).length > 0, 'report.md has no dollars');
-      const cache = (d: string): PromptCacheSummary =>
-        readJson<{ prompt_cache: PromptCacheSummary }>(d, 'summary.json').prompt_cache;
-      const [got, want] = [cache(dir.path), cache(refDir.path)];
-      assert.deepEqual({ ...got, saved_dollars: 0 }, { ...want, saved_dollars: 0 });
-      assert.ok(want.saved_dollars !== null && want.saved_dollars > 0);
-      sameDollars(got.saved_dollars ?? NaN, want.saved_dollars, 'prompt-cache saving');
-    } finally {
-      dir.cleanup();
-    }
-  });
+        // Each distinct request was paid as often over both processes as in the uninterrupted run.
+        const sorted = (m: Map<string, number>): Array<[string, number]> =>
+          [...m.entries()].sort(([a], [b]) => a.localeCompare(b));
+        assert.deepEqual(sorted(paidKeys(first, second)), sorted(paidKeys(ref)));
+        // The ledger: the same calls and tokens (cached ones too) per model, and the same dollars.
+        const spent = ledgerSpend(dir.path);
+        assert.deepEqual(spent.byModel, refSpend.byModel);
+        assert.equal(spent.unpriced, 0);
+        sameDollars(spent.dollars, refSpend.dollars, 'ledger dollars, both processes against one run');
+        // What the run shows reads the ledger: the report's dollars and the summary's cache saving.
+        assert.deepEqual(spendTable(dir.path), spendTable(refDir.path));
+        assert.ok(spendTable(refDir.path).length > 0, 'report.md has no dollars');
+        const cache = (d: string): PromptCacheSummary =>
+          readJson<{ prompt_cache: PromptCacheSummary }>(d, 'summary.json').prompt_cache;
+        const [got, want] = [cache(dir.path), cache(refDir.path)];
+        assert.deepEqual({ ...got, saved_dollars: 0 }, { ...want, saved_dollars: 0 });
+        assert.ok(want.saved_dollars !== null && want.saved_dollars > 0);
+        sameDollars(got.saved_dollars ?? NaN, want.saved_dollars, 'prompt-cache saving');
+      } finally {
+        dir.cleanup();
+      }
+    });
 
   it('a dollar cap reached partway holds across resume: the resumed run stops at once, paying nothing', async () => {
     const dir = tempDir('skillopt-wire-cap-');
