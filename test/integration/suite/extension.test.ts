@@ -47,9 +47,10 @@ describe('SkillOpt extension: activation and browsing runs', function () {
     }
   });
 
-  it('keeps run folders out of Quick Open and search by default, and the editor default exclusions in', () => {
+  it('keeps run and evaluation folders out of Quick Open and search by default, and the editor default exclusions in', () => {
     const exclude = vscode.workspace.getConfiguration('search').get<Record<string, boolean>>('exclude') ?? {};
     assert.equal(exclude['**/.skillopt/runs'], true);
+    assert.equal(exclude['**/.skillopt/evals'], true, 'an evaluation keeps a conversation per task');
     assert.equal(exclude['**/node_modules'], true, "VS Code's default stays");
   });
 
