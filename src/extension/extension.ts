@@ -9,7 +9,7 @@ import { ContextKeys } from './constants';
 import { Ctx } from './ctx';
 import { createLogChannel, errorDetail, errorMessage } from './log';
 import { VERSION } from '../protocol/vocabulary';
-import { registerRunsTree, type RunsTreeProvider } from './views/runsTree';
+import { registerRunsTree, type RunsTreeElement, type RunsTreeProvider } from './views/runsTree';
 import { registerSkillsView, type SkillsTreeProvider } from './views/skillsTree';
 import { registerStatusBar } from './views/statusBar';
 import { registerRunNotices } from './views/runNotices';
@@ -22,6 +22,8 @@ import { registerGateHistory } from './webview/index';
 export interface SkillOptApi {
   readonly ctx: Ctx;
   readonly tree: RunsTreeProvider;
+  /** The Runs view (its badge says how many runs wait for the person). */
+  readonly runsView: vscode.TreeView<RunsTreeElement>;
   readonly skills: SkillsTreeProvider;
 }
 
@@ -62,7 +64,7 @@ export function activate(context: vscode.ExtensionContext): SkillOptApi {
     registerGateHistory(ctx);
     void ctx.runs.refresh();
     log.info(`[activate] SkillOpt ${VERSION} ready`);
-    return { ctx, tree: provider, skills };
+    return { ctx, tree: provider, runsView: view, skills };
   } catch (err) {
     // VS Code reports a failed activation only in its own logs; say it where people look.
     log.error(`[activate] ${errorDetail(err)}`);

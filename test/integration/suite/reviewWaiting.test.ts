@@ -32,7 +32,19 @@ describe('review: a run waiting for the person', function () {
     const uri = vscode.Uri.file(skill);
     await openSkill(skill);
     const rec = recordEvents(api);
+    // The view's badge, and whether the run waits, after each change of the runs (the extension's
+    // own listener runs first): the badge must follow the run through every decision.
     let runId: string | undefined;
+    const badges: Array<{ badge?: number; waits?: number }> = [];
+    const badgeSub = api.ctx.runs.onDidChange(() => {
+      // (Until Optimize returns, the test does not know its run.)
+      if (!runId) return;
+      const live = api.ctx.runs.get(runId)?.live;
+      badges.push({
+        ...(api.runsView.badge ? { badge: api.runsView.badge.value } : {}),
+        ...(live?.status === 'running' && live.waiting ? { waits: 1 } : {}),
+      });
+    });
     try {
       const started = await startHumanFirstRun(uri);
       runId = started.runId;
@@ -49,6 +61,12 @@ describe('review: a run waiting for the person', function () {
         'the run row',
       );
       assert.match(row.description, new RegExp(`^waiting for your review of step ${step}`));
+      await waitFor(() => api.runsView.badge, 'the badge on the Runs view');
+      assert.deepEqual(
+        { ...api.runsView.badge },
+        { value: 1, tooltip: '1 run waiting for your review' },
+        'the Runs view says one run waits',
+      );
       await waitFor(async () => (await inspect(uri))?.waiting, 'the review in the editor');
       const original = readFileSync(join(example, 'SKILL.md'), 'utf8');
       const onDisk = (where: string): void =>
@@ -118,6 +136,7 @@ describe('review: a run waiting for the person', function () {
         () => (api.ctx.runs.get(started.runId)?.live?.waiting?.step === step ? undefined : true),
         'the waiting state to clear',
       );
+
       assert.equal(rebuilt.step, step);
 
       // The run pauses on a later step; a diff tab of the step just decided must not act any more:
@@ -166,7 +185,23 @@ describe('review: a run waiting for the person', function () {
         !rec.of(started.runId).some((e) => e.type === 'review/decided' && e.step === next),
         'nothing was decided for the later step',
       );
+      assert.equal(api.runsView.badge?.value, 1, 'the badge is back for the later step');
+      assert.ok(
+        badges.some((b) => b.waits),
+        'the runs changed while the run waited',
+      );
+      assert.deepEqual(
+        badges.filter((b) => b.badge !== b.waits),
+        [],
+        'the badge says a run waits exactly when it does',
+      );
+
+      // Stopped: nothing waits any more, and the badge goes.
+      await stopRun(api.ctx.runs, started.runId);
+      runId = undefined;
+      await waitFor(() => (api.runsView.badge ? undefined : true), 'the badge to clear');
     } finally {
+      badgeSub.dispose();
       rec.dispose();
       if (runId) await stopRun(api.ctx.runs, runId);
       await closeAll();
