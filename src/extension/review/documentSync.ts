@@ -6,6 +6,7 @@
 import * as vscode from 'vscode';
 import { candidateName } from '../../protocol/webview';
 import type { Ctx } from '../ctx';
+import { AutoSaveNotice } from './autoSaveNotice';
 import type { DecisionStore } from './decisionStore';
 import { applyOpsToDocument, followTyping, lineOpEdits, pendingInsertions } from './documentEdits';
 import type { ReviewRegistry, TrackedSession } from './registry';
@@ -14,13 +15,16 @@ import type { LineOp, Transition } from './session';
 
 export class DocumentSync {
   private readonly applying = new Set<string>();
+  private readonly autoSaveNotice: AutoSaveNotice;
 
   constructor(
     private readonly ctx: Ctx,
     private readonly decisions: DecisionStore,
     private readonly registry: ReviewRegistry,
     private readonly schedule: (uri: vscode.Uri) => void,
-  ) {}
+  ) {
+    this.autoSaveNotice = new AutoSaveNotice(ctx);
+  }
 
   /** Applies a transition: its edit to the document, then its decision to the engine or the store. */
   async run(t: TrackedSession, tr: Transition): Promise<void> {
@@ -81,9 +85,13 @@ export class DocumentSync {
    */
   onWillSave(e: vscode.TextDocumentWillSaveEvent): void {
     const t = this.registry.get(e.document.uri);
-    // Auto-save fires a second after every change: stripping there would end every review at once.
-    if (!t || t.session.phase === 'done' || e.reason !== vscode.TextDocumentSaveReason.Manual) return;
+    if (!t || t.session.phase === 'done') return;
     const ops = pendingInsertions(t.session);
+    // Auto-save fires a second after every change: stripping there would end every review at once.
+    if (e.reason !== vscode.TextDocumentSaveReason.Manual) {
+      this.autoSaveNotice.tell(t, ops);
+      return;
+    }
     if (ops.length === 0) return;
     e.waitUntil(Promise.resolve(lineOpEdits(e.document, ops)));
     this.registry.park(t);
