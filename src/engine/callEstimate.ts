@@ -23,15 +23,19 @@ export const TARGET_STAGES: ReadonlySet<string> = new Set([
   'final_selection',
   'test',
   'no_skill',
+  'meta_reflect_selection',
   'trigger',
 ]);
+
+/** Target stages whose items may take several calls (tool or refinement turns); trigger runs do not. */
+const TURNED_STAGES: ReadonlySet<string> = new Set([...TARGET_STAGES].filter((s) => s !== 'trigger'));
 
 /** The same estimate at one target call per item: the low end of a multi-turn run's range. */
 export function oneCallPerItem(estimate: CallEstimate): CallEstimate {
   const turns = estimate.targetTurns ?? 1;
   if (turns <= 1) return estimate;
   const per = (r: Record<string, number>): Record<string, number> =>
-    Object.fromEntries(Object.entries(r).map(([k, v]) => [k, TARGET_STAGES.has(k) ? v / turns : v]));
+    Object.fromEntries(Object.entries(r).map(([k, v]) => [k, TURNED_STAGES.has(k) ? v / turns : v]));
   const { targetTurns: _turns, ...rest } = estimate;
   return {
     ...rest,
@@ -73,7 +77,8 @@ export function estimateCalls(
   const perEpochEnd: Record<string, number> = {
     ...(settings.useSlowUpdate ? { slow_rollout: 2 * samples, slow_update: 1, selection: sel } : {}),
     ...(settings.useMetaSkill ? { meta_skill: 1 } : {}),
-    ...(settings.useMetaReflect ? { meta_reflect: 1 + sel } : {}),
+    // Meta reflect asks the optimizer once, then scores its candidate on the selection split.
+    ...(settings.useMetaReflect ? { meta_reflect: 1, meta_reflect_selection: sel } : {}),
   };
   const test = settings.evalTest
     ? settings.testEnvNum > 0
@@ -95,15 +100,14 @@ export function estimateCalls(
     const targetCalls = (r: Record<string, number>, keys: string[]): number =>
       Math.ceil(keys.reduce((n, k) => n + (r[k] ?? 0), 0) * share);
     perStep.judge = targetCalls(perStep, ['rollout', 'selection']);
-    perEpochEnd.judge = targetCalls(perEpochEnd, ['slow_rollout', 'selection', 'meta_reflect']);
+    perEpochEnd.judge = targetCalls(perEpochEnd, ['slow_rollout', 'selection', 'meta_reflect_selection']);
     once.judge = targetCalls(once, ['baseline', 'final_selection', 'test', 'no_skill']);
   }
   // A judge reads an item's final answer once; the target may take several calls to give it.
   if (targetTurns > 1) {
     for (const r of [perStep, perEpochEnd, once]) {
-      for (const k of Object.keys(r)) if (TARGET_STAGES.has(k)) r[k] *= targetTurns;
+      for (const k of Object.keys(r)) if (TURNED_STAGES.has(k)) r[k] *= targetTurns;
     }
-    if (perEpochEnd.meta_reflect !== undefined) perEpochEnd.meta_reflect = 1 + sel * targetTurns;
   }
   const sum = (r: Record<string, number>): number => Object.values(r).reduce((a, b) => a + b, 0);
   const epochsWithLlm = Math.max(0, settings.numEpochs - 1);

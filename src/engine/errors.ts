@@ -64,3 +64,15 @@ function formatMessage(problem: string, place: ErrorPlace): string {
 export function cancelledError(what = 'Operation'): SkillOptError {
   return new SkillOptError('cancelled', `${what} was cancelled`);
 }
+
+/**
+ * An error's text split at its own " Fix: " (formatMessage's), the full stop trimmed from each
+ * part. With `inline` the fix stays in the problem, in brackets: it is one cause among several.
+ */
+export function splitFix(text: string, inline = false): { problem: string; fix?: string } {
+  const cut = text.indexOf(' Fix: ');
+  const trim = (t: string): string => t.replace(/[.\s]+$/, '');
+  if (cut < 0) return { problem: trim(text) };
+  const [problem, fix] = [trim(text.slice(0, cut)), trim(text.slice(cut + ' Fix: '.length))];
+  return inline ? { problem: `${problem} (fix: ${fix})` } : { problem, fix };
+}

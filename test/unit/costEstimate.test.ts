@@ -93,6 +93,17 @@ describe('cost estimate before a run', () => {
       three.warnings.some((w) => /env\.max_turns 3: .*the call estimate counts all of them/.test(w)),
       three.warnings.join('\n'),
     );
+    // Meta reflect's selection scoring is the target's (turns and all); its own call the optimizer's.
+    const meta = ['optimizer.use_meta_reflect=true'];
+    const oneMeta = prepare([...models, ...meta]);
+    const threeMeta = prepare([...models, ...meta, 'env.max_turns=3']);
+    assert.equal(threeMeta.estimate.perEpochEnd.meta_reflect, 1);
+    assert.equal(
+      threeMeta.estimate.perEpochEnd.meta_reflect_selection,
+      3 * oneMeta.estimate.perEpochEnd.meta_reflect_selection,
+    );
+    const [m1, m3] = [estimateCost(oneMeta), estimateCost(threeMeta)];
+    assert.ok(Math.abs(m3.low! - m1.low!) < 1e-12, `${m3.low} vs ${m1.low}`);
   });
 
   it('says "unknown price" for a model it has no price for, never $0, and takes prices: from the config', () => {

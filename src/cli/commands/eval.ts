@@ -16,6 +16,7 @@ import { PrettyPrinter } from '../render';
 import { cfgOptionsFlag, type CommandSpec, configFlag, jsonFlag, verboseFlag } from '../args';
 import { batchTargetOnly, cancelBatches } from './cancelBatch';
 import { cliModels, commandLine, parseCommon, readInputFile, stderrLogger } from './common';
+import { invokedAs } from '../invocation';
 
 const splits = ['train', 'val', 'test', 'all', 'valid_seen', 'valid_unseen', 'selection'] as const;
 
@@ -103,7 +104,7 @@ export async function runEval(args: readonly string[]): Promise<number> {
   const prepared = cancelBatch ? batchTargetOnly(prepare) : prepare();
   const again = (): string =>
     commandLine(
-      'skillopt eval',
+      `${invokedAs()} eval`,
       [
         a.config,
         '--skill',

@@ -7,7 +7,7 @@
  * query; a call of that function for this skill is a load.
  */
 import { TARGET_ERROR_LABELS, type TargetErrorKind } from '../../protocol/vocabulary';
-import { SkillOptError } from '../errors';
+import { SkillOptError, splitFix } from '../errors';
 import { errorKind } from '../llm/retry';
 import type { ChatRequest, ChatResult, ModelClient } from '../llm/types';
 import { LOAD_SKILL_TOOL, loadSkillTool, skillListingPrompt } from '../prompts/activation';
@@ -103,12 +103,15 @@ export function checkTriggerErrors(runs: readonly TriggerRun[], what: string, ma
   const causes = [...byKind.entries()]
     .map(([k, n]) => `${TARGET_ERROR_LABELS[k as TargetErrorKind] ?? k} ×${n}`)
     .join(', ');
+  // The first error's own fix stands for all only when every run failed the same way.
+  const first = splitFix(errored[0].error ?? '', byKind.size > 1);
   throw new SkillOptError(
     'target',
-    `the target could not run ${errored.length} of ${runs.length} trigger queries in ${what} (${causes}). First error: ${errored[0].error ?? ''}`,
+    `the target could not run ${errored.length} of ${runs.length} trigger queries in ${what} (${causes}). First error: ${first.problem}`,
     {
       key: 'limits.max_errored_share',
-      fix: 'fix the cause above and resume the run; the description was not judged on these runs',
+      // One "Fix:": the first error's own when every run failed the same way.
+      fix: `${first.fix ? `${first.fix}, then resume` : 'fix the cause above and resume'} the run; the description was not judged on these runs`,
     },
   );
 }

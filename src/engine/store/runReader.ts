@@ -138,7 +138,8 @@ export function readRunFolder(dir: string): RunFolder {
       if (appendix) view.appendix = appendix;
       return view;
     });
-  const baseline = (summary?.baseline_selection_hard as number | undefined) ?? state?.baseline_score;
+  const fromSummary = summary?.baseline_selection_hard;
+  const baseline = typeof fromSummary === 'number' ? fromSummary : state?.baseline_score;
   const run: RunFolder = { dir, name: basename(dir), status, writer, config, history, epochs };
   if (problem) run.problem = problem;
   const activation = readActivation(layout.file(RUN_FILE.activationHistory));

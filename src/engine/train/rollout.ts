@@ -1,5 +1,5 @@
 import type { TaskItem } from '../data/tasks';
-import { SkillOptError } from '../errors';
+import { SkillOptError, splitFix } from '../errors';
 import { TARGET_ERROR_LABELS, type TargetErrorKind } from '../../protocol/vocabulary';
 import { Semaphore } from '../llm/limiter';
 import type { ModelClient, Stage } from '../llm/types';
@@ -178,18 +178,18 @@ export function checkErrored(results: readonly RolloutResult[], what: string, ma
     .sort((a, b) => b[1] - a[1])
     .map(([k, n]) => `${TARGET_ERROR_LABELS[k as TargetErrorKind] ?? k} ×${n}`)
     .join(', ');
-  // The first error often carries its own fix (an agent's or a provider's): one "Fix:" for both.
-  const [first = '', firstFix] = (errored[0].error ?? '').split(/\.? Fix: /, 2);
+  // The first error often carries its own fix (an agent's or a provider's): when every errored item
+  // failed the same way it is the fix; otherwise it is part of the first error's text.
+  const own = splitFix(errored[0].error ?? '', byKind.size > 1);
+  const [first, firstFix] = [own.problem, own.fix];
   const resume =
     'resume the run (nothing answered so far is paid again); the skill was not judged on these items';
   throw new SkillOptError(
     'target',
-    `the target could not answer ${errored.length} of ${results.length} items in ${what} (${causes}). First error: ${first.replace(/[.\s]+$/, '')}`,
+    `the target could not answer ${errored.length} of ${results.length} items in ${what} (${causes}). First error: ${first}`,
     {
       key: 'limits.max_errored_share',
-      fix: firstFix
-        ? `${firstFix.replace(/[.\s]+$/, '')}, then ${resume}`
-        : `fix the cause above and ${resume}`,
+      fix: firstFix ? `${firstFix}, then ${resume}` : `fix the cause above and ${resume}`,
     },
   );
 }

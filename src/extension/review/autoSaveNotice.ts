@@ -10,8 +10,6 @@ import type { Ctx } from '../ctx';
 import type { LineOp } from './session';
 import type { TrackedSession } from './registry';
 
-const turnOff = 'Turn Off Auto-Save for This Workspace';
-
 export class AutoSaveNotice {
   /** Reviews told already. */
   private readonly told = new Set<string>();
@@ -25,6 +23,10 @@ export class AutoSaveNotice {
     this.told.add(t.session.key);
     const { origin, step, epoch } = t.session.init;
     this.ctx.log.info(`review: auto-save writes ${t.fileName} with ${lines} undecided line(s)`);
+    // Without a workspace the only place to turn it off is the user's own settings: said on the button.
+    const turnOff = vscode.workspace.workspaceFolders
+      ? 'Turn Off Auto-Save for This Workspace'
+      : 'Turn Off Auto-Save (User Settings)';
     void vscode.window
       .showWarningMessage(
         `SkillOpt: auto-save is on, so ${t.fileName} on disk holds the ${lines} undecided line${lines === 1 ? '' : 's'} of ${candidateName(origin, step, epoch)} until you decide them (Reject All takes them out). Turn auto-save off to keep undecided lines out of the file.`,

@@ -47,6 +47,8 @@ export interface EpochEndStage {
   run(loop: LoopContext, ep: EpochWork): Promise<void>;
   /** Starts while this stage (run just before it) still runs, waiting for what it needs through EpochWork. */
   readonly overlaps?: StageName;
+  /** When it overlaps: settles once what it needs is there, so its stage events say when it really runs. */
+  ready?(ep: EpochWork): Promise<unknown>;
 }
 
 export const EPOCH_END_STAGES: readonly EpochEndStage[] = [
@@ -74,9 +76,12 @@ export async function runEpochEnd(loop: LoopContext, epoch: number): Promise<voi
     if (!beside) await previous?.running;
     previous = undefined;
     stage.prepare?.(loop, ep);
+    const start = (): Promise<void> => loop.stage(lastStep, epoch, stage.name, () => stage.run(loop, ep));
     const running = stage.done(state, epoch)
       ? undefined
-      : loop.stage(lastStep, epoch, stage.name, () => stage.run(loop, ep));
+      : beside && stage.ready
+        ? stage.ready(ep).then(start)
+        : start();
     if (beside) await bothSettled(beside.running, running);
     else previous = { name: stage.name, running };
   }

@@ -83,4 +83,6 @@ export const metaSkillStage: EpochEndStage = {
   run,
   // It needs only the slow update's pairs: it runs beside the slow update's guidance call and gate.
   overlaps: 'slow_update',
+  // Its stage starts once the slow update's pairs are built (or will not be).
+  ready: (ep) => ep.pairsPending ?? Promise.resolve(),
 };
