@@ -204,7 +204,7 @@ export function evalReport(result: EvalResult, skillPath: string): string {
           '',
         ]
       : []),
-    '| task type | tasks | hard | soft |',
+    '| task type | tasks | fully right | with partial credit |',
     '| --- | ---: | ---: | ---: |',
     ...Object.entries(result.by_type)
       .sort(([a], [b]) => a.localeCompare(b))
