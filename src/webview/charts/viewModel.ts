@@ -281,8 +281,8 @@ function capitalize(s: string): string {
 }
 
 export function humanLabel(h: NonNullable<GateStepRow['human']>): string {
-  if (h === 'accept') return 'you accepted';
-  if (h === 'reject') return 'you rejected';
+  // The whole-candidate answers read as the run's other human verdicts do (protocol/words.ts).
+  if (h === 'accept' || h === 'reject') return actionLabel(`human_${h}`);
   return 'you decided per edit';
 }
 
