@@ -5,10 +5,9 @@
  * aside as after the person's own save, and its decision must still land.
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import * as vscode from 'vscode';
-import { closeAll, inspect, repoRoot, startHumanFirstRun, stopRun } from './reviewSupport';
+import { closeAll, copyHouseStyle, inspect, startHumanFirstRun, stopRun } from './reviewSupport';
 import { openSkill, recordEvents, skillopt, waitFor, workspacePath } from './support';
 
 describe('review: auto-save on', function () {
@@ -19,12 +18,7 @@ describe('review: auto-save on', function () {
     const files = vscode.workspace.getConfiguration('files');
     await files.update('autoSave', 'afterDelay', vscode.ConfigurationTarget.Global);
     await files.update('autoSaveDelay', 300, vscode.ConfigurationTarget.Global);
-    const dir = workspacePath('autosave-review');
-    mkdirSync(dir, { recursive: true });
-    const example = join(repoRoot(), 'examples', 'house-style');
-    for (const f of ['SKILL.md', 'tasks.jsonl', 'skillopt.yaml'])
-      copyFileSync(join(example, f), join(dir, f));
-    const skill = join(dir, 'SKILL.md');
+    const skill = copyHouseStyle(workspacePath('autosave-review'));
     const uri = vscode.Uri.file(skill);
     await openSkill(skill);
     let saves = 0;

@@ -2,7 +2,7 @@
  * Shared setup for the review integration tests: a real `sim` run trained in-process into a temp
  * folder (real run files, real events), and small helpers over the review's inspect command.
  */
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
@@ -43,12 +43,19 @@ export async function activate(): Promise<void> {
   await extension().activate();
 }
 
+/** The bundled house-style example (skill, tasks, config) copied into `dir`; returns its SKILL.md. */
+export function copyHouseStyle(dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  const example = join(repoRoot(), 'examples', 'house-style');
+  for (const f of ['SKILL.md', 'tasks.jsonl', 'skillopt.yaml']) copyFileSync(join(example, f), join(dir, f));
+  return join(dir, 'SKILL.md');
+}
+
 /** Trains the bundled house-style example with the sim backend into a fresh folder. */
 export async function simRun(): Promise<SimRun> {
   await activate();
   const dir = mkdtempSync(join(tmpdir(), 'skillopt-review-it-'));
-  const example = join(repoRoot(), 'examples', 'house-style');
-  for (const f of ['SKILL.md', 'tasks.jsonl', 'skillopt.yaml']) copyFileSync(join(example, f), join(dir, f));
+  copyHouseStyle(dir);
   const runDir = join(dir, 'run');
   const prepared = prepareRun({
     configPath: join(dir, 'skillopt.yaml'),

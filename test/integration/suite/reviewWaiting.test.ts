@@ -5,13 +5,12 @@
  * tree row, the status bar and the notification use.
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import * as vscode from 'vscode';
 import { ReviewCommands } from '../../../src/extension/constants';
 import { candidateUri } from '../../../src/extension/review/candidateContent';
 import { statusLabel, statusText } from '../../../src/extension/views/statusBar';
-import { closeAll, inspect, repoRoot, startHumanFirstRun, stopRun } from './reviewSupport';
+import { closeAll, copyHouseStyle, inspect, startHumanFirstRun, stopRun } from './reviewSupport';
 import { openSkill, recordEvents, rows, skillopt, waitFor, workspacePath } from './support';
 
 describe('review: a run waiting for the person', function () {
@@ -23,12 +22,8 @@ describe('review: a run waiting for the person', function () {
     // change; what this test checks is the person's own saves, closes and reverts.
     const files = vscode.workspace.getConfiguration('files');
     await files.update('autoSave', 'off', vscode.ConfigurationTarget.Global);
-    const dir = workspacePath('waiting-review');
-    mkdirSync(dir, { recursive: true });
-    const example = join(repoRoot(), 'examples', 'house-style');
-    for (const f of ['SKILL.md', 'tasks.jsonl', 'skillopt.yaml'])
-      copyFileSync(join(example, f), join(dir, f));
-    const skill = join(dir, 'SKILL.md');
+    const skill = copyHouseStyle(workspacePath('waiting-review'));
+    const original = readFileSync(skill, 'utf8');
     const uri = vscode.Uri.file(skill);
     await openSkill(skill);
     const rec = recordEvents(api);
@@ -68,7 +63,6 @@ describe('review: a run waiting for the person', function () {
         'the Runs view says one run waits',
       );
       await waitFor(async () => (await inspect(uri))?.waiting, 'the review in the editor');
-      const original = readFileSync(join(example, 'SKILL.md'), 'utf8');
       const onDisk = (where: string): void =>
         assert.equal(readFileSync(skill, 'utf8'), original, `nothing unreviewed on disk ${where}`);
       onDisk('while the review is shown');
