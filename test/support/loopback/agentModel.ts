@@ -1,10 +1,21 @@
-import { anthropicMessages, anthropicPromptText } from './anthropicServer';
-import type { Handler, RecordedRequest, Reply, ToolCall } from './core';
-import { openAiMessages, openAiPromptText } from './openaiServer';
-import { responsesInput, responsesPromptText } from './responsesServer';
+import { anthropicMessages, anthropicPromptText, startAnthropicServer } from './anthropicServer';
+import type { Handler, LoopbackServer, RecordedRequest, Reply, Script, ToolCall } from './core';
+import { openAiMessages, openAiPromptText, startOpenAiServer } from './openaiServer';
+import { responsesInput, responsesPromptText, startResponsesServer } from './responsesServer';
 
 /** The wire an agent CLI speaks: Claude Code, Codex and Copilot CLI (BYOK) respectively. */
 export type AgentWire = 'anthropic' | 'responses' | 'chat';
+
+/** A loopback server speaking `wire` (Messages, Responses or Chat Completions) with `script`. */
+export function startWireServer(wire: AgentWire, script: Script): Promise<LoopbackServer> {
+  const start =
+    wire === 'anthropic'
+      ? startAnthropicServer
+      : wire === 'responses'
+        ? startResponsesServer
+        : startOpenAiServer;
+  return start(script);
+}
 
 /**
  * A scripted model for agent CLIs, deciding from the request alone as a real model would from its

@@ -22,11 +22,11 @@ import { CommandBackend, type AgentName } from '../../../src/engine/llm/command'
 import { targetRequest, type ItemOptions } from '../../../src/engine/train/rolloutItem';
 import type { TargetTurns } from '../../../src/engine/train/turns/types';
 import { agentCliBin } from '../../support/agentClis';
-import { promptText, type AgentWire } from '../../support/loopback/agentModel';
-import { anthropicMessages, startAnthropicServer } from '../../support/loopback/anthropicServer';
+import { promptText, startWireServer, type AgentWire } from '../../support/loopback/agentModel';
+import { anthropicMessages } from '../../support/loopback/anthropicServer';
 import type { LoopbackServer, RecordedRequest, Reply, ToolCall } from '../../support/loopback/core';
-import { openAiMessages, startOpenAiServer } from '../../support/loopback/openaiServer';
-import { responsesInput, startResponsesServer } from '../../support/loopback/responsesServer';
+import { openAiMessages } from '../../support/loopback/openaiServer';
+import { responsesInput } from '../../support/loopback/responsesServer';
 
 /**
  * OfficeQA for agent targets, with the real Claude Code, Codex and Copilot CLIs against loopback
@@ -195,13 +195,7 @@ describe('OfficeQA documents in an agent target workspace', () => {
           this.skip();
           return;
         }
-        const start =
-          wire === 'anthropic'
-            ? startAnthropicServer
-            : wire === 'responses'
-              ? startResponsesServer
-              : startOpenAiServer;
-        server = await start(docsModel(wire, join(base, 'outside', 'secret.txt')));
+        server = await startWireServer(wire, docsModel(wire, join(base, 'outside', 'secret.txt')));
       });
       after(async () => {
         await server?.close();

@@ -6,10 +6,11 @@ import type { LedgerRow } from '../../../src/engine/llm/ledger';
 import { prepareRun, type PreparedRun } from '../../../src/engine/run';
 import { RUN_FILE, RunLayout } from '../../../src/engine/store/layout';
 import type { RolloutResult } from '../../../src/protocol/records';
-import { anthropicMessages, startAnthropicServer } from '../../support/loopback/anthropicServer';
+import { anthropicMessages } from '../../support/loopback/anthropicServer';
 import type { LoopbackServer, RecordedRequest, Reply, Script } from '../../support/loopback/core';
 import { openAiMessages, startOpenAiServer } from '../../support/loopback/openaiServer';
-import { responsesInput, startResponsesServer } from '../../support/loopback/responsesServer';
+import { responsesInput } from '../../support/loopback/responsesServer';
+import { startWireServer } from '../../support/loopback/agentModel';
 import { renderTrajectory } from '../../../src/engine/train/trajectories';
 import { evaluateTrain, Scratch, trainConversations, trainRows } from './evalOnlyHelpers';
 
@@ -143,13 +144,7 @@ describe('officeqa: the document tool loop over the real SDK wires', function ()
 
   for (const wire of ['chat', 'responses', 'anthropic'] as const) {
     it(`answers every item through grep and read on the ${wire} wire, each turn paid once`, async () => {
-      const start =
-        wire === 'anthropic'
-          ? startAnthropicServer
-          : wire === 'responses'
-            ? startResponsesServer
-            : startOpenAiServer;
-      const server = await start(researcher(wire));
+      const server = await startWireServer(wire, researcher(wire));
       scratch.track(server);
       const prepared = prepare(server, wire);
       assert.ok(
