@@ -11,6 +11,7 @@ import type { CandidateContentProvider } from './candidateContent';
 import type { DecisionStore } from './decisionStore';
 import { openSkillDocument } from './documentEdits';
 import { closeSessionDiffs } from './diffTabs';
+import { AutoSaveHold } from './autoSaveHold';
 import { DocumentSync } from './documentSync';
 import { saveFollowed, staysInRunFolder } from './followRun';
 import { membersOf, ReviewRegistry, type TrackedSession } from './registry';
@@ -105,8 +106,12 @@ export class ReviewController implements vscode.Disposable {
         this.fail('setting a skill folder review aside', err),
       );
     };
+    // Undecided lines hold auto-save while they are drawn (autoSaveHold.ts).
+    const hold = new AutoSaveHold(() => this.registry.all());
     this.disposables.push(
       this.redraws,
+      hold,
+      this.redraws.onDidChange(() => hold.refresh()),
       ctx.runEvents((e) => {
         this.handleEvent(e.runId, e.event).catch((err: unknown) => this.fail('run event', err));
       }),

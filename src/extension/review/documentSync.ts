@@ -89,7 +89,7 @@ export class DocumentSync {
     const ops = pendingInsertions(t.session);
     // Auto-save fires a second after every change: stripping there would end every review at once.
     if (e.reason !== vscode.TextDocumentSaveReason.Manual) {
-      this.autoSaveNotice.tell(t, ops);
+      this.autoSaveNotice.tell(t, ops, e.document);
       return;
     }
     if (ops.length === 0) return;

@@ -2,8 +2,9 @@
  * Auto-save during a review in Chromium, in a light, a dark and a high-contrast theme, with
  * screenshots for a person to look at: a human-first `sim` run started from the palette on the
  * house-style example with `files.autoSave: afterDelay`; the review's lines are shown and the first
- * auto-save warns, once, that the file on disk holds them, offering to turn auto-save off. Each check
- * is named; prints `N passed, N failed`.
+ * auto-save warns, once, that the file on disk holds them, offering to hold auto-save while lines are
+ * undecided (then the lines are marked as problems) or to turn it off. Each check is named; prints
+ * `N passed, N failed`.
  *
  *   node esbuild.mjs && node --import tsx test/integration/review-runner/autoSave.ts [OUT_DIR] [light,dark,hc]
  *
@@ -60,7 +61,8 @@ async function session(theme: Theme): Promise<Results> {
       async () => {
         const text = (await notice().innerText()).replace(/\s+/g, ' ');
         assert.match(text, /SKILL\.md on disk holds the \d+ undecided lines? of step \d+/);
-        assert.match(text, /Turn Off Auto-Save for This Workspace/);
+        assert.match(text, /Turn Off Auto-Save turns it off in this workspace/);
+        assert.match(text, /Hold Auto-Save skips the file while lines are undecided/);
         assert.equal(
           await p().locator('.notifications-center .notification-list-item', { hasText: WARNING }).count(),
           1,
@@ -73,6 +75,27 @@ async function session(theme: Theme): Promise<Results> {
         );
       },
     );
+
+    await checks.step(`${tag} "Hold Auto-Save" marks the undecided lines as problems`, async () => {
+      await notice()
+        .locator('.monaco-button', { hasText: /^Hold Auto-Save$/ })
+        .click();
+      await palette(p(), 'View: Focus Problems (Errors, Warnings, Infos)');
+      await p()
+        .locator('.markers-panel .monaco-list-row', { hasText: 'undecided line' })
+        .first()
+        .waitFor({ timeout: 20_000 });
+      await p().mouse.move(5, 5);
+      await p().waitForTimeout(800);
+    });
+    await checks.screenshot(s.page(), join(out, `auto-save-held-${theme}.png`), `${tag} auto-save held`);
+    await checks.check(`${tag} the marks say why auto-save waits`, async () => {
+      const row = p().locator('.markers-panel .monaco-list-row', { hasText: 'undecided line' }).first();
+      assert.match(
+        (await row.innerText()).replace(/\s+/g, ' '),
+        /accept or reject\. Auto-save leaves SKILL\.md alone/,
+      );
+    });
   } finally {
     await s.end();
   }
