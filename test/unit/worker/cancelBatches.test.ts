@@ -5,13 +5,13 @@ import { join, sep } from 'node:path';
 import { recordedBatches } from '../../../src/engine/llm/batch/cancel';
 import { EVAL_FILE, RUN_FILE } from '../../../src/engine/store/layout';
 import type { EngineEvent } from '../../../src/protocol/events';
-import { EngineNotifications, EngineRequests, protocolVersion } from '../../../src/protocol/engine';
-import { RpcConnection, RpcError, transportPair } from '../../../src/protocol/rpc';
-import { serve } from '../../../src/worker/main';
+import { EngineRequests } from '../../../src/protocol/engine';
+import { RpcError, type RpcConnection } from '../../../src/protocol/rpc';
+import { engineSession } from './engineSession';
 import { OpenAiBatchApi } from '../../support/loopback/batchApis';
 import type { LoopbackServer } from '../../support/loopback/core';
 import { startOpenAiServer } from '../../support/loopback/openaiServer';
-import { scriptedModels, scriptedWireOverrides } from '../../support/loopback/scriptedModels';
+import { scriptedFinalBatchOverrides, scriptedModels } from '../../support/loopback/scriptedModels';
 import { exampleTasks } from '../train/batchHelpers';
 
 const example = join(__dirname, '..', '..', '..', 'examples', 'house-style');
@@ -41,17 +41,7 @@ describe('engine process: cancelling a stopped run’s provider batches (loopbac
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'skillopt-worker-cancel-'));
     cpSync(example, dir, { recursive: true });
-    const [hostSide, engineSide] = transportPair();
-    serve(engineSide);
-    host = new RpcConnection(hostSide, 30_000);
-    events = [];
-    host.onNotification(EngineNotifications.runEvent, (p) => events.push(p));
-    await host.sendRequest(EngineRequests.initialize, {
-      protocolVersion,
-      clientVersion: 'test',
-      trusted: true,
-      logLevel: 'warn',
-    });
+    ({ host, events } = await engineSession(30_000));
   });
   afterEach(() => {
     host.close('test done');
@@ -60,14 +50,7 @@ describe('engine process: cancelling a stopped run’s provider batches (loopbac
 
   const source = (): { configPath: string; overrides: string[] } => ({
     configPath: join(dir, 'skillopt.yaml'),
-    overrides: [
-      ...scriptedWireOverrides(server.url),
-      'cache.enabled=false',
-      'train.num_epochs=1',
-      'model.target_supports_batch=true',
-      'evaluation.batch_api=final',
-      'evaluation.batch_poll_s=0.05',
-    ],
+    overrides: scriptedFinalBatchOverrides(server.url, 0.05),
   });
 
   it('refuses while the run trains; after Stop cancels each batch still running and says what each answered', async () => {
