@@ -12,8 +12,15 @@ export interface RolloutResult {
   predicted_answer: string;
   expected: string[];
   n_turns: number;
-  /** The target's full reply; trajectories shown to the optimizer carry a bounded excerpt. */
+  /**
+   * The target's full reply; trajectories shown to the optimizer carry a bounded excerpt. Left out
+   * of a `results.jsonl` row when `response_in` names the conversation file that holds it.
+   */
   response: string;
+  /** A long reply's conversation file, relative to the rollout folder (the row then has no `response`). */
+  response_in?: string;
+  /** The length of that reply, checked when it is read back. */
+  response_chars?: number;
   /**
    * Set when the target could not answer (after its retries). Such an item is *errored*, not
    * failed: it has no score (hard/soft stay 0 only for the file's shape) and is kept out of means,
@@ -31,6 +38,9 @@ export interface RolloutResult {
    */
   steps?: TurnStep[];
 }
+
+/** A row of `results.jsonl` as written: a long reply lives in its conversation file (`response_in`). */
+export type RolloutRow = Omit<RolloutResult, 'response'> & { response?: string };
 
 /** One turn of a multi-turn chat target: a reply, or a function call (`cmd`) and its observation. */
 export interface TurnStep {

@@ -11,7 +11,7 @@ import type {
   GateTestRecord,
   ItemRegressions,
   NoSkillScores,
-  RolloutResult,
+  RolloutRow,
   StepRecord,
   TestCheck,
 } from '../../protocol/records';
@@ -102,8 +102,8 @@ export interface RunReport {
 }
 
 /** Every rollout row in the run folder (train, selection, slow-update, test), grouped by task id. */
-function allResults(outDir: string): Map<string, RolloutResult[]> {
-  const byId = new Map<string, RolloutResult[]>();
+function allResults(outDir: string): Map<string, RolloutRow[]> {
+  const byId = new Map<string, RolloutRow[]>();
   const visit = (dir: string, depth: number): void => {
     if (depth > 6 || !existsSync(dir)) return;
     for (const entry of readdirSync(dir)) {
@@ -113,7 +113,7 @@ function allResults(outDir: string): Map<string, RolloutResult[]> {
         for (const line of readFileSync(p, 'utf8').split('\n')) {
           if (!line.trim()) continue;
           try {
-            const r = JSON.parse(line) as RolloutResult;
+            const r = JSON.parse(line) as RolloutRow;
             byId.set(r.id, [...(byId.get(r.id) ?? []), r]);
           } catch {
             // A torn line from an interrupted write is not evidence either way.

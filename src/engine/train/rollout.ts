@@ -11,7 +11,8 @@ import { rolloutByBatch, type RolloutBatch } from './batchRollout';
 import type { RunContext } from './context';
 import type { TargetTurns } from './turns/types';
 import { renderTargetSystem, runItem, type ItemOptions } from './rolloutItem';
-import type { RolloutResult, Score } from '../../protocol/records';
+import type { RolloutResult, RolloutRow, Score } from '../../protocol/records';
+import { rowToStore, withReply } from './storedReply';
 
 export interface RolloutOptions {
   items: readonly TaskItem[];
@@ -55,15 +56,23 @@ export interface RolloutOptions {
  * A target call that fails after retries is a scored failure, not an exception; cancellation is.
  */
 export async function rollout(opts: RolloutOptions): Promise<RolloutResult[]> {
-  const resultsPath = evalPaths(opts.dir).results;
+  const paths = evalPaths(opts.dir);
+  const resultsPath = paths.results;
+  // Every id's conversation folder is named (and recorded) once, before any conversation is written.
+  const names = assignPredictionNames(
+    opts.dir,
+    opts.items.map((i) => i.id),
+  );
+  const conversationFile = (id: string): string => paths.conversationIn(names.get(id)!);
   const wanted = new Set(opts.items.map((i) => i.id));
   const done = new Map<string, RolloutResult>();
-  // An errored row is not an answer: a resumed run asks again (the cause may be gone).
-  for (const row of readJsonlTolerant<RolloutResult>(resultsPath))
-    if (wanted.has(row.id)) {
-      if (isErrored(row)) done.delete(row.id);
-      else done.set(row.id, row);
-    }
+  for (const row of readJsonlTolerant<RolloutRow>(resultsPath)) {
+    if (!wanted.has(row.id)) continue;
+    // An errored row is not an answer, nor one whose reply file is gone: a resumed run asks again.
+    const result = isErrored(row) ? undefined : withReply(row, conversationFile(row.id));
+    if (result) done.set(row.id, result);
+    else done.delete(row.id);
+  }
   const total = opts.items.length;
   let finished = 0;
   for (const item of opts.items) {
@@ -73,17 +82,11 @@ export async function rollout(opts: RolloutOptions): Promise<RolloutResult[]> {
   const note = opts.systemTemplate === undefined ? opts.turns?.systemNote : undefined;
   const system =
     renderTargetSystem(opts.skill, opts.answerTag, opts.systemTemplate) + (note ? `\n\n${note}` : '');
-  // Every id's conversation folder is named (and recorded) once, before any conversation is written.
-  const names = assignPredictionNames(
-    opts.dir,
-    opts.items.map((i) => i.id),
-  );
-  const paths = evalPaths(opts.dir);
-  const itemOpts: ItemOptions = { ...opts, conversationFile: (id) => paths.conversationIn(names.get(id)!) };
+  const itemOpts: ItemOptions = { ...opts, conversationFile };
 
   const finish = (item: TaskItem, result: RolloutResult, pay?: () => void): void => {
     // The row and its usage are written together (no await between): a stop never splits them.
-    appendJsonl(resultsPath, result);
+    appendJsonl(resultsPath, rowToStore(result));
     pay?.();
     done.set(item.id, result);
     opts.onResult?.(result, ++finished, total);
@@ -137,7 +140,7 @@ function inSendOrder(items: TaskItem[], order: readonly string[] | undefined): T
 }
 
 /** The target could not answer this item: no score, no failure, no trajectory for the analysts. */
-export function isErrored(r: RolloutResult): boolean {
+export function isErrored(r: Pick<RolloutResult, 'outcome'>): boolean {
   return r.outcome === 'errored';
 }
 

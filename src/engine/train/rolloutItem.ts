@@ -11,6 +11,7 @@ import { extractAnswer } from '../scoring/extract';
 import { choiceLabels } from '../scoring/valueScorers';
 import { writeJsonAtomic } from '../store/atomic';
 import type { RolloutOptions } from './rollout';
+import { replyReference } from './storedReply';
 import { runRefineTurns, runToolLoop, type TurnsOutcome } from './turns/loops';
 
 /** The rollout's options plus where each item's conversation goes (names assigned once per rollout). */
@@ -174,7 +175,7 @@ function erroredResult(
 export async function scoreReply(
   call: TargetCall,
   reply: Pick<ChatResult, 'text' | 'cached' | 'trace'>,
-  opts: Pick<ItemOptions, 'answerTag' | 'scorer' | 'signal' | 'conversationFile'>,
+  opts: Pick<ItemOptions, 'answerTag' | 'scorer' | 'signal' | 'conversationFile' | 'dir'>,
   turns?: TurnsOutcome,
 ): Promise<RolloutResult> {
   const { item } = call;
@@ -201,16 +202,18 @@ export async function scoreReply(
     ...(reply.cached ? { cached: true } : {}),
     ...(agentRun ? { agent_run: agentRun } : {}),
   };
-  writeJsonAtomic(opts.conversationFile(item.id), [
+  const replies = turns ? turns.records : [{ role: 'assistant' as const, content: response }];
+  const file = opts.conversationFile(item.id);
+  writeJsonAtomic(file, [
     call.userRecord,
-    ...(turns ? turns.records : [{ role: 'assistant' as const, content: response }]),
+    ...replies,
     ...(agentRun ? [{ role: 'system' as const, content: `[AGENT RUN] ${describeAgentRun(agentRun)}` }] : []),
     {
       role: 'system',
       content: `[EVALUATION RESULT] ${score.hard >= 1 ? 'PASS' : 'FAIL'} hard=${score.hard} soft=${score.soft.toFixed(2)}; predicted "${predicted}", expected ${JSON.stringify(item.answers)}. ${failReason}`,
     },
   ]);
-  return result;
+  return { ...result, ...replyReference(response, replies, file, opts.dir) };
 }
 
 /** Names of the skills asked about lately (the slow update's rollouts alternate two). */

@@ -11,7 +11,7 @@ import { EVAL_FILE, RUN_FILE, RunLayout } from '../../engine/store/layout';
 import { conversationPaths } from '../../engine/store/predictionNames';
 import { EngineRequests, type EvalParams, type EvalResult } from '../../protocol/engine';
 import { aaSummary, aaText } from '../../protocol/gateText';
-import type { RolloutResult } from '../../protocol/records';
+import type { RolloutRow } from '../../protocol/records';
 import { scoreWords } from '../../protocol/words';
 import { configFileName } from '../constants';
 import type { Ctx } from '../ctx';
@@ -227,9 +227,9 @@ export function evalReport(result: EvalResult, skillPath: string): string {
 }
 
 /** Each task's result row of an evaluation, by id. */
-function resultRows(result: EvalResult): Map<string, RolloutResult> {
+function resultRows(result: EvalResult): Map<string, RolloutRow> {
   const file = join(new RunLayout(result.out_dir).evalOnlyDir(result.split), EVAL_FILE.results);
-  return new Map(readJsonlTolerant<RolloutResult>(file).map((r) => [r.id, r]));
+  return new Map(readJsonlTolerant<RolloutRow>(file).map((r) => [r.id, r]));
 }
 
 /** Model text shown in the report as text: Markdown and HTML in it are not interpreted. */

@@ -3,7 +3,7 @@
  * each under a heading. Every text comes from the task file or a model, so it is shown verbatim in
  * a code fence (never rendered as Markdown, links or HTML). Pure, for tests.
  */
-import type { RolloutResult } from '../../protocol/records';
+import type { RolloutRow } from '../../protocol/records';
 
 const headings: Record<string, string> = {
   user: 'Task',
@@ -66,7 +66,7 @@ function oneLine(text: string, max: number): string {
 /** A failing task as a picker row: its id, the question, and what was answered against what was expected. */
 export function failingTaskItem(
   id: string,
-  row: RolloutResult | undefined,
+  row: RolloutRow | undefined,
 ): { label: string; description?: string; detail?: string } {
   if (!row) return { label: id };
   const answered =

@@ -11,7 +11,7 @@ import { EVAL_FILE, EVALS_SUBDIR, RUN_DIR, RunLayout, evalPaths } from '../../en
 import { conversationPaths } from '../../engine/store/predictionNames';
 import { artifactSchemas, readArtifact } from '../../engine/store/runSchemas';
 import { aaSummary, aaText } from '../../protocol/gateText';
-import type { RolloutResult } from '../../protocol/records';
+import type { RolloutRow } from '../../protocol/records';
 import { scoreWords } from '../../protocol/words';
 import { Commands, TreeItemContext } from '../constants';
 import { failingTaskItem } from './conversationText';
@@ -127,8 +127,8 @@ export function evaluationNode(e: EvaluationView, runId: string): NodeSpec {
 /** An evaluation's rows: its report, then each task, failing and unanswered first. */
 export function evaluationChildren(e: EvaluationView, runId: string): NodeSpec[] {
   const dir = new RunLayout(e.dir).evalOnlyDir(e.summary.split);
-  const rows = readJsonlTolerant<RolloutResult>(evalPaths(dir).results);
-  const rank = (r: RolloutResult): number => (r.outcome === 'errored' ? 0 : r.hard ? 2 : 1);
+  const rows = readJsonlTolerant<RolloutRow>(evalPaths(dir).results);
+  const rank = (r: RolloutRow): number => (r.outcome === 'errored' ? 0 : r.hard ? 2 : 1);
   const sorted = [...rows].sort((a, b) => rank(a) - rank(b) || a.id.localeCompare(b.id));
   const report: NodeSpec = {
     id: `eval:${e.dir}:report`,
