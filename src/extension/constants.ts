@@ -17,6 +17,7 @@ export const Commands = {
   selectCopilotModel: 'skillopt.selectCopilotModel',
   refreshRuns: 'skillopt.refreshRuns',
   showLog: 'skillopt.showLog',
+  cancelProviderBatch: 'skillopt.cancelProviderBatch',
   // Reached from the Runs tree and the status bar only.
   revealRun: 'skillopt.revealRun',
   openStepDiff: 'skillopt.openStepDiff',
@@ -79,6 +80,12 @@ export const TreeItemContext = {
   evaluation: 'skillopt.evaluation',
   message: 'skillopt.message',
 } as const;
+
+/**
+ * Appended to a run's `contextValue` when it is not running and its folder records a provider batch
+ * (`skillopt.run.resumable.batch`): menus match it for Cancel Provider Batch.
+ */
+export const runWithBatchSuffix = '.batch';
 
 /** The SecretStorage key of a provider's API key (providers: `KEY_PROVIDERS` of the vocabulary). */
 export function secretKey(provider: KeyProvider): string {

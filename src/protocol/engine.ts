@@ -6,7 +6,7 @@
 import type { EngineEvent } from './events';
 import type { LmRequest, LmResponse } from './lm';
 import type { AaRecord, GatePower } from './records';
-import type { CandidateDecision, KeyProvider, LogLevel, ReviewMode } from './vocabulary';
+import type { BatchCancelOutcome, CandidateDecision, KeyProvider, LogLevel, ReviewMode } from './vocabulary';
 import { notification, request } from './rpc';
 
 export const protocolVersion = 1;
@@ -101,6 +101,32 @@ export interface EvalResult {
   aa?: AaRecord;
 }
 
+export interface CancelBatchesParams extends RunSource {
+  /** The run folder; its own evaluations' batches are cancelled, not those of its `eval_only/`. */
+  outDir: string;
+}
+
+/** One provider batch recorded in the run folder (`provider_batch.json`), and what the cancel did. */
+export interface CancelledBatchInfo {
+  outcome: BatchCancelOutcome;
+  /** The provider it was sent through (`openai`, `anthropic`, `openai_compatible`, …). */
+  provider: string;
+  /** The evaluation that sent it: `test`, `eval` or `selection`. */
+  stage: string;
+  /** Absent for `no_id`: the process that sent it stopped before writing it. */
+  batchId?: string;
+  /** Its `provider_batch.json`. */
+  file: string;
+  /** The provider's status after the cancel (or when found ended); absent for `no_id` and `other_provider`. */
+  status?: { detail: string; total: number; done: number; failed: number };
+}
+
+export interface CancelBatchesResult {
+  outDir: string;
+  /** Every batch found, in folder order; empty when the folder records none. */
+  batches: CancelledBatchInfo[];
+}
+
 export interface DecideParams {
   runId: string;
   step: number;
@@ -118,6 +144,11 @@ export const EngineRequests = {
   startRun: request<StartParams, StartResult>('run/start'),
   /** host → engine: stop a run at the next safe point. */
   stopRun: request<{ runId: string }, { stopped: boolean }>('run/stop'),
+  /**
+   * host → engine: cancel the provider batches a stopped run left running (as `skillopt train
+   * --cancel-batch`); trains nothing. Refused while the run is training, or for a target without a batch API.
+   */
+  cancelBatches: request<CancelBatchesParams, CancelBatchesResult>('run/cancelBatches'),
   /** host → engine: eval-only on one split; resolves with the scores (cancellable). */
   evaluate: request<EvalParams, EvalResult>('run/evaluate'),
   /**

@@ -150,6 +150,15 @@ export type OverruleDecision = 'accept' | 'revert';
 
 // ── providers ────────────────────────────────────────────────────────────────────────────────
 
+/**
+ * What cancelling a recorded provider batch found (`--cancel-batch`, Cancel Provider Batch):
+ * `cancelled`: asked to stop now; `ended`: it had already ended (nothing to cancel); `no_id`: the
+ * process that sent it stopped before its id was written (the next run finds it); `other_provider`:
+ * sent through another provider than the config's target, which cannot cancel it.
+ */
+export const BATCH_CANCEL_OUTCOMES = ['cancelled', 'ended', 'no_id', 'other_provider'] as const;
+export type BatchCancelOutcome = (typeof BATCH_CANCEL_OUTCOMES)[number];
+
 /** The transports this port has. */
 export const BACKEND_KINDS = ['openai', 'azure_openai', 'anthropic', 'vscode-lm', 'command', 'sim'] as const;
 export type BackendKind = (typeof BACKEND_KINDS)[number];

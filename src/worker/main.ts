@@ -13,10 +13,15 @@ import { VERSION, type LogLevel } from '../protocol/vocabulary';
 import { describeCostLines, estimateCost } from '../engine/costEstimate';
 import { evalPrepared } from '../engine/evalRun';
 import { prepareRun, trainPrepared, type PreparedRun } from '../engine/run';
+import { resolve } from 'node:path';
+import { batchTargetOnly, cancelPreparedBatches, withBatchApi } from '../engine/cancelBatches';
+import type { CancelledBatch } from '../engine/llm/batch/cancel';
+import { RUN_DIR } from '../engine/store/layout';
 import {
   EngineNotifications,
   EngineRequests,
   protocolVersion,
+  type CancelledBatchInfo,
   type DecideParams,
   type RunSource,
 } from '../protocol/engine';
@@ -211,6 +216,29 @@ export function serve(transport: Transport): RpcConnection {
     return { stopped: true };
   });
 
+  // As `skillopt train --cancel-batch`: the run's own evaluations, not its eval_only/ ones.
+  conn.onRequest(EngineRequests.cancelBatches, async (p, signal) => {
+    if (runs.has(resolve(p.outDir)))
+      throw new SkillOptError('io', 'this run is still training, and its batches with it', {
+        file: p.outDir,
+        fix: 'stop the run first (Stop Run), then cancel its provider batch',
+      });
+    const prepared = batchTargetOnly(
+      () => prepare({ ...p, overrides: withBatchApi(p.overrides) }, { outDir: p.outDir }),
+      (problem) =>
+        new SkillOptError('config', `${problem}, so no batch of this target can be running`, {
+          key: 'evaluation.batch_api',
+          fix: "a batch sent with another target is cancelled with that target's config",
+        }),
+    );
+    try {
+      const found = await cancelPreparedBatches(prepared, signal, RUN_DIR.evalOnly);
+      return { outDir: prepared.outDir, batches: found.map(batchInfo) };
+    } finally {
+      await prepared.models.close();
+    }
+  });
+
   conn.onRequest(EngineRequests.decide, (p) => {
     const run = runs.get(p.runId);
     if (!run) return { ok: false, applied: 'ignored' as const };
@@ -247,6 +275,19 @@ export function serve(transport: Transport): RpcConnection {
   });
 
   return conn;
+}
+
+/** The engine's record of a cancelled batch as the protocol carries it. */
+function batchInfo(b: CancelledBatch): CancelledBatchInfo {
+  const s = b.status;
+  return {
+    outcome: b.outcome,
+    provider: b.provider,
+    stage: b.stage,
+    file: b.file,
+    ...(b.batchId ? { batchId: b.batchId } : {}),
+    ...(s ? { status: { detail: s.detail, total: s.total, done: s.done, failed: s.failed } } : {}),
+  };
 }
 
 if (require.main === module) {

@@ -1,9 +1,7 @@
-import { existsSync } from 'node:fs';
 import { relative } from 'node:path';
-import { cancelRecordedBatches, type CancelledBatch } from '../../engine/llm/batch/cancel';
-import { SkillOptError } from '../../engine/errors';
+import { batchTargetOnly as targetWithBatchApi, cancelPreparedBatches } from '../../engine/cancelBatches';
+import type { CancelledBatch } from '../../engine/llm/batch/cancel';
 import type { PreparedRun } from '../../engine/run';
-import { acquireRunLock } from '../../engine/store/runLock';
 import { ExitCode, UsageError } from '../exit';
 
 /**
@@ -17,17 +15,7 @@ export async function cancelBatches(
   collect: string,
   skip?: string,
 ): Promise<number> {
-  const api = prepared.models.batch?.api;
-  // --cancel-batch turns evaluation.batch_api on, so prepareRun has refused a target without one.
-  if (!api) throw new Error('--cancel-batch without a batch API');
-  // Not while another process polls the same batch (it would collect it meanwhile).
-  const release = existsSync(prepared.outDir) ? acquireRunLock(prepared.outDir) : () => undefined;
-  let found: CancelledBatch[];
-  try {
-    found = await cancelRecordedBatches(prepared.outDir, api, new AbortController().signal, skip);
-  } finally {
-    release();
-  }
+  const found = await cancelPreparedBatches(prepared, new AbortController().signal, skip);
   if (json) {
     process.stdout.write(JSON.stringify({ out_dir: prepared.outDir, batches: found }) + '\n');
     return ExitCode.Ok;
@@ -62,14 +50,12 @@ function describe(b: CancelledBatch, outDir: string): string {
 
 /** --cancel-batch for a target without a batch API: no batch of it can be running, said as such. */
 export function batchTargetOnly(prepare: () => PreparedRun): PreparedRun {
-  try {
-    return prepare();
-  } catch (err) {
-    if (SkillOptError.is(err, 'config') && err.place.key === 'evaluation.batch_api')
-      throw new UsageError(
-        `--cancel-batch: ${err.problem}, so no batch of this target can be running`,
+  return targetWithBatchApi(
+    prepare,
+    (problem) =>
+      new UsageError(
+        `--cancel-batch: ${problem}, so no batch of this target can be running`,
         "drop --cancel-batch; to cancel a batch sent with another target, give that target's config",
-      );
-    throw err;
-  }
+      ),
+  );
 }

@@ -14,6 +14,7 @@ import { skillBody } from '../../engine/skill/package/text';
 import { ExitCode, UsageError } from '../exit';
 import { PrettyPrinter } from '../render';
 import { cfgOptionsFlag, type CommandSpec, configFlag, jsonFlag, verboseFlag } from '../args';
+import { withBatchApi } from '../../engine/cancelBatches';
 import { batchTargetOnly, cancelBatches } from './cancelBatch';
 import { cliModels, commandLine, parseCommon, readInputFile, stderrLogger } from './common';
 import { invokedAs } from '../invocation';
@@ -95,7 +96,7 @@ export async function runEval(args: readonly string[]): Promise<number> {
   const prepare = (): ReturnType<typeof prepareRun> =>
     prepareRun({
       configPath: a.config,
-      overrides: batch ? [...a.overrides, 'evaluation.batch_api=final'] : a.overrides,
+      overrides: batch ? withBatchApi(a.overrides) : a.overrides,
       legacyArgs: a.legacyArgs,
       models: cliModels,
       ...(outDir ? { outDir } : {}),

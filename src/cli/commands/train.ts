@@ -11,6 +11,7 @@ import { ExitCode, UsageError } from '../exit';
 import { PrettyPrinter } from '../render';
 import { spendLine } from '../../engine/llm/spendText';
 import { cfgOptionsFlag, type CommandSpec, configFlag, jsonFlag, verboseFlag } from '../args';
+import { withBatchApi } from '../../engine/cancelBatches';
 import { batchTargetOnly, cancelBatches } from './cancelBatch';
 import { cliModels, commandLine, parseCommon, stderrLogger } from './common';
 import { invokedAs } from '../invocation';
@@ -91,7 +92,7 @@ export async function runTrain(args: readonly string[]): Promise<number> {
     prepareRun({
       configPath: a.config,
       // The batch API of the config's target, whatever mode the run used it in.
-      overrides: cancelBatch ? [...a.overrides, 'evaluation.batch_api=final'] : a.overrides,
+      overrides: cancelBatch ? withBatchApi(a.overrides) : a.overrides,
       legacyArgs: a.legacyArgs,
       models: cliModels,
       ...(outArg ? { outDir: outArg } : {}),

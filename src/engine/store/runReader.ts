@@ -1,3 +1,4 @@
+import { recordedBatches } from '../llm/batch/cancel';
 import { conversationPaths } from './predictionNames';
 import { runLockHeld } from './runLock';
 import { artifactSchemas, readHistory, readRuntimeState } from './runSchemas';
@@ -40,6 +41,11 @@ export interface RunFolder {
   problem?: string;
   /** The activation track's records (`activation_history.json`), when the run trained the description. */
   activation?: ActivationRecord[];
+  /**
+   * Provider batches its own evaluations left outstanding (`provider_batch.json` outside `eval_only/`:
+   * running, cancelled or lost, not collected yet); absent when none, or while a process holds the run.
+   */
+  batches?: number;
 }
 
 export interface EpochView {
@@ -151,6 +157,8 @@ export function readRunFolder(dir: string): RunFolder {
   if (bestScore !== undefined) run.bestScore = bestScore;
   const bestStep = state?.best_step ?? history.at(-1)?.best_step;
   if (bestStep !== undefined) run.bestStep = bestStep;
+  const batches = status === 'running' ? 0 : recordedBatches(dir, RUN_DIR.evalOnly).length;
+  if (batches) run.batches = batches;
   return run;
 }
 

@@ -9,6 +9,7 @@ import type { Ctx } from '../ctx';
 import { errorDetail } from '../log';
 import type { RunsTreeElement, RunsTreeProvider } from '../views/runsTree';
 import { applyBestSkill } from './applyBest';
+import { cancelProviderBatch } from './cancelBatch';
 import { registerNewFileSide } from './applyBestPackage';
 import { openArtifact, openStepDiff } from './artifacts';
 import { selectCopilotModel } from './copilot';
@@ -44,6 +45,7 @@ export function registerCommands(ctx: Ctx, deps: CommandDeps): void {
     [Commands.checkGateNoise]: (arg) => checkGateNoise(ctx, arg, (dir) => deps.tree.addEvaluation(dir)),
     [Commands.stopRun]: (arg) => stopRun(ctx, arg),
     [Commands.resumeRun]: (arg) => resumeRun(ctx, arg),
+    [Commands.cancelProviderBatch]: (arg) => cancelProviderBatch(ctx, arg),
     [Commands.openRunFolder]: (arg) => openRunFolder(ctx, arg),
     [Commands.applyBestSkill]: (arg, opts) => applyBestSkill(ctx, arg, opts),
     [Commands.setApiKey]: (provider, key) => setApiKey(ctx, provider, key),

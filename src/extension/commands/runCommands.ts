@@ -2,12 +2,12 @@
  * Starting, stopping and resuming runs. The host only asks: the engine process validates, trains
  * and writes the run folder; progress comes back as events.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import { parse as parseYaml } from 'yaml';
 import { isSkillFolder } from '../../engine/skill/package/folder';
-import { configDirOfDefaultRun, defaultRunsRoot } from '../../engine/store/layout';
+import { defaultRunsRoot } from '../../engine/store/layout';
 import {
   EngineRequests,
   type StartParams,
@@ -17,12 +17,12 @@ import {
 import { describeGatePower, NO_SKILL_OFF } from '../../protocol/gateText';
 import { reviewModeOverride } from '../config';
 import { Commands, configFileName } from '../constants';
-import type { RunOrigin } from '../runs/runsModel';
 import type { Ctx } from '../ctx';
 import { ensureLmAccess } from '../lm/lmBridge';
-import { effectiveStatus, isActive, type RunView } from '../runs/liveState';
+import { effectiveStatus, isActive } from '../runs/liveState';
 import { runGuidedSetup } from '../setup/guidedSetup';
 import { collectKeys } from './keys';
+import { runSourceOf } from './runSource';
 import { requireTrust, resolveRun, showEngineError, withProgress, isMarkdownFile } from './shared';
 
 /** Options for programmatic calls (tests, other commands); the UI path leaves them unset. */
@@ -210,21 +210,6 @@ export async function optimizeSkill(
   }
 }
 
-/** The config a run was started from, when this workspace remembers or can guess it. */
-function configFor(ctx: Ctx, run: RunView): RunOrigin | undefined {
-  const origin = ctx.runs.origin(run.dir);
-  if (origin && existsSync(origin.configPath)) return origin;
-  // Default run folders sit at <config dir>/.skillopt/runs/<name>.
-  const configDir = configDirOfDefaultRun(run.dir);
-  if (configDir) {
-    const direct = join(configDir, configFileName);
-    if (existsSync(direct)) return { configPath: direct };
-    const other = readdirSync(configDir).find((f) => /^skillopt.*\.ya?ml$/.test(f));
-    if (other) return { configPath: join(configDir, other) };
-  }
-  return undefined;
-}
-
 /** "Resume Run": continues an interrupted run in its own folder. */
 export async function resumeRun(ctx: Ctx, arg?: unknown): Promise<StartResult | undefined> {
   if (!requireTrust('resume a run')) return undefined;
@@ -239,26 +224,12 @@ export async function resumeRun(ctx: Ctx, arg?: unknown): Promise<StartResult | 
     void vscode.window.showInformationMessage(`SkillOpt: ${run.name} is already running.`);
     return undefined;
   }
-  let origin = configFor(ctx, run);
-  if (!origin) {
-    const picked = await vscode.window.showOpenDialog({
-      canSelectMany: false,
-      filters: { 'SkillOpt config': ['yaml', 'yml'] },
-      openLabel: 'Resume With This Config',
-      title: `Which config trained ${run.name}?`,
-    });
-    if (!picked?.[0]) return undefined;
-    origin = { configPath: picked[0].fsPath };
-  }
+  const source = await runSourceOf(ctx, run, 'Resume With This Config');
+  if (!source) return undefined;
+  const { origin } = source;
   const review = reviewModeOverride();
   const params: StartParams = {
-    configPath: origin.configPath,
-    ...(origin.overrides?.length
-      ? { overrides: origin.overrides }
-      : origin.skillPath
-        ? { overrides: [`env.skill_init=${origin.skillPath}`] }
-        : {}),
-    keys: await collectKeys(ctx),
+    ...source.params,
     outDir: run.dir,
     resume: true,
     ...(review ? { reviewMode: review } : {}),
@@ -282,7 +253,11 @@ export async function stopRun(ctx: Ctx, arg?: unknown): Promise<boolean> {
       { location: vscode.ProgressLocation.Notification, title: `SkillOpt: stopping ${run.name}…` },
       () => engine.request(EngineRequests.stopRun, { runId: run.dir }, { timeoutMs: 120_000 }),
     );
-    if (res.stopped) ctx.log.info(`[run] stopped ${run.dir}`);
+    if (res.stopped) {
+      ctx.log.info(`[run] stopped ${run.dir}`);
+      // The lock is gone now: read what the folder holds (a batch left running), watched or not.
+      ctx.runs.reread(run.dir);
+    }
     return res.stopped;
   } catch (err) {
     await showEngineError(ctx, `cannot stop ${run.name}`, err);

@@ -66,6 +66,23 @@ export function describeBatch(b: WaitingBatch): string {
   return `${b.evaluation} batch ${b.batchId} (${b.provider}): ${b.detail}, ${b.done}/${b.total} answered${b.failed ? `, ${b.failed} failed` : ''}`;
 }
 
+/** The Runs view's and the status bar's sentence on a batch a live run waits for, and the ways out. */
+export function waitingForBatch(b: WaitingBatch): string {
+  return (
+    `Waiting for ${describeBatch(b)}. Stop leaves the batch running and Resume collects it; ` +
+    'to cancel it instead, Stop Run, then Cancel Provider Batch.'
+  );
+}
+
+/** A stopped run's tooltip on the provider batches its folder records. */
+export function recordedBatchText(count: number): string {
+  const one = count === 1;
+  return (
+    `${one ? 'A provider batch is' : `${count} provider batches are`} recorded in this run: Resume collects ` +
+    `${one ? 'it' : 'them'}; Cancel Provider Batch cancels ${one ? 'it' : 'them'} if you no longer want the answers.`
+  );
+}
+
 export function initialLiveState(): LiveState {
   return {
     status: 'running',

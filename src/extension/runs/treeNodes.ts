@@ -8,10 +8,10 @@ import type { StepRecord } from '../../protocol/records';
 import { describeGateTest, describeItemRegressions } from '../../protocol/gateText';
 import { isAccepted, isSkipped, type StepAction } from '../../protocol/vocabulary';
 import { actionLabel } from '../../protocol/words';
-import { Commands, ReviewCommands, TreeItemContext } from '../constants';
+import { Commands, ReviewCommands, runWithBatchSuffix, TreeItemContext } from '../constants';
 import { appendixEpochNode } from './appendixNodes';
 import { formatDelta, formatPromptCache, formatScore, formatSpend } from './format';
-import { describeBatch, effectiveStatus, statusText, type RunView } from './liveState';
+import { effectiveStatus, recordedBatchText, statusText, waitingForBatch, type RunView } from './liveState';
 
 // The formatting helpers and the artifact rows live in their own modules; callers import them here.
 export { formatDelta, formatPromptCache, formatScore, formatSpend } from './format';
@@ -102,9 +102,10 @@ function runIcon(run: RunView): NodeIcon {
 function runContext(run: RunView): string {
   const status = effectiveStatus(run);
   if (status === 'running') return run.live ? TreeItemContext.runLive : TreeItemContext.runOther;
-  if (status === 'interrupted') return TreeItemContext.runResumable;
-  if (status === 'finished') return TreeItemContext.runFinished;
-  return TreeItemContext.runOther;
+  const batch = run.batches ? runWithBatchSuffix : '';
+  if (status === 'interrupted') return TreeItemContext.runResumable + batch;
+  if (status === 'finished') return TreeItemContext.runFinished + batch;
+  return TreeItemContext.runOther + batch;
 }
 
 /** Best selection score so far: the folder's or the events', whichever is newer (it never decreases). */
@@ -136,9 +137,8 @@ export function runNode(run: RunView): NodeSpec {
     `Status: ${status}${live?.message ? ` (${live.message})` : ''}`,
     `Best selection score: ${formatScore(best)}${run.bestStep !== undefined ? ` at step ${run.bestStep}` : ''}`,
     `Baseline: ${formatScore(baseline)}`,
-    ...(live?.batch
-      ? [`Waiting for ${describeBatch(live.batch)}. Stop leaves the batch running; Resume collects it.`]
-      : []),
+    ...(live?.batch ? [waitingForBatch(live.batch)] : []),
+    ...(run.batches && effectiveStatus(run) !== 'running' ? [recordedBatchText(run.batches)] : []),
     ...(live
       ? [
           `Model calls: ${live.spend.calls} · spend ${formatSpend(live.spend.dollars, live.simulated)}` +

@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import { Commands, ReviewCommands } from '../constants';
 import type { Ctx } from '../ctx';
-import { describeBatch, type RunView } from '../runs/liveState';
+import { waitingForBatch, type RunView } from '../runs/liveState';
 import { bestScoreOf, formatPromptCache, formatScore, formatSpend } from '../runs/treeNodes';
 
 /** How long the final result stays in the status bar. */
@@ -86,12 +86,7 @@ export function registerStatusBar(ctx: Ctx): vscode.StatusBarItem {
           `Stage: ${live.stage}${live.progress ? ` ${live.progress.done}/${live.progress.total}` : ''}`,
         );
     }
-    if (live.batch)
-      tip
-        .appendMarkdown('\n\n')
-        .appendText(
-          `Waiting for ${describeBatch(live.batch)}. Stop leaves the batch running; Resume collects it.`,
-        );
+    if (live.batch) tip.appendMarkdown('\n\n').appendText(waitingForBatch(live.batch));
     tip
       .appendMarkdown('\n\n')
       .appendText(

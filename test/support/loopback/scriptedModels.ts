@@ -24,6 +24,21 @@ export function scriptedWireOverrides(url: string, wire: 'openai' | 'anthropic' 
   ];
 }
 
+/**
+ * `scriptedWireOverrides` for a one-epoch run (response cache off) whose final test evaluations go
+ * through the server's OpenAI Batch API (`OpenAiBatchApi` routes), polled every `pollS` seconds.
+ */
+export function scriptedFinalBatchOverrides(url: string, pollS: number): string[] {
+  return [
+    ...scriptedWireOverrides(url),
+    'cache.enabled=false',
+    'train.num_epochs=1',
+    'model.target_supports_batch=true',
+    'evaluation.batch_api=final',
+    `evaluation.batch_poll_s=${pollS}`,
+  ];
+}
+
 /** Which optimizer stage a request is, read from our own prompts (the wire carries no stage label). */
 export function stageOf(messages: ChatMessage[]): Stage {
   const system = messages.find((m) => m.role === 'system')?.content ?? '';

@@ -241,7 +241,7 @@ describe('extension runs: a waiting batch', () => {
     assert.match(node.description ?? '', /waiting for the test batch 3\/10/);
     assert.match(
       String(node.tooltip),
-      /test batch batch_abc \(openai\): in_progress, 3\/10 answered\. Stop leaves the batch running; Resume collects it\./,
+      /test batch batch_abc \(openai\): in_progress, 3\/10 answered\. Stop leaves the batch running and Resume collects it; to cancel it instead, Stop Run, then Cancel Provider Batch\./,
     );
     const ended = applyEvent(waiting, 2, progress('ended', 'completed', 10));
     assert.equal(ended.batch, undefined);

@@ -3,9 +3,9 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EngineEvent } from '../../../src/protocol/events';
-import { EngineNotifications, EngineRequests, protocolVersion } from '../../../src/protocol/engine';
-import { RpcConnection, RpcError, transportPair } from '../../../src/protocol/rpc';
-import { serve } from '../../../src/worker/main';
+import { EngineRequests } from '../../../src/protocol/engine';
+import { RpcError, type RpcConnection } from '../../../src/protocol/rpc';
+import { engineSession } from './engineSession';
 
 const example = join(__dirname, '..', '..', '..', 'examples', 'house-style');
 
@@ -18,17 +18,7 @@ describe('engine process protocol (in-process transport)', function () {
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'skillopt-worker-'));
     cpSync(example, dir, { recursive: true });
-    const [hostSide, engineSide] = transportPair();
-    serve(engineSide);
-    host = new RpcConnection(hostSide, 10_000);
-    events = [];
-    host.onNotification(EngineNotifications.runEvent, (p) => events.push(p));
-    await host.sendRequest(EngineRequests.initialize, {
-      protocolVersion,
-      clientVersion: 'test',
-      trusted: true,
-      logLevel: 'warn',
-    });
+    ({ host, events } = await engineSession());
   });
   afterEach(() => {
     host.close('test done');

@@ -8,6 +8,7 @@
 import { setMaxListeners } from 'node:events';
 import { existsSync, readdirSync } from 'node:fs';
 import { basename, join, sep } from 'node:path';
+import type { BatchCancelOutcome } from '../../../protocol/vocabulary';
 import { SkillOptError } from '../../errors';
 import { EVAL_FILE } from '../../store/layout';
 import { batchStateSchema, readRunJson } from '../../store/runSchemas';
@@ -20,12 +21,7 @@ export interface CancelledBatch {
   provider: string;
   stage: string;
   batchId?: string;
-  /**
-   * `cancelled`: asked to stop now; `ended`: it had already ended (nothing to cancel); `no_id`: the
-   * process that sent it stopped before its id was written (the next run finds it); `other_provider`:
-   * sent through another provider than the config's target, which cannot cancel it.
-   */
-  outcome: 'cancelled' | 'ended' | 'no_id' | 'other_provider';
+  outcome: BatchCancelOutcome;
   /** The provider's status after the cancel (or when it was found ended). */
   status?: BatchStatus;
 }

@@ -1,0 +1,143 @@
+/**
+ * Cancel Provider Batch from the editor: a run whose final test evaluation waits on an OpenAI batch
+ * (the real `openai` SDK in the engine process, the loopback Batch API in this host) is stopped; its
+ * row then offers the command, which asks first, cancels the batch at the provider and says so.
+ */
+import assert from 'node:assert/strict';
+import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import { prepareRun } from '../../../src/engine/run';
+import type { CancelBatchesResult, StartResult } from '../../../src/protocol/engine';
+import { OpenAiBatchApi } from '../../support/loopback/batchApis';
+import { startOpenAiServer, type LoopbackServer } from '../../support/loopback/openaiServer';
+import { scriptedFinalBatchOverrides, scriptedModels } from '../../support/loopback/scriptedModels';
+import { closeEditors, rows, skillopt, waitFor, waitForStatus, workspacePath } from './support';
+
+type Window = Record<string, unknown>;
+
+/** The example's tasks, for the scripted target's answers. */
+function tasksOf(configPath: string): Parameters<typeof scriptedModels>[0] {
+  const out = mkdtempSync(join(tmpdir(), 'skillopt-it-tasks-'));
+  try {
+    const p = prepareRun({ configPath, outDir: out, dryRun: true, overrides: ['cache.enabled=false'] });
+    return [...p.splits.train, ...p.splits.val, ...p.splits.test.unsealForEvaluation()];
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+}
+
+describe('SkillOpt extension: Cancel Provider Batch', function () {
+  this.timeout(180_000);
+  const win = vscode.window as unknown as Window;
+  const saved: Record<string, unknown> = {};
+  const replace = (name: string, fn: unknown): void => {
+    saved[name] ??= win[name];
+    win[name] = fn;
+  };
+  // The batch never ends on its own: the test evaluation waits on it until the cancel.
+  const batches = new OpenAiBatchApi({ pollsToEnd: 1_000_000 });
+  let server: LoopbackServer | undefined;
+  const dir = (): string => workspacePath('batched');
+
+  afterEach(async () => {
+    for (const [name, fn] of Object.entries(saved)) win[name] = fn;
+    await closeEditors();
+  });
+  after(async () => {
+    await server?.close();
+    rmSync(dir(), { recursive: true, force: true });
+  });
+
+  it('stops a run waiting on a batch, then cancels the batch after a confirmation and says what was answered', async () => {
+    const api = await skillopt();
+    mkdirSync(dir(), { recursive: true });
+    for (const f of ['SKILL.md', 'tasks.jsonl', 'skillopt.yaml'])
+      cpSync(workspacePath('house-style', f), join(dir(), f));
+    server = await startOpenAiServer(scriptedModels(tasksOf(join(dir(), 'skillopt.yaml'))), {
+      routes: batches.routes,
+    });
+    const started = await vscode.commands.executeCommand<StartResult | undefined>(
+      'skillopt.optimizeSkill',
+      vscode.Uri.file(join(dir(), 'SKILL.md')),
+      {
+        confirm: false,
+        overrides: scriptedFinalBatchOverrides(server.url, 0.2),
+      },
+    );
+    assert.ok(started, 'a run started');
+    const runId = started.runId;
+
+    // While it waits, the row says how to cancel the batch instead of leaving it running.
+    const waiting = await waitFor(
+      () =>
+        rows(api).find(
+          (r) => r.el.spec.runId === runId && r.description.includes('waiting for the test batch'),
+        ),
+      'the run row to wait for the test batch',
+      120_000,
+    );
+    assert.match(
+      waiting.el.spec.tooltip ?? '',
+      /Stop leaves the batch running and Resume collects it; to cancel it instead, Stop Run, then Cancel Provider Batch\./,
+    );
+    assert.equal(batches.cancelRequests.length, 0);
+
+    assert.equal(await vscode.commands.executeCommand('skillopt.stopRun', runId), true);
+    await waitForStatus(api, runId, 'stopped');
+    const row = await waitFor(
+      () =>
+        rows(api).find((r) => r.el.spec.runId === runId && r.contextValue === 'skillopt.run.resumable.batch'),
+      'the stopped run row to offer Cancel Provider Batch',
+    );
+    assert.equal(batches.cancelRequests.length, 0, 'Stop left the batch running');
+
+    const modals: Array<{ message: string; detail?: string }> = [];
+    const said: string[] = [];
+    replace('showWarningMessage', (message: string, ...rest: unknown[]) => {
+      const opts = rest[0] as vscode.MessageOptions | undefined;
+      if (opts?.modal) {
+        modals.push({ message, ...(opts.detail ? { detail: opts.detail } : {}) });
+        return Promise.resolve('Cancel Batch');
+      }
+      said.push(message);
+      return Promise.resolve(undefined);
+    });
+    replace('showInformationMessage', (message: string) => {
+      said.push(message);
+      return Promise.resolve(undefined);
+    });
+    const result = await vscode.commands.executeCommand<CancelBatchesResult | undefined>(
+      'skillopt.cancelProviderBatch',
+      row.el,
+    );
+    assert.ok(result, `the cancel ran: ${said.join(' | ')}`);
+
+    // The final test evaluations go out side by side: the best skill's, the no-skill one…
+    const recorded = api.ctx.runs.get(runId)?.batches ?? 0;
+    assert.ok(recorded >= 1);
+    assert.deepEqual(
+      modals.map((m) => m.message),
+      [`Cancel the provider batch${recorded === 1 ? '' : 'es'} of ${row.label}?`],
+    );
+    assert.match(modals[0]!.detail ?? '', /answered before the cancel is billed by the provider/);
+    assert.match(modals[0]!.detail ?? '', /asks the rest one by one at list price/);
+
+    const ids = result.batches.map((b) => b.batchId).sort();
+    assert.ok(ids.length >= 1);
+    assert.deepEqual([...batches.cancelRequests].sort(), ids, 'the loopback provider got the cancel');
+    assert.deepEqual(
+      result.batches.map((b) => b.outcome),
+      ids.map(() => 'cancelled'),
+    );
+    assert.equal(said.length, 1, said.join(' | '));
+    assert.match(
+      said[0]!,
+      new RegExp(
+        `^SkillOpt: cancelled the openai_compatible batch batch_loopback_\\d+ of the best skill's test evaluation \\(\\d+ of \\d+ answered\\).* in ${row.label}\\. ` +
+          'The provider bills what was answered; Resume Run collects it and asks the other \\d+ one by one at list price\\.$',
+      ),
+    );
+  });
+});
