@@ -16,24 +16,18 @@ import type { EvalResult } from '../../../src/protocol/engine';
 import { OpenAiBatchApi } from '../../support/loopback/batchApis';
 import { startOpenAiServer, type LoopbackServer } from '../../support/loopback/openaiServer';
 import { scriptedFinalBatchOverrides, scriptedModels } from '../../support/loopback/scriptedModels';
-import { closeEditors, skillopt, workspacePath } from './support';
-
-type Window = Record<string, unknown>;
+import { closeEditors, skillopt, stubWindow, workspacePath } from './support';
 
 describe('SkillOpt extension: Evaluate Skill with a provider batch', function () {
   this.timeout(180_000);
-  const win = vscode.window as unknown as Window;
-  const saved: Record<string, unknown> = {};
-  const replace = (name: string, fn: unknown): void => {
-    saved[name] ??= win[name];
-    win[name] = fn;
-  };
+  const stubs = stubWindow();
+  const replace = stubs.replace;
   const batches = new OpenAiBatchApi({ pollsToEnd: 6 });
   let server: LoopbackServer | undefined;
   const dir = (): string => workspacePath('eval-batched');
 
   afterEach(async () => {
-    for (const [name, fn] of Object.entries(saved)) win[name] = fn;
+    stubs.restore();
     await closeEditors();
   });
   after(async () => {
