@@ -5,24 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { closeAll, copyHouseStyle, inspect, startHumanFirstRun, stopRun } from './reviewSupport';
-import { recordEvents, skillopt, stubWindow, waitFor, workspacePath } from './support';
+import { copyHouseStyle, inspect, personSuite, startHumanFirstRun, stopRun } from './reviewSupport';
+import { recordEvents, skillopt, waitFor, workspacePath } from './support';
 
 describe('review: the waiting notification', function () {
   this.timeout(120_000);
-  const stubs = stubWindow();
-  const files = vscode.workspace.getConfiguration('files');
-
-  before(async () => {
-    await files.update('autoSave', 'off', vscode.ConfigurationTarget.Global);
-  });
-  afterEach(async () => {
-    stubs.restore();
-    await closeAll();
-  });
-  after(async () => {
-    await files.update('autoSave', undefined, vscode.ConfigurationTarget.Global);
-  });
+  const stubs = personSuite();
 
   /** Answers the first waiting notice with `pick` (once), and records every notice's text. */
   const answerWaiting = (pick: string): string[] => {
