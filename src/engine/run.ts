@@ -150,10 +150,10 @@ export function prepareRun(opts: PrepareOptions): PreparedRun {
   const scorer = assertionScorer(baseScorer, allTasks, models, settings.optimizerMaxTokens, opts.logger);
   const activation = prepareActivation(
     cfg,
-    [...splits.train, ...splits.val],
+    splits.triggers?.pool ?? [],
     skill.text,
     models.target.backend,
-    splits.test.unsealForEvaluation(),
+    splits.triggers?.sealed ?? [],
   );
   const imageNotices = checkImageTarget(allTasks, models.target, cfg.env.image_detail);
   // Front-matter lint for the run's target: what keeps the agent from loading the skill refuses here.
