@@ -229,6 +229,7 @@ export function makeContext(
     emit: hooks.emit,
     ...(models.batch ? { batch: models.batch } : {}),
     ...(prepared.turns ? { turns: prepared.turns } : {}),
+    recordReask: (stage) => models.accounting.recordReask(stage),
     recordFallback: (stage, reason) => {
       models.accounting.recordFallback(stage, reason);
       hooks.emit({ type: 'fallback', stage, reason });
@@ -293,6 +294,8 @@ export async function trainPrepared(
   let release: (() => void) | undefined;
   let detach: (() => void) | undefined;
   let uncontain: (() => void) | undefined;
+  /** Why the run ended before its end (a cap, a stop, an error), for its report. */
+  let stop: string | undefined;
   try {
     release = acquireRunLock(prepared.outDir);
     uncontain = containWrites(prepared.outDir);
@@ -338,8 +341,11 @@ export async function trainPrepared(
     holder.trainer = trainer;
     const unreviewed = unreviewedModeNotice(prepared.config, hooks.reviewer !== undefined);
     if (unreviewed) hooks.emit({ type: 'warning', message: unreviewed });
-    return await trainer.run();
+    const outcome = await trainer.run();
+    if (outcome.status === 'stopped') stop = outcome.reason ?? 'stopped';
+    return outcome;
   } catch (err) {
+    stop = `failed: ${err instanceof Error ? err.message : String(err)}`;
     hooks.emit({
       type: 'run/failed',
       message: err instanceof Error ? err.message : String(err),
@@ -349,6 +355,7 @@ export async function trainPrepared(
   } finally {
     // A stopped agent run reports what it spent as its process ends: wait so the ledger has it.
     if (hooks.signal.aborted) await models.accounting.settled(STOPPED_CALLS_WAIT_MS);
+    if (stop !== undefined) holder.trainer?.reportStop(stop);
     unsubscribe();
     if (pendingTimer) clearTimeout(pendingTimer);
     emitTotals();
