@@ -156,6 +156,26 @@ function trainedPath(configPath: string, skillPath: string): string {
   return resolve(dirname(configPath), init) === folder && isSkillFolder(folder) ? folder : skillPath;
 }
 
+/**
+ * The engine reads the skill from disk, so unsaved changes would not be trained: the person
+ * chooses to save them first (never done for them) or to go back to the editor.
+ */
+async function saveToTrain(doc: vscode.TextDocument): Promise<boolean> {
+  const name = vscode.workspace.asRelativePath(doc.uri);
+  const save = 'Save and Train';
+  const choice = await vscode.window.showWarningMessage(
+    `SkillOpt: ${name} has unsaved changes.`,
+    {
+      modal: true,
+      detail:
+        'Training reads the skill from disk and would not see them. Save them and train the saved file, or cancel to look at them first (save or revert, then optimize again).',
+    },
+    save,
+  );
+  if (choice !== save) return false;
+  return doc.save();
+}
+
 /** "Optimize This Skill". Returns the started run, or undefined when cancelled or refused. */
 export async function optimizeSkill(
   ctx: Ctx,
@@ -167,8 +187,7 @@ export async function optimizeSkill(
   const uri = await skillFile(arg instanceof vscode.Uri ? arg : undefined);
   if (!uri) return undefined;
   const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
-  // The engine reads the skill from disk.
-  if (open?.isDirty) await open.save();
+  if (open?.isDirty && !(await saveToTrain(open))) return undefined;
   const skillPath = uri.fsPath;
   let configPath = join(dirname(skillPath), configFileName);
   if (!existsSync(configPath)) {
