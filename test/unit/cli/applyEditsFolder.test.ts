@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { prepareRun } from '../../../src/engine/run';
 import { RunLayout, STEP_FILE } from '../../../src/engine/store/layout';
 import { runSim, tempDir } from '../train/helpers';
-import { bothFileSteps, GUIDE, packageExample } from '../train/packageExample';
+import { bothFileSteps, filesOf, GUIDE, packageExample } from '../train/packageExample';
 
 const root = join(__dirname, '..', '..', '..');
 const withVersion = ['--import', pathToFileURL(join(root, 'test', 'support', 'version.ts')).href];
@@ -18,16 +18,6 @@ function cli(args: string[]): { code: number | null; stdout: string; stderr: str
     { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } },
   );
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-/** Every file of a folder, by relative path, with its bytes (base64). */
-function filesOf(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const rel of readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort()) {
-    const p = join(dir, rel);
-    if (statSync(p).isFile()) out[rel.replace(/\\/g, '/')] = readFileSync(p).toString('base64');
-  }
-  return out;
 }
 
 /**
@@ -67,6 +57,19 @@ describe('skillopt apply-edits on a skill folder', function () {
   });
   after(() => tmp.cleanup());
 
+  /** apply-edits of the step's ranked_edits.json on `skill` under `cfg`. */
+  const replay = (skill: string, cfg: string, ...more: string[]): ReturnType<typeof cli> =>
+    cli([
+      'apply-edits',
+      '--skill',
+      skill,
+      '--edits',
+      join(stepDir, STEP_FILE.ranked),
+      '--config',
+      cfg,
+      ...more,
+    ]);
+
   const fresh = (name: string): string => {
     const dir = join(tmp.path, name);
     cpSync(start, dir, { recursive: true });
@@ -75,16 +78,7 @@ describe('skillopt apply-edits on a skill folder', function () {
 
   it("writes the step's candidate folder from the run's ranked_edits.json, file by file", () => {
     const skill = fresh('replay');
-    const r = cli([
-      'apply-edits',
-      '--skill',
-      skill,
-      '--edits',
-      join(stepDir, STEP_FILE.ranked),
-      '--config',
-      config,
-      '--write',
-    ]);
+    const r = replay(skill, config, '--write');
     assert.equal(r.code, 0, r.stderr);
     assert.deepEqual(filesOf(skill), filesOf(join(stepDir, 'candidate_skill')));
     assert.match(r.stderr, new RegExp(`applied_\\w+ ${GUIDE.replace('.', '\\.')}`));
@@ -108,16 +102,7 @@ describe('skillopt apply-edits on a skill folder', function () {
       '\noptimizer:\n  package_edits:\n    read_only: ["references/**"]\n',
     );
     writeFileSync(strict, text);
-    const r = cli([
-      'apply-edits',
-      '--skill',
-      skill,
-      '--edits',
-      join(stepDir, STEP_FILE.ranked),
-      '--config',
-      strict,
-      '--write',
-    ]);
+    const r = replay(skill, strict, '--write');
     assert.equal(r.code, 0, r.stderr);
     assert.match(
       r.stderr,
@@ -134,16 +119,7 @@ describe('skillopt apply-edits on a skill folder', function () {
       readFileSync(join(skill, 'SKILL.md'), 'utf8'),
       readFileSync(join(start, 'SKILL.md'), 'utf8'),
     );
-    const json = cli([
-      'apply-edits',
-      '--skill',
-      fresh('policy-json'),
-      '--edits',
-      join(stepDir, STEP_FILE.ranked),
-      '--config',
-      strict,
-      '--json',
-    ]);
+    const json = replay(fresh('policy-json'), strict, '--json');
     const out = JSON.parse(json.stdout) as {
       report: Array<{ status: string; file?: string; error?: string }>;
       notes: string[];

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { prepareRun, type PreparedRun } from '../../../src/engine/run';
 import type { EditReportRow } from '../../../src/engine/skill/applyEdits';
@@ -18,17 +18,7 @@ import {
   scriptedWireOverrides,
 } from '../../support/loopback/scriptedModels';
 import { comparableHistory, readJson, runSim, spend, tempDir, trainUntilKilled } from './helpers';
-import { bothFileSteps, GUIDE, LOGO, packageExample } from './packageExample';
-
-/** Every file of a folder, by relative path, with its bytes. */
-function filesOf(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const rel of readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort()) {
-    const p = join(dir, rel);
-    if (statSync(p).isFile()) out[rel.replace(/\\/g, '/')] = readFileSync(p).toString('base64');
-  }
-  return out;
-}
+import { bothFileSteps, filesOf, GUIDE, LOGO, packageExample } from './packageExample';
 
 function prepare(config: string, outDir: string, overrides: string[] = []): PreparedRun {
   return prepareRun({ configPath: config, outDir, overrides: ['cache.enabled=false', ...overrides] });

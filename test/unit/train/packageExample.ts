@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EditReportRow } from '../../../src/engine/skill/applyEdits';
 import { RunLayout, STEP_FILE } from '../../../src/engine/store/layout';
@@ -43,4 +43,14 @@ export function bothFileSteps(outDir: string): number[] {
       steps.push(r.step);
   }
   return steps;
+}
+
+/** Every file of a folder, by relative path, with its bytes. */
+export function filesOf(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const rel of readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort()) {
+    const p = join(dir, rel);
+    if (statSync(p).isFile()) out[rel.replace(/\\/g, '/')] = readFileSync(p).toString('base64');
+  }
+  return out;
 }
