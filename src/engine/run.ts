@@ -151,10 +151,10 @@ export function prepareRun(opts: PrepareOptions): PreparedRun {
   const scorer = assertionScorer(baseScorer, allTasks, models, settings.optimizerMaxTokens, opts.logger);
   const activation = prepareActivation(
     cfg,
-    [...splits.train, ...splits.val],
+    splits.triggers?.pool ?? [],
     skill.text,
     models.target.backend,
-    splits.test.unsealForEvaluation(),
+    splits.triggers?.sealed ?? [],
   );
   const imageNotices = checkImageTarget(allTasks, models.target, cfg.env.image_detail);
   // Front-matter lint for the run's target: what keeps the agent from loading the skill refuses here.
@@ -231,6 +231,7 @@ export function makeContext(
     emit: hooks.emit,
     ...(models.batch ? { batch: models.batch } : {}),
     ...(prepared.turns ? { turns: prepared.turns } : {}),
+    recordReask: (stage) => models.accounting.recordReask(stage),
     recordFallback: (stage, reason) => {
       models.accounting.recordFallback(stage, reason);
       hooks.emit({ type: 'fallback', stage, reason });
@@ -295,6 +296,8 @@ export async function trainPrepared(
   let release: (() => void) | undefined;
   let detach: (() => void) | undefined;
   let uncontain: (() => void) | undefined;
+  /** Why the run ended before its end (a cap, a stop, an error), for its report. */
+  let stop: string | undefined;
   try {
     release = acquireRunLock(prepared.outDir);
     uncontain = containWrites(prepared.outDir);
@@ -340,8 +343,11 @@ export async function trainPrepared(
     holder.trainer = trainer;
     const unreviewed = unreviewedModeNotice(prepared.config, hooks.reviewer !== undefined);
     if (unreviewed) hooks.emit({ type: 'warning', message: unreviewed });
-    return await trainer.run();
+    const outcome = await trainer.run();
+    if (outcome.status === 'stopped') stop = outcome.reason ?? 'stopped';
+    return outcome;
   } catch (err) {
+    stop = `failed: ${err instanceof Error ? err.message : String(err)}`;
     hooks.emit({
       type: 'run/failed',
       message: err instanceof Error ? err.message : String(err),
@@ -351,6 +357,7 @@ export async function trainPrepared(
   } finally {
     // A stopped agent run reports what it spent as its process ends: wait so the ledger has it.
     if (hooks.signal.aborted) await models.accounting.settled(STOPPED_CALLS_WAIT_MS);
+    if (stop !== undefined) holder.trainer?.reportStop(stop);
     unsubscribe();
     if (pendingTimer) clearTimeout(pendingTimer);
     emitTotals();

@@ -11,6 +11,7 @@ import { gatePower } from './gateSettings';
 import { applyOverrules } from './humanReview';
 import { LoopContext, type TrainInput } from './loopContext';
 import { checkSameConfig } from './sameRun';
+import { writeStoppedReport } from './runReport';
 import { runStep } from './step/runStep';
 import { dropSpeculation } from './speculate';
 import { artifactSchemas, readArtifact } from '../store/runSchemas';
@@ -37,9 +38,16 @@ export class Trainer {
   private readonly loop: LoopContext;
   /** The baseline while it runs beside step 1. */
   private baselineRun: Promise<void> | undefined;
+  /** The run folder is this run's (its config checked, run/started sent): a stop may write its report. */
+  private began = false;
 
   constructor(input: TrainInput) {
     this.loop = new LoopContext(input);
+  }
+
+  /** report.md of a run that stopped or failed after it began (none for a folder it refused). */
+  reportStop(reason: string): void {
+    if (this.began) writeStoppedReport(this.loop, reason);
   }
 
   /** Called by the run context's recordFallback. */
@@ -108,6 +116,7 @@ export class Trainer {
       ...(resumed ? { resumedFromStep: state.lastCompletedStep + 1 } : {}),
       gatePower: gatePower(s, input.splits.val.length),
     });
+    this.began = true;
 
     try {
       // A resumed run over one of its caps stops before it spends anything more.

@@ -38,7 +38,7 @@ describe('skillopt command line', function () {
     train: ['--config', '--out', '--resume', '--fresh', '--cfg-options', '--json'],
     eval: ['--config', '--skill', '--split', '--out', '--cfg-options', '--json'],
     validate: ['--config', '--smoke', '--out', '--cfg-options', '--json'],
-    'apply-edits': ['--skill', '--edits', '--write', '--anchor-mode', '--json'],
+    'apply-edits': ['--skill', '--edits', '--config', '--write', '--anchor-mode', '--json'],
   };
   for (const [command, flags] of Object.entries(flagsOf)) {
     for (const h of ['--help', '-h']) {

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readTaskRecords } from '../../../src/engine/data/taskFiles';
-import { loadTasks } from '../../../src/engine/data/tasks';
+import { loadTasks, toTaskItems } from '../../../src/engine/data/tasks';
 import { SkillOptError } from '../../../src/engine/errors';
 
 const fixtures = join(__dirname, '..', '..', 'fixtures', 'data');
@@ -117,7 +117,40 @@ describe('loadTasks', () => {
       'noid.json',
       '[\n  {"id": "1", "question": "q", "answer": "a"},\n  {\n    "question": "q2", "answer": "b"\n  }\n]',
     );
-    expectTasksError(() => loadTasks(path), 3, /Task has no id/);
+    expectTasksError(() => loadTasks(path), 3, /Task has no id \(other tasks in this file have one\)/);
+  });
+
+  it('names the tasks of a plain CSV, JSONL or YAML file without ids row-N by position, with a notice', () => {
+    const files = [
+      write('plain.csv', 'prompt,expected\nWhat is 6 x 7?,42\n\nLargest planet?,Jupiter\n'),
+      write(
+        'plain.jsonl',
+        '{"prompt":"What is 6 x 7?","expected":"42"}\n\n{"prompt":"Largest planet?","expected":"Jupiter"}\n',
+      ),
+      write(
+        'plain.yaml',
+        '- prompt: What is 6 x 7?\n  expected: "42"\n- prompt: Largest planet?\n  expected: Jupiter\n',
+      ),
+    ];
+    for (const path of files) {
+      const file = readTaskRecords(path);
+      const items = toTaskItems(file);
+      assert.deepEqual(
+        items.map((i) => [i.id, i.input, i.answers]),
+        [
+          ['row-1', 'What is 6 x 7?', ['42']],
+          ['row-2', 'Largest planet?', ['Jupiter']],
+        ],
+        path,
+      );
+      assert.deepEqual(file.notices, [
+        `${path}: no task has an id (id, key, uid, task_id, questionId); tasks are named row-1…row-2 by their position in the file (add ids to keep names stable when rows are added or moved)`,
+      ]);
+    }
+    // A file with ids everywhere has no notice.
+    const withIds = readTaskRecords(join(fixtures, 'tasks.jsonl'));
+    toTaskItems(withIds);
+    assert.equal(withIds.notices, undefined);
   });
 
   it('rejects duplicate ids, naming both places', () => {
