@@ -17,6 +17,7 @@ import type {
   TriggerRateRecord,
 } from '../../protocol/records';
 import { SkillOptError } from '../errors';
+import { unsafeOnWindows } from './layout';
 
 /**
  * `runtime_state.json` schema version this engine writes. Files without `schema_version` are
@@ -95,7 +96,7 @@ export const predictionNamesSchema = z.record(
   z
     .string()
     .regex(/^[A-Za-z0-9._~-]+$/)
-    .refine((n) => n !== '.' && n !== '..'),
+    .refine((n) => !unsafeOnWindows(n), 'a name Windows cannot hold (a device name, or a trailing dot)'),
 );
 
 /** One row of a reply journal (`meta_skill_replies.jsonl`): a paid reply, saved as it arrived. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { SkillOptError } from '../../../src/engine/errors';
 import type { Scorer } from '../../../src/engine/scoring/scorers';
 import { containWrites, writeJsonAtomic } from '../../../src/engine/store/atomic';
@@ -50,6 +50,18 @@ const HOSTILE_IDS = [
   predictionSegment('a b'),
   'nul\u0000byte',
   'line\nbreak',
+  // Windows device names (any case, with or without an extension) and names it drops a trailing dot or space from.
+  'CON',
+  'nul',
+  'Com1.json',
+  'lpt9',
+  'aux.txt',
+  'CON.x y',
+  'a.',
+  'a',
+  'a..',
+  'b ',
+  'b',
 ];
 
 describe('paths derived from user data', () => {
@@ -80,8 +92,14 @@ describe('paths derived from user data', () => {
     assert.deepEqual(readdirSync(runDir), ['rollout']);
     const conversations = filesUnder(dir).filter((f) => f.endsWith(EVAL_FILE.conversation));
     assert.equal(conversations.length, HOSTILE_IDS.length);
-    // Distinct even on a case-insensitive disk.
-    assert.equal(new Set(conversations.map((f) => f.toLowerCase())).size, HOSTILE_IDS.length);
+    // Distinct even on a case-insensitive disk that drops trailing dots and spaces (Windows).
+    const folders = conversations.map((f) => f.split(sep)[1]!);
+    assert.equal(new Set(folders.map((f) => f.toLowerCase().replace(/[. ]+$/, ''))).size, HOSTILE_IDS.length);
+    // No folder is a Windows device name or ends in a dot.
+    for (const f of folders) {
+      assert.doesNotMatch(f, /^(con|prn|aux|nul|com\d|lpt\d)(\..*)?$/i, f);
+      assert.doesNotMatch(f, /[. ]$/, f);
+    }
     const paths = new Map(HOSTILE_IDS.map((id) => [id, conversationPath(dir, id)]));
     for (const [id, path] of paths) {
       assert.ok(path.startsWith(join(dir, EVAL_FILE.predictions) + '/'), path);
