@@ -84,7 +84,10 @@ export async function runTrain(args: readonly string[]): Promise<number> {
       '--resume needs --out DIR (the run folder to continue)',
       'add --out with the run folder the first run printed',
     );
-  if (a.values.fresh && outArg && existsSync(new RunLayout(outArg).file(RUN_FILE.state))) {
+  // A folder holds a run once it has a state, or a data record (a run stopped before its first commit).
+  const holdsRun = (dir: string): boolean =>
+    [RUN_FILE.state, RUN_FILE.dataDigest].some((f) => existsSync(new RunLayout(dir).file(f)));
+  if (a.values.fresh && outArg && holdsRun(outArg)) {
     rmSync(outArg, { recursive: true, force: true });
   }
   const logger = stderrLogger(a.values.verbose ? 'debug' : 'warn');

@@ -8,6 +8,7 @@ import { toTaskItems } from './tasks';
 import type { LoadTasksOptions, TaskItem } from './tasks';
 import { RUN_FILE } from '../store/layout';
 import { computeSplitCounts, parseSplitRatio } from './splitRatio';
+import { recordsDigest } from './digest';
 
 export type SplitName = 'train' | 'val' | 'test';
 export const splitNames: readonly SplitName[] = ['train', 'val', 'test'];
@@ -67,6 +68,8 @@ export interface LoadedSplits {
   files: Record<SplitName, string>;
   /** How the user's eval files were read (formats recognised, options mapped), for the run's notices. */
   notices?: string[];
+  /** A ratio split: the source file and the hash of all its records (data/digest.ts). */
+  source?: { file: string; sha256: string };
 }
 
 export interface SplitLoadOptions {
@@ -158,6 +161,7 @@ export function materializeRatioSplit(opts: RatioSplitOptions): LoadedSplits {
   const seed = opts.seed ?? 42;
   const raw = opts.readRaw ? opts.readRaw(opts.dataPath) : readTaskRecords(resolveDataFile(opts.dataPath));
   const source = raw.path;
+  const sourceDigest = { file: resolve(source), sha256: recordsDigest(raw.records.map((r) => r.record)) };
   // Validate against the source file first, so errors point at the user's lines, not at generated files.
   const items = toTaskItems(raw, { requireAnswers: opts.requireAnswers ?? true, ...taskOptions(opts) });
   if (items.length !== raw.records.length) {
@@ -196,7 +200,7 @@ export function materializeRatioSplit(opts: RatioSplitOptions): LoadedSplits {
     ratio: ratioText,
     counts: [trainN, valN, testN],
   });
-  return { ...split, notices: raw.notices ?? [] };
+  return { ...split, notices: raw.notices ?? [], source: sourceDigest };
 }
 
 function taskOptions(opts: SplitLoadOptions): Pick<LoadTasksOptions, 'mapRecord' | 'imageDirs'> {

@@ -41,6 +41,8 @@ export const RUN_FILE = {
   /** Every paid call of every process of the run (src/engine/llm/ledger.ts). */
   ledger: 'ledger.jsonl',
   splitManifest: 'split_manifest.json',
+  /** The task data the run started with, by content (data/digest.ts), so a resume never mixes data sets. */
+  dataDigest: 'data_digest.json',
   /** The activation track's record per epoch (the description's gate). */
   activationHistory: 'activation_history.json',
   /** Written by a live engine process (its pid inside) and removed when it ends. */

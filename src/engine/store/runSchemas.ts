@@ -337,6 +337,35 @@ export const batchStateSchema = z.looseObject({
 });
 export type BatchState = z.infer<typeof batchStateSchema>;
 
+/** `data_digest.json` schema version this engine writes. */
+export const DATA_DIGEST_VERSION = 1;
+
+const splitDigest = z.object({
+  items: int.min(0),
+  sha256: z.string(),
+  ids: z.array(z.tuple([z.string(), z.string()])),
+});
+
+/** `data_digest.json`: the task data a run started with (data/digest.ts TaskDataDigest). */
+export const dataDigestSchema = z.looseObject({
+  schema_version: int.min(1),
+  splits: z.looseObject({ train: splitDigest, selection: splitDigest, test: splitDigest }),
+  source: z.object({ file: z.string(), sha256: z.string() }).optional(),
+});
+
+/** `data_digest.json`, refused when a newer engine wrote it; undefined when the folder has none. */
+export function readDataDigest(path: string): z.infer<typeof dataDigestSchema> | undefined {
+  const digest = readRunJson(path, dataDigestSchema);
+  if (digest && digest.schema_version > DATA_DIGEST_VERSION) {
+    throw new SkillOptError(
+      'io',
+      `was written by a newer SkillOpt (data digest schema ${digest.schema_version}; this version reads up to ${DATA_DIGEST_VERSION})`,
+      { file: path, fix: 'update SkillOpt (the extension or the skillopt CLI) to resume this run' },
+    );
+  }
+  return digest;
+}
+
 /** `runtime_state.json`, refused when a newer engine wrote it. */
 export function readRuntimeState(path: string): RuntimeState | undefined {
   const state = readRunJson(path, runtimeStateSchema);

@@ -2,6 +2,7 @@ import type { StageName } from '../../protocol/vocabulary';
 import type { ActivationPlan } from '../activation/plan';
 import type { SealedSplit } from '../data/splits';
 import type { TaskItem } from '../data/tasks';
+import type { TaskDataDigest } from '../data/digest';
 import { stepsPerEpoch } from '../data/plan';
 import type { AccountingSnapshot } from '../llm/accounting';
 import type { RunLedger } from '../llm/ledger';
@@ -27,6 +28,8 @@ export interface TrainInput {
   initialSkill: string;
   /** Flat, redacted config written as config.json and into summary.json. */
   flatConfig: Record<string, unknown>;
+  /** The task data's fingerprint, recorded at the start and checked on resume (sameData.ts). */
+  taskData?: TaskDataDigest;
   /** Checked at every step boundary; returns a reason to stop, or null. */
   budgetCheck?: () => string | null;
   /** A spend or time cap is set: work that a cap must see first is not started beside other work. */

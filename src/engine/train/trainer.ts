@@ -11,6 +11,7 @@ import { gatePower } from './gateSettings';
 import { applyOverrules } from './humanReview';
 import { LoopContext, type TrainInput } from './loopContext';
 import { checkSameConfig } from './sameRun';
+import { checkSameData } from './sameData';
 import { runStep } from './step/runStep';
 import { dropSpeculation } from './speculate';
 import { artifactSchemas, readArtifact } from '../store/runSchemas';
@@ -79,6 +80,8 @@ export class Trainer {
         fix: 'check the --out folder (it holds runtime_state.json once a run has started), or leave out --resume to start one',
       });
     }
+    const dataNotice = input.taskData && checkSameData(loop.layout, input.taskData, resumed);
+    if (dataNotice) ctx.emit({ type: 'warning', message: dataNotice });
     writeJsonAtomic(loop.layout.file(RUN_FILE.config), input.flatConfig);
     if (!resumed) loop.files.writeSkill(0, input.initialSkill);
     // Skill-aware reflection trains with an (empty) appendix from the start, as the reference does;

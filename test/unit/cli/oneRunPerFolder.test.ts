@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { RUN_FILE } from '../../../src/engine/store/layout';
+import { RUN_DIR, RUN_FILE } from '../../../src/engine/store/layout';
 
 const root = join(__dirname, '..', '..', '..');
 const example = join(root, 'examples', 'house-style');
@@ -145,6 +145,48 @@ describe('one run per folder (CLI processes)', function () {
     assert.equal(seed.code, 1, seed.out);
     assert.match(seed.out, /--force cannot change seed: they decide which items each step sees/);
     assert.match(train(['--force', '--fresh']).out, /--force and --fresh exclude each other/);
+  });
+
+  it('refuses to resume after the task data changed, naming the split and item; an older folder gets a notice', () => {
+    const first = train([], ['limits.max_tokens=20000']);
+    assert.equal(first.code, 3, first.out);
+    const [generated] = readdirSync(join(out, RUN_DIR.generatedSplits));
+    const selection = JSON.parse(
+      readFileSync(join(out, RUN_DIR.generatedSplits, generated!, 'val', 'items.json'), 'utf8'),
+    ) as Array<{ id: string }>;
+    const edited = selection[0]!.id;
+    const tasks = join(dir, 'tasks.jsonl');
+    const original = readFileSync(tasks, 'utf8');
+    writeFileSync(
+      tasks,
+      original
+        .split('\n')
+        .map((l) => (l.includes(`"${edited}"`) ? l.replace(/"answer": "[^"]*"/, '"answer": "edited"') : l))
+        .join('\n'),
+    );
+    const baseline = join(out, RUN_DIR.baselineSelection, 'results.jsonl');
+    const results = readFileSync(baseline, 'utf8');
+    const refused = train(['--resume'], ['limits.max_tokens=40000']);
+    assert.equal(refused.code, 1, refused.out);
+    assert.match(
+      refused.out,
+      new RegExp(
+        `task data changed since this run started: the selection split \\(item ${edited} changed\\)`,
+      ),
+    );
+    assert.match(refused.out, /--fresh/);
+    assert.doesNotMatch(refused.out, /\n\s+at /, 'a stack trace was printed');
+    assert.equal(readFileSync(baseline, 'utf8'), results);
+    // With the data restored, the run goes on.
+    writeFileSync(tasks, original);
+    const restored = train(['--resume'], ['limits.max_tokens=30000']);
+    assert.equal(restored.code, 3, restored.out);
+    // A folder from before data were recorded goes on, saying it cannot check.
+    rmSync(join(out, RUN_FILE.dataDigest));
+    const older = train(['--resume'], ['limits.max_tokens=40000']);
+    assert.ok(older.code === 0 || older.code === 3, older.out);
+    assert.match(older.out, /no record of the task data it started with/);
+    assert.ok(existsSync(join(out, RUN_FILE.dataDigest)));
   });
 
   it('says so when --resume names a folder without a run, and starts nothing', () => {
