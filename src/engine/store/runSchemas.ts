@@ -17,6 +17,7 @@ import type {
   TriggerRateRecord,
 } from '../../protocol/records';
 import { SkillOptError } from '../errors';
+import { checkInsideRun } from './atomic';
 import { unsafeOnWindows } from './layout';
 
 /**
@@ -290,6 +291,7 @@ function describe(error: z.ZodError): string {
  * not JSON or not of the expected shape is an error naming the file and the first bad field.
  */
 export function readRunJson<S extends z.ZodType>(path: string, schema: S): z.infer<S> | undefined {
+  checkInsideRun(path);
   if (!existsSync(path)) return undefined;
   let raw: unknown;
   try {
