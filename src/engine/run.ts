@@ -331,6 +331,10 @@ export async function trainPrepared(
         prepared.splits.source,
       ),
       budgetCheck: () => budget.check(),
+      capReached: () => {
+        const hit = budget.reached();
+        return hit ? { key: hit.key, limit: hit.limit, used: hit.used } : undefined;
+      },
       budgetCapped: limits.max_tokens > 0 || limits.max_dollars > 0 || limits.max_wall_time_s > 0,
       ledger,
       totalTokens: () => ({

@@ -15,6 +15,7 @@ import type { TrainSettings } from './settings';
 import { RunFiles } from './state';
 import { TrainState } from './trainState';
 import type { StepRecord } from '../../protocol/records';
+import type { StopCap } from '../../protocol/events';
 
 export type StageTokens = StepRecord['tokens'];
 export interface Fallback {
@@ -32,6 +33,8 @@ export interface TrainInput {
   taskData?: TaskDataDigest;
   /** Checked at every step boundary; returns a reason to stop, or null. */
   budgetCheck?: () => string | null;
+  /** The spend cap the run has reached, if any: a stop on it says which cap to raise. */
+  capReached?: () => StopCap | undefined;
   /** A spend or time cap is set: work that a cap must see first is not started beside other work. */
   budgetCapped?: boolean;
   /** The run's ledger: attributes calls to steps and gives each step's tokens over every process. */

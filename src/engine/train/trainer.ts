@@ -218,7 +218,14 @@ export class Trainer {
 
   private stopped(reason: string): TrainOutcome {
     const { ctx, input } = this.loop;
-    ctx.emit({ type: 'run/stopped', outDir: ctx.outDir, reason, resumeCommand: input.resumeCommand });
+    const cap = reason.startsWith(STOPPED_BY_REQUEST) ? undefined : input.capReached?.();
+    ctx.emit({
+      type: 'run/stopped',
+      outDir: ctx.outDir,
+      reason,
+      resumeCommand: input.resumeCommand,
+      ...(cap ? { cap } : {}),
+    });
     return this.outcome('stopped', reason);
   }
 
