@@ -97,6 +97,8 @@ export const EVAL_FILE = {
   predictionNames: 'prediction_names.json',
   /** Eval-only: the scores of the whole evaluation, beside its `eval_<split>` folder. */
   summary: 'eval_summary.json',
+  /** Eval-only: what is evaluated (skill, split, target, tasks), so the folder is never resumed for another. */
+  identity: 'eval_identity.json',
   /** Test and eval-only evaluations: scores per task type, the reference's `{<type>: {total, hard_acc}}`. */
   scores: 'summary.json',
   /** An evaluation sent through a provider's batch API: the batch id and its items, so a restart polls it again. */

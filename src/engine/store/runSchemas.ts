@@ -322,6 +322,14 @@ export function readRunJson<S extends z.ZodType>(path: string, schema: S): z.inf
  * `batch.json` in an evaluation folder: the provider batch that answers the folder's items, so a
  * restarted run polls the same batch instead of paying for a new one.
  */
+/** `eval_identity.json`: an eval-only folder's skill, split and target, and a digest of all that decides its answers. */
+export const evalIdentitySchema = z.looseObject({
+  skill: z.string(),
+  split: z.string(),
+  target: z.string(),
+  digest: z.string().min(1),
+});
+
 export const batchStateSchema = z.looseObject({
   provider: z.string(),
   model: z.string(),

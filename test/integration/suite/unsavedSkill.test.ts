@@ -10,18 +10,12 @@ import * as vscode from 'vscode';
 import { ReviewCommands } from '../../../src/extension/constants';
 import type { StartResult } from '../../../src/protocol/engine';
 import { closeAll, copyHouseStyle, inspect, startHumanFirstRun, stopRun } from './reviewSupport';
-import { openSkill, skillopt, waitFor, workspacePath } from './support';
-
-type Window = Record<string, unknown>;
+import { openSkill, skillopt, stubWindow, waitFor, workspacePath } from './support';
 
 describe('a skill with unsaved changes', function () {
   this.timeout(120_000);
-  const win = vscode.window as unknown as Window;
-  const saved: Window = {};
-  const replace = (name: string, fn: unknown): void => {
-    saved[name] ??= win[name];
-    win[name] = fn;
-  };
+  const stubs = stubWindow();
+  const replace = stubs.replace;
   const files = vscode.workspace.getConfiguration('files');
 
   before(async () => {
@@ -29,7 +23,7 @@ describe('a skill with unsaved changes', function () {
     await files.update('autoSave', 'off', vscode.ConfigurationTarget.Global);
   });
   afterEach(async () => {
-    for (const [name, fn] of Object.entries(saved)) win[name] = fn;
+    stubs.restore();
     await closeAll();
   });
   after(async () => {
