@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { RUN_DIR, RUN_FILE } from '../../../src/engine/store/layout';
+import type { EngineEvent } from '../../../src/protocol/events';
 
 const root = join(__dirname, '..', '..', '..');
 const example = join(root, 'examples', 'house-style');
@@ -187,6 +188,37 @@ describe('one run per folder (CLI processes)', function () {
     assert.ok(older.code === 0 || older.code === 3, older.out);
     assert.match(older.out, /no record of the task data it started with/);
     assert.ok(existsSync(join(out, RUN_FILE.dataDigest)));
+  });
+
+  it('after a stop on a cap, prints a resume line that raises the cap, and with it raised the run goes on', () => {
+    const first = train([], ['limits.max_tokens=20000']);
+    assert.equal(first.code, 3, first.out);
+    const line = /Resume with:\n {2}(.*)\n/.exec(first.out)?.[1] ?? '';
+    assert.match(
+      line,
+      /--resume --cfg-options train\.num_epochs=1 cache\.enabled=false limits\.max_tokens=MORE_THAN_\d+$/,
+    );
+    assert.doesNotMatch(line, /max_tokens=20000/);
+    assert.match(first.out, /unless limits\.max_tokens is raised above \d+/);
+    // --json: the event names the cap.
+    const json = train(['--resume', '--json'], ['limits.max_tokens=20000']);
+    assert.equal(json.code, 3, json.out);
+    const stopped = json.out
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as EngineEvent)
+      .find((e) => e.type === 'run/stopped');
+    assert.ok(stopped?.type === 'run/stopped' && stopped.cap?.key === 'limits.max_tokens', json.out);
+    assert.match(stopped.resumeCommand, /limits\.max_tokens=MORE_THAN_\d+$/);
+    // The line as printed, the placeholder filled in, goes on past where it stopped.
+    const steps = (JSON.parse(readFileSync(join(out, RUN_FILE.history), 'utf8')) as unknown[]).length;
+    const words = line
+      .slice(line.indexOf(' train ') + ' train '.length)
+      .split(' ')
+      .map((w) => w.replace(/MORE_THAN_\d+/, '60000'));
+    const raised = cli(['train', ...words]);
+    assert.ok(raised.code === 0 || raised.code === 3, raised.out);
+    assert.ok((JSON.parse(readFileSync(join(out, RUN_FILE.history), 'utf8')) as unknown[]).length > steps);
   });
 
   it('says so when --resume names a folder without a run, and starts nothing', () => {

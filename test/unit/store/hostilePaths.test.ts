@@ -134,6 +134,16 @@ describe('paths derived from user data', () => {
     assert.notEqual(conversationPath(dir, 'A_B').toLowerCase(), paths.get('a_b')!.toLowerCase());
   });
 
+  /** A simulated run stopped after step 1, and an empty folder beside it. */
+  const stoppedAfterStep1 = async (): Promise<{ runDir: string; outside: string }> => {
+    const runDir = join(tmp.path, 'run');
+    const outside = join(tmp.path, 'outside');
+    mkdirSync(outside);
+    const first = await runSim(prepareSim(runDir), (e) => e.type === 'step/finished' && e.record.step === 1);
+    assert.equal(first.outcome.status, 'stopped');
+    return { runDir, outside };
+  };
+
   it('refuses an env.name that would leave the run folder, naming the key', () => {
     const err = (() => {
       try {
@@ -179,11 +189,7 @@ describe('paths derived from user data', () => {
 
   it('refuses to read or replace run files through links out of the folder, and keeps the files behind them', async function () {
     this.timeout(60_000);
-    const runDir = join(tmp.path, 'run');
-    const outside = join(tmp.path, 'outside');
-    mkdirSync(outside);
-    const first = await runSim(prepareSim(runDir), (e) => e.type === 'step/finished' && e.record.step === 1);
-    assert.equal(first.outcome.status, 'stopped');
+    const { runDir, outside } = await stoppedAfterStep1();
     for (const name of [RUN_FILE.ledger, RUN_FILE.history]) {
       // The file moved elsewhere and linked back: a resume must neither start it afresh nor write around it.
       renameSync(join(runDir, name), join(outside, name));
@@ -232,11 +238,7 @@ describe('paths derived from user data', () => {
 
   it('a resumed run with a link planted in its folder stops without writing outside it', async function () {
     this.timeout(60_000);
-    const runDir = join(tmp.path, 'run');
-    const outside = join(tmp.path, 'outside');
-    mkdirSync(outside);
-    const first = await runSim(prepareSim(runDir), (e) => e.type === 'step/finished' && e.record.step === 1);
-    assert.equal(first.outcome.status, 'stopped');
+    const { runDir, outside } = await stoppedAfterStep1();
     symlinkSync(outside, join(runDir, 'steps', 'step_0002'));
     await assert.rejects(runSim(prepareSim(runDir)), /leads out of the run folder/);
     assert.deepEqual(readdirSync(outside), []);
