@@ -6,6 +6,7 @@
  * File times and places do not count, only contents.
  */
 import { createHash } from 'node:crypto';
+import { canonicalJson } from '../llm/cache';
 import type { TaskItem } from './tasks';
 
 /** The splits as the user names them (the selection split is `val` inside the engine). */
@@ -26,35 +27,26 @@ export interface TaskDataDigest {
   source?: { file: string; sha256: string };
 }
 
-/** JSON with object keys sorted, so a record hashes the same whatever order its file lists fields in. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object' && !(value instanceof Date)) {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
-
-export function sha256(text: string): string {
+function sha256(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
 /** The hash of a data file's records (a ratio split's source). */
 export function recordsDigest(records: readonly unknown[]): string {
-  return sha256(canonical(records));
+  return sha256(canonicalJson(records));
 }
 
 function itemHash(item: TaskItem): string {
   const files = item.files?.map((f) => ({ name: f.name, digest: f.digest }));
-  return sha256(canonical({ id: item.id, fields: item.fields, ...(files ? { files } : {}) })).slice(0, 16);
+  return sha256(canonicalJson({ id: item.id, fields: item.fields, ...(files ? { files } : {}) })).slice(
+    0,
+    16,
+  );
 }
 
 function splitDigest(items: readonly TaskItem[]): SplitDigest {
   const ids = items.map((i): [string, string] => [i.id, itemHash(i)]);
-  return { items: items.length, sha256: sha256(canonical(ids)), ids };
+  return { items: items.length, sha256: sha256(canonicalJson(ids)), ids };
 }
 
 export function taskDataDigest(
