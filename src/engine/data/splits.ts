@@ -70,6 +70,11 @@ export interface LoadedSplits {
   notices?: string[];
   /** A ratio split: the source file and the hash of all its records (data/digest.ts). */
   source?: { file: string; sha256: string };
+  /**
+   * A ratio split loaded with `deferWrite`: writes its files. A run calls it once it has checked
+   * that its folder holds no run of other data, so a refused resume leaves the folder as it was.
+   */
+  persist?: () => void;
 }
 
 export interface SplitLoadOptions {
@@ -100,6 +105,8 @@ export interface RatioSplitOptions extends SplitLoadOptions {
   seed?: number;
   /** Reads data_path when it is a benchmark's raw layout rather than one task file. */
   readRaw?: (dataPath: string) => TaskFile;
+  /** Write the split's files only when `persist` is called. */
+  deferWrite?: boolean;
 }
 
 const dataExtensions = ['.json', '.jsonl', '.csv', '.yaml', '.yml'];
@@ -188,19 +195,29 @@ export function materializeRatioSplit(opts: RatioSplitOptions): LoadedSplits {
   const loaded = {} as Record<SplitName, TaskItem[]>;
   for (const name of splitNames) {
     files[name] = join(opts.outputDir, name, 'items.json');
-    writeJsonAtomic(
-      files[name],
-      parts[name].map((i) => raw.records[i].record),
-    );
     loaded[name] = parts[name].map((i) => items[i]);
   }
-  writeJsonAtomic(join(opts.outputDir, RUN_FILE.splitManifest), manifest);
+  const persist = (): void => {
+    for (const name of splitNames) {
+      writeJsonAtomic(
+        files[name],
+        parts[name].map((i) => raw.records[i].record),
+      );
+    }
+    writeJsonAtomic(join(opts.outputDir, RUN_FILE.splitManifest), manifest);
+  };
+  if (!opts.deferWrite) persist();
   const split = finish(opts.outputDir, files, loaded, manifest, opts, {
     file: source,
     ratio: ratioText,
     counts: [trainN, valN, testN],
   });
-  return { ...split, notices: raw.notices ?? [], source: sourceDigest };
+  return {
+    ...split,
+    notices: raw.notices ?? [],
+    source: sourceDigest,
+    ...(opts.deferWrite ? { persist } : {}),
+  };
 }
 
 function taskOptions(opts: SplitLoadOptions): Pick<LoadTasksOptions, 'mapRecord' | 'imageDirs'> {

@@ -25,7 +25,8 @@ export interface Fallback {
 
 export interface TrainInput {
   ctx: RunContext;
-  splits: { train: readonly TaskItem[]; val: readonly TaskItem[]; test: SealedSplit };
+  /** `persist` writes a generated ratio split's files (after the folder's data check). */
+  splits: { train: readonly TaskItem[]; val: readonly TaskItem[]; test: SealedSplit; persist?: () => void };
   initialSkill: string;
   /** Flat, redacted config written as config.json and into summary.json. */
   flatConfig: Record<string, unknown>;

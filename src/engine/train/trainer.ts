@@ -82,6 +82,7 @@ export class Trainer {
     }
     const dataNotice = input.taskData && checkSameData(loop.layout, input.taskData, resumed);
     if (dataNotice) ctx.emit({ type: 'warning', message: dataNotice });
+    input.splits.persist?.();
     writeJsonAtomic(loop.layout.file(RUN_FILE.config), input.flatConfig);
     if (!resumed) loop.files.writeSkill(0, input.initialSkill);
     // Skill-aware reflection trains with an (empty) appendix from the start, as the reference does;

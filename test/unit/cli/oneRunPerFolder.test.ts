@@ -152,9 +152,9 @@ describe('one run per folder (CLI processes)', function () {
     const first = train([], ['limits.max_tokens=20000']);
     assert.equal(first.code, 3, first.out);
     const [generated] = readdirSync(join(out, RUN_DIR.generatedSplits));
-    const selection = JSON.parse(
-      readFileSync(join(out, RUN_DIR.generatedSplits, generated!, 'val', 'items.json'), 'utf8'),
-    ) as Array<{ id: string }>;
+    const splitFile = join(out, RUN_DIR.generatedSplits, generated!, 'val', 'items.json');
+    const split = readFileSync(splitFile, 'utf8');
+    const selection = JSON.parse(split) as Array<{ id: string }>;
     const edited = selection[0]!.id;
     const tasks = join(dir, 'tasks.jsonl');
     const original = readFileSync(tasks, 'utf8');
@@ -178,6 +178,7 @@ describe('one run per folder (CLI processes)', function () {
     assert.match(refused.out, /--fresh/);
     assert.doesNotMatch(refused.out, /\n\s+at /, 'a stack trace was printed');
     assert.equal(readFileSync(baseline, 'utf8'), results);
+    assert.equal(readFileSync(splitFile, 'utf8'), split, 'the refused run rewrote the generated split');
     // With the data restored, the run goes on.
     writeFileSync(tasks, original);
     const restored = train(['--resume'], ['limits.max_tokens=30000']);
