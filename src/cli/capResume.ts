@@ -4,21 +4,17 @@
  * names the cap to raise and carries a placeholder for its new value instead of the old one.
  */
 import type { StopCap } from '../protocol/events';
+import { capUsedText } from '../protocol/words';
 import type { CommonArgs } from './commands/common';
-
-/** What the run used of the cap, as the cap is written (dollars to the cent, whole tokens and seconds). */
-function usedText(cap: StopCap): string {
-  return cap.key === 'limits.max_dollars' ? cap.used.toFixed(2) : String(Math.floor(cap.used));
-}
 
 /** `MORE_THAN_26126`: not a number, so a line pasted unchanged is refused by the config check, not run. */
 export function capPlaceholder(cap: StopCap): string {
-  return `MORE_THAN_${usedText(cap)}`;
+  return `MORE_THAN_${capUsedText(cap)}`;
 }
 
 /** One sentence for the stop message: which cap to raise, above what, and where the new value goes. */
 export function capAdvice(cap: StopCap): string {
-  return `The cap counts the whole run, so resuming stops again at once unless ${cap.key} is raised above ${usedText(cap)}: put the new cap in place of ${capPlaceholder(cap)}`;
+  return `The cap counts the whole run, so resuming stops again at once unless ${cap.key} is raised above ${capUsedText(cap)}: put the new cap in place of ${capPlaceholder(cap)}`;
 }
 
 /**
