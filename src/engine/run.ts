@@ -9,6 +9,7 @@ import { turnsFor } from './train/turns/fromConfig';
 import { maxTargetCalls, multiTurn, type TargetTurns } from './train/turns/types';
 import {
   benchmarkNotices,
+  idleBenchmarkKeyNotices,
   checkImageTarget,
   withBenchmarkChoices,
   withImageDetail,
@@ -187,6 +188,7 @@ export function prepareRun(opts: PrepareOptions): PreparedRun {
       ...loaded.warnings.map(formatConfigWarning),
       ...(splits.notices ?? []),
       ...benchmarkNotices(bench, scorerSpec, cfg.env.scorer),
+      ...idleBenchmarkKeyNotices(cfg.env, bench?.name),
       ...imageNotices,
       ...skill.notices,
       ...skillNotices,

@@ -139,8 +139,8 @@ function toTaskItem(raw: RawTaskRecord, file: TaskFile, requireAnswers: boolean)
   const tools = ['tools', 'functions'].find((k) => rec[k] !== undefined);
   if (tools) {
     throw fail(
-      `Task "${id}" declares functions for the target to call (field "${tools}"), and task-declared tools are not supported`,
-      `remove the "${tools}" field, or train with an agent target (claude_code_exec, codex_exec, copilot_exec, command), which runs its own tools; env.max_turns gives chat targets the reference's refinement turns`,
+      `Task "${id}" declares functions for the target to call (field "${tools}"), and task-declared tools are not run for any target`,
+      `remove the "${tools}" field (a task file with it is refused for chat and agent targets alike); to train tool use, give the task without it to an agent target (claude_code_exec, codex_exec, copilot_exec, command), which calls its own tools, and score the result with a command or module scorer; env.max_turns gives chat targets the reference's refinement turns`,
     );
   }
   const item: TaskItem = { id, input, answers, fields: rec };

@@ -8,14 +8,17 @@ import { SkillOptError } from '../../../src/engine/errors';
 
 const fixtures = join(__dirname, '..', '..', 'fixtures', 'data');
 
-function expectTasksError(fn: () => unknown, line: number | undefined, message: RegExp): void {
+function expectTasksError(fn: () => unknown, line: number | undefined, message: RegExp): SkillOptError {
+  let caught: SkillOptError | undefined;
   assert.throws(fn, (err: unknown) => {
     assert.ok(SkillOptError.is(err, 'tasks'), `expected a tasks error, got ${String(err)}`);
     assert.equal(err.place.line, line);
     assert.match(err.message, message);
     assert.ok(err.place.fix, 'every tasks error says how to fix it');
+    caught = err;
     return true;
   });
+  return caught!;
 }
 
 describe('loadTasks', () => {
@@ -135,7 +138,17 @@ describe('loadTasks', () => {
     const line = (id: string, field: string): string =>
       JSON.stringify({ id, input: 'q', answer: 'a', [field]: [tool] });
     const path = write('tools.jsonl', `{"id":"ok","input":"q","answer":"a"}\n${line('t', 'tools')}\n`);
-    expectTasksError(() => loadTasks(path), 2, /Task "t" declares functions.*field "tools".*not supported/);
+    const err = expectTasksError(
+      () => loadTasks(path),
+      2,
+      /Task "t" declares functions.*field "tools".*not run for any target/,
+    );
+    // The refusal does not depend on the target, so its way out must not offer one that keeps the field.
+    assert.doesNotMatch(err.message, /or train with an agent target/);
+    assert.match(
+      err.place.fix ?? '',
+      /^remove the "tools" field \(a task file with it is refused for chat and agent targets alike\)/,
+    );
     const other = write('functions.jsonl', `${line('f', 'functions')}\n`);
     expectTasksError(() => loadTasks(other), 1, /field "functions"/);
   });
