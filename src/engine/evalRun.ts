@@ -88,6 +88,8 @@ export async function evalPrepared(
         items: chosen,
       }),
     );
+    // A generated ratio split is written once the folder is known to hold this evaluation.
+    prepared.splits.persist?.();
   } catch (err) {
     release();
     throw err;

@@ -15,6 +15,7 @@ import {
   withImageDetail,
 } from './data/benchmarkRun';
 import type { LoadedSplits } from './data/splits';
+import { taskDataDigest } from './data/digest';
 import { loadData, loadSkill } from './runInputs';
 import { estimateCalls, type CallEstimate } from './callEstimate';
 import { SkillOptError } from './errors';
@@ -326,7 +327,19 @@ export async function trainPrepared(
       splits: prepared.splits,
       initialSkill: prepared.initialSkill,
       flatConfig: prepared.flatConfig,
+      taskData: taskDataDigest(
+        {
+          train: prepared.splits.train,
+          selection: prepared.splits.val,
+          test: prepared.splits.test.unsealForEvaluation(),
+        },
+        prepared.splits.source,
+      ),
       budgetCheck: () => budget.check(),
+      capReached: () => {
+        const hit = budget.reached();
+        return hit ? { key: hit.key, limit: hit.limit, used: hit.used } : undefined;
+      },
       budgetCapped: limits.max_tokens > 0 || limits.max_dollars > 0 || limits.max_wall_time_s > 0,
       ledger,
       totalTokens: () => ({

@@ -8,6 +8,7 @@ import { toTaskItems } from './tasks';
 import type { LoadTasksOptions, TaskItem } from './tasks';
 import { RUN_FILE } from '../store/layout';
 import { computeSplitCounts, parseSplitRatio } from './splitRatio';
+import { recordsDigest } from './digest';
 
 export type SplitName = 'train' | 'val' | 'test';
 export const splitNames: readonly SplitName[] = ['train', 'val', 'test'];
@@ -73,6 +74,13 @@ export interface LoadedSplits {
    * `sealed` are a split folder's test/ rows, only counted.
    */
   triggers?: { pool: TaskItem[]; sealed: TaskItem[] };
+  /** A ratio split: the source file and the hash of all its records (data/digest.ts). */
+  source?: { file: string; sha256: string };
+  /**
+   * A ratio split loaded with `deferWrite`: writes its files. A run calls it once it has checked
+   * that its folder holds no run of other data, so a refused resume leaves the folder as it was.
+   */
+  persist?: () => void;
 }
 
 export interface SplitLoadOptions {
@@ -103,6 +111,8 @@ export interface RatioSplitOptions extends SplitLoadOptions {
   seed?: number;
   /** Reads data_path when it is a benchmark's raw layout rather than one task file. */
   readRaw?: (dataPath: string) => TaskFile;
+  /** Write the split's files only when `persist` is called. */
+  deferWrite?: boolean;
 }
 
 const dataExtensions = ['.json', '.jsonl', '.csv', '.yaml', '.yml'];
@@ -174,6 +184,7 @@ export function materializeRatioSplit(opts: RatioSplitOptions): LoadedSplits {
   const seed = opts.seed ?? 42;
   const raw = opts.readRaw ? opts.readRaw(opts.dataPath) : readTaskRecords(resolveDataFile(opts.dataPath));
   const source = raw.path;
+  const sourceDigest = { file: resolve(source), sha256: recordsDigest(raw.records.map((r) => r.record)) };
   // Validate against the source file first, so errors point at the user's lines, not at generated files.
   const all = toTaskItems(raw, { requireAnswers: opts.requireAnswers ?? true, ...taskOptions(opts) });
   // Trigger queries are the activation track's, all of them: the body split is cut from the rest (and
@@ -200,18 +211,29 @@ export function materializeRatioSplit(opts: RatioSplitOptions): LoadedSplits {
   const loaded = {} as Record<SplitName, TaskItem[]>;
   for (const name of splitNames) {
     files[name] = join(opts.outputDir, name, 'items.json');
-    writeJsonAtomic(
-      files[name],
-      parts[name].map((i) => items[i].fields),
-    );
     loaded[name] = parts[name].map((i) => items[i]);
   }
-  writeJsonAtomic(join(opts.outputDir, RUN_FILE.splitManifest), manifest);
+  const persist = (): void => {
+    for (const name of splitNames) {
+      writeJsonAtomic(
+        files[name],
+        parts[name].map((i) => items[i].fields),
+      );
+    }
+    writeJsonAtomic(join(opts.outputDir, RUN_FILE.splitManifest), manifest);
+  };
+  if (!opts.deferWrite) persist();
   const split = finish(opts.outputDir, files, loaded, manifest, opts, {
     ratio: { file: source, ratio: ratioText, counts: [trainN, valN, testN] },
     total: triggerPool.length,
   });
-  return { ...split, notices: raw.notices ?? [], triggers: { pool: triggerPool, sealed: [] } };
+  return {
+    ...split,
+    notices: raw.notices ?? [],
+    triggers: { pool: triggerPool, sealed: [] },
+    source: sourceDigest,
+    ...(opts.deferWrite ? { persist } : {}),
+  };
 }
 
 function taskOptions(opts: SplitLoadOptions): Pick<LoadTasksOptions, 'mapRecord' | 'imageDirs'> {

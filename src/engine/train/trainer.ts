@@ -12,6 +12,7 @@ import { applyOverrules } from './humanReview';
 import { LoopContext, type TrainInput } from './loopContext';
 import { checkSameConfig } from './sameRun';
 import { writeStoppedReport } from './runReport';
+import { checkSameData } from './sameData';
 import { runStep } from './step/runStep';
 import { dropSpeculation } from './speculate';
 import { artifactSchemas, readArtifact } from '../store/runSchemas';
@@ -87,6 +88,9 @@ export class Trainer {
         fix: 'check the --out folder (it holds runtime_state.json once a run has started), or leave out --resume to start one',
       });
     }
+    const dataNotice = input.taskData && checkSameData(loop.layout, input.taskData, resumed);
+    if (dataNotice) ctx.emit({ type: 'warning', message: dataNotice });
+    input.splits.persist?.();
     writeJsonAtomic(loop.layout.file(RUN_FILE.config), input.flatConfig);
     if (!resumed) loop.files.writeSkill(0, input.initialSkill);
     // Skill-aware reflection trains with an (empty) appendix from the start, as the reference does;
@@ -224,7 +228,14 @@ export class Trainer {
 
   private stopped(reason: string): TrainOutcome {
     const { ctx, input } = this.loop;
-    ctx.emit({ type: 'run/stopped', outDir: ctx.outDir, reason, resumeCommand: input.resumeCommand });
+    const cap = reason.startsWith(STOPPED_BY_REQUEST) ? undefined : input.capReached?.();
+    ctx.emit({
+      type: 'run/stopped',
+      outDir: ctx.outDir,
+      reason,
+      resumeCommand: input.resumeCommand,
+      ...(cap ? { cap } : {}),
+    });
     return this.outcome('stopped', reason);
   }
 
