@@ -245,8 +245,15 @@ describe('SkillOpt extension: the Skills view', function () {
     assert.match(asked[0] ?? '', /^Train SKILL\.md\?/);
     assert.equal(api.ctx.runs.origin(started.runId)?.skillPath, trained());
     assert.ok(started.outDir.startsWith(workspacePath('trained', '.skillopt', 'runs')), started.outDir);
-    const run = await waitForStatus(api, started.runId, 'finished');
+    const finished = await waitForStatus(api, started.runId, 'finished');
+    // The folder is read again a moment after the live status changes.
+    const run = await waitFor(
+      () =>
+        api.ctx.runs.get(started.runId)?.config.skill_init ? api.ctx.runs.get(started.runId) : undefined,
+      "the run's config read from its folder",
+    );
     assert.equal(run.config.skill_init, trained());
+    assert.equal(run.live?.status, finished.live?.status);
     const after = await until((r) => {
       const now = row(r, trained());
       return now?.runId === started.runId && !now.description.includes('training');
