@@ -102,7 +102,8 @@ export function estimateCost(prepared: PreparedRun): CostEstimate {
     if (n.high === 0) continue;
     const p = perCall[role];
     const prompt = { low: p.prompt, high: p.prompt + (role === 'target' ? history : 0) };
-    const provider = kind === 'batch' ? batchProvider(client.backend) : client.backend;
+    const billed = client.billedProvider ?? client.backend;
+    const provider = kind === 'batch' ? batchProvider(billed) : billed;
     tokens.low += n.low * (prompt.low + p.reply.low);
     tokens.high += n.high * (prompt.high + p.reply.high);
     const price = (end: 'low' | 'high', cache = {}): number | null =>
@@ -115,7 +116,8 @@ export function estimateCost(prepared: PreparedRun): CostEstimate {
       );
     let lo = price('low');
     const hi = price('high');
-    if (kind !== 'batch' && lo !== null) {
+    // An agent CLI lays out and caches its own prompts: our skill-prefix assumption does not hold.
+    if (kind !== 'batch' && lo !== null && client.backend !== 'command') {
       const applies = cachePrefixApplies(prepared.config, role, client.model, provider, prefix[role]);
       const shared = cacheableCalls(role, lowEstimate, prepared.totalSteps, s.numEpochs, batched);
       if (applies.ok && shared.calls > 0) {

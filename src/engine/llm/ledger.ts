@@ -36,6 +36,8 @@ export interface LedgerRow {
   cache_hits?: number;
   retries?: number;
   failures?: number;
+  /** What the agent CLI priced these calls at itself (provider `…:cli_priced`). */
+  reported_dollars?: number;
   /** At the price known when it was paid; null when the model's price is unknown. */
   dollars?: number | null;
 }
@@ -56,6 +58,7 @@ const FIELDS: Array<[keyof Counters, keyof LedgerRow]> = [
   ['cacheHits', 'cache_hits'],
   ['retries', 'retries'],
   ['failures', 'failures'],
+  ['reportedDollars', 'reported_dollars'],
 ];
 
 export class RunLedger {
