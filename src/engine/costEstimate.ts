@@ -31,6 +31,8 @@ export interface CostEstimate {
    * no role's provider is known to cache.
    */
   promptCache?: { lowEndSaving: number | null; note: string };
+  /** Roles on the simulated backend: their calls cost nothing and are left out of the range. */
+  simulatedRoles: Array<'target' | 'optimizer'>;
 }
 
 /** Characters per token: the documented estimate used for skill length too. */
@@ -95,11 +97,12 @@ export function estimateCost(prepared: PreparedRun): CostEstimate {
   const cached: Array<{ role: string; prefixTokens: number; provider: string }> = [];
   const notCached: string[] = [];
   const tokens = { low: 0, high: 0 };
+  const simulatedRoles = (['target', 'optimizer'] as const).filter((r) => models[r].backend === 'sim');
   for (const kind of ['target', 'optimizer', 'batch'] as const) {
     const role = kind === 'batch' ? 'target' : kind;
     const client = models[role];
     const n = { low: callsFor.low[kind], high: callsFor.high[kind] };
-    if (n.high === 0) continue;
+    if (n.high === 0 || simulatedRoles.includes(role)) continue;
     const p = perCall[role];
     const prompt = { low: p.prompt, high: p.prompt + (role === 'target' ? history : 0) };
     const billed = client.billedProvider ?? client.backend;
@@ -151,21 +154,26 @@ export function estimateCost(prepared: PreparedRun): CostEstimate {
     tokens: { low: Math.round(tokens.low), high: Math.round(tokens.high) },
     ...(callsFor.high.batch ? { batchCalls: callsFor.high.batch } : {}),
     ...(note ? { promptCache: { lowEndSaving: saving, note } } : {}),
+    simulatedRoles,
   };
 }
 
-/** One line for the CLI and the extension's start dialog. */
-export function describeCost(c: CostEstimate, simulated: boolean): string {
-  if (simulated) return 'Estimated cost: none (simulated models)';
+/** Whether every role is simulated: nothing of the run costs money. */
+const allSimulated = (c: CostEstimate): boolean => c.simulatedRoles.length === 2;
+
+/** One line for the CLI and the extension's start dialog; a simulated role is free, the other is priced. */
+export function describeCost(c: CostEstimate): string {
+  if (allSimulated(c)) return 'Estimated cost: none (simulated models)';
+  const sim = c.simulatedRoles.length ? `; the ${c.simulatedRoles[0]} is simulated, no cost` : '';
   const tok = `${Math.round(c.tokens.low / 1000)}k–${Math.round(c.tokens.high / 1000)}k tokens`;
   if (c.low === null || c.high === null)
-    return `Estimated cost: unknown price for ${c.unpricedModels.join(', ')} (${tok}; set prices: in the config to see dollars)`;
+    return `Estimated cost: unknown price for ${c.unpricedModels.join(', ')} (${tok}${sim}; set prices: in the config to see dollars)`;
   const d = (x: number): string => (x < 0.01 ? '<$0.01' : `$${x.toFixed(2)}`);
-  return `Estimated cost: ${d(c.low)} – ${d(c.high)} at list prices${c.batchCalls ? `, batch calls at half` : ''} (${tok}; built-in prices as of 2025-11, the config's prices: win)`;
+  return `Estimated cost: ${d(c.low)} – ${d(c.high)} at list prices${c.batchCalls ? `, batch calls at half` : ''} (${tok}${sim}; built-in prices as of 2025-11, the config's prices: win)`;
 }
 
 /** The range and, under it, what it assumed about the prompt cache (validate, the start dialog). */
-export function describeCostLines(c: CostEstimate, simulated: boolean): string[] {
-  const note = simulated ? undefined : c.promptCache?.note;
-  return [describeCost(c, simulated), ...(note ? [note] : [])];
+export function describeCostLines(c: CostEstimate): string[] {
+  const note = allSimulated(c) ? undefined : c.promptCache?.note;
+  return [describeCost(c), ...(note ? [note] : [])];
 }

@@ -52,7 +52,7 @@ describe('cost estimate before a run', () => {
       prepare(['model.optimizer=gpt-4o', 'model.target=gpt-4o', 'train.num_epochs=4']),
     );
     assert.ok(longer.high! > dear.high!);
-    assert.match(describeCost(dear, false), /^Estimated cost: \$\d+\.\d\d – \$\d+\.\d\d at list prices/);
+    assert.match(describeCost(dear), /^Estimated cost: \$\d+\.\d\d – \$\d+\.\d\d at list prices/);
   });
 
   it('counts one appendix consolidation per step only when skill-aware reflection can consolidate', () => {
@@ -110,7 +110,7 @@ describe('cost estimate before a run', () => {
     const unknown = estimateCost(prepare(['model.optimizer=gpt-4o', 'model.target=my-local-model']));
     assert.equal(unknown.low, null);
     assert.deepEqual(unknown.unpricedModels, ['my-local-model']);
-    assert.match(describeCost(unknown, false), /unknown price for my-local-model/);
+    assert.match(describeCost(unknown), /unknown price for my-local-model/);
     const priced = estimateCost(
       prepare([
         'model.optimizer=gpt-4o',
@@ -131,7 +131,7 @@ describe('cost estimate before a run', () => {
     assert.ok(list.low! > final.low! && final.low! > selection.low!);
     // The same tokens: only their price changed.
     assert.deepEqual(final.tokens, list.tokens);
-    assert.match(describeCost(final, false), /batch calls at half/);
+    assert.match(describeCost(final), /batch calls at half/);
   });
 
   describe('prompt caching', () => {
@@ -183,7 +183,7 @@ describe('cost estimate before a run', () => {
       assert.equal(on.high, off.high);
       assert.ok(on.promptCache!.lowEndSaving! > 0);
       assert.ok(Math.abs(off.low! - on.low! - on.promptCache!.lowEndSaving!) < 1e-9);
-      const lines = describeCostLines(on, false);
+      const lines = describeCostLines(on);
       assert.equal(lines.length, 2);
       assert.match(
         lines[1],
@@ -219,8 +219,35 @@ describe('cost estimate before a run', () => {
         short.promptCache!.note,
         /^Prompt cache: no cache saving assumed where the target's skill prefix \(~[\d.]+k? tokens\) is under claude-opus-4-5's 4096-token cache minimum; the optimizer's/,
       );
+    });
+  });
+
+  describe('simulated roles', () => {
+    it('prices the real role and leaves the simulated one out; all simulated costs nothing', () => {
+      const both = estimateCost(prepare(['model.optimizer=gpt-4o', 'model.target=gpt-4o']));
+      const simOptimizer = estimateCost(
+        prepare(['model.optimizer_backend=sim', 'model.target=gpt-4o', 'model.optimizer=sim']),
+      );
+      assert.deepEqual(simOptimizer.simulatedRoles, ['optimizer']);
+      assert.ok(simOptimizer.low !== null && simOptimizer.high !== null);
+      assert.ok(
+        simOptimizer.low > 0 && simOptimizer.high < both.high!,
+        `${simOptimizer.high} < ${both.high}`,
+      );
+      const line = describeCost(simOptimizer);
+      assert.match(line, /^Estimated cost: \$\d+\.\d\d – \$\d+\.\d\d at list prices/);
+      assert.match(line, /the optimizer is simulated, no cost/);
+      const sims = estimateCost(
+        prepare([
+          'model.optimizer_backend=sim',
+          'model.target_backend=sim',
+          'model.optimizer=sim',
+          'model.target=sim',
+        ]),
+      );
+      assert.deepEqual(sims.simulatedRoles, ['target', 'optimizer']);
       // Simulated models cost nothing and get no cache line.
-      assert.deepEqual(describeCostLines(short, true), ['Estimated cost: none (simulated models)']);
+      assert.deepEqual(describeCostLines(sims), ['Estimated cost: none (simulated models)']);
     });
   });
 });
