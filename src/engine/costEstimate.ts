@@ -9,6 +9,8 @@
  */
 import { oneCallPerItem, TARGET_STAGES, type CallEstimate } from './callEstimate';
 import { cacheableCalls, cachePrefixApplies, describeCacheAssumption, lowEndCacheTokens } from './costCache';
+import { agentFor } from './llm/agents/fromConfig';
+import { PRESETS } from './llm/agents/presets';
 import { batchProvider } from './llm/prices';
 import { analystSystemPrompt } from './prompts/system';
 import { renderTargetSystem } from './train/rolloutItem';
@@ -41,6 +43,20 @@ const CHARS_PER_TOKEN = 4;
 const TURN_HISTORY_TOKENS = 1000;
 
 type Calls = { target: number; optimizer: number; batch: number };
+
+/**
+ * Model requests one agent task takes: at least two (loading the skill, then answering, as every
+ * real-CLI test run shows), at the high end six (four tool turns more), each later one carrying
+ * a tool result of TURN_HISTORY_TOKENS per earlier turn. An assumption: a task's own work decides.
+ */
+const AGENT_REQUESTS = { low: 2, high: 6 };
+
+/** The agent CLI preset of an agent target, with its per-request prompt overhead; undefined otherwise. */
+function agentShape(prepared: PreparedRun): { overhead: number } | undefined {
+  if (prepared.models.target.backend !== 'command') return undefined;
+  const name = agentFor(prepared.config.model.target_backend);
+  return name ? { overhead: PRESETS[name].requestOverheadTokens } : undefined;
+}
 
 export function estimateCost(prepared: PreparedRun): CostEstimate {
   const { estimate, settings: s, splits, initialSkill, models } = prepared;
@@ -89,6 +105,20 @@ export function estimateCost(prepared: PreparedRun): CostEstimate {
   const callsFor = { low: count(lowEstimate), high: count(estimate) };
   const turns = estimate.targetTurns ?? 1;
   const history = ((turns - 1) / 2) * (perCall.target.reply.high + TURN_HISTORY_TOKENS);
+  const agent = agentShape(prepared);
+  if (agent) {
+    // One agent task is several model requests, each resending the CLI's system prompt and tools.
+    const task = perCall.target.prompt;
+    perCall.target.prompt = task + AGENT_REQUESTS.low * agent.overhead;
+    perCall.target.reply = {
+      low: AGENT_REQUESTS.low * 40,
+      high: AGENT_REQUESTS.high * perCall.target.reply.high,
+    };
+  }
+  const agentHigh = agent
+    ? (AGENT_REQUESTS.high - AGENT_REQUESTS.low) * agent.overhead +
+      ((AGENT_REQUESTS.high * (AGENT_REQUESTS.high - 1)) / 2) * TURN_HISTORY_TOKENS
+    : 0;
 
   const unpriced = new Set<string>();
   let low: number | null = 0;
@@ -104,7 +134,7 @@ export function estimateCost(prepared: PreparedRun): CostEstimate {
     const n = { low: callsFor.low[kind], high: callsFor.high[kind] };
     if (n.high === 0 || simulatedRoles.includes(role)) continue;
     const p = perCall[role];
-    const prompt = { low: p.prompt, high: p.prompt + (role === 'target' ? history : 0) };
+    const prompt = { low: p.prompt, high: p.prompt + (role === 'target' ? history + agentHigh : 0) };
     const billed = client.billedProvider ?? client.backend;
     const provider = kind === 'batch' ? batchProvider(billed) : billed;
     tokens.low += n.low * (prompt.low + p.reply.low);

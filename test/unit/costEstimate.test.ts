@@ -3,8 +3,10 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cacheableCalls, lowEndCacheTokens } from '../../src/engine/costCache';
 import { describeCost, describeCostLines, estimateCost } from '../../src/engine/costEstimate';
+import { PRESETS } from '../../src/engine/llm/agents/presets';
 import { PriceTable } from '../../src/engine/llm/prices';
 import { prepareRun } from '../../src/engine/run';
+import { agentCliBin } from '../support/agentClis';
 import { exampleConfig, tempDir } from './train/helpers';
 
 /** A price before the run: a dollar range from the call estimate and the price table. */
@@ -248,6 +250,60 @@ describe('cost estimate before a run', () => {
       assert.deepEqual(sims.simulatedRoles, ['target', 'optimizer']);
       // Simulated models cost nothing and get no cache line.
       assert.deepEqual(describeCostLines(sims), ['Estimated cost: none (simulated models)']);
+    });
+  });
+
+  describe('agent targets', () => {
+    it("counts each task's CLI requests and their system prompt and tools, priced by the CLI's provider", function () {
+      const { bin } = agentCliBin();
+      if (!bin) this.skip();
+      const run = (backend: string): ReturnType<typeof estimateCost> =>
+        estimateCost(
+          prepareRun({
+            configPath: exampleConfig,
+            outDir: dir.path,
+            dryRun: true,
+            overrides: [
+              'model.optimizer_backend=anthropic',
+              'model.optimizer=claude-sonnet-4-5',
+              `model.target_backend=${backend}`,
+              'model.target=claude-sonnet-4-5',
+            ],
+            models: {
+              keys: { anthropic: 'sk-ant-test-not-a-real-key' },
+              env: { PATH: bin },
+              trustedWorkspace: true,
+            },
+          }),
+        );
+      const chat = run('anthropic');
+      const agent = run('claude_code_exec');
+      assert.ok(agent.low !== null && agent.high !== null && chat.low !== null && chat.high !== null);
+      const prepared = prepareRun({
+        configPath: exampleConfig,
+        outDir: dir.path,
+        dryRun: true,
+        overrides: ['model.optimizer_backend=sim', 'model.target_backend=sim'],
+      });
+      const e = prepared.estimate;
+      const targetCalls =
+        Object.entries(e.perStep).reduce(
+          (n, [k, v]) => n + (k === 'rollout' || k === 'selection' ? v : 0),
+          0,
+        ) *
+          prepared.totalSteps +
+        (e.once.baseline ?? 0);
+      // At least two requests a task, each with Claude Code's ~18.5k-token system prompt and tools.
+      const overhead = 2 * PRESETS.claude.requestOverheadTokens;
+      assert.ok(
+        agent.tokens.low - chat.tokens.low >= targetCalls * overhead * 0.99,
+        `${agent.tokens.low} vs ${chat.tokens.low} (${targetCalls} target calls)`,
+      );
+      assert.ok(
+        agent.high > chat.high && agent.low > chat.low,
+        `${agent.low}–${agent.high} vs ${chat.low}–${chat.high}`,
+      );
+      assert.match(describeCost(agent), /^Estimated cost: \$/);
     });
   });
 });
