@@ -40,7 +40,18 @@ Example:
 Exit codes: 0 done, 1 failed, 2 bad command line, 3 stopped by a budget cap, 130 stopped by Ctrl-C.`;
 
 export async function main(argv: readonly string[]): Promise<number> {
-  const [command, ...rest] = argv;
+  // `--json` before the command applies to it; with no command it still asks for a JSON error.
+  const leadingJson = argv.length > 0 && wantsJson(argv.slice(0, 1));
+  const [command, ...rest] = leadingJson ? [argv[1], argv[0], ...argv.slice(2)] : argv;
+  if (leadingJson && !command) {
+    return reportError(
+      new UsageError(
+        'no command given',
+        `use one of ${Object.keys(commands).join(', ')} (see skillopt --help)`,
+      ),
+      true,
+    );
+  }
   if (!command || command === '--help' || command === '-h') {
     process.stdout.write(help + '\n');
     return command ? ExitCode.Ok : ExitCode.Usage;

@@ -1,6 +1,7 @@
 import type { EngineEvent } from '../protocol/events';
 import { existsSync } from 'node:fs';
 import { packageDirOf } from '../engine/store/layout';
+import { capAdvice } from './capResume';
 import { describeActivation } from '../protocol/activationText';
 import {
   describeGatePower,
@@ -163,7 +164,7 @@ export class PrettyPrinter {
         this.line(
           this.paint(
             33,
-            `Stopped: ${e.reason}. Nothing accepted is lost. Resume with:\n  ${e.resumeCommand}`,
+            `Stopped: ${e.reason}. Nothing accepted is lost.${e.cap ? ` ${capAdvice(e.cap)}.` : ''} Resume with:\n  ${e.resumeCommand}`,
           ),
         );
         break;

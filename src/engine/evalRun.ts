@@ -10,6 +10,7 @@ import { RunLedger } from './llm/ledger';
 import { EVAL_FILE, RUN_FILE, RunLayout, repeatDir } from './store/layout';
 import { acquireRunLock } from './store/runLock';
 import { aaReport, type AaReport } from './optimizer/aaCheck';
+import { claimEvalFolder, evalIdentity } from './evalIdentity';
 import { evaluateItems, type TestSummary } from './train/evaluate';
 import { rolloutFor } from './train/rollout';
 import { itemMeans } from './train/selection';
@@ -76,6 +77,23 @@ export async function evalPrepared(
   const run = new RunLayout(outDir);
   makeDir(outDir);
   const release = acquireRunLock(outDir);
+  try {
+    claimEvalFolder(
+      outDir,
+      evalIdentity(prepared, {
+        skill: opts.skill,
+        skillPath: opts.skillPath,
+        split: opts.split,
+        aa: opts.aa,
+        items: chosen,
+      }),
+    );
+    // A generated ratio split is written once the folder is known to hold this evaluation.
+    prepared.splits.persist?.();
+  } catch (err) {
+    release();
+    throw err;
+  }
   const uncontain = containWrites(outDir);
   const { accounting } = prepared.models;
   // An evaluation stopped and resumed is one evaluation: its ledger counts every process once,

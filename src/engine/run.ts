@@ -9,11 +9,13 @@ import { turnsFor } from './train/turns/fromConfig';
 import { maxTargetCalls, multiTurn, type TargetTurns } from './train/turns/types';
 import {
   benchmarkNotices,
+  idleBenchmarkKeyNotices,
   checkImageTarget,
   withBenchmarkChoices,
   withImageDetail,
 } from './data/benchmarkRun';
 import type { LoadedSplits } from './data/splits';
+import { taskDataDigest } from './data/digest';
 import { loadData, loadSkill } from './runInputs';
 import { estimateCalls, type CallEstimate } from './callEstimate';
 import { SkillOptError } from './errors';
@@ -150,10 +152,10 @@ export function prepareRun(opts: PrepareOptions): PreparedRun {
   const scorer = assertionScorer(baseScorer, allTasks, models, settings.optimizerMaxTokens, opts.logger);
   const activation = prepareActivation(
     cfg,
-    [...splits.train, ...splits.val],
+    splits.triggers?.pool ?? [],
     skill.text,
     models.target.backend,
-    splits.test.unsealForEvaluation(),
+    splits.triggers?.sealed ?? [],
   );
   const imageNotices = checkImageTarget(allTasks, models.target, cfg.env.image_detail);
   // Front-matter lint for the run's target: what keeps the agent from loading the skill refuses here.
@@ -186,6 +188,7 @@ export function prepareRun(opts: PrepareOptions): PreparedRun {
       ...loaded.warnings.map(formatConfigWarning),
       ...(splits.notices ?? []),
       ...benchmarkNotices(bench, scorerSpec, cfg.env.scorer),
+      ...idleBenchmarkKeyNotices(cfg.env, bench?.name),
       ...imageNotices,
       ...skill.notices,
       ...skillNotices,
@@ -229,6 +232,7 @@ export function makeContext(
     emit: hooks.emit,
     ...(models.batch ? { batch: models.batch } : {}),
     ...(prepared.turns ? { turns: prepared.turns } : {}),
+    recordReask: (stage) => models.accounting.recordReask(stage),
     recordFallback: (stage, reason) => {
       models.accounting.recordFallback(stage, reason);
       hooks.emit({ type: 'fallback', stage, reason });
@@ -293,6 +297,8 @@ export async function trainPrepared(
   let release: (() => void) | undefined;
   let detach: (() => void) | undefined;
   let uncontain: (() => void) | undefined;
+  /** Why the run ended before its end (a cap, a stop, an error), for its report. */
+  let stop: string | undefined;
   try {
     release = acquireRunLock(prepared.outDir);
     uncontain = containWrites(prepared.outDir);
@@ -321,7 +327,19 @@ export async function trainPrepared(
       splits: prepared.splits,
       initialSkill: prepared.initialSkill,
       flatConfig: prepared.flatConfig,
+      taskData: taskDataDigest(
+        {
+          train: prepared.splits.train,
+          selection: prepared.splits.val,
+          test: prepared.splits.test.unsealForEvaluation(),
+        },
+        prepared.splits.source,
+      ),
       budgetCheck: () => budget.check(),
+      capReached: () => {
+        const hit = budget.reached();
+        return hit ? { key: hit.key, limit: hit.limit, used: hit.used } : undefined;
+      },
       budgetCapped: limits.max_tokens > 0 || limits.max_dollars > 0 || limits.max_wall_time_s > 0,
       ledger,
       totalTokens: () => ({
@@ -338,8 +356,11 @@ export async function trainPrepared(
     holder.trainer = trainer;
     const unreviewed = unreviewedModeNotice(prepared.config, hooks.reviewer !== undefined);
     if (unreviewed) hooks.emit({ type: 'warning', message: unreviewed });
-    return await trainer.run();
+    const outcome = await trainer.run();
+    if (outcome.status === 'stopped') stop = outcome.reason ?? 'stopped';
+    return outcome;
   } catch (err) {
+    stop = `failed: ${err instanceof Error ? err.message : String(err)}`;
     hooks.emit({
       type: 'run/failed',
       message: err instanceof Error ? err.message : String(err),
@@ -349,6 +370,7 @@ export async function trainPrepared(
   } finally {
     // A stopped agent run reports what it spent as its process ends: wait so the ledger has it.
     if (hooks.signal.aborted) await models.accounting.settled(STOPPED_CALLS_WAIT_MS);
+    if (stop !== undefined) holder.trainer?.reportStop(stop);
     unsubscribe();
     if (pendingTimer) clearTimeout(pendingTimer);
     emitTotals();

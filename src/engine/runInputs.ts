@@ -81,6 +81,8 @@ export function loadData(
       seed,
       ...common,
       ...(bench?.readRaw ? { readRaw: bench.readRaw } : {}),
+      // Written by the run once its folder is checked (train/sameData.ts, evalRun.ts).
+      deferWrite: !dryRun,
     });
   } finally {
     if (dryRun) rmSync(outputDir, { recursive: true, force: true });

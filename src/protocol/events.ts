@@ -180,7 +180,21 @@ export type EngineEvent =
       /** The end was scored without the target alone (evaluation.no_skill_baseline: false). */
       noSkillOff?: true;
     }
-  | { type: 'run/stopped'; outDir: string; reason: string; resumeCommand: string }
+  | {
+      type: 'run/stopped';
+      outDir: string;
+      reason: string;
+      resumeCommand: string;
+      /** Stopped by a spend cap: which (`limits.max_tokens`, …), its value, and what the whole run used. */
+      cap?: StopCap;
+    }
   | { type: 'run/failed'; message: string; reason: string };
 
 export type EngineEventType = EngineEvent['type'];
+
+/** A spend cap a run stopped on. Caps count the whole run, so a resume under the same cap stops again. */
+export interface StopCap {
+  key: 'limits.max_tokens' | 'limits.max_dollars' | 'limits.max_wall_time_s';
+  limit: number;
+  used: number;
+}

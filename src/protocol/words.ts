@@ -3,6 +3,7 @@
  * edit operation, used by the tree, Gate History, the review and notifications alike. The engine
  * terms stay in hovers and files; labels are what a user of the editor reads. Browser-safe.
  */
+import type { StopCap } from './events';
 import type { EpochEndAction, VerdictAction } from './vocabulary';
 
 export type { EpochEndAction };
@@ -97,4 +98,9 @@ export function editTerms(e: { op?: string; supportCount?: number; sourceType?: 
  */
 export function scoreWords(hard: number, soft: number, fmt: (x: number) => string): string {
   return `${fmt(hard)} fully right · ${fmt(soft)} with partial credit`;
+}
+
+/** What a run used of the cap it stopped on, as the cap is written (dollars to the cent, whole tokens and seconds). */
+export function capUsedText(cap: StopCap): string {
+  return cap.key === 'limits.max_dollars' ? cap.used.toFixed(2) : String(Math.floor(cap.used));
 }

@@ -1,7 +1,13 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { loadConfig } from '../../engine/config/load';
+import { defaultConfig, type SkillOptConfig } from '../../engine/config/schema';
+import { formatConfigWarning } from '../../engine/config/schema/problems';
 import { SkillOptError } from '../../engine/errors';
-import { applyEdits, type Edit } from '../../engine/skill/applyEdits';
+import type { Edit } from '../../engine/skill/applyEdits';
 import { unifiedDiff } from '../../engine/skill/hunks';
+import { OUTSIDE_POLICY } from '../../engine/skill/package/edits';
+import { policyFromConfig } from '../../engine/skill/package/policy';
+import { readEditTarget, replayEdits, writeChanges } from '../../engine/skill/package/replay';
 import { ExitCode, UsageError } from '../exit';
 import { type CommandSpec, jsonFlag } from '../args';
 import { parseFlags, readInputFile } from './common';
@@ -11,38 +17,55 @@ const OPS = ['append', 'insert_after', 'replace', 'delete'] as const;
 export const applyEditsSpec: CommandSpec = {
   name: 'apply-edits',
   usage:
-    'skillopt apply-edits --skill FILE --edits EDITS.json [--write] [--json] [--anchor-mode strict|reference]',
+    'skillopt apply-edits --skill FILE|FOLDER --edits EDITS.json [--config FILE] [--write] [--json] [--anchor-mode strict|reference]',
   summary: "apply a list of edits to a skill, exactly as a training step's update stage does",
   flags: [
-    { name: 'skill', type: 'string', value: 'FILE', help: 'the skill document to edit (required)' },
+    {
+      name: 'skill',
+      type: 'string',
+      value: 'PATH',
+      help: 'the skill to edit: a SKILL.md, or a skill folder (SKILL.md with references/, scripts/, assets/) (required)',
+    },
     { name: 'edits', type: 'string', value: 'FILE', help: 'the edits, as JSON (required; format below)' },
+    {
+      name: 'config',
+      type: 'string',
+      value: 'FILE',
+      help: 'take optimizer.package_edits, optimizer.anchor_mode, env.max_skill_bytes and activation.enabled from this config (default: the defaults)',
+    },
     {
       name: 'write',
       type: 'boolean',
-      help: 'write the result back to --skill (default: print it to stdout)',
+      help: 'write each changed file back into --skill (default: print the result to stdout)',
     },
     {
       name: 'anchor-mode',
       type: 'string',
       value: 'MODE',
-      help: 'strict (default) refuses an anchor found twice; reference binds it to the first, as SkillOpt does',
+      help: "strict (default) refuses an anchor found twice; reference binds it to the first, as SkillOpt does (overrides the config's optimizer.anchor_mode)",
     },
     jsonFlag,
   ],
   legacy: false,
-  notes: `Edits file: a JSON array of edits, or an object with an "edits" array (a SkillOpt patch).
-Each edit has "op" (${OPS.join(' | ')}), "content" (the new text) and, except for append,
-"target" (exact text in the skill that anchors it). Edits apply in order, each to the result of the last:
+  notes: `Edits file: a JSON array of edits, or an object with an "edits" array (a SkillOpt patch, such as a
+run's merged_patch.json or ranked_edits.json). Each edit has "op" (${OPS.join(' | ')}),
+"content" (the new text) and, except for append, "target" (exact text that anchors it); "file" names
+the file of a skill folder it edits (default SKILL.md). Edits apply in order, each to the result of the last:
   {"edits": [
     {"op": "insert_after", "target": "## Rules", "content": "- Write dates as YYYY-MM-DD."},
     {"op": "replace", "target": "Be brief.", "content": "Answer in one sentence."},
     {"op": "delete", "target": "- Obsolete rule."},
-    {"op": "append", "content": "## Examples\\n..."}
+    {"op": "append", "file": "references/guide.md", "content": "## Examples\\n..."}
   ]}
+A skill folder is read as training reads env.skill_init; an edit of another file is applied under
+optimizer.package_edits (editable / read_only globs, max_files, max_file_bytes; the defaults allow
+SKILL.md and references/**), and one it does not allow is skipped, with the reason on its report line.
+For a file, stdout gets the edited skill; for a folder, a unified diff of every changed file.
 The apply report (one row per edit: applied or skipped, and why) and a diff go to stderr.`,
   examples: [
     'skillopt apply-edits --skill SKILL.md --edits edits.json > new_SKILL.md',
     'skillopt apply-edits --skill SKILL.md --edits edits.json --write',
+    'skillopt apply-edits --skill my-skill --edits runs/x/steps/step_0003/merged_patch.json --config skillopt.yaml --write',
   ],
 };
 
@@ -93,6 +116,21 @@ function readEdits(path: string): Edit[] {
   });
 }
 
+/** What the command takes from a config (or the defaults). */
+function settingsOf(configPath: string | undefined): {
+  cfg: SkillOptConfig;
+  policyFrom: string;
+  warnings: string[];
+} {
+  if (configPath === undefined) return { cfg: defaultConfig(), policyFrom: 'the default', warnings: [] };
+  const loaded = loadConfig(configPath);
+  return {
+    cfg: loaded.config,
+    policyFrom: configPath,
+    warnings: loaded.warnings.map(formatConfigWarning),
+  };
+}
+
 /** `skillopt apply-edits`: the deterministic update stage on its own, for scripts and debugging. */
 export function runApplyEdits(args: readonly string[]): number {
   const values = parseFlags(args, applyEditsSpec);
@@ -100,34 +138,84 @@ export function runApplyEdits(args: readonly string[]): number {
   const editsPath = values.edits;
   if (typeof skillPath !== 'string' || typeof editsPath !== 'string')
     throw new UsageError(
-      'apply-edits needs --skill FILE and --edits EDITS.json',
+      'apply-edits needs --skill PATH and --edits EDITS.json',
       'see skillopt apply-edits --help',
     );
-  const mode = values['anchor-mode'] ?? 'strict';
-  if (mode !== 'strict' && mode !== 'reference')
+  const modeFlag = values['anchor-mode'];
+  if (modeFlag !== undefined && modeFlag !== 'strict' && modeFlag !== 'reference')
     throw new UsageError(
-      `--anchor-mode ${String(mode)} is not a mode`,
+      `--anchor-mode ${String(modeFlag)} is not a mode`,
       'use --anchor-mode strict or reference',
     );
-  const skill = readInputFile(skillPath, 'skill file', '--skill');
-  const { text, report } = applyEdits(skill, readEdits(editsPath), { anchorMode: mode });
-  const result = text.endsWith('\n') ? text : text + '\n';
-  if (values.write) writeFileSync(skillPath, result);
+  const { cfg, policyFrom, warnings } = settingsOf(
+    typeof values.config === 'string' ? values.config : undefined,
+  );
+  if (!existsSync(skillPath))
+    throw new SkillOptError('io', 'skill not found', {
+      file: skillPath,
+      fix: 'check the path given to --skill (a SKILL.md or a skill folder)',
+    });
+  const target = readEditTarget(skillPath, cfg.env.max_skill_bytes);
+  const result = replayEdits(target, readEdits(editsPath), {
+    anchorMode: modeFlag ?? cfg.optimizer.anchor_mode,
+    policy: policyFromConfig(cfg.optimizer.package_edits),
+    keepDescription: cfg.activation.enabled,
+  });
+  const written = values.write ? writeChanges(target, result.changes) : [];
+  const notes = [
+    ...warnings,
+    ...target.notices,
+    ...(result.descriptionKept
+      ? [
+          'activation.enabled is true: the edits changed the description, which only the activation track trains; it is kept',
+        ]
+      : []),
+    ...(result.outsidePolicy.length
+      ? [
+          `${result.outsidePolicy.length} edit${result.outsidePolicy.length === 1 ? '' : 's'} not applied: outside optimizer.package_edits (policy from ${policyFrom})`,
+        ]
+      : []),
+  ];
   if (values.json) {
     process.stdout.write(
-      JSON.stringify({ skill: text, report, ...(values.write ? { written: skillPath } : {}) }) + '\n',
+      JSON.stringify({
+        skill: result.skill,
+        ...(target.folder
+          ? { files: result.changes.map((c) => ({ path: c.path, status: c.status, text: c.after })) }
+          : {}),
+        report: result.report,
+        ...(notes.length ? { notes } : {}),
+        ...(values.write ? { written: target.folder ? written : skillPath } : {}),
+      }) + '\n',
     );
     return ExitCode.Ok;
   }
-  if (!values.write) process.stdout.write(result);
-  process.stderr.write(`${values.write ? '' : '\n'}Apply report:\n`);
-  for (const row of report) {
+  const diff = result.changes
+    .map((c) =>
+      unifiedDiff(c.before, c.after, {
+        before: target.folder ? `a/${c.path}` : skillPath,
+        after: target.folder ? `b/${c.path}` : `${skillPath} (edited)`,
+      }),
+    )
+    .join('');
+  if (!values.write) {
+    if (target.folder) process.stdout.write(diff);
+    else process.stdout.write(result.skill.endsWith('\n') ? result.skill : `${result.skill}\n`);
+  }
+  process.stderr.write(`${values.write || target.folder ? '' : '\n'}Apply report:\n`);
+  for (const row of result.report) {
+    const file = row.file ? ` ${row.file}` : '';
+    const why = row.status === OUTSIDE_POLICY && row.error ? `: ${row.error}` : '';
     process.stderr.write(
-      `  ${String(row.index).padStart(2)}. ${row.op.padEnd(12)} ${row.status}${row.occurrences ? ` (${row.occurrences} occurrences)` : ''}\n`,
+      `  ${String(row.index).padStart(2)}. ${row.op.padEnd(12)} ${row.status}${row.occurrences ? ` (${row.occurrences} occurrences)` : ''}${file}${why}\n`,
     );
   }
-  const diff = unifiedDiff(skill, text, { before: skillPath, after: `${skillPath} (edited)` });
-  if (diff.trim()) process.stderr.write('\n' + diff + (diff.endsWith('\n') ? '' : '\n'));
-  if (values.write) process.stderr.write(`Written: ${skillPath}\n`);
+  if (diff.trim() && !(target.folder && !values.write))
+    process.stderr.write('\n' + diff + (diff.endsWith('\n') ? '' : '\n'));
+  for (const note of notes) process.stderr.write(`Note: ${note}\n`);
+  if (values.write)
+    process.stderr.write(
+      written.length ? `Written: ${written.join(', ')}\n` : 'Nothing changed; nothing written\n',
+    );
   return ExitCode.Ok;
 }

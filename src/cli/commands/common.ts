@@ -154,19 +154,24 @@ export function readInputFile(path: string, what: string, flag: string): string 
  * A command line to print (a resume command): secrets in overrides are masked (pass them again,
  * or use the environment variable), and arguments are quoted so the line can be pasted into a shell.
  */
-export function commandLine(command: string, words: readonly string[], a: CommonArgs): string {
+export function commandLine(
+  command: string,
+  words: readonly string[],
+  a: CommonArgs,
+  /** Overrides of ours (no secrets) added after the user's, as they are. */
+  added: readonly string[] = [],
+): string {
+  const overrides = [...a.overrides.map(redactOverride), ...added];
   return [
     command,
     ...words.map(shellQuote),
     ...redactLegacy(a.legacyArgs).map(shellQuote),
-    ...(a.overrides.length
-      ? ['--cfg-options', ...a.overrides.map((o) => shellQuote(redactOverride(o)))]
-      : []),
+    ...(overrides.length ? ['--cfg-options', ...overrides.map(shellQuote)] : []),
   ].join(' ');
 }
 
 /** POSIX-shell quoting, only where a word needs it. */
-function shellQuote(word: string): string {
+export function shellQuote(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 

@@ -15,6 +15,7 @@ import { withBatchApi } from '../../engine/cancelBatches';
 import { batchTargetOnly, cancelBatches } from './cancelBatch';
 import { cliModels, commandLine, parseCommon, stderrLogger } from './common';
 import { invokedAs } from '../invocation';
+import { raisingCap } from '../capResume';
 
 export const trainSpec: CommandSpec = {
   name: 'train',
@@ -84,7 +85,10 @@ export async function runTrain(args: readonly string[]): Promise<number> {
       '--resume needs --out DIR (the run folder to continue)',
       'add --out with the run folder the first run printed',
     );
-  if (a.values.fresh && outArg && existsSync(new RunLayout(outArg).file(RUN_FILE.state))) {
+  // A folder holds a run once it has a state, or a data record (a run stopped before its first commit).
+  const holdsRun = (dir: string): boolean =>
+    [RUN_FILE.state, RUN_FILE.dataDigest].some((f) => existsSync(new RunLayout(dir).file(f)));
+  if (a.values.fresh && outArg && holdsRun(outArg)) {
     rmSync(outArg, { recursive: true, force: true });
   }
   const logger = stderrLogger(a.values.verbose ? 'debug' : 'warn');
@@ -101,11 +105,8 @@ export async function runTrain(args: readonly string[]): Promise<number> {
   const prepared = cancelBatch ? batchTargetOnly(prepare) : prepare();
   // Printed and sent as an event: secrets in overrides are masked (pass them again, or use the
   // environment variable), and arguments are quoted so the line can be pasted into a shell.
-  const resumeCommand = commandLine(
-    `${invokedAs()} train`,
-    [a.config, '--out', prepared.outDir, '--resume'],
-    a,
-  );
+  const resumeWords = [a.config, '--out', prepared.outDir, '--resume'];
+  const resumeCommand = commandLine(`${invokedAs()} train`, resumeWords, a);
   if (cancelBatch) {
     try {
       // The run's own evaluations; `skillopt eval` cancels (and collects) its eval_only ones.
@@ -115,7 +116,13 @@ export async function runTrain(args: readonly string[]): Promise<number> {
     }
   }
   const printer = new PrettyPrinter(process.stdout);
-  const emit = (e: EngineEvent): void => {
+  const emit = (event: EngineEvent): void => {
+    // A stop on a cap resumes only with the cap raised: the line says so rather than repeat it.
+    let e = event;
+    if (e.type === 'run/stopped' && e.cap) {
+      const { args, added } = raisingCap(a, e.cap);
+      e = { ...e, resumeCommand: commandLine(`${invokedAs()} train`, resumeWords, args, added) };
+    }
     if (a.json) process.stdout.write(JSON.stringify(e) + '\n');
     else printer.handle(e);
   };

@@ -54,9 +54,9 @@ function modeFor(cfg: SkillOptConfig, targetBackend: string): TriggerMode {
 }
 
 /**
- * The plan for `cfg`, or only notices when the track is off. `pool` is the train and selection
- * tasks; `sealed` the test split, only counted (its tasks never become trigger queries); `skill`
- * the initial SKILL.md text.
+ * The plan for `cfg`, or only notices when the track is off. `pool` is the task rows with
+ * `should_trigger` (splits.ts keeps them out of the body splits); `sealed` a split folder's test/
+ * rows, only counted (they never become trigger queries); `skill` the initial SKILL.md text.
  */
 export function prepareActivation(
   cfg: SkillOptConfig,
@@ -71,12 +71,12 @@ export function prepareActivation(
   const inTest = triggersFromTasks(sealed).length;
   if (inTest && a.enabled && !a.trigger_file)
     notices.push(
-      `activation: ${inTest} tasks with should_trigger are in the test split and are not trigger queries (the test split stays sealed)`,
+      `activation: ${inTest} row${inTest === 1 ? '' : 's'} with should_trigger in the test split folder ${inTest === 1 ? 'is' : 'are'} not a trigger query (the test split stays sealed)`,
     );
   if (!a.enabled) {
     if (a.trigger_file || fromTasks.length)
       notices.push(
-        `activation.enabled is false: the ${a.trigger_file ? `trigger queries in ${a.trigger_file}` : `${fromTasks.length} tasks' should_trigger`} are not used (set activation.enabled: true to train the description)`,
+        `activation.enabled is false: the ${a.trigger_file ? `trigger queries in ${a.trigger_file}` : `${fromTasks.length} task rows with should_trigger (trigger queries, never body tasks)`} are not used (set activation.enabled: true to train the description)`,
       );
     return { notices };
   }
@@ -107,13 +107,13 @@ export function prepareActivation(
     );
   }
   let queries = fromTasks;
-  let source = `${fromTasks.length} tasks with should_trigger (train and selection splits)`;
+  let source = `${fromTasks.length} task rows with should_trigger`;
   if (a.trigger_file) {
     queries = readTriggerFile(a.trigger_file);
     source = a.trigger_file;
     if (fromTasks.length)
       notices.push(
-        `activation: the trigger queries come from ${a.trigger_file}; the should_trigger of ${fromTasks.length} tasks is not used`,
+        `activation: the trigger queries come from ${a.trigger_file}; the ${fromTasks.length} task rows with should_trigger are not used (nor trained as body tasks)`,
       );
   }
   if (queries.length === 0) {

@@ -1,9 +1,9 @@
 /**
  * The activation track's trigger queries: a request a user might type, and whether the skill
  * should load for it. They come from `activation.trigger_file` (skill-creator's trigger-eval shape,
- * `[{"query": "...", "should_trigger": true}]`, as JSON or JSONL) or from the tasks that carry
- * `should_trigger` (train and selection splits only: the test split stays sealed), and are split
- * once, seeded, into the queries the optimizer sees and the held-out ones the gate decides on.
+ * `[{"query": "...", "should_trigger": true}]`, as JSON or JSONL) or from the task rows that carry
+ * `should_trigger` (never body tasks; a split folder's test/ rows stay sealed), and are split once,
+ * seeded, into the queries the optimizer sees and the held-out ones the gate decides on.
  */
 import { SkillOptError } from '../errors';
 import { PyRandom } from '../data/pyRandom';
@@ -50,21 +50,11 @@ export function readTriggerFile(path: string): TriggerQuery[] {
   return out;
 }
 
-/** The tasks that carry `should_trigger` as trigger queries (their input is the query). */
+/** The task rows that carry `should_trigger` as trigger queries (their input is the query). */
 export function triggersFromTasks(tasks: readonly TaskItem[]): TriggerQuery[] {
-  const out: TriggerQuery[] = [];
-  for (const t of tasks) {
-    const should = t.fields.should_trigger;
-    if (should === undefined || should === null) continue;
-    if (typeof should !== 'boolean') {
-      throw new SkillOptError('tasks', `task "${t.id}" has should_trigger ${JSON.stringify(should)}`, {
-        key: 'should_trigger',
-        fix: 'write should_trigger: true (the skill should load for this task) or false, or leave it out',
-      });
-    }
-    out.push({ id: t.id, query: t.input, shouldTrigger: should });
-  }
-  return out;
+  return tasks.flatMap((t) =>
+    t.shouldTrigger === undefined ? [] : [{ id: t.id, query: t.input, shouldTrigger: t.shouldTrigger }],
+  );
 }
 
 /**

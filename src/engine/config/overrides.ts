@@ -1,8 +1,7 @@
 import { parse as parseYaml } from 'yaml';
 import { SkillOptError } from '../errors';
-import { canonicalCodexKey, FLAT_TO_DOTTED, LEGACY_TO_PATH } from './flat';
-import { fieldSchema, SECTION_FIELDS } from './schema';
-import { closest } from './schema/problems';
+import { canonicalCodexKey, LEGACY_TO_PATH } from './flat';
+import { fieldSchema } from './schema';
 import type { ConfigOrigin, ConfigWarning } from './schema/problems';
 import { isPlainObject } from './schema/validate';
 
@@ -175,21 +174,10 @@ function splitDotted(key: string): string[] {
 }
 
 /** Structured path for a flat name: mapped names go to their section, anything else to env. */
-function routeFlatName(name: string): { path: string[]; mapped: boolean } {
+function routeFlatName(name: string): string[] {
   const canonical = canonicalCodexKey(name);
   const target = LEGACY_TO_PATH.get(canonical);
-  return target ? { path: [...target], mapped: true } : { path: ['env', canonical], mapped: false };
-}
-
-const ENV_FIELDS = new Set(Object.keys(SECTION_FIELDS.env));
-
-/** "did you mean" for a name that fell through to env although it looks like a known key. */
-function typoHint(name: string, prefix: string): string | undefined {
-  if (ENV_FIELDS.has(name)) return undefined;
-  const near = closest(name, [...LEGACY_TO_PATH.keys()]);
-  if (!near) return undefined;
-  const dotted = FLAT_TO_DOTTED.get(near) ?? 'model.backend';
-  return `"${prefix}${name}" is not a known key, so it goes to env.${name}; did you mean ${prefix}${near} (${dotted})?`;
+  return target ? [...target] : ['env', canonical];
 }
 
 function credentialWarning(path: ConfigPath, value: unknown, source: string): ConfigWarning | undefined {
@@ -235,12 +223,8 @@ export function applyCfgOptions(layer: Layer, items: readonly string[], warnings
       }
       if (path[0] === 'model' && path.length === 2) path[1] = canonicalCodexKey(path[1]);
     } else {
-      const routed = routeFlatName(rawKey);
-      path = routed.path;
-      if (!routed.mapped) {
-        const hint = typoHint(rawKey, '');
-        if (hint) warnings.push({ message: hint, file: source, key: path.join('.') });
-      }
+      // An unmapped name goes to env, where validate refuses it unless it is an env key.
+      path = routeFlatName(rawKey);
     }
     const dotted = path.join('.');
     if (dotted === RETIRED || (path.length === 2 && path[0] === 'env' && path[1] === 'max_analyst_rounds')) {
@@ -318,11 +302,7 @@ export function applyLegacyArgs(layer: Layer, args: readonly string[], warnings:
       });
       continue;
     }
-    const { path, mapped } = routeFlatName(name);
-    if (!mapped) {
-      const hint = typoHint(name, '--');
-      if (hint) warnings.push({ message: hint, file: source, key: path.join('.') });
-    }
+    const path = routeFlatName(name);
     const value = castForPath(path, text);
     const credential = credentialWarning(path, value, source);
     if (credential) warnings.push(credential);

@@ -1,4 +1,7 @@
 /** What a run does with a reference benchmark once its splits are loaded: choice order, images, notices. */
+import { isDeepStrictEqual } from 'node:util';
+import type { SkillOptConfig } from '../config/schema';
+import { BENCHMARK_ENV_KEYS, envFields } from '../config/schema/envFields';
 import { SkillOptError } from '../errors';
 import type { ModelClient } from '../llm/types';
 import type { ScorerSpec } from '../scoring/scorers';
@@ -8,19 +11,12 @@ import { withShuffledChoices } from './choiceShuffle';
 import { SealedSplit, type LoadedSplits } from './splits';
 import type { TaskItem } from './tasks';
 
-/** OpenAI's `detail` for every task image (the reference's env.image_detail; `auto` = the server's default). */
-export function withImageDetail(splits: LoadedSplits, detail: unknown): LoadedSplits {
-  if (detail === undefined || detail === '' || detail === 'auto') return splits;
-  if (detail !== 'low' && detail !== 'high') {
-    throw new SkillOptError(
-      'config',
-      `env.image_detail must be auto, low or high, got ${JSON.stringify(detail)}`,
-      {
-        key: 'env.image_detail',
-        fix: 'use auto (the server decides), low or high',
-      },
-    );
-  }
+/** OpenAI's `detail` for every task image (the reference's env.image_detail, typed by the schema; `auto` = the server's default). */
+export function withImageDetail(
+  splits: LoadedSplits,
+  detail: SkillOptConfig['env']['image_detail'],
+): LoadedSplits {
+  if (detail === undefined || detail === 'auto') return splits;
   const set = (items: readonly TaskItem[]): TaskItem[] =>
     items.map((i) => (i.images?.length ? { ...i, imageDetail: detail } : i));
   return {
@@ -89,6 +85,27 @@ export function withBenchmarkChoices(
     val: mark(splits.val).map((i) => withShuffledChoices(i, seed)),
     test: new SealedSplit(mark(splits.test.unsealForEvaluation()).map((i) => withShuffledChoices(i, seed))),
   };
+}
+
+/**
+ * Benchmark keys set for a run that does not read them (OfficeQA's tools on SearchQA, LiveMath's
+ * choice options on a plain task file): one line per benchmark, never silently dropped.
+ */
+export function idleBenchmarkKeyNotices(env: SkillOptConfig['env'], benchmark: string | undefined): string[] {
+  const lines: string[] = [];
+  for (const [name, keys] of Object.entries(BENCHMARK_ENV_KEYS)) {
+    if (name === benchmark) continue;
+    const set = keys.filter((k) => {
+      const value = env[k];
+      const unset = value === undefined || value === null || value === '';
+      return !unset && !isDeepStrictEqual(value, envFields[k].parse(undefined));
+    });
+    if (set.length === 0) continue;
+    lines.push(
+      `${set.map((k) => `env.${k}`).join(', ')}: read only by the ${name} benchmark (env.name: ${name}), so ${set.length > 1 ? 'they have' : 'it has'} no effect on this run`,
+    );
+  }
+  return lines;
 }
 
 /** One line per way the benchmark is read or scored, for validate and the run's start. */

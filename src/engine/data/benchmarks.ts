@@ -4,6 +4,7 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import type { SkillOptConfig } from '../config/schema';
 import { SkillOptError } from '../errors';
 import type { ScorerSpec } from '../scoring/scorers';
 import { docVqaRecord, liveMathItem, officeQaRecord, type TaskRecord } from './benchmarkRecords';
@@ -42,7 +43,9 @@ function key(name: string): string {
 }
 
 /** The benchmark `env.name` names, or undefined for a plain task file. Refuses benchmarks we cannot run. */
-export function benchmarkFor(env: Record<string, unknown> & { name: string }): Benchmark | undefined {
+export function benchmarkFor(
+  env: Pick<SkillOptConfig['env'], 'name' | 'shuffle_choices' | 'use_theorem' | 'use_sketch'>,
+): Benchmark | undefined {
   const k = key(env.name);
   if (k in NEEDS_HARNESS) {
     throw new SkillOptError(
@@ -82,13 +85,14 @@ export function benchmarkFor(env: Record<string, unknown> & { name: string }): B
         // Its document tools and oracle pages: data/officeqa/env.ts, with their own notice.
       };
     case 'livemathematicianbench': {
-      const useTheorem = env.use_theorem === true;
-      const useSketch = env.use_sketch === true;
+      // Typed by the config schema (envFields.ts); absent = the reference adapter's defaults.
+      const useTheorem = env.use_theorem ?? false;
+      const useSketch = env.use_sketch ?? false;
       return {
         ...base,
         name: 'livemathematicianbench',
         scorer: 'choice',
-        shuffleChoices: env.shuffle_choices !== false,
+        shuffleChoices: env.shuffle_choices ?? true,
         mapRecord: counted((r, i) => liveMathTask(r, i, useTheorem, useSketch)),
         readRaw: readLiveMathRaw,
       };

@@ -8,6 +8,7 @@ import { toTaskItems } from './tasks';
 import type { LoadTasksOptions, TaskItem } from './tasks';
 import { RUN_FILE } from '../store/layout';
 import { computeSplitCounts, parseSplitRatio } from './splitRatio';
+import { recordsDigest } from './digest';
 
 export type SplitName = 'train' | 'val' | 'test';
 export const splitNames: readonly SplitName[] = ['train', 'val', 'test'];
@@ -67,6 +68,19 @@ export interface LoadedSplits {
   files: Record<SplitName, string>;
   /** How the user's eval files were read (formats recognised, options mapped), for the run's notices. */
   notices?: string[];
+  /**
+   * Rows with `should_trigger` (the activation track's queries), kept out of every body split:
+   * `pool` may become trigger queries (all of a ratio split's, a split folder's train/ and val/);
+   * `sealed` are a split folder's test/ rows, only counted.
+   */
+  triggers?: { pool: TaskItem[]; sealed: TaskItem[] };
+  /** A ratio split: the source file and the hash of all its records (data/digest.ts). */
+  source?: { file: string; sha256: string };
+  /**
+   * A ratio split loaded with `deferWrite`: writes its files. A run calls it once it has checked
+   * that its folder holds no run of other data, so a refused resume leaves the folder as it was.
+   */
+  persist?: () => void;
 }
 
 export interface SplitLoadOptions {
@@ -97,6 +111,8 @@ export interface RatioSplitOptions extends SplitLoadOptions {
   seed?: number;
   /** Reads data_path when it is a benchmark's raw layout rather than one task file. */
   readRaw?: (dataPath: string) => TaskFile;
+  /** Write the split's files only when `persist` is called. */
+  deferWrite?: boolean;
 }
 
 const dataExtensions = ['.json', '.jsonl', '.csv', '.yaml', '.yml'];
@@ -112,6 +128,7 @@ export function loadSplitDir(opts: SplitDirOptions): LoadedSplits {
   }
   const files = {} as Record<SplitName, string>;
   const loaded = {} as Record<SplitName, TaskItem[]>;
+  const triggers = { train: [], val: [], test: [] } as Record<SplitName, TaskItem[]>;
   const notices: string[] = [];
   for (const name of splitNames) {
     const sub = findSplitSubdir(dir, name);
@@ -136,14 +153,23 @@ export function loadSplitDir(opts: SplitDirOptions): LoadedSplits {
     }
     files[name] = file;
     const records = readTaskRecords(file);
-    loaded[name] = toTaskItems(records, {
+    const items = toTaskItems(records, {
       requireAnswers: opts.requireAnswers ?? true,
       allowEmpty: true,
       ...taskOptions(opts),
     });
+    loaded[name] = items.filter((i) => i.shouldTrigger === undefined);
+    triggers[name] = items.filter((i) => i.shouldTrigger !== undefined);
     notices.push(...(records.notices ?? []));
   }
-  return { ...finish(dir, files, loaded, readManifest(dir), opts), notices: [...new Set(notices)] };
+  const split = finish(dir, files, loaded, readManifest(dir), opts, {
+    counts: { train: triggers.train.length, val: triggers.val.length, test: triggers.test.length },
+  });
+  return {
+    ...split,
+    notices: [...new Set(notices)],
+    triggers: { pool: [...triggers.train, ...triggers.val], sealed: triggers.test },
+  };
 }
 
 /**
@@ -158,13 +184,13 @@ export function materializeRatioSplit(opts: RatioSplitOptions): LoadedSplits {
   const seed = opts.seed ?? 42;
   const raw = opts.readRaw ? opts.readRaw(opts.dataPath) : readTaskRecords(resolveDataFile(opts.dataPath));
   const source = raw.path;
+  const sourceDigest = { file: resolve(source), sha256: recordsDigest(raw.records.map((r) => r.record)) };
   // Validate against the source file first, so errors point at the user's lines, not at generated files.
-  const items = toTaskItems(raw, { requireAnswers: opts.requireAnswers ?? true, ...taskOptions(opts) });
-  if (items.length !== raw.records.length) {
-    // The benchmark's reading dropped records; the split is cut from what remains, as the reference does.
-    const kept = new Set(items.map((i) => i.fields));
-    raw.records = raw.records.filter((r) => kept.has(r.record));
-  }
+  const all = toTaskItems(raw, { requireAnswers: opts.requireAnswers ?? true, ...taskOptions(opts) });
+  // Trigger queries are the activation track's, all of them: the body split is cut from the rest (and
+  // from what a benchmark's reading kept, as the reference does). `fields` is the record as read.
+  const items = all.filter((i) => i.shouldTrigger === undefined);
+  const triggerPool = all.filter((i) => i.shouldTrigger !== undefined);
 
   const order = new PyRandom(seed).shuffle(items.map((_, i) => i));
   const [trainN, valN, testN] = computeSplitCounts(items.length, ratio);
@@ -179,24 +205,35 @@ export function materializeRatioSplit(opts: RatioSplitOptions): LoadedSplits {
     split_ratio: ratioText,
     split_seed: seed,
     counts: { train: trainN, val: valN, test: testN },
+    ...(triggerPool.length ? { trigger_queries: triggerPool.length } : {}),
   };
   const files = {} as Record<SplitName, string>;
   const loaded = {} as Record<SplitName, TaskItem[]>;
   for (const name of splitNames) {
     files[name] = join(opts.outputDir, name, 'items.json');
-    writeJsonAtomic(
-      files[name],
-      parts[name].map((i) => raw.records[i].record),
-    );
     loaded[name] = parts[name].map((i) => items[i]);
   }
-  writeJsonAtomic(join(opts.outputDir, RUN_FILE.splitManifest), manifest);
+  const persist = (): void => {
+    for (const name of splitNames) {
+      writeJsonAtomic(
+        files[name],
+        parts[name].map((i) => items[i].fields),
+      );
+    }
+    writeJsonAtomic(join(opts.outputDir, RUN_FILE.splitManifest), manifest);
+  };
+  if (!opts.deferWrite) persist();
   const split = finish(opts.outputDir, files, loaded, manifest, opts, {
-    file: source,
-    ratio: ratioText,
-    counts: [trainN, valN, testN],
+    ratio: { file: source, ratio: ratioText, counts: [trainN, valN, testN] },
+    total: triggerPool.length,
   });
-  return { ...split, notices: raw.notices ?? [] };
+  return {
+    ...split,
+    notices: raw.notices ?? [],
+    triggers: { pool: triggerPool, sealed: [] },
+    source: sourceDigest,
+    ...(opts.deferWrite ? { persist } : {}),
+  };
 }
 
 function taskOptions(opts: SplitLoadOptions): Pick<LoadTasksOptions, 'mapRecord' | 'imageDirs'> {
@@ -206,13 +243,22 @@ function taskOptions(opts: SplitLoadOptions): Pick<LoadTasksOptions, 'mapRecord'
   };
 }
 
+/** Where the rows with `should_trigger` went, so an empty body split says why it is empty. */
+interface SplitSource {
+  ratio?: { file: string; ratio: string; counts: number[] };
+  /** Trigger rows per split folder (split_dir). */
+  counts?: Record<SplitName, number>;
+  /** Trigger rows of the one task file (ratio). */
+  total?: number;
+}
+
 function finish(
   dir: string,
   files: Record<SplitName, string>,
   loaded: Record<SplitName, TaskItem[]>,
   manifest: SplitManifest | null,
   opts: SplitLoadOptions,
-  ratioSource?: { file: string; ratio: string; counts: number[] },
+  source: SplitSource = {},
 ): LoadedSplits {
   const limit = opts.limit ?? 0;
   if (!Number.isInteger(limit) || limit < 0) {
@@ -225,19 +271,39 @@ function finish(
   const train = cut(loaded.train);
   const val = cut(loaded.val);
   const test = cut(loaded.test);
+  const ratioSource = source.ratio;
   // A ratio split's files are generated: point at the user's task file and ratio instead.
-  const empty = (name: SplitName, why: string): SkillOptError =>
-    new SkillOptError(
-      'tasks',
-      `The ${name} split is empty; ${why}`,
-      ratioSource
-        ? {
-            file: ratioSource.file,
-            key: 'env.split_ratio',
-            fix: `the ratio ${ratioSource.ratio} splits this file's ${ratioSource.counts.reduce((a, b) => a + b, 0)} tasks ${ratioSource.counts.join('/')}; add tasks or change env.split_ratio`,
-          }
-        : { file: files[name], fix: 'add tasks to it, or use a ratio split of a larger task file' },
-    );
+  const empty = (name: SplitName, why: string): SkillOptError => {
+    const inFolder = source.counts?.[name] ?? 0;
+    if (inFolder > 0) {
+      return new SkillOptError(
+        'tasks',
+        `The ${name} split holds only trigger queries (${inFolder} rows with should_trigger, which are the activation track's, never body tasks); ${why}`,
+        {
+          file: files[name],
+          fix: `add body tasks (an input and an expected answer, no should_trigger) to it`,
+        },
+      );
+    }
+    const total = source.total ?? 0;
+    const triggers = total
+      ? ` (${total} rows with should_trigger are the activation track's trigger queries, not body tasks)`
+      : '';
+    if (ratioSource) {
+      const bodyTasks = ratioSource.counts.reduce((a, b) => a + b, 0);
+      return new SkillOptError('tasks', `The ${name} split is empty; ${why}`, {
+        file: ratioSource.file,
+        key: 'env.split_ratio',
+        fix: bodyTasks
+          ? `the ratio ${ratioSource.ratio} splits this file's ${bodyTasks} body tasks ${ratioSource.counts.join('/')}${triggers}; add tasks or change env.split_ratio`
+          : `the file has no body tasks${triggers}; add tasks with an input and an expected answer`,
+      });
+    }
+    return new SkillOptError('tasks', `The ${name} split is empty; ${why}`, {
+      file: files[name],
+      fix: 'add tasks to it, or use a ratio split of a larger task file',
+    });
+  };
   if (train.length === 0) throw empty('train', 'training needs tasks to roll out');
   if (val.length === 0) throw empty('val', 'the gate needs a selection split to compare skills');
   if (test.length === 0 && (opts.testEvaluation ?? true)) {

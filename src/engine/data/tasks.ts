@@ -29,6 +29,11 @@ export interface TaskItem {
   passThreshold?: number;
   /** Input files the task names (skill-creator `files`): as written, the path found, and their text unless binary. */
   files?: TaskInputFile[];
+  /**
+   * A trigger query (`should_trigger: true|false`): the activation track's, never a body task, and
+   * needs no expected answer. splits.ts keeps these rows out of train/val/test.
+   */
+  shouldTrigger?: boolean;
   fields: Record<string, unknown>;
 }
 
@@ -64,6 +69,9 @@ export function toTaskItems(file: TaskFile, opts: LoadTasksOptions = {}): TaskIt
   const seen = new Map<string, RawTaskRecord>();
   const items: TaskItem[] = [];
   const notices = new Set<string>();
+  // A plain file with no id anywhere is numbered by position; one with some ids must have them all.
+  const anyId = file.records.some((r) => firstPresent(r.record, taskFieldNames.id) !== null);
+  const numbered = !opts.mapRecord && !anyId;
   for (const [index, original] of file.records.entries()) {
     let mapped = opts.mapRecord ? opts.mapRecord(original.record, index) : original.record;
     if (mapped === undefined) continue;
@@ -73,7 +81,14 @@ export function toTaskItems(file: TaskFile, opts: LoadTasksOptions = {}): TaskIt
       : applyEvalRecord(mapped, index, placeOf(original, file.path), file, opts.imageDirs ?? [], notices);
     if (evalRecord) mapped = evalRecord.fields;
     const raw = { ...original, record: mapped };
-    const item = toTaskItem(raw, file, requireAnswers && !evalRecord?.assertions.length);
+    const item = toTaskItem(raw, file, requireAnswers && !evalRecord?.assertions.length, {
+      fallbackId: numbered ? `row-${index + 1}` : undefined,
+      idsElsewhere: anyId,
+    });
+    if (numbered && firstPresent(mapped, taskFieldNames.id)?.value !== item.id)
+      notices.add(
+        `no task has an id (${taskFieldNames.id.join(', ')}); tasks are named row-1…row-${file.records.length} by their position in the file (add ids to keep names stable when rows are added or moved)`,
+      );
     if (evalRecord) Object.assign(item, evalRecord.extra);
     item.fields = original.record;
     const images = firstPresent(mapped, taskFieldNames.images);
@@ -104,17 +119,28 @@ export function toTaskItems(file: TaskFile, opts: LoadTasksOptions = {}): TaskIt
   return items;
 }
 
-function toTaskItem(raw: RawTaskRecord, file: TaskFile, requireAnswers: boolean): TaskItem {
+function toTaskItem(
+  raw: RawTaskRecord,
+  file: TaskFile,
+  requireAnswers: boolean,
+  ids: { fallbackId: string | undefined; idsElsewhere: boolean },
+): TaskItem {
   const rec = raw.record;
   const where = placeOf(raw, file.path);
   const fail = (problem: string, fix: string): SkillOptError =>
     new SkillOptError('tasks', problem, { ...where, fix });
 
   const idField = firstPresent(rec, taskFieldNames.id);
-  if (!idField) throw fail('Task has no id', `add one of the fields ${taskFieldNames.id.join(', ')}`);
-  const id = scalarText(idField.value);
+  if (!idField && ids.fallbackId === undefined) {
+    throw fail(
+      ids.idsElsewhere ? 'Task has no id (other tasks in this file have one)' : 'Task has no id',
+      `add one of the fields ${taskFieldNames.id.join(', ')}${ids.idsElsewhere ? ', or leave ids out of every task to have them named row-N by position' : ''}`,
+    );
+  }
+  const id = idField ? scalarText(idField.value) : ids.fallbackId;
   if (id === undefined)
-    throw fail(`Task id field "${idField.name}" must be a string or a number`, 'use a plain id');
+    throw fail(`Task id field "${idField?.name}" must be a string or a number`, 'use a plain id');
+  const shouldTrigger = triggerFlag(rec, id, fail);
 
   const inputField = firstPresent(rec, taskFieldNames.input);
   if (!inputField) {
@@ -127,7 +153,7 @@ function toTaskItem(raw: RawTaskRecord, file: TaskFile, requireAnswers: boolean)
 
   const answerField = firstPresent(rec, taskFieldNames.answers);
   const answers = answerField ? answerList(answerField.value) : [];
-  if (requireAnswers && answers.length === 0) {
+  if (requireAnswers && shouldTrigger === undefined && answers.length === 0) {
     throw fail(
       `Task "${id}" has no expected answer`,
       `add one of the fields ${taskFieldNames.answers.join(', ')} (a string, a number or a list)`,
@@ -139,11 +165,12 @@ function toTaskItem(raw: RawTaskRecord, file: TaskFile, requireAnswers: boolean)
   const tools = ['tools', 'functions'].find((k) => rec[k] !== undefined);
   if (tools) {
     throw fail(
-      `Task "${id}" declares functions for the target to call (field "${tools}"), and task-declared tools are not supported`,
-      `remove the "${tools}" field, or train with an agent target (claude_code_exec, codex_exec, copilot_exec, command), which runs its own tools; env.max_turns gives chat targets the reference's refinement turns`,
+      `Task "${id}" declares functions for the target to call (field "${tools}"), and task-declared tools are not run for any target`,
+      `remove the "${tools}" field (a task file with it is refused for chat and agent targets alike); to train tool use, give the task without it to an agent target (claude_code_exec, codex_exec, copilot_exec, command), which calls its own tools, and score the result with a command or module scorer; env.max_turns gives chat targets the reference's refinement turns`,
     );
   }
   const item: TaskItem = { id, input, answers, fields: rec };
+  if (shouldTrigger !== undefined) item.shouldTrigger = shouldTrigger;
   const typeField = firstPresent(rec, taskFieldNames.taskType);
   if (typeField) {
     const v = typeField.value;
@@ -170,6 +197,21 @@ function toTaskItem(raw: RawTaskRecord, file: TaskFile, requireAnswers: boolean)
     if (labels && labels.length === choices.length) item.choiceLabels = labels;
   }
   return item;
+}
+
+/** `should_trigger` of a row: a trigger query when true or false, a body task when absent. */
+function triggerFlag(
+  rec: Record<string, unknown>,
+  id: string,
+  fail: (problem: string, fix: string) => SkillOptError,
+): boolean | undefined {
+  const v = rec.should_trigger;
+  if (v === undefined || v === null) return undefined;
+  if (typeof v === 'boolean') return v;
+  throw fail(
+    `Task "${id}" has should_trigger ${JSON.stringify(v)}`,
+    'write should_trigger: true (the skill should load for this query) or false, or leave it out for a body task',
+  );
 }
 
 function firstPresent(

@@ -60,6 +60,8 @@ export interface AccountingSnapshot {
   entries: UsageEntry[];
   /** Structured-reply fallbacks per stage. */
   fallbacks: Record<string, number>;
+  /** Structured replies asked again (one re-ask each) per stage; absent = none. */
+  reasks?: Record<string, number>;
   totals: AccountingSummary;
 }
 
@@ -96,7 +98,8 @@ const FALLBACK_LOG_LIMIT = 200;
 /** One fresh record as it is made (a paid call, a cache hit, a failure, a fallback), for the run ledger. */
 export type AccountingRecord =
   | { kind: 'usage'; key: UsageKey; add: Partial<Counters>; dollars: number | null }
-  | { kind: 'fallback'; stage: string };
+  | { kind: 'fallback'; stage: string }
+  | { kind: 'reask'; stage: string };
 
 export interface AccountingOptions {
   /** A price table, or the config's `prices:` map to extend the built-in one. */
@@ -113,6 +116,7 @@ export class Accounting {
   private readonly rows = new Map<string, UsageKey & Counters>();
   private readonly fallbackCounts = new Map<string, number>();
   private readonly fallbackLog: FallbackRecord[] = [];
+  private readonly reaskCounts = new Map<string, number>();
   private readonly listeners = new Set<(totals: AccountingSummary) => void>();
   private readonly recordListeners = new Set<(record: AccountingRecord) => void>();
   private readonly open = new Set<Promise<unknown>>();
@@ -205,6 +209,13 @@ export class Accounting {
     this.notify();
   }
 
+  /** A structured reply could not be used and was asked for once more (whatever the second gave). */
+  recordReask(stage: string): void {
+    this.reaskCounts.set(stage, (this.reaskCounts.get(stage) ?? 0) + 1);
+    for (const fn of this.recordListeners) fn({ kind: 'reask', stage });
+    this.notify();
+  }
+
   /** The most recent fallbacks, oldest first. */
   recentFallbacks(): FallbackRecord[] {
     return this.fallbackLog.map((f) => ({ ...f }));
@@ -213,7 +224,8 @@ export class Accounting {
   snapshot(): AccountingSnapshot {
     const entries = [...this.rows.values()].map((r) => this.price({ ...r }));
     const fallbacks = Object.fromEntries(this.fallbackCounts);
-    return { entries, fallbacks, totals: summarize(entries, fallbacks) };
+    const reasks = Object.fromEntries(this.reaskCounts);
+    return { entries, fallbacks, reasks, totals: summarize(entries, fallbacks) };
   }
 
   totals(): AccountingSummary {
@@ -249,7 +261,7 @@ export class Accounting {
   }
 
   /** Add usage recorded earlier (a resumed run continues its totals and budgets). */
-  merge(snapshot: Pick<AccountingSnapshot, 'entries' | 'fallbacks'>): void {
+  merge(snapshot: Pick<AccountingSnapshot, 'entries' | 'fallbacks' | 'reasks'>): void {
     for (const e of snapshot.entries) {
       const add: Partial<Counters> = {};
       for (const name of COUNTER_NAMES) add[name] = e[name];
@@ -257,6 +269,9 @@ export class Accounting {
     }
     for (const [stage, n] of Object.entries(snapshot.fallbacks)) {
       this.fallbackCounts.set(stage, (this.fallbackCounts.get(stage) ?? 0) + n);
+    }
+    for (const [stage, n] of Object.entries(snapshot.reasks ?? {})) {
+      this.reaskCounts.set(stage, (this.reaskCounts.get(stage) ?? 0) + n);
     }
     this.notify();
   }

@@ -1,4 +1,5 @@
 import { SkillOptError } from '../errors';
+import type { StopCap } from '../../protocol/events';
 import type { Accounting } from './accounting';
 
 /** Caps from the config's `limits:` section; 0 or absent = no cap. */
@@ -37,15 +38,31 @@ export class BudgetGuard {
 
   /** null while within every cap; otherwise why the run must stop. */
   check(): string | null {
+    return this.reached()?.reason ?? null;
+  }
+
+  /** The cap the run has reached, with why it must stop; null while within every cap. */
+  reached(): (StopCap & { reason: string }) | null {
     const totals = this.accounting.totals();
     const { maxTokens, maxDollars, maxWallSeconds } = this.limits;
     if (maxTokens && maxTokens > 0) {
       const used = totals.promptTokens + totals.completionTokens;
-      if (used >= maxTokens) return `token budget of ${maxTokens} reached (${used} used)`;
+      if (used >= maxTokens)
+        return {
+          key: 'limits.max_tokens',
+          limit: maxTokens,
+          used,
+          reason: `token budget of ${maxTokens} reached (${used} used)`,
+        };
     }
     if (maxDollars && maxDollars > 0) {
       if (totals.knownDollars >= maxDollars) {
-        return `dollar budget of ${dollars(maxDollars)} reached (${dollars(totals.knownDollars)} spent)`;
+        return {
+          key: 'limits.max_dollars',
+          limit: maxDollars,
+          used: totals.knownDollars,
+          reason: `dollar budget of ${dollars(maxDollars)} reached (${dollars(totals.knownDollars)} spent)`,
+        };
       }
       if (totals.dollars === null && !this.warned) {
         this.warned = true;
@@ -60,7 +77,12 @@ export class BudgetGuard {
     if (maxWallSeconds && maxWallSeconds > 0) {
       const elapsed = (this.clock() - this.startMs) / 1000;
       if (elapsed >= maxWallSeconds) {
-        return `wall-time budget of ${maxWallSeconds} s reached (${Math.floor(elapsed)} s elapsed)`;
+        return {
+          key: 'limits.max_wall_time_s',
+          limit: maxWallSeconds,
+          used: Math.floor(elapsed),
+          reason: `wall-time budget of ${maxWallSeconds} s reached (${Math.floor(elapsed)} s elapsed)`,
+        };
       }
     }
     return null;

@@ -26,6 +26,7 @@ import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 import { cancelledError, SkillOptError } from '../errors';
 import type { Logger } from '../log';
+import { SKILL_DIR_NAME, SKILL_DIR_NAME_RULE } from '../skill/dirName';
 import { writeFileAtomic } from '../store/atomic';
 import { splitCommand } from './agents/argv';
 import {
@@ -106,8 +107,6 @@ export interface CommandBackendOptions {
   userHome?: string;
   logger?: Logger;
 }
-
-const SKILL_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 /** Task folders older than this are a crashed run's leftovers and are removed at start. */
 const STALE_MS = 24 * 3600 * 1000;
@@ -222,10 +221,11 @@ export class CommandBackend implements ChatBackend {
     }
     this.errors.delete(req.task);
     const task: TaskContext = { ...req.task, skillName: this.options.skillName ?? req.task.skillName };
-    if (!SKILL_NAME.test(task.skillName) || task.skillName === '..') {
+    // validate refuses a bad model.target_skill_name; this guards every other caller's name too.
+    if (!SKILL_DIR_NAME.test(task.skillName)) {
       throw new SkillOptError('config', `"${task.skillName}" cannot be used as a skill directory name`, {
         key: 'model.target_skill_name',
-        fix: 'use letters, digits, ".", "_" and "-" only',
+        fix: `use ${SKILL_DIR_NAME_RULE}`,
       });
     }
     if (this.preset?.name === 'copilot') {

@@ -1,5 +1,5 @@
 /**
- * The run's ledger (`ledger.jsonl`): every paid call, cache hit, failure and fallback appended as
+ * The run's ledger (`ledger.jsonl`): every paid call, cache hit, failure, re-ask and fallback appended as
  * it happens, with the step and phase it belongs to and its price. A resumed run reads it back
  * into its accounting, so totals, caps, history.json, summary.json and report.md count every
  * process of the run exactly once, whatever stopped the earlier ones.
@@ -22,7 +22,7 @@ export interface LedgerRow {
   step: number;
   phase: LedgerPhase;
   /** `session`: the process was running at `t` (its start, a heartbeat, its end), for the time cap. */
-  kind: 'usage' | 'fallback' | 'session';
+  kind: 'usage' | 'fallback' | 'reask' | 'session';
   /** `session` for session rows. */
   stage: string;
   /** Session rows: which moment of the process. */
@@ -184,11 +184,11 @@ export class RunLedger {
   }
 
   private append(r: AccountingRecord): void {
-    const at = this.claims.get(r.kind === 'fallback' ? r.stage : r.key.stage) ?? this.at;
+    const at = this.claims.get(r.kind === 'usage' ? r.key.stage : r.stage) ?? this.at;
     const base = { session: this.session, t: this.now(), step: at.step, phase: at.phase };
     let row: LedgerRow;
-    if (r.kind === 'fallback') {
-      row = { ...base, kind: 'fallback', stage: r.stage };
+    if (r.kind !== 'usage') {
+      row = { ...base, kind: r.kind, stage: r.stage };
     } else {
       row = {
         ...base,
@@ -210,13 +210,15 @@ export class RunLedger {
   }
 
   /** The earlier processes' records as one accounting snapshot, to merge. */
-  private priorSnapshot(): Pick<AccountingSnapshot, 'entries' | 'fallbacks'> {
+  private priorSnapshot(): Pick<AccountingSnapshot, 'entries' | 'fallbacks' | 'reasks'> {
     const entries = new Map<string, UsageEntry>();
     const fallbacks: Record<string, number> = {};
+    const reasks: Record<string, number> = {};
     for (const r of this.rows.slice(0, this.priorCount)) {
       if (r.kind === 'session') continue;
-      if (r.kind === 'fallback') {
-        fallbacks[r.stage] = (fallbacks[r.stage] ?? 0) + 1;
+      if (r.kind === 'fallback' || r.kind === 'reask') {
+        const counts = r.kind === 'fallback' ? fallbacks : reasks;
+        counts[r.stage] = (counts[r.stage] ?? 0) + 1;
         continue;
       }
       const key = JSON.stringify([r.stage, r.role, r.provider, r.model]);
@@ -236,6 +238,6 @@ export class RunLedger {
       for (const [from, to] of FIELDS) e[from] += (r[to] as number | undefined) ?? 0;
     }
     // merge() prices the counters with today's table (the rows keep what was known when paid).
-    return { entries: [...entries.values()], fallbacks };
+    return { entries: [...entries.values()], fallbacks, reasks };
   }
 }

@@ -16,6 +16,8 @@ import type { ChatMessage, ChatRequest, ChatResult, ModelClient } from './types'
 
 export interface FallbackRecorder {
   recordFallback(stage: string, reason: string): void;
+  /** Counted in the report's reliability section (the Accounting has it). */
+  recordReask?(stage: string): void;
 }
 
 export interface StructuredOptions {
@@ -86,6 +88,7 @@ export async function structuredCall<T>(
   if (options.reask === false) return fallBack(firstParse.error, first.text, false);
 
   log('info', `reply unusable (${firstParse.error}); asking once more`);
+  options.accounting?.recordReask?.(request.stage);
   const messages: ChatMessage[] = [
     ...request.messages,
     { role: 'assistant', content: first.text },

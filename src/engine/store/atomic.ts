@@ -1,5 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
 import { SkillOptError } from '../errors';
 import { writeError } from './ioErrors';
@@ -13,6 +22,10 @@ export function writeFileAtomic(path: string, data: string): void {
   try {
     // `wx`: never through a link planted at the temp name; the rename replaces a link at `path` itself.
     withParentDir(path, () => writeFileSync(tmp, data, { encoding: 'utf8', flag: 'wx' }));
+    // The rename would replace a link at `path` itself: one leading out of the run folder is refused.
+    if (containedRoots.size && lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink()) {
+      checkInsideRun(path);
+    }
     renameSync(tmp, path);
   } catch (err) {
     // A path through a file (ENOTDIR) cannot hold the temp file either: nothing to remove then.
@@ -85,13 +98,20 @@ function isInside(path: string, root: string): boolean {
   return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
 }
 
-/** Refuses `dir` when it is under a contained root but its existing part resolves outside it. */
-function checkContained(dir: string): void {
-  const abs = resolve(dir);
+/** Whether `path` exists, a symbolic link (even a dangling one) included. */
+const present = (path: string): boolean => lstatSync(path, { throwIfNoEntry: false }) !== undefined;
+
+/**
+ * Refuses `path` (a file or folder) when it is under a contained root but its existing part
+ * resolves outside it: a run-folder file is never read, written or replaced through a symbolic link
+ * that leads out of the run folder. Nothing to check outside a contained run folder.
+ */
+export function checkInsideRun(path: string): void {
+  const abs = resolve(path);
   for (const [root, real] of containedRoots) {
     if (!isInside(abs, root)) continue;
     let existing = abs;
-    while (!existsSync(existing) && existing !== root) existing = dirname(existing);
+    while (!present(existing) && existing !== root) existing = dirname(existing);
     let target: string;
     try {
       target = realpathSync(existing);
@@ -101,7 +121,8 @@ function checkContained(dir: string): void {
     if (!isInside(target, real)) {
       throw new SkillOptError('io', `${existing} leads out of the run folder (a symbolic link)`, {
         file: root,
-        fix: `remove the link ${existing} from the run folder, or train into another --out folder`,
+        // Not "delete the link": the ledger behind it is the run's record of what it paid.
+        fix: `move what the link ${existing} points to into its place (a run keeps its files inside its folder), or train into another --out folder`,
       });
     }
   }
@@ -109,7 +130,7 @@ function checkContained(dir: string): void {
 
 function ensureDir(dir: string): void {
   if (knownDirs.has(dir)) return;
-  checkContained(dir);
+  checkInsideRun(dir);
   mkdirSync(dir, { recursive: true });
   if (knownDirs.size > 10_000) knownDirs.clear();
   knownDirs.add(dir);

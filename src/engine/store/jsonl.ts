@@ -1,6 +1,6 @@
 import { closeSync, constants, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { SkillOptError } from '../errors';
-import { withParentDir, writeFileAtomic } from './atomic';
+import { checkInsideRun, withParentDir, writeFileAtomic } from './atomic';
 import { writeError } from './ioErrors';
 
 /**
@@ -8,6 +8,7 @@ import { writeError } from './ioErrors';
  * the file rewritten without it) so a resumed run appends to a clean file.
  */
 export function readJsonlTolerant<T>(path: string): T[] {
+  checkInsideRun(path);
   if (!existsSync(path)) return [];
   const text = readFileSync(path, 'utf8');
   const rows: T[] = [];
@@ -30,6 +31,7 @@ const APPEND_NO_FOLLOW =
 
 export function appendJsonl(path: string, row: unknown): void {
   const line = JSON.stringify(row) + '\n';
+  checkInsideRun(path);
   try {
     withParentDir(path, () => {
       const fd = openSync(path, APPEND_NO_FOLLOW, 0o666);
@@ -43,7 +45,7 @@ export function appendJsonl(path: string, row: unknown): void {
     if ((err as NodeJS.ErrnoException).code !== 'ELOOP') throw writeError(err, path);
     throw new SkillOptError('io', 'is a symbolic link; SkillOpt does not append through links', {
       file: path,
-      fix: 'delete the link (the run writes the file itself), or train into another --out folder',
+      fix: 'move the file it points to into its place (mv), or train into another --out folder',
     });
   }
 }

@@ -41,6 +41,8 @@ export const RUN_FILE = {
   /** Every paid call of every process of the run (src/engine/llm/ledger.ts). */
   ledger: 'ledger.jsonl',
   splitManifest: 'split_manifest.json',
+  /** The task data the run started with, by content (data/digest.ts), so a resume never mixes data sets. */
+  dataDigest: 'data_digest.json',
   /** The activation track's record per epoch (the description's gate). */
   activationHistory: 'activation_history.json',
   /** Written by a live engine process (its pid inside) and removed when it ends. */
@@ -95,6 +97,8 @@ export const EVAL_FILE = {
   predictionNames: 'prediction_names.json',
   /** Eval-only: the scores of the whole evaluation, beside its `eval_<split>` folder. */
   summary: 'eval_summary.json',
+  /** Eval-only: what is evaluated (skill, split, target, tasks), so the folder is never resumed for another. */
+  identity: 'eval_identity.json',
   /** Test and eval-only evaluations: scores per task type, the reference's `{<type>: {total, hard_acc}}`. */
   scores: 'summary.json',
   /** An evaluation sent through a provider's batch API: the batch id and its items, so a restart polls it again. */
@@ -192,20 +196,35 @@ export function parseBatchDirName(name: string): number | undefined {
 const PLAIN_ID = /^[A-Za-z0-9._-]{1,120}$/;
 
 /**
+ * Names Windows gives to devices whatever their case or extension (`CON`, `nul.txt`, `COM1.json`):
+ * a folder of that name cannot be made, or is the device.
+ */
+const WINDOWS_DEVICE = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?$/i;
+
+/** Whether a file name is one Windows cannot hold as given: a device name, or a trailing dot or space (dropped there). */
+export function unsafeOnWindows(name: string): boolean {
+  return WINDOWS_DEVICE.test(name) || /[. ]$/.test(name);
+}
+
+/**
  * The folder name of one task's prediction: an ordinary id as it is; any other id (unsafe
- * characters, `.`/`..`, over 120 characters) as its sanitised prefix, `~` and a hash of the whole id.
+ * characters, `.`/`..`, over 120 characters, a Windows device name such as `CON` or `nul.txt`, a
+ * trailing dot, which Windows drops so that `a.` and `a` would share a folder) as its sanitised
+ * prefix, `~` and a hash of the whole id.
  * No plain id contains `~`, so a hashed name never equals a plain one, and two ids never share one.
  * Writers assign names through store/predictionNames.ts, which also settles ids that differ only in
  * case (one folder on a case-insensitive disk) and records the mapping; readers look names up there.
  */
 export function predictionSegment(id: string): string {
-  return PLAIN_ID.test(id) && id !== '.' && id !== '..' ? id : hashedPredictionSegment(id);
+  return PLAIN_ID.test(id) && !unsafeOnWindows(id) ? id : hashedPredictionSegment(id);
 }
 
 /** The hashed folder name of an id (`<sanitised prefix>~<16 hex>`), whatever the id looks like. */
 export function hashedPredictionSegment(id: string): string {
   const prefix = id.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 80);
-  return `${prefix}~${createHash('sha256').update(id, 'utf8').digest('hex').slice(0, 16)}`;
+  const hash = createHash('sha256').update(id, 'utf8').digest('hex').slice(0, 16);
+  // `CON.x~…` is still the device on Windows (the part before the first dot decides).
+  return `${WINDOWS_DEVICE.test(`${prefix}~`) ? '_' : ''}${prefix}~${hash}`;
 }
 
 /**

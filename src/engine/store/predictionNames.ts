@@ -10,6 +10,12 @@ import { writeJsonAtomic } from './atomic';
 import { evalPaths, hashedPredictionSegment, predictionSegment } from './layout';
 import { predictionNamesSchema, readRunJson } from './runSchemas';
 
+/**
+ * The folder a name is on a disk that ignores case and drops trailing dots and spaces (Windows,
+ * macOS by default): two names with the same fold are one folder there.
+ */
+const fold = (name: string): string => name.toLowerCase().replace(/[. ]+$/, '');
+
 function recorded(dir: string): Record<string, string> {
   return readRunJson(evalPaths(dir).predictionNames, predictionNamesSchema) ?? {};
 }
@@ -22,26 +28,26 @@ export function assignPredictionNames(dir: string, ids: readonly string[]): Map<
   const known = recorded(dir);
   const names = new Map<string, string>(Object.entries(known));
   // Folded names in use: two names differing only in case are one folder on macOS and Windows.
-  const taken = new Set([...names.values()].map((n) => n.toLowerCase()));
+  const taken = new Set([...names.values()].map(fold));
   const taskIds = [...new Set(ids)];
   // An id whose own name is in use (by its case twin) gets its hashed name instead.
   const pending = taskIds.filter((id) => !names.has(id));
   for (const id of pending) {
     const own = predictionSegment(id);
-    if (!taken.has(own.toLowerCase())) {
+    if (!taken.has(fold(own))) {
       names.set(id, own);
-      taken.add(own.toLowerCase());
+      taken.add(fold(own));
     }
   }
   for (const id of pending) {
     if (names.has(id)) continue;
     const hashed = hashedPredictionSegment(id);
     // Two distinct ids with the same 64-bit hash prefix (and the same folded prefix) would need ~4e9 ids.
-    if (taken.has(hashed.toLowerCase())) {
+    if (taken.has(fold(hashed))) {
       throw new SkillOptError('internal', `two task ids share the prediction folder name ${hashed}`);
     }
     names.set(id, hashed);
-    taken.add(hashed.toLowerCase());
+    taken.add(fold(hashed));
   }
   const record = Object.fromEntries([...names].filter(([id, name]) => id !== name));
   if (Object.keys(record).length !== Object.keys(known).length) {

@@ -1,12 +1,29 @@
 /**
- * One live process per run folder. The lock file is created exclusively (O_EXCL), so two processes
- * starting at once cannot both win; a lock whose process is gone (same host, dead pid) is stale and
- * taken over, and one held by a live process is refused with its holder named.
+ * One live process per run folder. The lock file appears whole: it is written under a temp name and
+ * hard-linked into place, which fails when a lock exists, so two processes starting at once cannot
+ * both win and none can read a half-written lock. A lock whose process is gone (same host, dead pid)
+ * is stale and taken over, and one held by a live process is refused with its holder named.
  */
-import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  linkSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { hostname } from 'node:os';
 import { SkillOptError } from '../errors';
 import { RUN_FILE, RunLayout } from './layout';
+
+/**
+ * A lock file that cannot be read is being written by a process that creates it in two steps (an
+ * older SkillOpt) for this long; older than this, it is what a killed process left.
+ */
+export const UNREADABLE_LOCK_GRACE_MS = 30_000;
 
 interface LockInfo {
   pid: number;
@@ -41,23 +58,68 @@ export function runLockHeld(dir: string): boolean {
   return !!info && (!info.host || info.host === hostname()) && alive(info.pid);
 }
 
+/** Milliseconds since `path` was last written; undefined when it is gone. */
+function age(path: string): number | undefined {
+  try {
+    return Date.now() - statSync(path).mtimeMs;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Creates the lock file with its whole content, or returns false when a lock file exists. The
+ * temp name is one removeStaleTemps (store/atomic.ts) cleans up after a kill.
+ */
+function createLock(path: string, me: LockInfo): boolean {
+  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  writeFileSync(tmp, JSON.stringify(me), { flag: 'wx' });
+  try {
+    linkSync(tmp, path);
+    return true;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return false;
+    // A disk without hard links: create it exclusively and write it (the grace above covers the gap).
+    if (code === 'EPERM' || code === 'ENOTSUP' || code === 'ENOSYS') {
+      try {
+        const fd = openSync(path, 'wx');
+        writeSync(fd, JSON.stringify(me));
+        closeSync(fd);
+        return true;
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
+        throw e;
+      }
+    }
+    // ENOENT: the lock holder's start-up removed our temp file as stale; the caller tries again.
+    if (code === 'ENOENT') return false;
+    throw err;
+  } finally {
+    rmSync(tmp, { force: true });
+  }
+}
+
 /** Take the run folder's lock; returns the release function. */
 export function acquireRunLock(dir: string): () => void {
   const path = new RunLayout(dir).file(RUN_FILE.lock);
   const me: LockInfo = { pid: process.pid, host: hostname(), started: new Date().toISOString() };
   for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      const fd = openSync(path, 'wx');
-      writeSync(fd, JSON.stringify(me));
-      closeSync(fd);
+    if (createLock(path, me)) {
       return () => {
         // Only our own lock is removed (a takeover after a long pause must not be undone).
         if (readLock(path)?.pid === me.pid) rmSync(path, { force: true });
       };
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
     const holder = readLock(path);
+    const since = age(path);
+    if (!holder && since !== undefined && since < UNREADABLE_LOCK_GRACE_MS) {
+      // Another process is between creating the lock and writing it: it is held, not stale.
+      throw new SkillOptError('io', 'this run folder is being taken by another SkillOpt process', {
+        file: dir,
+        fix: `stop that run first, or train into another --out folder; if no other run is starting, delete ${path}`,
+      });
+    }
     const otherHost = holder?.host && holder.host !== me.host;
     if (holder && (otherHost || alive(holder.pid))) {
       throw new SkillOptError(
@@ -71,7 +133,7 @@ export function acquireRunLock(dir: string): () => void {
         },
       );
     }
-    // A stale lock (its process is gone, or the file is unreadable): take it over.
+    // A stale lock (its process is gone, or the file has stayed unreadable): take it over.
     rmSync(path, { force: true });
   }
   throw new SkillOptError('io', 'could not take the run folder lock', { file: path, fix: 'try again' });

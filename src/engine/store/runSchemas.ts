@@ -17,6 +17,8 @@ import type {
   TriggerRateRecord,
 } from '../../protocol/records';
 import { SkillOptError } from '../errors';
+import { checkInsideRun } from './atomic';
+import { unsafeOnWindows } from './layout';
 
 /**
  * `runtime_state.json` schema version this engine writes. Files without `schema_version` are
@@ -95,7 +97,7 @@ export const predictionNamesSchema = z.record(
   z
     .string()
     .regex(/^[A-Za-z0-9._~-]+$/)
-    .refine((n) => n !== '.' && n !== '..'),
+    .refine((n) => !unsafeOnWindows(n), 'a name Windows cannot hold (a device name, or a trailing dot)'),
 );
 
 /** One row of a reply journal (`meta_skill_replies.jsonl`): a paid reply, saved as it arrived. */
@@ -289,6 +291,7 @@ function describe(error: z.ZodError): string {
  * not JSON or not of the expected shape is an error naming the file and the first bad field.
  */
 export function readRunJson<S extends z.ZodType>(path: string, schema: S): z.infer<S> | undefined {
+  checkInsideRun(path);
   if (!existsSync(path)) return undefined;
   let raw: unknown;
   try {
@@ -319,6 +322,14 @@ export function readRunJson<S extends z.ZodType>(path: string, schema: S): z.inf
  * `batch.json` in an evaluation folder: the provider batch that answers the folder's items, so a
  * restarted run polls the same batch instead of paying for a new one.
  */
+/** `eval_identity.json`: an eval-only folder's skill, split and target, and a digest of all that decides its answers. */
+export const evalIdentitySchema = z.looseObject({
+  skill: z.string(),
+  split: z.string(),
+  target: z.string(),
+  digest: z.string().min(1),
+});
+
 export const batchStateSchema = z.looseObject({
   provider: z.string(),
   model: z.string(),
@@ -335,6 +346,35 @@ export const batchStateSchema = z.looseObject({
   item_sha256: z.record(z.string(), z.string()),
 });
 export type BatchState = z.infer<typeof batchStateSchema>;
+
+/** `data_digest.json` schema version this engine writes. */
+export const DATA_DIGEST_VERSION = 1;
+
+const splitDigest = z.object({
+  items: int.min(0),
+  sha256: z.string(),
+  ids: z.array(z.tuple([z.string(), z.string()])),
+});
+
+/** `data_digest.json`: the task data a run started with (data/digest.ts TaskDataDigest). */
+export const dataDigestSchema = z.looseObject({
+  schema_version: int.min(1),
+  splits: z.looseObject({ train: splitDigest, selection: splitDigest, test: splitDigest }),
+  source: z.object({ file: z.string(), sha256: z.string() }).optional(),
+});
+
+/** `data_digest.json`, refused when a newer engine wrote it; undefined when the folder has none. */
+export function readDataDigest(path: string): z.infer<typeof dataDigestSchema> | undefined {
+  const digest = readRunJson(path, dataDigestSchema);
+  if (digest && digest.schema_version > DATA_DIGEST_VERSION) {
+    throw new SkillOptError(
+      'io',
+      `was written by a newer SkillOpt (data digest schema ${digest.schema_version}; this version reads up to ${DATA_DIGEST_VERSION})`,
+      { file: path, fix: 'update SkillOpt (the extension or the skillopt CLI) to resume this run' },
+    );
+  }
+  return digest;
+}
 
 /** `runtime_state.json`, refused when a newer engine wrote it. */
 export function readRuntimeState(path: string): RuntimeState | undefined {

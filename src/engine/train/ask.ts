@@ -35,6 +35,7 @@ export async function askOptimizer<T>(
     contract,
     { signal: ctx.signal, logger: ctx.logger },
   );
+  if (outcome.reasked) ctx.recordReask?.(stage);
   if (outcome.ok) return { ok: true, value: outcome.value as T, raw: outcome.raw };
   ctx.recordFallback(stage, outcome.error);
   return { ok: false, error: outcome.error, raw: outcome.raw };

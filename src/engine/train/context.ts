@@ -22,4 +22,6 @@ export interface RunContext {
   batch?: TargetBatch;
   /** Every structured-reply fallback is recorded (accounting, step record, log), never silent. */
   recordFallback(stage: string, reason: string): void;
+  /** A structured reply asked for again (counted in report.md's reliability section). */
+  recordReask?(stage: string): void;
 }

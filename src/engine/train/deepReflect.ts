@@ -198,6 +198,7 @@ export async function deepReflect(ctx: RunContext, args: DeepReflectArgs): Promi
       contract,
       { signal: ctx.signal, logger: ctx.logger },
     );
+    if (outcome.reasked) ctx.recordReask?.('deep_reflect');
     if (!outcome.ok) {
       ctx.recordFallback('deep_reflect', `${turn} turn: ${outcome.error}`);
       return { ok: false, error: outcome.error };

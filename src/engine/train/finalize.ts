@@ -7,9 +7,8 @@ import { cpSync } from 'node:fs';
 import type { NoSkillScores, Score } from '../../protocol/records';
 import { ENGINE_ID, isAccepted, isSkipped, VERSION } from '../../protocol/vocabulary';
 import { skillHash } from '../skill/document';
-import { writeFileAtomic, writeJsonAtomic } from '../store/atomic';
+import { writeJsonAtomic } from '../store/atomic';
 import { RUN_DIR, RUN_FILE } from '../store/layout';
-import { artifactSchemas, readArtifact } from '../store/runSchemas';
 import { testCheck, type TestCheck } from './testCheck';
 import { evaluateTestSplit, type TestSummary } from './evaluate';
 import { finalCheck } from './gateCandidate';
@@ -17,11 +16,8 @@ import { gatePower } from './gateSettings';
 import type { TrainSettings } from './settings';
 import { applyOverrules } from './humanReview';
 import type { LoopContext } from './loopContext';
-import type { ProvenanceRecord } from './provenance';
-import { buildReport, type SpeedFigures } from './report';
-import { renderReport } from './reportMarkdown';
-import { activationSummary } from '../activation/summary';
-import { readActivationHistory } from './epochStages/activation';
+import type { SpeedFigures } from './report';
+import { loopReport, writeReportMd } from './runReport';
 import { promptCacheSummary } from '../llm/spendText';
 
 export interface TestResults {
@@ -181,43 +177,27 @@ function writeSummary(
     token_summary: loop.input.totalTokens(),
     prompt_cache: promptCacheSummary(loop.input.accountingSnapshot().totals),
   };
-  const activation = loop.input.activation
-    ? activationSummary(loop.input.activation, readActivationHistory(loop))
-    : undefined;
-  const report = buildReport({
-    outDir: loop.ctx.outDir,
-    history,
-    baselineSelection: state.baselineScore,
-    bestSelection: state.bestScore,
+  const report = loopReport(loop, {
     finalSelection: finalSel ? loop.selection.project(finalSel, state.current) : null,
     tests: {
       ...(tests.baseline ? { initial: tests.baseline.overall.hard } : {}),
       ...(tests.best ? { best: tests.best.overall.hard } : {}),
       ...(tests.final ? { final: tests.final.overall.hard } : {}),
     },
-    accounting: loop.input.accountingSnapshot(),
-    bestSkill: state.best,
-    provenance:
-      readArtifact<ProvenanceRecord[]>(layout.file(RUN_FILE.provenance), artifactSchemas.records) ?? [],
     ...(check ? { testCheck: check } : {}),
     ...(noSkill ? { noSkill } : {}),
     noSkillOff: noSkillOff(loop.s),
-    gatePower: power,
-    humanDecisions: (
-      readArtifact<unknown[]>(layout.file(RUN_FILE.humanDecisions), artifactSchemas.records) ?? []
-    ).length,
     ...(stoppedEarly ? { stoppedEarly } : {}),
-    ...(activation ? { activation } : {}),
     ...(speed ? { speed } : {}),
   });
+  const activation = report.activation;
   writeJsonAtomic(layout.file(RUN_FILE.summary), {
     ...summary,
     ...(activation ? { activation } : {}),
     ...(speed ? { speed } : {}),
     report,
   });
-  const simulated = loop.ctx.optimizer.backend === 'sim' || loop.ctx.target.backend === 'sim';
-  writeFileAtomic(layout.file(RUN_FILE.report), renderReport(report, loop.ctx.outDir, simulated));
+  writeReportMd(loop, report);
 }
 
 /** summary.json `speed`: what the speed options saved or added, when one of them is on. */

@@ -2,6 +2,7 @@ import type { StageName } from '../../protocol/vocabulary';
 import type { ActivationPlan } from '../activation/plan';
 import type { SealedSplit } from '../data/splits';
 import type { TaskItem } from '../data/tasks';
+import type { TaskDataDigest } from '../data/digest';
 import { stepsPerEpoch } from '../data/plan';
 import type { AccountingSnapshot } from '../llm/accounting';
 import type { RunLedger } from '../llm/ledger';
@@ -14,6 +15,7 @@ import type { TrainSettings } from './settings';
 import { RunFiles } from './state';
 import { TrainState } from './trainState';
 import type { StepRecord } from '../../protocol/records';
+import type { StopCap } from '../../protocol/events';
 
 export type StageTokens = StepRecord['tokens'];
 export interface Fallback {
@@ -23,12 +25,17 @@ export interface Fallback {
 
 export interface TrainInput {
   ctx: RunContext;
-  splits: { train: readonly TaskItem[]; val: readonly TaskItem[]; test: SealedSplit };
+  /** `persist` writes a generated ratio split's files (after the folder's data check). */
+  splits: { train: readonly TaskItem[]; val: readonly TaskItem[]; test: SealedSplit; persist?: () => void };
   initialSkill: string;
   /** Flat, redacted config written as config.json and into summary.json. */
   flatConfig: Record<string, unknown>;
+  /** The task data's fingerprint, recorded at the start and checked on resume (sameData.ts). */
+  taskData?: TaskDataDigest;
   /** Checked at every step boundary; returns a reason to stop, or null. */
   budgetCheck?: () => string | null;
+  /** The spend cap the run has reached, if any: a stop on it says which cap to raise. */
+  capReached?: () => StopCap | undefined;
   /** A spend or time cap is set: work that a cap must see first is not started beside other work. */
   budgetCapped?: boolean;
   /** The run's ledger: attributes calls to steps and gives each step's tokens over every process. */

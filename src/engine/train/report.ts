@@ -67,8 +67,17 @@ export interface RunReport {
   skill_length: Array<{ step: number; chars: number; tokens: number }>;
   edit_budget: Array<{ step: number; budget: number | null }>;
   persistent_failures: PersistentFailure[];
-  /** What went wrong outside the skill: target items that could not be answered, reply fallbacks. */
-  reliability: { errored_items: number; errored_by_kind: Record<string, number>; fallbacks: number };
+  /**
+   * What went wrong outside the skill: target items that could not be answered, structured replies
+   * asked again (by stage, every process of the run) and reply fallbacks.
+   */
+  reliability: {
+    errored_items: number;
+    errored_by_kind: Record<string, number>;
+    fallbacks: number;
+    /** Absent in reports written before re-asks were counted. */
+    reasks?: Record<string, number>;
+  };
   spend_by_role: Record<
     string,
     {
@@ -236,7 +245,7 @@ export function buildReport(args: {
     })),
     edit_budget: h.map((r) => ({ step: r.step, budget: r.edit_budget ?? null })),
     persistent_failures: persistentFailures(args.outDir),
-    reliability: reliability(args.outDir, h),
+    reliability: { ...reliability(args.outDir, h), reasks: { ...(args.accounting.reasks ?? {}) } },
     spend_by_role: roles,
     prompt_cache: promptCacheSummary(args.accounting.totals),
     ...(args.activation ? { activation: args.activation } : {}),

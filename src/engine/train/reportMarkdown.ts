@@ -34,8 +34,21 @@ function gateTestLines(r: RunReport): string[] {
   ];
 }
 
-export function renderReport(r: RunReport, outDir: string, simulated: boolean): string {
-  const lines: string[] = ['# SkillOpt run report', ''];
+export function renderReport(
+  r: RunReport,
+  outDir: string,
+  simulated: boolean,
+  /** A run that stopped or failed before its end: why, and how to go on. */
+  stopped?: { reason: string; resume: string },
+): string {
+  const lines: string[] = [stopped ? '# SkillOpt run report (stopped run)' : '# SkillOpt run report', ''];
+  if (stopped)
+    lines.push(
+      `> **Stopped before its end:** ${stopped.reason.replace(/\n/g, ' ')}`,
+      '>',
+      `> What it had reached when it stopped; the test split was not scored. Resume: \`${stopped.resume}\` (a finished run replaces this report).`,
+      '',
+    );
   if (simulated)
     lines.push(
       '> **Simulated models.** This run used the offline `sim` backend; the numbers show the mechanics, not a real model.',
@@ -107,6 +120,7 @@ export function renderReport(r: RunReport, outDir: string, simulated: boolean): 
     rel.errored_items
       ? `The target could not answer ${rel.errored_items} evaluation(s) (${kinds}); they were kept out of every score, gate and reflection (\`outcome: errored\` in results.jsonl).`
       : 'The target answered every evaluation.',
+    reaskLine(rel.reasks),
     `Structured-reply fallbacks in steps: ${rel.fallbacks}.`,
     retryLine(r.spend_by_role),
   );
@@ -157,6 +171,17 @@ function speedLine(x: SpeedFigures): string {
       `speculation made ${x.speculative_calls} rollout call(s) ahead, ${x.speculative_calls_discarded ?? 0} of them discarded (extra)`,
     );
   return `Speed: ${parts.join('; ')} (this process).`;
+}
+
+/** Structured replies the optimizer or the judge had to be asked for again, by stage. */
+function reaskLine(reasks: Record<string, number> | undefined): string {
+  const parts = Object.entries(reasks ?? {})
+    .filter(([, n]) => n > 0)
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  const total = parts.reduce((n, [, k]) => n + k, 0);
+  return total
+    ? `Structured replies asked again (unusable the first time): ${total} (${parts.map(([s, n]) => `${s} ×${n}`).join(', ')}).`
+    : 'Structured replies asked again (unusable the first time): 0.';
 }
 
 /** Retried attempts and calls that failed after every attempt, per role (the provider's side of reliability). */

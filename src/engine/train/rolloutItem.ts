@@ -1,4 +1,5 @@
 /** One rollout item: the target request, the call, and the scored (or errored) result row. */
+import { SKILL_DIR_NAME } from '../skill/dirName';
 import { chatSkillView } from '../skill/package/views';
 import { parseFrontMatter } from '../skill/frontMatter';
 import { readImage } from '../data/images';
@@ -225,7 +226,7 @@ export function skillDirName(skill: string): string {
   const known = dirNames.get(skill);
   if (known !== undefined) return known;
   const parsed = parseFrontMatter(skill)?.name?.trim();
-  const name = parsed && /^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(parsed) ? parsed : 'skill';
+  const name = parsed && SKILL_DIR_NAME.test(parsed) ? parsed : 'skill';
   if (dirNames.size >= 4) dirNames.clear();
   dirNames.set(skill, name);
   return name;

@@ -11,6 +11,8 @@ import { gatePower } from './gateSettings';
 import { applyOverrules } from './humanReview';
 import { LoopContext, type TrainInput } from './loopContext';
 import { checkSameConfig } from './sameRun';
+import { writeStoppedReport } from './runReport';
+import { checkSameData } from './sameData';
 import { runStep } from './step/runStep';
 import { dropSpeculation } from './speculate';
 import { artifactSchemas, readArtifact } from '../store/runSchemas';
@@ -37,9 +39,16 @@ export class Trainer {
   private readonly loop: LoopContext;
   /** The baseline while it runs beside step 1. */
   private baselineRun: Promise<void> | undefined;
+  /** The run folder is this run's (its config checked, run/started sent): a stop may write its report. */
+  private began = false;
 
   constructor(input: TrainInput) {
     this.loop = new LoopContext(input);
+  }
+
+  /** report.md of a run that stopped or failed after it began (none for a folder it refused). */
+  reportStop(reason: string): void {
+    if (this.began) writeStoppedReport(this.loop, reason);
   }
 
   /** Called by the run context's recordFallback. */
@@ -79,6 +88,9 @@ export class Trainer {
         fix: 'check the --out folder (it holds runtime_state.json once a run has started), or leave out --resume to start one',
       });
     }
+    const dataNotice = input.taskData && checkSameData(loop.layout, input.taskData, resumed);
+    if (dataNotice) ctx.emit({ type: 'warning', message: dataNotice });
+    input.splits.persist?.();
     writeJsonAtomic(loop.layout.file(RUN_FILE.config), input.flatConfig);
     if (!resumed) loop.files.writeSkill(0, input.initialSkill);
     // Skill-aware reflection trains with an (empty) appendix from the start, as the reference does;
@@ -108,6 +120,7 @@ export class Trainer {
       ...(resumed ? { resumedFromStep: state.lastCompletedStep + 1 } : {}),
       gatePower: gatePower(s, input.splits.val.length),
     });
+    this.began = true;
 
     try {
       // A resumed run over one of its caps stops before it spends anything more.
@@ -215,7 +228,14 @@ export class Trainer {
 
   private stopped(reason: string): TrainOutcome {
     const { ctx, input } = this.loop;
-    ctx.emit({ type: 'run/stopped', outDir: ctx.outDir, reason, resumeCommand: input.resumeCommand });
+    const cap = reason.startsWith(STOPPED_BY_REQUEST) ? undefined : input.capReached?.();
+    ctx.emit({
+      type: 'run/stopped',
+      outDir: ctx.outDir,
+      reason,
+      resumeCommand: input.resumeCommand,
+      ...(cap ? { cap } : {}),
+    });
     return this.outcome('stopped', reason);
   }
 

@@ -16,11 +16,13 @@ import { scoreWords } from '../../protocol/words';
 import { configFileName } from '../constants';
 import type { Ctx } from '../ctx';
 import { ensureLmAccess } from '../lm/lmBridge';
+import { describeBatch } from '../runs/liveState';
 import { formatScore } from '../runs/treeNodes';
 import { failingTaskItem } from '../runs/conversationText';
 import { EVALS_DIR, readEvaluation } from '../runs/evalNodes';
 import { showConversation } from '../views/conversationView';
 import { selectorFor } from './copilot';
+import { continueOrNew, followBatch, unfinishedEvaluation } from './evalBatch';
 import { collectKeys } from './keys';
 import { requireTrust, showEngineError, withProgress, isMarkdownFile } from './shared';
 
@@ -36,6 +38,8 @@ export interface EvaluateOptions {
   aa?: number;
   /** Where the results go; absent = `.skillopt/evals/<skill>_<split>_<time>/` beside the config. */
   outDir?: string;
+  /** Config overrides (`key=value`), after the model choice's. */
+  overrides?: string[];
 }
 
 const splits: ReadonlyArray<{ id: EvalSplit; detail: string }> = [
@@ -135,9 +139,18 @@ export async function evaluateSkill(ctx: Ctx, arg?: unknown): Promise<EvalResult
     ? { split: opts.split, ...(opts.lmModel ? { lmModel: opts.lmModel } : {}) }
     : await pickSplitAndModel();
   if (!choice) return undefined;
-  const overrides = choice.lmModel
-    ? ['model.target_backend=vscode-lm', `model.target=${choice.lmModel}`]
-    : [];
+  const overrides = [
+    ...(choice.lmModel ? ['model.target_backend=vscode-lm', `model.target=${choice.lmModel}`] : []),
+    ...(opts.overrides ?? []),
+  ];
+  const evalsRoot = join(dirname(configPath), EVALS_DIR);
+  let outDir = opts.outDir;
+  const earlier = outDir || opts.aa ? undefined : unfinishedEvaluation(evalsRoot, skillPath, choice.split);
+  if (earlier) {
+    const answer = await continueOrNew(earlier, basename(skillPath), choice.split);
+    if (!answer) return undefined;
+    if (answer === 'continue') outDir = earlier.dir;
+  }
   const params: EvalParams = {
     configPath,
     skillPath,
@@ -145,14 +158,14 @@ export async function evaluateSkill(ctx: Ctx, arg?: unknown): Promise<EvalResult
     overrides,
     keys: await collectKeys(ctx),
     outDir:
-      opts.outDir ??
+      outDir ??
       join(
-        dirname(configPath),
-        EVALS_DIR,
+        evalsRoot,
         `${basename(skillPath, '.md')}_${choice.split}${opts.aa ? `_aa${opts.aa}` : ''}_${timestamp()}`,
       ),
     ...(opts.aa ? { aa: opts.aa } : {}),
   };
+  let batch: ReturnType<typeof followBatch> | undefined;
   try {
     if (choice.lmModel) {
       await ensureLmAccess(
@@ -166,7 +179,10 @@ export async function evaluateSkill(ctx: Ctx, arg?: unknown): Promise<EvalResult
       opts.aa
         ? `SkillOpt: scoring ${basename(skillPath)} ${opts.aa} times on ${choice.split} (A/A check)…`
         : `SkillOpt: evaluating ${basename(skillPath)} on ${choice.split}…`,
-      (token) => engine.request(EngineRequests.evaluate, params, { token, timeoutMs: 0 }),
+      (token, progress) => {
+        batch = followBatch(ctx, skillPath, progress);
+        return engine.request(EngineRequests.evaluate, params, { token, timeoutMs: 0 });
+      },
     );
     ctx.log.info(
       `[eval] ${skillPath} on ${result.split}: ${scoreWords(result.hard, result.soft, String)}, ${result.n_items} tasks`,
@@ -174,8 +190,15 @@ export async function evaluateSkill(ctx: Ctx, arg?: unknown): Promise<EvalResult
     void showEvalResult(result, skillPath);
     return result;
   } catch (err) {
-    await showEngineError(ctx, `cannot evaluate ${basename(skillPath)}`, err);
+    const out = batch?.last();
+    if (out)
+      void vscode.window.showInformationMessage(
+        `SkillOpt: the evaluation of ${basename(skillPath)} stopped; its ${describeBatch(out)} keeps running and is paid for. Evaluate ${basename(skillPath)} on ${choice.split} again to collect it.`,
+      );
+    else await showEngineError(ctx, `cannot evaluate ${basename(skillPath)}`, err);
     return undefined;
+  } finally {
+    batch?.dispose();
   }
 }
 

@@ -117,10 +117,10 @@ export function requireTrust(action: string): boolean {
 /** A cancellable progress notification around one engine request. */
 export function withProgress<T>(
   title: string,
-  task: (token: vscode.CancellationToken) => Promise<T>,
+  task: (token: vscode.CancellationToken, progress: vscode.Progress<{ message?: string }>) => Promise<T>,
 ): Thenable<T> {
   return vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title, cancellable: true },
-    (_progress, token) => task(token),
+    (progress, token) => task(token, progress),
   );
 }

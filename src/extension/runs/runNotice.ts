@@ -1,6 +1,7 @@
 import { describeGateTest } from '../../protocol/gateText';
 import type { EngineEvent } from '../../protocol/events';
 import { STOPPED_BY_REQUEST } from '../../protocol/vocabulary';
+import { capUsedText } from '../../protocol/words';
 import { formatScore } from './treeNodes';
 
 export type ReviewRequest = Extract<EngineEvent, { type: 'review/requested' }>;
@@ -64,7 +65,8 @@ export function runNotice(
         };
       return {
         kind: 'warning',
-        text: `SkillOpt: ${name} stopped: ${plain(event.reason)}. Nothing accepted is lost.`,
+        // Caps count the whole run: resuming under the same one would stop again at once.
+        text: `SkillOpt: ${name} stopped: ${plain(event.reason)}. Nothing accepted is lost.${event.cap ? ` The cap counts the whole run: raise ${event.cap.key} above ${capUsedText(event.cap)} in the config before resuming.` : ''}`,
         actions: ['Resume Run'],
       };
     case 'run/failed':

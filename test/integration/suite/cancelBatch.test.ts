@@ -13,9 +13,7 @@ import type { CancelBatchesResult, StartResult } from '../../../src/protocol/eng
 import { OpenAiBatchApi } from '../../support/loopback/batchApis';
 import { startOpenAiServer, type LoopbackServer } from '../../support/loopback/openaiServer';
 import { scriptedFinalBatchOverrides, scriptedModels } from '../../support/loopback/scriptedModels';
-import { closeEditors, rows, skillopt, waitFor, waitForStatus, workspacePath } from './support';
-
-type Window = Record<string, unknown>;
+import { closeEditors, rows, skillopt, stubWindow, waitFor, waitForStatus, workspacePath } from './support';
 
 /** The example's tasks, for the scripted target's answers. */
 function tasksOf(configPath: string): Parameters<typeof scriptedModels>[0] {
@@ -30,19 +28,15 @@ function tasksOf(configPath: string): Parameters<typeof scriptedModels>[0] {
 
 describe('SkillOpt extension: Cancel Provider Batch', function () {
   this.timeout(180_000);
-  const win = vscode.window as unknown as Window;
-  const saved: Record<string, unknown> = {};
-  const replace = (name: string, fn: unknown): void => {
-    saved[name] ??= win[name];
-    win[name] = fn;
-  };
+  const stubs = stubWindow();
+  const replace = stubs.replace;
   // The batch never ends on its own: the test evaluation waits on it until the cancel.
   const batches = new OpenAiBatchApi({ pollsToEnd: 1_000_000 });
   let server: LoopbackServer | undefined;
   const dir = (): string => workspacePath('batched');
 
   afterEach(async () => {
-    for (const [name, fn] of Object.entries(saved)) win[name] = fn;
+    stubs.restore();
     await closeEditors();
   });
   after(async () => {

@@ -9,6 +9,7 @@ import * as vscode from 'vscode';
 import type { StartResult } from '../../../src/protocol/engine';
 import type { EngineEvent } from '../../../src/protocol/events';
 import { prepareRun, trainPrepared } from '../../../src/engine/run';
+import { stubWindow } from './support';
 
 export type Ready = Extract<EngineEvent, { type: 'candidate/ready' }>;
 export type Verdict = Extract<EngineEvent, { type: 'gate/verdict' }>;
@@ -247,4 +248,25 @@ export async function stopRun(
     'the run to end after Stop',
     90_000,
   );
+}
+
+/**
+ * Mocha hooks for a suite about the person's own saves and clicks: auto-save off for the suite
+ * (it would write the buffer by itself), and after each test the window's stubs restored and
+ * every editor closed. Call inside `describe`; returns the stubs.
+ */
+export function personSuite(): ReturnType<typeof stubWindow> {
+  const stubs = stubWindow();
+  const files = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('files');
+  before(async () => {
+    await files().update('autoSave', 'off', vscode.ConfigurationTarget.Global);
+  });
+  afterEach(async () => {
+    stubs.restore();
+    await closeAll();
+  });
+  after(async () => {
+    await files().update('autoSave', undefined, vscode.ConfigurationTarget.Global);
+  });
+  return stubs;
 }

@@ -10,23 +10,17 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import { loadConfig } from '../../../src/engine/config/load';
-import { closeEditors, workspacePath } from './support';
+import { closeEditors, stubWindow, workspacePath } from './support';
 
 type Item = vscode.QuickPickItem & { path?: string };
-type Window = Record<string, unknown>;
-
 describe('SkillOpt extension: agent CLIs in the setup target picker', function () {
   this.timeout(60_000);
   const bin = resolve(__dirname, '..', '..', 'agent-clis', 'node_modules', '.bin');
-  const saved: Record<string, unknown> = {};
   const env = { PATH: process.env.PATH, COPILOT_EXEC_PATH: process.env.COPILOT_EXEC_PATH };
-  const win = vscode.window as unknown as Window;
-  const replace = (name: string, fn: unknown): void => {
-    saved[name] ??= win[name];
-    win[name] = fn;
-  };
+  const stubs = stubWindow();
+  const replace = stubs.replace;
   afterEach(async () => {
-    for (const [name, fn] of Object.entries(saved)) win[name] = fn;
+    stubs.restore();
     process.env.PATH = env.PATH;
     if (env.COPILOT_EXEC_PATH === undefined) delete process.env.COPILOT_EXEC_PATH;
     else process.env.COPILOT_EXEC_PATH = env.COPILOT_EXEC_PATH;

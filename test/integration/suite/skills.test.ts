@@ -13,9 +13,7 @@ import { Commands, SkillCommands } from '../../../src/extension/constants';
 import type { SkillRow } from '../../../src/extension/skills/skillNodes';
 import { formatScore } from '../../../src/extension/runs/format';
 import type { StartResult } from '../../../src/protocol/engine';
-import { skillopt, waitFor, waitForStatus, workspacePath } from './support';
-
-type Window = Record<string, unknown>;
+import { skillopt, stubWindow, waitFor, waitForStatus, workspacePath } from './support';
 
 function writeSkill(location: string, name: string, front?: string): string {
   const file = workspacePath(location, name, 'SKILL.md');
@@ -29,12 +27,8 @@ function writeSkill(location: string, name: string, front?: string): string {
 
 describe('SkillOpt extension: the Skills view', function () {
   this.timeout(120_000);
-  const win = vscode.window as unknown as Window;
-  const saved: Record<string, unknown> = {};
-  const replace = (name: string, fn: unknown): void => {
-    saved[name] ??= win[name];
-    win[name] = fn;
-  };
+  const stubs = stubWindow();
+  const replace = stubs.replace;
   /** The titles of the quick picks shown from now on; each is cancelled. */
   const quickPickTitles = (): string[] => {
     const titles: string[] = [];
@@ -118,7 +112,7 @@ describe('SkillOpt extension: the Skills view', function () {
   });
 
   afterEach(() => {
-    for (const [name, fn] of Object.entries(saved)) win[name] = fn;
+    stubs.restore();
   });
 
   after(async () => {

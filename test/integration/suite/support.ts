@@ -133,3 +133,22 @@ export async function hoverText(uri: vscode.Uri, position: vscode.Position): Pro
     .replace(/&nbsp;/g, ' ')
     .replace(/\\(.)/g, '$1');
 }
+
+/**
+ * Replaces `vscode.window` functions (dialogs, pickers, progress) for one test: `replace(name, fn)`
+ * as often as needed, `restore()` in `afterEach` puts every original back.
+ */
+export function stubWindow(): { replace: (name: string, fn: unknown) => void; restore: () => void } {
+  const win = vscode.window as unknown as Record<string, unknown>;
+  const saved: Record<string, unknown> = {};
+  return {
+    replace: (name, fn) => {
+      saved[name] ??= win[name];
+      win[name] = fn;
+    },
+    restore: () => {
+      for (const [name, fn] of Object.entries(saved)) win[name] = fn;
+      for (const name of Object.keys(saved)) delete saved[name];
+    },
+  };
+}

@@ -9,32 +9,12 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { ReviewCommands } from '../../../src/extension/constants';
 import type { StartResult } from '../../../src/protocol/engine';
-import { closeAll, copyHouseStyle, inspect, startHumanFirstRun, stopRun } from './reviewSupport';
+import { copyHouseStyle, inspect, personSuite, startHumanFirstRun, stopRun } from './reviewSupport';
 import { openSkill, skillopt, waitFor, workspacePath } from './support';
-
-type Window = Record<string, unknown>;
 
 describe('a skill with unsaved changes', function () {
   this.timeout(120_000);
-  const win = vscode.window as unknown as Window;
-  const saved: Window = {};
-  const replace = (name: string, fn: unknown): void => {
-    saved[name] ??= win[name];
-    win[name] = fn;
-  };
-  const files = vscode.workspace.getConfiguration('files');
-
-  before(async () => {
-    // Auto-save would write the buffer by itself; these tests are about the person's own saves.
-    await files.update('autoSave', 'off', vscode.ConfigurationTarget.Global);
-  });
-  afterEach(async () => {
-    for (const [name, fn] of Object.entries(saved)) win[name] = fn;
-    await closeAll();
-  });
-  after(async () => {
-    await files.update('autoSave', undefined, vscode.ConfigurationTarget.Global);
-  });
+  const { replace } = personSuite();
 
   it('"Optimize This Skill" asks before saving them, and trains the saved file only when told to', async () => {
     const api = await skillopt();

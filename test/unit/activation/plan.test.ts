@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SkillOptError } from '../../../src/engine/errors';
 import { prepareRun } from '../../../src/engine/run';
@@ -87,7 +87,7 @@ describe('activation: the plan refuses bad combinations before spending', () => 
 });
 
 describe('activation: trigger queries from the tasks', () => {
-  it('takes the train and selection tasks that carry should_trigger, never the test split', () => {
+  it('takes every row with should_trigger of a ratio split, none of them a body task', () => {
     const tmp = tempDir('skillopt-acttasks-');
     try {
       const lines = Array.from({ length: 30 }, (_, i) =>
@@ -105,33 +105,56 @@ describe('activation: trigger queries from the tasks', () => {
       ]);
       const { train, heldOut } = prepared.activation!.split;
       const ids = [...train, ...heldOut].map((q) => q.id).sort();
-      const visible = [...prepared.splits.train, ...prepared.splits.val]
-        .filter((t) => typeof t.fields.should_trigger === 'boolean')
-        .map((t) => t.id)
-        .sort();
-      assert.deepEqual(ids, visible);
-      const sealed = new Set(prepared.splits.test.unsealForEvaluation().map((t) => t.id));
-      assert.ok(ids.every((id) => !sealed.has(id)));
-      assert.ok(prepared.warnings.some((w) => /tasks with should_trigger \(train and selection/.test(w)));
-      const inTest = prepared.splits.test
-        .unsealForEvaluation()
-        .filter((t) => typeof t.fields.should_trigger === 'boolean').length;
-      assert.ok(inTest > 0, 'the fixture puts some in the test split');
+      assert.deepEqual(ids, Array.from({ length: 10 }, (_, i) => `t${i * 3}`).sort());
+      const body = [
+        ...prepared.splits.train,
+        ...prepared.splits.val,
+        ...prepared.splits.test.unsealForEvaluation(),
+      ];
+      assert.equal(body.length, 20);
+      assert.ok(body.every((t) => !ids.includes(t.id)));
+      assert.ok(prepared.warnings.some((w) => /from 10 task rows with should_trigger/.test(w)));
+    } finally {
+      tmp.cleanup();
+    }
+  });
+
+  it("leaves a split folder's test/ trigger rows sealed, and says so", () => {
+    const tmp = tempDir('skillopt-actdir-');
+    try {
+      const row = (id: string, extra: Record<string, unknown> = {}): string =>
+        JSON.stringify({
+          id,
+          question: `Rewrite the date ${id} for the staff directory`,
+          answer: 'x',
+          ...extra,
+        });
+      const files: Record<string, string[]> = {
+        train: ['a1', 'a2', 'a3']
+          .map((id) => row(id))
+          .concat(row('q1', { should_trigger: true }), row('q2', { should_trigger: false })),
+        val: [row('b1'), row('q3', { should_trigger: true }), row('q4', { should_trigger: false })],
+        test: [row('c1'), row('q5', { should_trigger: true })],
+      };
+      for (const [name, lines] of Object.entries(files)) {
+        mkdirSync(join(tmp.path, 'splits', name), { recursive: true });
+        writeFileSync(join(tmp.path, 'splits', name, 'items.jsonl'), lines.join('\n') + '\n');
+      }
+      const prepared = prepareSim(join(tmp.path, 'run'), [
+        'activation.enabled=true',
+        'env.split_mode=split_dir',
+        `env.split_dir=${join(tmp.path, 'splits')}`,
+      ]);
+      const { train, heldOut } = prepared.activation!.split;
+      assert.deepEqual([...train, ...heldOut].map((q) => q.id).sort(), ['q1', 'q2', 'q3', 'q4']);
+      assert.deepEqual(
+        prepared.splits.test.unsealForEvaluation().map((t) => t.id),
+        ['c1'],
+      );
       assert.ok(
         prepared.warnings.some((w) =>
-          w.includes(`${inTest} tasks with should_trigger are in the test split`),
+          w.includes('1 row with should_trigger in the test split folder is not a trigger query'),
         ),
-      );
-      // A value that is not true or false is refused, naming the task.
-      lines[3] = JSON.stringify({ id: 't3', question: 'q', answer: 'x', should_trigger: 'yes' });
-      writeFileSync(join(tmp.path, 'tasks.jsonl'), lines.join('\n') + '\n');
-      assert.throws(
-        () =>
-          prepareSim(join(tmp.path, 'run2'), [
-            'activation.enabled=true',
-            `env.data_path=${join(tmp.path, 'tasks.jsonl')}`,
-          ]),
-        (e: unknown) => e instanceof SkillOptError && /task "t3" has should_trigger "yes"/.test(e.message),
       );
     } finally {
       tmp.cleanup();

@@ -163,6 +163,25 @@ const CASES: Case[] = [
     place: /train\.train_size/,
   },
   { name: 'env.name leaves the run folder', argv: opts('env.name=../..'), place: /env\.name/ },
+  {
+    name: 'skill folder name leaves the skills folder',
+    argv: opts('model.target_skill_name=../evil'),
+    place: /model\.target_skill_name/,
+    says: /must be a folder name: letters, digits/,
+  },
+  {
+    name: 'misspelt env key',
+    argv: validate((d) => withConfig(d, '  split_ration: "4:3:3"\n')),
+    place: /bad\.yaml:\d+ \(env\.split_ration\)/,
+    says: /did you mean env\.split_ratio\?/,
+  },
+  { name: 'unknown bare --cfg-options key', argv: opts('bogus_key=1'), place: /env\.bogus_key/ },
+  {
+    name: 'a benchmark key of the wrong type',
+    argv: opts('env.use_theorem=maybe'),
+    place: /env\.use_theorem/,
+    says: /must be true or false/,
+  },
   { name: 'unknown scorer', argv: opts('env.scorer=bogus'), place: /scorer/ },
   {
     name: 'bad price',

@@ -38,7 +38,7 @@ describe('skillopt command line', function () {
     train: ['--config', '--out', '--resume', '--fresh', '--cfg-options', '--json'],
     eval: ['--config', '--skill', '--split', '--out', '--cfg-options', '--json'],
     validate: ['--config', '--smoke', '--out', '--cfg-options', '--json'],
-    'apply-edits': ['--skill', '--edits', '--write', '--anchor-mode', '--json'],
+    'apply-edits': ['--skill', '--edits', '--config', '--write', '--anchor-mode', '--json'],
   };
   for (const [command, flags] of Object.entries(flagsOf)) {
     for (const h of ['--help', '-h']) {
@@ -137,6 +137,10 @@ describe('skillopt command line', function () {
       [['validate', cfg, '--json', '--cfg-options', 'optimizer.learning_rate=0'], 'config', 1],
       [['eval', cfg, '--json', '--skill', join(dir, 'nope.md')], 'io', 1],
       [['validate', '--json'], 'usage', 2],
+      // --json before the command, or with none at all.
+      [['--json'], 'usage', 2],
+      [['--json', 'frobnicate'], 'usage', 2],
+      [['--json', 'validate', cfg, '--cfg-options', 'env.split_ration=4:3:3'], 'config', 1],
     ] as const) {
       const r = cli([...args]);
       assert.equal(r.code, code, args.join(' '));

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { RUN_FILE } from '../../../src/engine/store/layout';
+import { RUN_DIR, RUN_FILE } from '../../../src/engine/store/layout';
+import type { EngineEvent } from '../../../src/protocol/events';
 
 const root = join(__dirname, '..', '..', '..');
 const example = join(root, 'examples', 'house-style');
@@ -145,6 +146,80 @@ describe('one run per folder (CLI processes)', function () {
     assert.equal(seed.code, 1, seed.out);
     assert.match(seed.out, /--force cannot change seed: they decide which items each step sees/);
     assert.match(train(['--force', '--fresh']).out, /--force and --fresh exclude each other/);
+  });
+
+  it('refuses to resume after the task data changed, naming the split and item; an older folder gets a notice', () => {
+    const first = train([], ['limits.max_tokens=20000']);
+    assert.equal(first.code, 3, first.out);
+    const [generated] = readdirSync(join(out, RUN_DIR.generatedSplits));
+    const splitFile = join(out, RUN_DIR.generatedSplits, generated!, 'val', 'items.json');
+    const split = readFileSync(splitFile, 'utf8');
+    const selection = JSON.parse(split) as Array<{ id: string }>;
+    const edited = selection[0]!.id;
+    const tasks = join(dir, 'tasks.jsonl');
+    const original = readFileSync(tasks, 'utf8');
+    writeFileSync(
+      tasks,
+      original
+        .split('\n')
+        .map((l) => (l.includes(`"${edited}"`) ? l.replace(/"answer": "[^"]*"/, '"answer": "edited"') : l))
+        .join('\n'),
+    );
+    const baseline = join(out, RUN_DIR.baselineSelection, 'results.jsonl');
+    const results = readFileSync(baseline, 'utf8');
+    const refused = train(['--resume'], ['limits.max_tokens=40000']);
+    assert.equal(refused.code, 1, refused.out);
+    assert.match(
+      refused.out,
+      new RegExp(
+        `task data changed since this run started: the selection split \\(item ${edited} changed\\)`,
+      ),
+    );
+    assert.match(refused.out, /--fresh/);
+    assert.doesNotMatch(refused.out, /\n\s+at /, 'a stack trace was printed');
+    assert.equal(readFileSync(baseline, 'utf8'), results);
+    assert.equal(readFileSync(splitFile, 'utf8'), split, 'the refused run rewrote the generated split');
+    // With the data restored, the run goes on.
+    writeFileSync(tasks, original);
+    const restored = train(['--resume'], ['limits.max_tokens=30000']);
+    assert.equal(restored.code, 3, restored.out);
+    // A folder from before data were recorded goes on, saying it cannot check.
+    rmSync(join(out, RUN_FILE.dataDigest));
+    const older = train(['--resume'], ['limits.max_tokens=40000']);
+    assert.ok(older.code === 0 || older.code === 3, older.out);
+    assert.match(older.out, /no record of the task data it started with/);
+    assert.ok(existsSync(join(out, RUN_FILE.dataDigest)));
+  });
+
+  it('after a stop on a cap, prints a resume line that raises the cap, and with it raised the run goes on', () => {
+    const first = train([], ['limits.max_tokens=20000']);
+    assert.equal(first.code, 3, first.out);
+    const line = /Resume with:\n {2}(.*)\n/.exec(first.out)?.[1] ?? '';
+    assert.match(
+      line,
+      /--resume --cfg-options train\.num_epochs=1 cache\.enabled=false limits\.max_tokens=MORE_THAN_\d+$/,
+    );
+    assert.doesNotMatch(line, /max_tokens=20000/);
+    assert.match(first.out, /unless limits\.max_tokens is raised above \d+/);
+    // --json: the event names the cap.
+    const json = train(['--resume', '--json'], ['limits.max_tokens=20000']);
+    assert.equal(json.code, 3, json.out);
+    const stopped = json.out
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as EngineEvent)
+      .find((e) => e.type === 'run/stopped');
+    assert.ok(stopped?.type === 'run/stopped' && stopped.cap?.key === 'limits.max_tokens', json.out);
+    assert.match(stopped.resumeCommand, /limits\.max_tokens=MORE_THAN_\d+$/);
+    // The line as printed, the placeholder filled in, goes on past where it stopped.
+    const steps = (JSON.parse(readFileSync(join(out, RUN_FILE.history), 'utf8')) as unknown[]).length;
+    const words = line
+      .slice(line.indexOf(' train ') + ' train '.length)
+      .split(' ')
+      .map((w) => w.replace(/MORE_THAN_\d+/, '60000'));
+    const raised = cli(['train', ...words]);
+    assert.ok(raised.code === 0 || raised.code === 3, raised.out);
+    assert.ok((JSON.parse(readFileSync(join(out, RUN_FILE.history), 'utf8')) as unknown[]).length > steps);
   });
 
   it('says so when --resume names a folder without a run, and starts nothing', () => {

@@ -4,6 +4,7 @@ import { join, relative, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { FLAT_TO_DOTTED } from '../../../src/engine/config/flat';
 import { loadConfig } from '../../../src/engine/config/load';
+import { fieldSchema } from '../../../src/engine/config/schema';
 import { DISPOSITIONS, dispositionOf } from '../../../src/engine/config/schema/disposition';
 import { SkillOptError } from '../../../src/engine/errors';
 import { tempDir, write } from './helpers';
@@ -108,6 +109,24 @@ describe('config/disposition: every reference key is honoured, mapped or refused
       }
     }
     assert.deepEqual(missing, []);
+  });
+
+  it("types and disposes every key the reference's benchmark adapters take (or maps it to its section)", () => {
+    // The reference hands each adapter the flat keys named like its constructor's parameters.
+    const { adapters } = JSON.parse(readFileSync(join(REFERENCE, 'adapter-kwargs.json'), 'utf8')) as {
+      adapters: Record<string, string[]>;
+    };
+    const missing: string[] = [];
+    for (const [bench, names] of Object.entries(adapters)) {
+      for (const name of names) {
+        const mapped = FLAT_TO_DOTTED.get(name);
+        if (mapped && !mapped.startsWith('env.')) continue;
+        if (!dispositionOf(`env.${name}`) || !fieldSchema('env', name)) missing.push(`${bench}: ${name}`);
+      }
+    }
+    assert.deepEqual(missing, [], 'adapter keys with no typed env field and disposition');
+    for (const dotted of Object.keys(DISPOSITIONS).filter((k) => k.startsWith('env.')))
+      assert.ok(fieldSchema('env', dotted.slice(4)), `${dotted} has a disposition but no type`);
   });
 
   describe('each shipped config loads unchanged, or is refused naming what and what instead', () => {

@@ -171,7 +171,6 @@ describe('config/load', () => {
       assert.equal(config.env.name, 'searchqa');
       assert.equal(config.env.split_mode, 'split_dir');
       assert.equal(config.env.workers, 24);
-      assert.equal(config.env.context_chars, 6000); // benchmark key passed through
       assert.equal(config.env.split_dir, path.join(dir, 'data/searchqa_split'));
       assert.equal(config.env.skill_init, path.join(dir, 'skillopt/envs/searchqa/skills/initial.md'));
     });
@@ -314,25 +313,30 @@ describe('config/load', () => {
       assert.equal(config.train.batch_size, 8);
     });
 
-    it('passes unknown env keys through without a warning', () => {
-      const file = write(
-        dir,
-        'env.yaml',
-        'env:\n  name: mybench\n  data_root: corpus\n  judge: {model: x, retries: 2}\n',
-      );
-      const { warnings, config } = loadConfig(file);
-      assert.deepEqual(warnings, []);
-      assert.equal(config.env.data_root, 'corpus');
-      assert.deepEqual(config.env.judge, { model: 'x', retries: 2 });
+    it('refuses an env key nothing reads, naming the key and the env keys', () => {
+      const file = write(dir, 'env.yaml', 'env:\n  name: mybench\n  data_root: corpus\n  bogus_key: 1\n');
+      const err = expectConfigError(() => loadConfig(file), {
+        file,
+        line: 4,
+        key: 'env.bogus_key',
+        includes: ['nothing reads it', 'use one of the env keys: name, skill_init'],
+      });
+      assert.doesNotMatch(err.message, /did you mean/);
     });
 
-    it('routes a stray top-level scalar in a structured file to env with a warning', () => {
+    it('refuses a stray top-level scalar that is no env key, with the env key it resembles', () => {
       const file = write(dir, 'stray.yaml', 'train:\n  seed: 1\nmax_turn: 3\n');
-      const { warnings, config } = loadConfig(file);
-      assert.equal(config.env.max_turn, 3);
-      assert.equal(warnings.length, 1);
-      assert.equal(warnings[0].line, 3);
-      assert.match(warnings[0].message, /passed to the environment as env\.max_turn/);
+      expectConfigError(() => loadConfig(file), {
+        file,
+        line: 3,
+        key: 'env.max_turn',
+        includes: ['did you mean env.max_turns?'],
+      });
+      // One that is an env key is passed there, with a warning.
+      const known = write(dir, 'known.yaml', 'train:\n  seed: 1\nmax_turns: 3\n');
+      const { warnings, config } = loadConfig(known);
+      assert.equal(config.env.max_turns, 3);
+      assert.match(warnings[0].message, /passed to the environment as env\.max_turns/);
     });
 
     it('accepts the retired max_analyst_rounds with a warning and drops it', () => {

@@ -66,7 +66,7 @@ describe('config/overrides', () => {
           'evaluation.gate_mixed_weight=0.25',
           'model.optimizer=claude-sonnet-4-6',
           'env.split_ratio=3:1:6',
-          'env.custom_flag=yes',
+          'env.shuffle_choices=no',
         ],
       });
       assert.equal(config.train.batch_size, 16);
@@ -74,7 +74,7 @@ describe('config/overrides', () => {
       assert.equal(config.evaluation.gate_mixed_weight, 0.25);
       assert.equal(config.model.optimizer, 'claude-sonnet-4-6');
       assert.equal(config.env.split_ratio, '3:1:6');
-      assert.equal(config.env.custom_flag, true);
+      assert.equal(config.env.shuffle_choices, false);
     });
 
     it('routes bare keys to their section and unknown bare keys to env', () => {
@@ -97,12 +97,27 @@ describe('config/overrides', () => {
       assert.deepEqual(warnings, []);
     });
 
-    it('hints when a bare key that went to env looks like a typo', () => {
-      const { config, warnings } = loadConfig(file, { overrides: ['batch_sise=3'] });
-      assert.equal(config.env.batch_sise, 3);
-      assert.equal(warnings.length, 1);
-      assert.match(warnings[0].message, /did you mean batch_size \(train\.batch_size\)/);
-      assert.equal(warnings[0].file, '--cfg-options');
+    it('refuses a bare key that went to env and is no env key, with the key it resembles', () => {
+      expectConfigError(() => loadConfig(file, { overrides: ['batch_sise=3'] }), {
+        file: '--cfg-options',
+        key: 'env.batch_sise',
+        includes: ['did you mean train.batch_size?'],
+      });
+      expectConfigError(() => loadConfig(file, { overrides: ['numm_epochs=1'] }), {
+        file: '--cfg-options',
+        key: 'env.numm_epochs',
+        includes: ['did you mean train.num_epochs?'],
+      });
+      expectConfigError(() => loadConfig(file, { overrides: ['bogus_key=1'] }), {
+        file: '--cfg-options',
+        key: 'env.bogus_key',
+        includes: ['nothing reads it'],
+      });
+      expectConfigError(() => loadConfig(file, { legacyArgs: ['--max_turn', '3'] }), {
+        file: '--max_turn',
+        key: 'env.max_turn',
+        includes: ['did you mean env.max_turns?'],
+      });
     });
 
     it('sets entries of maps with dotted paths, names may contain dots', () => {

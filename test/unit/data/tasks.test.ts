@@ -3,19 +3,22 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readTaskRecords } from '../../../src/engine/data/taskFiles';
-import { loadTasks } from '../../../src/engine/data/tasks';
+import { loadTasks, toTaskItems } from '../../../src/engine/data/tasks';
 import { SkillOptError } from '../../../src/engine/errors';
 
 const fixtures = join(__dirname, '..', '..', 'fixtures', 'data');
 
-function expectTasksError(fn: () => unknown, line: number | undefined, message: RegExp): void {
+function expectTasksError(fn: () => unknown, line: number | undefined, message: RegExp): SkillOptError {
+  let caught: SkillOptError | undefined;
   assert.throws(fn, (err: unknown) => {
     assert.ok(SkillOptError.is(err, 'tasks'), `expected a tasks error, got ${String(err)}`);
     assert.equal(err.place.line, line);
     assert.match(err.message, message);
     assert.ok(err.place.fix, 'every tasks error says how to fix it');
+    caught = err;
     return true;
   });
+  return caught!;
 }
 
 describe('loadTasks', () => {
@@ -114,7 +117,40 @@ describe('loadTasks', () => {
       'noid.json',
       '[\n  {"id": "1", "question": "q", "answer": "a"},\n  {\n    "question": "q2", "answer": "b"\n  }\n]',
     );
-    expectTasksError(() => loadTasks(path), 3, /Task has no id/);
+    expectTasksError(() => loadTasks(path), 3, /Task has no id \(other tasks in this file have one\)/);
+  });
+
+  it('names the tasks of a plain CSV, JSONL or YAML file without ids row-N by position, with a notice', () => {
+    const files = [
+      write('plain.csv', 'prompt,expected\nWhat is 6 x 7?,42\n\nLargest planet?,Jupiter\n'),
+      write(
+        'plain.jsonl',
+        '{"prompt":"What is 6 x 7?","expected":"42"}\n\n{"prompt":"Largest planet?","expected":"Jupiter"}\n',
+      ),
+      write(
+        'plain.yaml',
+        '- prompt: What is 6 x 7?\n  expected: "42"\n- prompt: Largest planet?\n  expected: Jupiter\n',
+      ),
+    ];
+    for (const path of files) {
+      const file = readTaskRecords(path);
+      const items = toTaskItems(file);
+      assert.deepEqual(
+        items.map((i) => [i.id, i.input, i.answers]),
+        [
+          ['row-1', 'What is 6 x 7?', ['42']],
+          ['row-2', 'Largest planet?', ['Jupiter']],
+        ],
+        path,
+      );
+      assert.deepEqual(file.notices, [
+        `${path}: no task has an id (id, key, uid, task_id, questionId); tasks are named row-1…row-2 by their position in the file (add ids to keep names stable when rows are added or moved)`,
+      ]);
+    }
+    // A file with ids everywhere has no notice.
+    const withIds = readTaskRecords(join(fixtures, 'tasks.jsonl'));
+    toTaskItems(withIds);
+    assert.equal(withIds.notices, undefined);
   });
 
   it('rejects duplicate ids, naming both places', () => {
@@ -135,7 +171,17 @@ describe('loadTasks', () => {
     const line = (id: string, field: string): string =>
       JSON.stringify({ id, input: 'q', answer: 'a', [field]: [tool] });
     const path = write('tools.jsonl', `{"id":"ok","input":"q","answer":"a"}\n${line('t', 'tools')}\n`);
-    expectTasksError(() => loadTasks(path), 2, /Task "t" declares functions.*field "tools".*not supported/);
+    const err = expectTasksError(
+      () => loadTasks(path),
+      2,
+      /Task "t" declares functions.*field "tools".*not run for any target/,
+    );
+    // The refusal does not depend on the target, so its way out must not offer one that keeps the field.
+    assert.doesNotMatch(err.message, /or train with an agent target/);
+    assert.match(
+      err.place.fix ?? '',
+      /^remove the "tools" field \(a task file with it is refused for chat and agent targets alike\)/,
+    );
     const other = write('functions.jsonl', `${line('f', 'functions')}\n`);
     expectTasksError(() => loadTasks(other), 1, /field "functions"/);
   });

@@ -58,6 +58,20 @@ describe('extension runs: the notification when a run ends', () => {
     });
   });
 
+  it('after a stop on a cap, says which cap to raise before resuming (caps count the whole run)', () => {
+    const n = runNotice('hs', {
+      type: 'run/stopped',
+      outDir: '/r',
+      reason: 'dollar budget of $5.00 reached ($5.13 spent)',
+      resumeCommand: '',
+      cap: { key: 'limits.max_dollars', limit: 5, used: 5.1289 },
+    });
+    assert.equal(
+      n.text,
+      'SkillOpt: hs stopped: dollar budget of $5.00 reached ($5.13 spent). Nothing accepted is lost. The cap counts the whole run: raise limits.max_dollars above 5.13 in the config before resuming.',
+    );
+  });
+
   it('offers Resume after a stop and the log after a failure', () => {
     assert.deepEqual(
       runNotice('hs', {

@@ -1,11 +1,22 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { join, relative, sep } from 'node:path';
 import { SkillOptError } from '../../../src/engine/errors';
 import type { Scorer } from '../../../src/engine/scoring/scorers';
 import { containWrites, writeJsonAtomic } from '../../../src/engine/store/atomic';
-import { appendJsonl } from '../../../src/engine/store/jsonl';
-import { EVAL_FILE, predictionSegment } from '../../../src/engine/store/layout';
+import { appendJsonl, readJsonlTolerant } from '../../../src/engine/store/jsonl';
+import { EVAL_FILE, predictionSegment, RUN_FILE } from '../../../src/engine/store/layout';
+import { readRuntimeState } from '../../../src/engine/store/runSchemas';
 import { conversationPath } from '../../../src/engine/store/predictionNames';
 import { rollout } from '../../../src/engine/train/rollout';
 import { fakeTarget, prepareSim, runSim, tempDir } from '../train/helpers';
@@ -50,6 +61,18 @@ const HOSTILE_IDS = [
   predictionSegment('a b'),
   'nul\u0000byte',
   'line\nbreak',
+  // Windows device names (any case, with or without an extension) and names it drops a trailing dot or space from.
+  'CON',
+  'nul',
+  'Com1.json',
+  'lpt9',
+  'aux.txt',
+  'CON.x y',
+  'a.',
+  'a',
+  'a..',
+  'b ',
+  'b',
 ];
 
 describe('paths derived from user data', () => {
@@ -80,8 +103,14 @@ describe('paths derived from user data', () => {
     assert.deepEqual(readdirSync(runDir), ['rollout']);
     const conversations = filesUnder(dir).filter((f) => f.endsWith(EVAL_FILE.conversation));
     assert.equal(conversations.length, HOSTILE_IDS.length);
-    // Distinct even on a case-insensitive disk.
-    assert.equal(new Set(conversations.map((f) => f.toLowerCase())).size, HOSTILE_IDS.length);
+    // Distinct even on a case-insensitive disk that drops trailing dots and spaces (Windows).
+    const folders = conversations.map((f) => f.split(sep)[1]!);
+    assert.equal(new Set(folders.map((f) => f.toLowerCase().replace(/[. ]+$/, ''))).size, HOSTILE_IDS.length);
+    // No folder is a Windows device name or ends in a dot.
+    for (const f of folders) {
+      assert.doesNotMatch(f, /^(con|prn|aux|nul|com\d|lpt\d)(\..*)?$/i, f);
+      assert.doesNotMatch(f, /[. ]$/, f);
+    }
     const paths = new Map(HOSTILE_IDS.map((id) => [id, conversationPath(dir, id)]));
     for (const [id, path] of paths) {
       assert.ok(path.startsWith(join(dir, EVAL_FILE.predictions) + '/'), path);
@@ -104,6 +133,16 @@ describe('paths derived from user data', () => {
     for (const [id, path] of paths) assert.equal(conversationPath(dir, id), path);
     assert.notEqual(conversationPath(dir, 'A_B').toLowerCase(), paths.get('a_b')!.toLowerCase());
   });
+
+  /** A simulated run stopped after step 1, and an empty folder beside it. */
+  const stoppedAfterStep1 = async (): Promise<{ runDir: string; outside: string }> => {
+    const runDir = join(tmp.path, 'run');
+    const outside = join(tmp.path, 'outside');
+    mkdirSync(outside);
+    const first = await runSim(prepareSim(runDir), (e) => e.type === 'step/finished' && e.record.step === 1);
+    assert.equal(first.outcome.status, 'stopped');
+    return { runDir, outside };
+  };
 
   it('refuses an env.name that would leave the run folder, naming the key', () => {
     const err = (() => {
@@ -148,13 +187,58 @@ describe('paths derived from user data', () => {
     assert.deepEqual(readdirSync(outside), ['ledger.jsonl']);
   });
 
-  it('a resumed run with a link planted in its folder stops without writing outside it', async function () {
+  it('refuses to read or replace run files through links out of the folder, and keeps the files behind them', async function () {
     this.timeout(60_000);
+    const { runDir, outside } = await stoppedAfterStep1();
+    for (const name of [RUN_FILE.ledger, RUN_FILE.history]) {
+      // The file moved elsewhere and linked back: a resume must neither start it afresh nor write around it.
+      renameSync(join(runDir, name), join(outside, name));
+      symlinkSync(join(outside, name), join(runDir, name));
+      const before = readFileSync(join(outside, name), 'utf8');
+      await assert.rejects(
+        runSim(prepareSim(runDir)),
+        (err: unknown) =>
+          SkillOptError.is(err, 'io') &&
+          err.message.includes(`${join(runDir, name)} leads out of the run folder (a symbolic link)`) &&
+          /move what the link .* points to into its place/.test(err.place.fix ?? ''),
+      );
+      assert.ok(lstatSync(join(runDir, name)).isSymbolicLink(), `${name} was replaced`);
+      assert.equal(readFileSync(join(outside, name), 'utf8'), before, `${name} was changed`);
+      rmSync(join(runDir, name));
+      renameSync(join(outside, name), join(runDir, name));
+    }
+    // Put back, the run goes on.
+    const resumed = await runSim(
+      prepareSim(runDir),
+      (e) => e.type === 'step/finished' && e.record.step === 2,
+    );
+    assert.equal(resumed.outcome.status, 'stopped');
+  });
+
+  it('refuses reading, replacing and appending to a run file through a link out of a contained folder', () => {
     const runDir = join(tmp.path, 'run');
     const outside = join(tmp.path, 'outside');
+    mkdirSync(runDir);
     mkdirSync(outside);
-    const first = await runSim(prepareSim(runDir), (e) => e.type === 'step/finished' && e.record.step === 1);
-    assert.equal(first.outcome.status, 'stopped');
+    writeFileSync(join(outside, 'state.json'), '{}');
+    symlinkSync(join(outside, 'state.json'), join(runDir, RUN_FILE.state));
+    symlinkSync(join(outside, 'missing.jsonl'), join(runDir, 'results.jsonl'));
+    const uncontain = containWrites(runDir);
+    try {
+      assert.throws(() => readRuntimeState(join(runDir, RUN_FILE.state)), /leads out of the run folder/);
+      assert.throws(() => writeJsonAtomic(join(runDir, RUN_FILE.state), {}), /leads out of the run folder/);
+      assert.throws(() => readJsonlTolerant(join(runDir, 'results.jsonl')), /leads out of the run folder/);
+      assert.throws(() => appendJsonl(join(runDir, 'results.jsonl'), {}), /leads out of the run folder/);
+    } finally {
+      uncontain();
+    }
+    assert.equal(readFileSync(join(outside, 'state.json'), 'utf8'), '{}');
+    assert.deepEqual(readdirSync(outside), ['state.json']);
+  });
+
+  it('a resumed run with a link planted in its folder stops without writing outside it', async function () {
+    this.timeout(60_000);
+    const { runDir, outside } = await stoppedAfterStep1();
     symlinkSync(outside, join(runDir, 'steps', 'step_0002'));
     await assert.rejects(runSim(prepareSim(runDir)), /leads out of the run folder/);
     assert.deepEqual(readdirSync(outside), []);

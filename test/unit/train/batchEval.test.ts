@@ -3,9 +3,11 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TaskItem } from '../../../src/engine/data/tasks';
 import { SkillOptError } from '../../../src/engine/errors';
+import { evalIdentity } from '../../../src/engine/evalIdentity';
 import { evalPrepared, type EvalSummary } from '../../../src/engine/evalRun';
 import type { PreparedRun } from '../../../src/engine/run';
-import { RunLayout, evalPaths } from '../../../src/engine/store/layout';
+import { writeJsonAtomic } from '../../../src/engine/store/atomic';
+import { EVAL_FILE, RunLayout, evalPaths } from '../../../src/engine/store/layout';
 import type { EngineEvent } from '../../../src/protocol/events';
 import type { RolloutResult } from '../../../src/protocol/records';
 import { AnthropicBatchApi, OpenAiBatchApi } from '../../support/loopback/batchApis';
@@ -250,8 +252,20 @@ describe('batch evaluations over the loopback batch APIs', function () {
     );
     const again = prepare(server, args, first.outDir);
     const events: EngineEvent[] = [];
+    const skill = `${again.initialSkill}\n- Answer briefly.\n`;
+    // The folder's own check refuses another skill (evalIdentity.test.ts); the batch's guard must
+    // hold without it, as in a training run's final test evaluation: the record is made to match.
+    writeJsonAtomic(
+      new RunLayout(first.outDir).file(EVAL_FILE.identity),
+      evalIdentity(again, {
+        skill,
+        skillPath: again.skillPath,
+        split: 'test',
+        items: again.splits.test.unsealForEvaluation(),
+      }),
+    );
     await evalPrepared(again, {
-      skill: `${again.initialSkill}\n- Answer briefly.\n`,
+      skill,
       skillPath: again.skillPath,
       split: 'test',
       emit: (e) => events.push(e),

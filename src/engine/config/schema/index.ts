@@ -50,8 +50,8 @@ export const configSchema = z.object({
   gradient: z.object(gradientFields).prefault({}),
   optimizer: z.object(optimizerFields).prefault({}),
   evaluation: z.object(evaluationFields).prefault({}),
-  // Environment adapters read their own keys, so unknown env keys pass through untouched.
-  env: z.looseObject(envFields).prefault({}),
+  // Every env key a benchmark reads is a field (envFields.ts); validate refuses any other.
+  env: z.object(envFields).prefault({}),
   limits: z.object(limitsFields).prefault({}),
   cache: z.object(cacheFields).prefault({}),
   prices: z.record(z.string(), priceSchema).default({}),

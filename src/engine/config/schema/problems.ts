@@ -106,5 +106,8 @@ export function suggestKey(
   }
   if (!isSectionName(section) || section === 'prices') return '';
   const near = closest(key, Object.keys(SECTION_FIELDS[section]));
-  return near ? `; did you mean ${section}.${near}?` : '';
+  if (near) return `; did you mean ${section}.${near}?`;
+  // A flat name (a legacy flag, a bare --cfg-options key) that is not mapped lands in env.
+  const flatNear = section === 'env' && flatNames ? closest(key, flatNames.keys()) : undefined;
+  return flatNear ? `; did you mean ${flatNames?.get(flatNear)}?` : '';
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { REVIEW_MODES } from '../../../protocol/vocabulary';
+import { SKILL_DIR_NAME, SKILL_DIR_NAME_RULE } from '../../skill/dirName';
 import { DESCRIPTION_BUDGETS, DESCRIPTION_MAX_CHARS } from '../../skill/lint';
 import {
   ANCHOR_MODES,
@@ -11,9 +12,9 @@ import {
   ON_INCONCLUSIVE,
   OPENAI_APIS,
   PAIR_POLICIES,
-  SPLIT_MODES,
   UPDATE_MODES,
 } from './enums';
+export { envFields } from './envFields';
 import {
   flag,
   int,
@@ -148,7 +149,8 @@ export const modelFields = {
   target_temperature: num(0, 0),
   thinking_budget: int(0, 0),
   target_command: text(''),
-  target_skill_name: nonEmpty('skill'),
+  // The agent's skill folder name: checked here so a bad one stops before any call (skill/dirName.ts).
+  target_skill_name: z.string().trim().regex(SKILL_DIR_NAME).default('skill').describe(SKILL_DIR_NAME_RULE),
   // Agent targets (claude_code_exec, codex_exec, copilot_exec, command): see the README's "Agent targets".
   // native: the skill sits where the CLI discovers skills and the prompt carries only the task;
   // pointer: the prompt also names the SKILL.md file.
@@ -266,63 +268,6 @@ export const evaluationFields = {
     .describe('an integer ≥ 0 (absent = no per-item rule)'),
   // Ours: stop a selection evaluation once the items left cannot change the gate's verdict (README "Speed").
   early_stop: flag(false),
-};
-
-const SPLIT_RATIO = /^[1-9]\d*:[1-9]\d*:[1-9]\d*$/;
-
-export const envFields = {
-  // Names run and split folders, so it must stay one folder name (`../..` would write outside the run).
-  name: z
-    .string()
-    .regex(/^(?:[A-Za-z0-9_-][A-Za-z0-9 ._-]*)?$/)
-    .default('')
-    .describe('a folder name: letters, digits, spaces, ".", "_" and "-", not starting with "." or a space'),
-  skill_init: text(''),
-  // A skill is a prompt: a file this large is almost surely the wrong file, and every call would pay for it.
-  max_skill_bytes: z
-    .number()
-    .int()
-    .min(1)
-    .default(200_000)
-    .describe('an integer ≥ 1 (the largest env.skill_init file accepted, in bytes)'),
-  out_root: text(''),
-  split_mode: oneOf(SPLIT_MODES, 'ratio'),
-  split_ratio: z
-    .string()
-    .trim()
-    .regex(SPLIT_RATIO)
-    .default('2:1:7')
-    .describe('three positive integers "train:val:test", e.g. "2:1:7"'),
-  // 0 = train.seed, as in the reference (data/splitRatio.ts effectiveSplitSeed).
-  split_seed: z.number().int().default(42).describe('an integer'),
-  split_dir: text(''),
-  data_path: text(''),
-  split_output_dir: text(''),
-  exec_timeout: positive(120),
-  limit: int(0, 0),
-  // Absent = limits.target_concurrency decides.
-  workers: z.number().int().min(1).optional().describe('an integer ≥ 1'),
-  max_turns: int(1, 1),
-  max_completion_tokens: int(16384, 1),
-  // OfficeQA (data/officeqa/env.ts): the document folders, the tool loop's turns, local tools or the
-  // oracle pages alone, and the search mode (only `offline` runs here).
-  data_dirs: z
-    .union([z.string(), z.array(z.string())])
-    .optional()
-    .describe('a folder, or a list of folders, of OfficeQA documents'),
-  docs_dirs: z
-    .union([z.string(), z.array(z.string())])
-    .optional()
-    .describe('a folder, or a list of folders, of OfficeQA documents (used when data_dirs is absent)'),
-  max_tool_turns: int(12, 1),
-  use_local_tools: flag(true),
-  search_mode: text('offline'),
-  scorer: z
-    .union([z.string().trim().min(1), z.looseObject({ type: z.string().trim().min(1) })])
-    .default('normalized_exact')
-    .describe('a scorer name such as normalized_exact, or a mapping {type: <name>, ...options}'),
-  answer_tag: text('answer'),
-  target_system_prompt: text(''),
 };
 
 export const limitsFields = {

@@ -4,7 +4,7 @@ import { configSchema, describeExpected, fieldSchema, isSectionName } from './in
 import type { SkillOptConfig } from './index';
 import { suggestKey } from './problems';
 import type { ConfigOrigin, ConfigProblem, ConfigWarning } from './problems';
-import { optimizerFields } from './sections';
+import { envFields, optimizerFields } from './sections';
 
 /** Validation: the one pass that turns a sectioned config object into a config, or problems. */
 
@@ -108,8 +108,7 @@ export function validateConfigObject(raw: unknown, options: ValidateOptions = {}
       if (d?.kind === 'refused') {
         if (!d.inert(value[key]))
           fail([top, key], `${top}.${key} (${show(value[key])}) ${d.reason}`, d.alternative);
-        // Env keys pass through to the adapters; others the schema does not know are dropped.
-        if (!d.inert(value[key]) || (!known && top !== 'env')) delete value[key];
+        if (!d.inert(value[key]) || !known) delete value[key];
         continue;
       }
       if (d?.kind === 'mapped') {
@@ -117,15 +116,18 @@ export function validateConfigObject(raw: unknown, options: ValidateOptions = {}
         if (d.drop || !known) delete value[key];
         continue;
       }
-      if (top === 'env') continue;
-      if (!known) {
-        unknown(
+      if (known) continue;
+      const hint = suggestKey(key, top, options.flatNames);
+      // Every env key something reads is a field, so any other would be passed on and never read:
+      // refused even without a near miss (the reference's adapters drop such a key without a word).
+      if (top === 'env' && !hint) {
+        fail(
           [top, key],
-          `unknown key "${key}" in section ${top}`,
-          suggestKey(key, top, options.flatNames),
+          `unknown key "${key}" in section env: nothing reads it, so it would be ignored`,
+          `remove it, or use one of the env keys: ${Object.keys(envFields).join(', ')}`,
         );
-        delete value[key];
-      }
+      } else unknown([top, key], `unknown key "${key}" in section ${top}`, hint);
+      delete value[key];
     }
   }
 

@@ -4,6 +4,7 @@
  * `use_local_tools` (the default) the target then works through glob/read/grep over env.data_dirs
  * for up to env.max_tool_turns calls. The web-search modes are refused before anything is spent.
  */
+import type { SkillOptConfig } from '../../config/schema';
 import { SkillOptError } from '../../errors';
 import type { ModelClient } from '../../llm/types';
 import type { TargetTurns } from '../../train/turns/types';
@@ -38,7 +39,15 @@ function searchMode(value: unknown): 'offline' | 'custom_search' | 'azure_search
   return undefined;
 }
 
-function dirsOf(env: Record<string, unknown>): string[] {
+/** The env keys OfficeQA reads, typed by the config schema (absent = the reference's defaults). */
+type OfficeQaEnv = Partial<
+  Pick<
+    SkillOptConfig['env'],
+    'data_dirs' | 'docs_dirs' | 'search_mode' | 'use_local_tools' | 'max_tool_turns'
+  >
+>;
+
+function dirsOf(env: OfficeQaEnv): string[] {
   const value = env.data_dirs ?? env.docs_dirs;
   return Array.isArray(value) ? value.map(String) : typeof value === 'string' && value ? [value] : [];
 }
@@ -48,7 +57,7 @@ function dirsOf(env: Record<string, unknown>): string[] {
  * target gets the documents in its workspace instead of our tools (agentTask.ts).
  */
 export function officeQaTurns(
-  env: Record<string, unknown>,
+  env: OfficeQaEnv,
   target: Pick<ModelClient, 'backend' | 'acceptsTools'>,
 ): { turns?: TargetTurns; notices: string[] } {
   const mode = searchMode(env.search_mode);
@@ -85,7 +94,7 @@ export function officeQaTurns(
   }
   const roots = docsRoots(dirs);
   const corpus = new DocCorpus(roots);
-  const maxTurns = Number(env.max_tool_turns ?? 12);
+  const maxTurns = env.max_tool_turns ?? 12;
   const note = tools
     ? 'Treat them as primary evidence, and use the document tools for anything else you need.'
     : 'Treat them as primary evidence for your answer.';

@@ -25,13 +25,13 @@ function regularFiles(root: string): string[] {
 }
 
 /** Refuses a target whose path (below the skill folder) is or passes through a symbolic link. */
-function checkNoLink(skillDir: string, path: string): void {
+export function checkNoLink(skillDir: string, path: string, writer = 'Apply Best'): void {
   const parts = path.split('/');
   for (let i = 1; i <= parts.length; i++) {
     const at = join(skillDir, ...parts.slice(0, i));
     if (!lstatExists(at)) return;
     if (lstatSync(at).isSymbolicLink()) {
-      throw new SkillOptError('skill', `Apply Best would write ${path} through the symbolic link ${at}`, {
+      throw new SkillOptError('skill', `${writer} would write ${path} through the symbolic link ${at}`, {
         file: skillDir,
         fix: 'replace the link by the file or folder itself, or apply the best skill to another folder',
       });

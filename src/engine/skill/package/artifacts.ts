@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { packageDirOf } from '../../store/layout';
-import { writeFileAtomic } from '../../store/atomic';
+import { checkInsideRun, writeFileAtomic } from '../../store/atomic';
 import { readSkillInit } from '../skillFile';
 import { isSkillFolder, packageFolderOnDisk, readRunPackage, writePackageFolder } from './folder';
 import { isPackageText, skillBody, withFilesOf } from './text';
@@ -17,6 +17,7 @@ export function writeSkillArtifact(file: string, text: string): void {
 
 /** The text written by writeSkillArtifact; the `.md` file's text is SKILL.md (a person may have edited it). */
 export function readSkillArtifact(file: string): string {
+  checkInsideRun(file);
   return withPackageBeside(file, readFileSync(file, 'utf8'));
 }
 

@@ -70,12 +70,7 @@ export function turnsFor(
     }
     return officeQaTurns(cfg.env, target);
   }
-  const idle = officeQaKeysSet(cfg.env);
-  const notices = idle.length
-    ? [
-        `${idle.join(', ')}: read only by the officeqa benchmark (env.name: officeqa), so ${idle.length > 1 ? 'they have' : 'it has'} no effect on this run`,
-      ]
-    : [];
+  const notices: string[] = [];
   if (maxTurns <= 1 || target.backend === 'command') return { notices };
   const style = refineStyleFor(benchmark);
   return {
@@ -86,26 +81,3 @@ export function turnsFor(
     ],
   };
 }
-
-/** OfficeQA's keys set away from their defaults (the reference's other adapters do not read them either). */
-function officeQaKeysSet(env: SkillOptConfig['env']): string[] {
-  const loose = env as Record<string, unknown>;
-  const set = [
-    env.data_dirs !== undefined ? 'data_dirs' : '',
-    env.docs_dirs !== undefined ? 'docs_dirs' : '',
-    env.max_tool_turns !== 12 ? 'max_tool_turns' : '',
-    env.use_local_tools !== true ? 'use_local_tools' : '',
-    env.search_mode.trim().toLowerCase() !== 'offline' ? 'search_mode' : '',
-    ...OFFICEQA_SEARCH_KEYS.filter((k) => loose[k] !== undefined && loose[k] !== null && loose[k] !== ''),
-  ];
-  return set.filter(Boolean).map((k) => `env.${k}`);
-}
-
-const OFFICEQA_SEARCH_KEYS = [
-  'max_queries_per_turn',
-  'search_api_url',
-  'search_auth_env',
-  'search_max_num_results',
-  'search_provider',
-  'search_timeout_seconds',
-];

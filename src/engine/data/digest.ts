@@ -1,0 +1,64 @@
+/**
+ * A fingerprint of a run's task data: per split, a hash of every item as the data file has it (its
+ * record, its id, the content of the files it names), in order; for a ratio split also the whole
+ * source file's records. A run folder records it when the run starts, so a resume can tell that the
+ * data it would go on with are the ones its finished steps were scored on (train/sameData.ts).
+ * File times and places do not count, only contents.
+ */
+import { createHash } from 'node:crypto';
+import { canonicalJson } from '../llm/cache';
+import type { TaskItem } from './tasks';
+
+/** The splits as the user names them (the selection split is `val` inside the engine). */
+export const DIGEST_SPLITS = ['train', 'selection', 'test'] as const;
+export type DigestSplit = (typeof DIGEST_SPLITS)[number];
+
+export interface SplitDigest {
+  items: number;
+  /** Over the items in order. */
+  sha256: string;
+  /** [task id, a short hash of that item], to name the items that changed. */
+  ids: Array<[string, string]>;
+}
+
+export interface TaskDataDigest {
+  splits: Record<DigestSplit, SplitDigest>;
+  /** split_mode ratio: the file the splits are cut from, all of its records. */
+  source?: { file: string; sha256: string };
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/** The hash of a data file's records (a ratio split's source). */
+export function recordsDigest(records: readonly unknown[]): string {
+  return sha256(canonicalJson(records));
+}
+
+function itemHash(item: TaskItem): string {
+  const files = item.files?.map((f) => ({ name: f.name, digest: f.digest }));
+  return sha256(canonicalJson({ id: item.id, fields: item.fields, ...(files ? { files } : {}) })).slice(
+    0,
+    16,
+  );
+}
+
+function splitDigest(items: readonly TaskItem[]): SplitDigest {
+  const ids = items.map((i): [string, string] => [i.id, itemHash(i)]);
+  return { items: items.length, sha256: sha256(canonicalJson(ids)), ids };
+}
+
+export function taskDataDigest(
+  splits: Record<DigestSplit, readonly TaskItem[]>,
+  source?: TaskDataDigest['source'],
+): TaskDataDigest {
+  return {
+    splits: {
+      train: splitDigest(splits.train),
+      selection: splitDigest(splits.selection),
+      test: splitDigest(splits.test),
+    },
+    ...(source ? { source } : {}),
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * An eval-only folder resumes per item (rows in `results.jsonl` are answers already paid for), so
+ * it must only ever resume the same evaluation: the same skill text, split, target and settings,
+ * on the same tasks. The first process records what it evaluates; a later one with anything else
+ * is refused before it spends, instead of scoring one skill with another's answers.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import type { TaskItem } from './data/tasks';
+import { SkillOptError } from './errors';
+import { canonicalJson } from './llm/cache';
+import type { PreparedRun } from './run';
+import { writeJsonAtomic } from './store/atomic';
+import { EVAL_FILE, RUN_FILE, RunLayout } from './store/layout';
+import { evalIdentitySchema, readRunJson } from './store/runSchemas';
+
+export interface EvalIdentity {
+  skill: string;
+  split: string;
+  target: string;
+  digest: string;
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+export function evalIdentity(
+  prepared: PreparedRun,
+  what: { skill: string; skillPath: string; split: string; aa?: number; items: readonly TaskItem[] },
+): EvalIdentity {
+  const { model, env } = prepared.config;
+  // The optimizer answers nothing in an evaluation: its settings may change freely.
+  const targetSettings = Object.fromEntries(
+    Object.entries(model).filter(([k]) => !k.startsWith('optimizer')),
+  );
+  const material = {
+    skill: sha256(what.skill),
+    split: what.split,
+    aa: what.aa,
+    target: targetSettings,
+    // The data, its split and the scorer (the rows carry their scores).
+    env,
+    items: sha256(canonicalJson(what.items)),
+  };
+  return {
+    skill: what.skillPath,
+    split: what.split,
+    target: prepared.models.describe.target,
+    digest: sha256(canonicalJson(material)),
+  };
+}
+
+/** Records `id` in a new evaluation folder; refuses a folder that holds another evaluation. */
+export function claimEvalFolder(outDir: string, id: EvalIdentity): void {
+  const layout = new RunLayout(outDir);
+  const file = layout.file(EVAL_FILE.identity);
+  const recorded = readRunJson(file, evalIdentitySchema);
+  if (recorded) {
+    if (recorded.digest === id.digest) return;
+    const what =
+      recorded.skill !== id.skill
+        ? `the skill ${recorded.skill}`
+        : recorded.split !== id.split
+          ? `the ${recorded.split} split`
+          : recorded.target !== id.target
+            ? `the target ${recorded.target}`
+            : `${recorded.skill} as it was then (the skill's text, the tasks or the target's settings have changed since)`;
+    throw new SkillOptError(
+      'config',
+      `holds an evaluation of ${what}; going on in it would score this one with that one's answers`,
+      { file, fix: 'evaluate into another folder (--out), or delete this one to start it again' },
+    );
+  }
+  // A folder that has answers but no record (an older version's) cannot be checked.
+  if (existsSync(layout.file(RUN_FILE.ledger)))
+    throw new SkillOptError(
+      'config',
+      `has an evaluation in it that does not record what it evaluated (no ${EVAL_FILE.identity})`,
+      { file: outDir, fix: 'evaluate into another folder (--out), or delete this one to start it again' },
+    );
+  writeJsonAtomic(file, id);
+}

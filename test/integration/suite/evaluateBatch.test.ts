@@ -1,0 +1,117 @@
+/**
+ * Evaluate Skill with a provider batch out (the real `openai` SDK in the engine process, the
+ * loopback Batch API in this host): an evaluation that stopped with its batch running is offered
+ * again, continued in its own folder and collected without a second batch, and the progress
+ * notification follows the batch.
+ */
+import assert from 'node:assert/strict';
+import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import { SkillOptError } from '../../../src/engine/errors';
+import { evalPrepared } from '../../../src/engine/evalRun';
+import { prepareRun } from '../../../src/engine/run';
+import { EVAL_FILE, RunLayout } from '../../../src/engine/store/layout';
+import type { EvalResult } from '../../../src/protocol/engine';
+import { OpenAiBatchApi } from '../../support/loopback/batchApis';
+import { startOpenAiServer, type LoopbackServer } from '../../support/loopback/openaiServer';
+import { scriptedFinalBatchOverrides, scriptedModels } from '../../support/loopback/scriptedModels';
+import { closeEditors, skillopt, stubWindow, workspacePath } from './support';
+
+describe('SkillOpt extension: Evaluate Skill with a provider batch', function () {
+  this.timeout(180_000);
+  const stubs = stubWindow();
+  const replace = stubs.replace;
+  const batches = new OpenAiBatchApi({ pollsToEnd: 6 });
+  let server: LoopbackServer | undefined;
+  const dir = (): string => workspacePath('eval-batched');
+
+  afterEach(async () => {
+    stubs.restore();
+    await closeEditors();
+  });
+  after(async () => {
+    await server?.close();
+    rmSync(dir(), { recursive: true, force: true });
+  });
+
+  it('offers an evaluation that stopped with its batch out, and collects that batch in its folder', async () => {
+    await skillopt();
+    mkdirSync(dir(), { recursive: true });
+    for (const f of ['SKILL.md', 'tasks.jsonl', 'skillopt.yaml'])
+      cpSync(workspacePath('house-style', f), join(dir(), f));
+    const configPath = join(dir(), 'skillopt.yaml');
+    const skillPath = join(dir(), 'SKILL.md');
+    const probe = prepareRun({
+      configPath,
+      outDir: join(dir(), 'probe'),
+      dryRun: true,
+      overrides: ['cache.enabled=false'],
+    });
+    server = await startOpenAiServer(
+      scriptedModels([
+        ...probe.splits.train,
+        ...probe.splits.val,
+        ...probe.splits.test.unsealForEvaluation(),
+      ]),
+      { routes: batches.routes },
+    );
+    const overrides = scriptedFinalBatchOverrides(server.url, 0.2);
+
+    // An earlier evaluation stopped as soon as its batch was out (as a closed window would leave it).
+    const earlierDir = join(dir(), '.skillopt', 'evals', 'SKILL_test_20261124-000000');
+    const earlier = prepareRun({ configPath, outDir: earlierDir, overrides });
+    const stop = new AbortController();
+    await assert.rejects(
+      evalPrepared(earlier, {
+        skill: earlier.initialSkill,
+        skillPath,
+        split: 'test',
+        emit: (e) => {
+          if (e.type === 'batch/progress') stop.abort();
+        },
+        signal: stop.signal,
+      }),
+      (err: unknown) => SkillOptError.is(err, 'cancelled'),
+    );
+    assert.equal(batches.batches.size, 1);
+    assert.ok(!existsSync(new RunLayout(earlierDir).file(EVAL_FILE.summary)));
+
+    const modals: Array<{ message: string; detail?: string }> = [];
+    replace('showInformationMessage', (message: string, ...rest: unknown[]) => {
+      const opts = rest[0] as vscode.MessageOptions | undefined;
+      if (!opts?.modal) return Promise.resolve(undefined);
+      modals.push({ message, ...(opts.detail ? { detail: opts.detail } : {}) });
+      return Promise.resolve('Continue Earlier Evaluation');
+    });
+    const progress: string[] = [];
+    replace(
+      'withProgress',
+      (
+        _opts: unknown,
+        task: (p: vscode.Progress<{ message?: string }>, t: vscode.CancellationToken) => Thenable<unknown>,
+      ) =>
+        task({ report: (m) => progress.push(m.message ?? '') }, new vscode.CancellationTokenSource().token),
+    );
+    const result = await vscode.commands.executeCommand<EvalResult | undefined>('skillopt.evaluateSkill', {
+      skillPath,
+      configPath,
+      split: 'test',
+      overrides,
+    });
+    assert.ok(result, 'the evaluation ended');
+    assert.equal(modals.length, 1);
+    assert.match(
+      modals[0]!.message,
+      /an earlier evaluation of SKILL\.md on test stopped while its openai\S* batch batch_\S+ was out/,
+    );
+    assert.match(modals[0]!.detail ?? '', /collects what the batch answered, already paid for/);
+    assert.equal(result.out_dir, earlierDir, 'not continued in the earlier folder');
+    assert.equal(batches.batches.size, 1, 'a second batch was sent for the same tasks');
+    assert.equal(result.n_items, probe.splits.test.unsealForEvaluation().length);
+    assert.ok(
+      progress.some((m) => /eval batch \S+ \(openai\S*\): in_progress, \d+\/\d+ answered/.test(m)),
+      `the progress never showed the batch: ${progress.join(' | ')}`,
+    );
+  });
+});

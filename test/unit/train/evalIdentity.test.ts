@@ -1,0 +1,90 @@
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { SkillOptError } from '../../../src/engine/errors';
+import { evalPrepared, type EvalSummary } from '../../../src/engine/evalRun';
+import type { PreparedRun } from '../../../src/engine/run';
+import { EVAL_FILE, RunLayout } from '../../../src/engine/store/layout';
+import type { LoopbackServer } from '../../support/loopback/core';
+import { startOpenAiServer } from '../../support/loopback/openaiServer';
+import { scriptedModels, scriptedTargetModel } from '../../support/loopback/scriptedModels';
+import { BatchRuns, exampleTasks } from './batchHelpers';
+import { tempDir } from './helpers';
+
+/**
+ * Eval-only resumes per item, so a folder must only ever resume the same evaluation. Before this,
+ * evaluating another skill into a folder scored it with the first skill's answers (0 calls). Over
+ * the real `openai` SDK and the loopback server.
+ */
+describe('an eval-only folder holds one evaluation', function () {
+  this.timeout(60_000);
+  let server: LoopbackServer;
+  const runs = new BatchRuns();
+
+  before(async () => {
+    server = await startOpenAiServer(scriptedModels(exampleTasks()));
+  });
+  after(async () => {
+    await server.close();
+    runs.cleanup();
+  });
+
+  const evaluate = (prepared: PreparedRun, skill = prepared.initialSkill): Promise<EvalSummary> =>
+    evalPrepared(prepared, {
+      skill,
+      skillPath: prepared.skillPath,
+      split: 'test',
+      emit: () => undefined,
+      signal: new AbortController().signal,
+    });
+  const targetCalls = (): number =>
+    server.requests.filter((r) => (r.body as { model?: string }).model === scriptedTargetModel).length;
+
+  it('resumes the same evaluation, and refuses another skill, other target settings or other tasks before spending', async () => {
+    const out = tempDir('skillopt-eval-identity-');
+    try {
+      const first = await evaluate(runs.prepare(server, [], { outDir: out.path }));
+      assert.ok(first.model_calls > 0);
+      assert.ok(existsSync(new RunLayout(out.path).file(EVAL_FILE.identity)));
+
+      // The same evaluation again: every answer is reused, nothing is paid twice.
+      const before = targetCalls();
+      const again = await evaluate(runs.prepare(server, [], { outDir: out.path }));
+      assert.equal(targetCalls(), before);
+      assert.equal(again.hard, first.hard);
+
+      const refused = async (
+        prepared: PreparedRun,
+        skill: string | undefined,
+        why: RegExp,
+      ): Promise<void> => {
+        const calls = targetCalls();
+        await assert.rejects(evaluate(prepared, skill), (err: unknown) => {
+          assert.ok(SkillOptError.is(err, 'config'), String(err));
+          assert.match(err.message, why);
+          assert.match(err.message, /eval_identity\.json/);
+          assert.match(err.message, /another folder \(--out\)/);
+          return true;
+        });
+        assert.equal(targetCalls(), calls, 'a refused evaluation spent');
+      };
+      const prepared = runs.prepare(server, [], { outDir: out.path });
+      await refused(
+        prepared,
+        `${prepared.initialSkill}\n- A rule the first skill did not have.\n`,
+        /as it was then/,
+      );
+      await refused(
+        runs.prepare(server, ['model.target_temperature=0.7'], { outDir: out.path }),
+        undefined,
+        /as it was then/,
+      );
+      await refused(
+        runs.prepare(server, ['env.split_ratio=5:2:3'], { outDir: out.path }),
+        undefined,
+        /as it was then/,
+      );
+    } finally {
+      out.cleanup();
+    }
+  });
+});
