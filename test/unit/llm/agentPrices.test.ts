@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { Accounting } from '../../../src/engine/llm/accounting';
 import { AgentRunError } from '../../../src/engine/llm/agents/errors';
 import { parseClaude } from '../../../src/engine/llm/agents/transcript';
-import { createModelClient } from '../../../src/engine/llm/client';
 import { CommandBackend, type AgentName, type AgentSettings } from '../../../src/engine/llm/command';
 import { cliPricedProvider, PriceTable } from '../../../src/engine/llm/prices';
-import type { BackendReply, ChatBackend, ChatRequest } from '../../../src/engine/llm/types';
+import type { ChatRequest } from '../../../src/engine/llm/types';
+import { queuedClient } from './queuedBackend';
 
 /**
  * An agent target's calls are priced by the provider its CLI talks to, or at the cost the CLI
@@ -71,26 +71,12 @@ describe('llm/agents: what an agent run costs', () => {
     assert.equal(parseClaude(result({}), 's').costAtListPrices, false);
   });
 
-  it('the reported cost is kept in a row of its own; failed attempts before it, and the config price, use the table', () => {
-    const outcomes: Array<AgentRunError | BackendReply> = [];
-    const backend: ChatBackend = {
-      provider: 'command',
-      billedProvider: 'anthropic',
-      model: 'claude-sonnet-4-5',
-      cacheParams: {},
-      call: () => {
-        const next = outcomes.shift()!;
-        return next instanceof Error ? Promise.reject(next) : Promise.resolve(next);
-      },
-    };
+  it('the reported cost is kept in a row of its own; failed attempts before it, and the config price, use the table', async () => {
     const run = async (prices: PriceTable): Promise<Accounting> => {
       const accounting = new Accounting({ prices });
-      const client = createModelClient({
-        role: 'target',
-        backend,
-        accounting,
-        retry: { maxAttempts: 2 },
-        sleep: () => Promise.resolve(),
+      const { client, outcomes } = queuedClient(accounting, {
+        billedProvider: 'anthropic',
+        model: 'claude-sonnet-4-5',
       });
       outcomes.push(
         new AgentRunError('crash', 'killed', {
@@ -102,21 +88,17 @@ describe('llm/agents: what an agent run costs', () => {
       await client.chat(REQ);
       return accounting;
     };
-    return (async () => {
-      const a = await run(new PriceTable());
-      const rows = a.snapshot().entries.map((e) => [e.provider, e.calls, e.promptTokens, e.dollars]);
-      assert.deepEqual(rows, [
-        // The crashed attempt's million tokens at Claude Sonnet 4.5's $3.
-        ['anthropic', 0, 1e6, 3],
-        // The answered run at the CLI's own figure, not 2M × $3.
-        [cliPricedProvider('anthropic'), 1, 2e6, 0.25],
-      ]);
-      assert.equal(a.totals().dollars, 3.25);
-      // A price in the config wins over the CLI's figure.
-      const own = await run(
-        new PriceTable({ 'claude-sonnet-4-5': { input_per_mtok: 1, output_per_mtok: 1 } }),
-      );
-      assert.equal(own.totals().dollars, 3);
-    })();
+    const a = await run(new PriceTable());
+    const rows = a.snapshot().entries.map((e) => [e.provider, e.calls, e.promptTokens, e.dollars]);
+    assert.deepEqual(rows, [
+      // The crashed attempt's million tokens at Claude Sonnet 4.5's $3.
+      ['anthropic', 0, 1e6, 3],
+      // The answered run at the CLI's own figure, not 2M × $3.
+      [cliPricedProvider('anthropic'), 1, 2e6, 0.25],
+    ]);
+    assert.equal(a.totals().dollars, 3.25);
+    // A price in the config wins over the CLI's figure.
+    const own = await run(new PriceTable({ 'claude-sonnet-4-5': { input_per_mtok: 1, output_per_mtok: 1 } }));
+    assert.equal(own.totals().dollars, 3);
   });
 });
