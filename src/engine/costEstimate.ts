@@ -9,6 +9,8 @@
  */
 import { oneCallPerItem, TARGET_STAGES, type CallEstimate } from './callEstimate';
 import { cacheableCalls, cachePrefixApplies, describeCacheAssumption, lowEndCacheTokens } from './costCache';
+import { agentFor } from './llm/agents/fromConfig';
+import { PRESETS } from './llm/agents/presets';
 import { batchProvider } from './llm/prices';
 import { analystSystemPrompt } from './prompts/system';
 import { renderTargetSystem } from './train/rolloutItem';
@@ -31,6 +33,8 @@ export interface CostEstimate {
    * no role's provider is known to cache.
    */
   promptCache?: { lowEndSaving: number | null; note: string };
+  /** Roles on the simulated backend: their calls cost nothing and are left out of the range. */
+  simulatedRoles: Array<'target' | 'optimizer'>;
 }
 
 /** Characters per token: the documented estimate used for skill length too. */
@@ -39,6 +43,20 @@ const CHARS_PER_TOKEN = 4;
 const TURN_HISTORY_TOKENS = 1000;
 
 type Calls = { target: number; optimizer: number; batch: number };
+
+/**
+ * Model requests one agent task takes: at least two (loading the skill, then answering, as every
+ * real-CLI test run shows), at the high end six (four tool turns more), each later one carrying
+ * a tool result of TURN_HISTORY_TOKENS per earlier turn. An assumption: a task's own work decides.
+ */
+const AGENT_REQUESTS = { low: 2, high: 6 };
+
+/** The agent CLI preset of an agent target, with its per-request prompt overhead; undefined otherwise. */
+function agentShape(prepared: PreparedRun): { overhead: number } | undefined {
+  if (prepared.models.target.backend !== 'command') return undefined;
+  const name = agentFor(prepared.config.model.target_backend);
+  return name ? { overhead: PRESETS[name].requestOverheadTokens } : undefined;
+}
 
 export function estimateCost(prepared: PreparedRun): CostEstimate {
   const { estimate, settings: s, splits, initialSkill, models } = prepared;
@@ -87,6 +105,20 @@ export function estimateCost(prepared: PreparedRun): CostEstimate {
   const callsFor = { low: count(lowEstimate), high: count(estimate) };
   const turns = estimate.targetTurns ?? 1;
   const history = ((turns - 1) / 2) * (perCall.target.reply.high + TURN_HISTORY_TOKENS);
+  const agent = agentShape(prepared);
+  if (agent) {
+    // One agent task is several model requests, each resending the CLI's system prompt and tools.
+    const task = perCall.target.prompt;
+    perCall.target.prompt = task + AGENT_REQUESTS.low * agent.overhead;
+    perCall.target.reply = {
+      low: AGENT_REQUESTS.low * 40,
+      high: AGENT_REQUESTS.high * perCall.target.reply.high,
+    };
+  }
+  const agentHigh = agent
+    ? (AGENT_REQUESTS.high - AGENT_REQUESTS.low) * agent.overhead +
+      ((AGENT_REQUESTS.high * (AGENT_REQUESTS.high - 1)) / 2) * TURN_HISTORY_TOKENS
+    : 0;
 
   const unpriced = new Set<string>();
   let low: number | null = 0;
@@ -95,14 +127,16 @@ export function estimateCost(prepared: PreparedRun): CostEstimate {
   const cached: Array<{ role: string; prefixTokens: number; provider: string }> = [];
   const notCached: string[] = [];
   const tokens = { low: 0, high: 0 };
+  const simulatedRoles = (['target', 'optimizer'] as const).filter((r) => models[r].backend === 'sim');
   for (const kind of ['target', 'optimizer', 'batch'] as const) {
     const role = kind === 'batch' ? 'target' : kind;
     const client = models[role];
     const n = { low: callsFor.low[kind], high: callsFor.high[kind] };
-    if (n.high === 0) continue;
+    if (n.high === 0 || simulatedRoles.includes(role)) continue;
     const p = perCall[role];
-    const prompt = { low: p.prompt, high: p.prompt + (role === 'target' ? history : 0) };
-    const provider = kind === 'batch' ? batchProvider(client.backend) : client.backend;
+    const prompt = { low: p.prompt, high: p.prompt + (role === 'target' ? history + agentHigh : 0) };
+    const billed = client.billedProvider ?? client.backend;
+    const provider = kind === 'batch' ? batchProvider(billed) : billed;
     tokens.low += n.low * (prompt.low + p.reply.low);
     tokens.high += n.high * (prompt.high + p.reply.high);
     const price = (end: 'low' | 'high', cache = {}): number | null =>
@@ -115,7 +149,8 @@ export function estimateCost(prepared: PreparedRun): CostEstimate {
       );
     let lo = price('low');
     const hi = price('high');
-    if (kind !== 'batch' && lo !== null) {
+    // An agent CLI lays out and caches its own prompts: our skill-prefix assumption does not hold.
+    if (kind !== 'batch' && lo !== null && client.backend !== 'command') {
       const applies = cachePrefixApplies(prepared.config, role, client.model, provider, prefix[role]);
       const shared = cacheableCalls(role, lowEstimate, prepared.totalSteps, s.numEpochs, batched);
       if (applies.ok && shared.calls > 0) {
@@ -149,21 +184,26 @@ export function estimateCost(prepared: PreparedRun): CostEstimate {
     tokens: { low: Math.round(tokens.low), high: Math.round(tokens.high) },
     ...(callsFor.high.batch ? { batchCalls: callsFor.high.batch } : {}),
     ...(note ? { promptCache: { lowEndSaving: saving, note } } : {}),
+    simulatedRoles,
   };
 }
 
-/** One line for the CLI and the extension's start dialog. */
-export function describeCost(c: CostEstimate, simulated: boolean): string {
-  if (simulated) return 'Estimated cost: none (simulated models)';
+/** Whether every role is simulated: nothing of the run costs money. */
+const allSimulated = (c: CostEstimate): boolean => c.simulatedRoles.length === 2;
+
+/** One line for the CLI and the extension's start dialog; a simulated role is free, the other is priced. */
+export function describeCost(c: CostEstimate): string {
+  if (allSimulated(c)) return 'Estimated cost: none (simulated models)';
+  const sim = c.simulatedRoles.length ? `; the ${c.simulatedRoles[0]} is simulated, no cost` : '';
   const tok = `${Math.round(c.tokens.low / 1000)}k–${Math.round(c.tokens.high / 1000)}k tokens`;
   if (c.low === null || c.high === null)
-    return `Estimated cost: unknown price for ${c.unpricedModels.join(', ')} (${tok}; set prices: in the config to see dollars)`;
+    return `Estimated cost: unknown price for ${c.unpricedModels.join(', ')} (${tok}${sim}; set prices: in the config to see dollars)`;
   const d = (x: number): string => (x < 0.01 ? '<$0.01' : `$${x.toFixed(2)}`);
-  return `Estimated cost: ${d(c.low)} – ${d(c.high)} at list prices${c.batchCalls ? `, batch calls at half` : ''} (${tok}; built-in prices as of 2025-11, the config's prices: win)`;
+  return `Estimated cost: ${d(c.low)} – ${d(c.high)} at list prices${c.batchCalls ? `, batch calls at half` : ''} (${tok}${sim}; built-in prices as of 2025-11, the config's prices: win)`;
 }
 
 /** The range and, under it, what it assumed about the prompt cache (validate, the start dialog). */
-export function describeCostLines(c: CostEstimate, simulated: boolean): string[] {
-  const note = simulated ? undefined : c.promptCache?.note;
-  return [describeCost(c, simulated), ...(note ? [note] : [])];
+export function describeCostLines(c: CostEstimate): string[] {
+  const note = allSimulated(c) ? undefined : c.promptCache?.note;
+  return [describeCost(c), ...(note ? [note] : [])];
 }

@@ -161,7 +161,7 @@ export function serve(transport: Transport): RpcConnection {
           estimatedDollars:
             cost.low !== null && cost.high !== null ? { low: cost.low, high: cost.high } : null,
           // The prompt-cache assumption goes on a line of its own under the range.
-          estimatedCost: describeCostLines(cost, prepared.models.simulated).join('\n'),
+          estimatedCost: describeCostLines(cost).join('\n'),
         };
       })(),
       optimizer: prepared.models.describe.optimizer,

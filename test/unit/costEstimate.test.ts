@@ -3,8 +3,10 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cacheableCalls, lowEndCacheTokens } from '../../src/engine/costCache';
 import { describeCost, describeCostLines, estimateCost } from '../../src/engine/costEstimate';
+import { PRESETS } from '../../src/engine/llm/agents/presets';
 import { PriceTable } from '../../src/engine/llm/prices';
 import { prepareRun } from '../../src/engine/run';
+import { agentCliBin } from '../support/agentClis';
 import { exampleConfig, tempDir } from './train/helpers';
 
 /** A price before the run: a dollar range from the call estimate and the price table. */
@@ -52,7 +54,7 @@ describe('cost estimate before a run', () => {
       prepare(['model.optimizer=gpt-4o', 'model.target=gpt-4o', 'train.num_epochs=4']),
     );
     assert.ok(longer.high! > dear.high!);
-    assert.match(describeCost(dear, false), /^Estimated cost: \$\d+\.\d\d – \$\d+\.\d\d at list prices/);
+    assert.match(describeCost(dear), /^Estimated cost: \$\d+\.\d\d – \$\d+\.\d\d at list prices/);
   });
 
   it('counts one appendix consolidation per step only when skill-aware reflection can consolidate', () => {
@@ -110,7 +112,7 @@ describe('cost estimate before a run', () => {
     const unknown = estimateCost(prepare(['model.optimizer=gpt-4o', 'model.target=my-local-model']));
     assert.equal(unknown.low, null);
     assert.deepEqual(unknown.unpricedModels, ['my-local-model']);
-    assert.match(describeCost(unknown, false), /unknown price for my-local-model/);
+    assert.match(describeCost(unknown), /unknown price for my-local-model/);
     const priced = estimateCost(
       prepare([
         'model.optimizer=gpt-4o',
@@ -131,7 +133,7 @@ describe('cost estimate before a run', () => {
     assert.ok(list.low! > final.low! && final.low! > selection.low!);
     // The same tokens: only their price changed.
     assert.deepEqual(final.tokens, list.tokens);
-    assert.match(describeCost(final, false), /batch calls at half/);
+    assert.match(describeCost(final), /batch calls at half/);
   });
 
   describe('prompt caching', () => {
@@ -183,7 +185,7 @@ describe('cost estimate before a run', () => {
       assert.equal(on.high, off.high);
       assert.ok(on.promptCache!.lowEndSaving! > 0);
       assert.ok(Math.abs(off.low! - on.low! - on.promptCache!.lowEndSaving!) < 1e-9);
-      const lines = describeCostLines(on, false);
+      const lines = describeCostLines(on);
       assert.equal(lines.length, 2);
       assert.match(
         lines[1],
@@ -219,8 +221,89 @@ describe('cost estimate before a run', () => {
         short.promptCache!.note,
         /^Prompt cache: no cache saving assumed where the target's skill prefix \(~[\d.]+k? tokens\) is under claude-opus-4-5's 4096-token cache minimum; the optimizer's/,
       );
+    });
+  });
+
+  describe('simulated roles', () => {
+    it('prices the real role and leaves the simulated one out; all simulated costs nothing', () => {
+      const both = estimateCost(prepare(['model.optimizer=gpt-4o', 'model.target=gpt-4o']));
+      const simOptimizer = estimateCost(
+        prepare(['model.optimizer_backend=sim', 'model.target=gpt-4o', 'model.optimizer=sim']),
+      );
+      assert.deepEqual(simOptimizer.simulatedRoles, ['optimizer']);
+      assert.ok(simOptimizer.low !== null && simOptimizer.high !== null);
+      assert.ok(
+        simOptimizer.low > 0 && simOptimizer.high < both.high!,
+        `${simOptimizer.high} < ${both.high}`,
+      );
+      const line = describeCost(simOptimizer);
+      assert.match(line, /^Estimated cost: \$\d+\.\d\d – \$\d+\.\d\d at list prices/);
+      assert.match(line, /the optimizer is simulated, no cost/);
+      const sims = estimateCost(
+        prepare([
+          'model.optimizer_backend=sim',
+          'model.target_backend=sim',
+          'model.optimizer=sim',
+          'model.target=sim',
+        ]),
+      );
+      assert.deepEqual(sims.simulatedRoles, ['target', 'optimizer']);
       // Simulated models cost nothing and get no cache line.
-      assert.deepEqual(describeCostLines(short, true), ['Estimated cost: none (simulated models)']);
+      assert.deepEqual(describeCostLines(sims), ['Estimated cost: none (simulated models)']);
+    });
+  });
+
+  describe('agent targets', () => {
+    it("counts each task's CLI requests and their system prompt and tools, priced by the CLI's provider", function () {
+      const { bin } = agentCliBin();
+      if (!bin) this.skip();
+      const run = (backend: string): ReturnType<typeof estimateCost> =>
+        estimateCost(
+          prepareRun({
+            configPath: exampleConfig,
+            outDir: dir.path,
+            dryRun: true,
+            overrides: [
+              'model.optimizer_backend=anthropic',
+              'model.optimizer=claude-sonnet-4-5',
+              `model.target_backend=${backend}`,
+              'model.target=claude-sonnet-4-5',
+            ],
+            models: {
+              keys: { anthropic: 'sk-ant-test-not-a-real-key' },
+              env: { PATH: bin },
+              trustedWorkspace: true,
+            },
+          }),
+        );
+      const chat = run('anthropic');
+      const agent = run('claude_code_exec');
+      assert.ok(agent.low !== null && agent.high !== null && chat.low !== null && chat.high !== null);
+      const prepared = prepareRun({
+        configPath: exampleConfig,
+        outDir: dir.path,
+        dryRun: true,
+        overrides: ['model.optimizer_backend=sim', 'model.target_backend=sim'],
+      });
+      const e = prepared.estimate;
+      const targetCalls =
+        Object.entries(e.perStep).reduce(
+          (n, [k, v]) => n + (k === 'rollout' || k === 'selection' ? v : 0),
+          0,
+        ) *
+          prepared.totalSteps +
+        (e.once.baseline ?? 0);
+      // At least two requests a task, each with Claude Code's ~18.5k-token system prompt and tools.
+      const overhead = 2 * PRESETS.claude.requestOverheadTokens;
+      assert.ok(
+        agent.tokens.low - chat.tokens.low >= targetCalls * overhead * 0.99,
+        `${agent.tokens.low} vs ${chat.tokens.low} (${targetCalls} target calls)`,
+      );
+      assert.ok(
+        agent.high > chat.high && agent.low > chat.low,
+        `${agent.low}–${agent.high} vs ${chat.low}–${chat.high}`,
+      );
+      assert.match(describeCost(agent), /^Estimated cost: \$/);
     });
   });
 });

@@ -167,7 +167,7 @@ function reportLines(prepared: PreparedRun): string[] {
     )
       .map(([k, v]) => `${k} ${v}`)
       .join(', ')})`,
-    ...describeCostLines(estimateCost(prepared), prepared.models.simulated).map((l) => `  ${l}`),
+    ...describeCostLines(estimateCost(prepared)).map((l) => `  ${l}`),
     // The power check: what the selection split can tell apart, before anything is spent.
     `  gate      ${describeGatePower(gatePower(s, prepared.splits.val.length))}`,
     `  no skill  ${noSkillLine(prepared)}`,

@@ -28,6 +28,8 @@ export interface UsageEntry extends UsageKey {
   retries: number;
   /** Calls that failed after all attempts. */
   failures: number;
+  /** Dollars agent CLIs reported for these calls (rows of a cliPricedProvider; 0 elsewhere). */
+  reportedDollars: number;
   /** null when the model's price is unknown; never a made-up 0. */
   dollars: number | null;
   /** What the provider's prompt cache saved against the plain input price; null when unknown. */
@@ -70,6 +72,8 @@ export interface CallUsage {
   cacheWriteTokens?: number;
   seconds: number;
   attempts: number;
+  /** What the backend priced the call at itself (an agent CLI's list-priced cost). */
+  reportedDollars?: number;
 }
 
 export type Counters = Omit<UsageEntry, keyof UsageKey | 'dollars' | 'cacheSavedDollars'>;
@@ -84,6 +88,7 @@ export const ZERO_COUNTERS: Counters = {
   cacheHits: 0,
   retries: 0,
   failures: 0,
+  reportedDollars: 0,
 };
 const COUNTER_NAMES = Object.keys(ZERO_COUNTERS) as Array<keyof Counters>;
 
@@ -132,6 +137,7 @@ export class Accounting {
       cacheWriteTokens: usage.cacheWriteTokens ?? 0,
       seconds: usage.seconds,
       retries: Math.max(0, usage.attempts - 1),
+      reportedDollars: usage.reportedDollars ?? 0,
     });
   }
 
@@ -153,7 +159,10 @@ export class Accounting {
     });
   }
 
-  /** A call stopped by the person (Ctrl-C, Stop) after it had spent tokens: paid for, not a failure. */
+  /**
+   * Tokens paid for outside a completed call: a call stopped by the person (Ctrl-C, Stop), not a
+   * failure; or the attempts before a reply its CLI priced itself, which that price does not cover.
+   */
   recordStopped(key: UsageKey, usage: Omit<CallUsage, 'attempts'>): void {
     this.bump(key, {
       seconds: usage.seconds,

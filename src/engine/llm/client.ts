@@ -5,6 +5,7 @@ import type { Accounting, UsageKey } from './accounting';
 import type { CachePolicy, ResponseCache } from './cache';
 import { cacheKey, shouldCache } from './cache';
 import type { LimitRegistry } from './limiter';
+import { cliPricedProvider } from './prices';
 import {
   errorKind,
   backoffMs,
@@ -71,6 +72,7 @@ export function createModelClient(opts: ModelClientOptions): ModelClient {
 class RetryingModelClient implements ModelClient {
   readonly role: ModelRole;
   readonly backend: string;
+  readonly billedProvider?: string;
   readonly model: string;
   readonly acceptsImages: boolean;
   readonly acceptsTools: boolean;
@@ -85,6 +87,7 @@ class RetryingModelClient implements ModelClient {
     this.role = opts.role;
     this.impl = opts.backend;
     this.backend = opts.name ?? opts.backend.provider;
+    if (opts.backend.billedProvider) this.billedProvider = opts.backend.billedProvider;
     this.model = opts.backend.model;
     this.acceptsImages = opts.backend.acceptsImages === true;
     this.acceptsTools = opts.backend.acceptsTools === true;
@@ -109,7 +112,7 @@ class RetryingModelClient implements ModelClient {
     const usageKey: UsageKey = {
       stage: req.stage,
       role: req.role,
-      provider: this.impl.provider,
+      provider: this.billedProvider ?? this.impl.provider,
       model: this.model,
     };
 
@@ -182,14 +185,24 @@ class RetryingModelClient implements ModelClient {
       }
 
       const clean = this.secrets.redactValue(reply);
-      this.opts.accounting?.recordCall(usageKey, {
-        promptTokens: clean.usage.promptTokens + spent.promptTokens,
-        completionTokens: clean.usage.completionTokens + spent.completionTokens,
-        cachedTokens: clean.usage.cachedTokens,
-        cacheWriteTokens: clean.usage.cacheWriteTokens,
-        seconds,
-        attempts: attempt,
-      });
+      const reported = clean.usage.costUsd;
+      // A reply its agent CLI priced itself keeps that price in a row of its own; the failed
+      // attempts before it, which the price does not cover, are priced from the table.
+      const own = reported === undefined ? spent : { promptTokens: 0, completionTokens: 0 };
+      if (reported !== undefined && spent.promptTokens + spent.completionTokens > 0)
+        this.opts.accounting?.recordStopped(usageKey, { seconds: 0, ...spent });
+      this.opts.accounting?.recordCall(
+        reported === undefined ? usageKey : { ...usageKey, provider: cliPricedProvider(usageKey.provider) },
+        {
+          promptTokens: clean.usage.promptTokens + own.promptTokens,
+          completionTokens: clean.usage.completionTokens + own.completionTokens,
+          cachedTokens: clean.usage.cachedTokens,
+          cacheWriteTokens: clean.usage.cacheWriteTokens,
+          seconds,
+          attempts: attempt,
+          ...(reported !== undefined ? { reportedDollars: reported } : {}),
+        },
+      );
       if (cache && key) cache.put(key, { provider: this.impl.provider, model: this.model }, clean);
       this.logger.log(
         'debug',

@@ -113,6 +113,8 @@ const STALE_MS = 24 * 3600 * 1000;
 
 export class CommandBackend implements ChatBackend {
   readonly provider = 'command';
+  /** The API the agent CLI talks to, whose prices apply; `command` (unknown) for a custom command. */
+  readonly billedProvider: string;
   readonly model: string;
   readonly cacheParams: Record<string, unknown>;
   /** The preset in use; undefined for a custom command. */
@@ -168,6 +170,8 @@ export class CommandBackend implements ChatBackend {
     this.delivery = options.delivery ?? 'native';
     this.agentsRoot = options.workspaceRoot ?? defaultAgentsRoot();
     const settings = options.settings ?? {};
+    this.billedProvider =
+      this.preset?.billedProvider(settings, options.parentEnv ?? process.env) ?? 'command';
     this.model = options.model ?? settings.model ?? basename(this.program);
     const resources = options.skillFolder ? skillResourcesDigest(options.skillFolder) : undefined;
     this.cacheParams = {

@@ -21,8 +21,12 @@ export interface LedgerRow {
   t: number;
   step: number;
   phase: LedgerPhase;
-  kind: 'usage' | 'fallback' | 'reask';
+  /** `session`: the process was running at `t` (its start, a heartbeat, its end), for the time cap. */
+  kind: 'usage' | 'fallback' | 'reask' | 'session';
+  /** `session` for session rows. */
   stage: string;
+  /** Session rows: which moment of the process. */
+  event?: 'start' | 'alive' | 'end';
   role?: ModelRole;
   provider?: string;
   model?: string;
@@ -36,6 +40,8 @@ export interface LedgerRow {
   cache_hits?: number;
   retries?: number;
   failures?: number;
+  /** What the agent CLI priced these calls at itself (provider `…:cli_priced`). */
+  reported_dollars?: number;
   /** At the price known when it was paid; null when the model's price is unknown. */
   dollars?: number | null;
 }
@@ -56,10 +62,22 @@ const FIELDS: Array<[keyof Counters, keyof LedgerRow]> = [
   ['cacheHits', 'cache_hits'],
   ['retries', 'retries'],
   ['failures', 'failures'],
+  ['reportedDollars', 'reported_dollars'],
 ];
+
+/** How often a running process notes in the ledger that it is still running (the time lost to a crash). */
+const HEARTBEAT_MS = 30_000;
+
+export interface RunLedgerOptions {
+  /** Epoch milliseconds; injectable for tests. */
+  now?: () => number;
+  heartbeatMs?: number;
+}
 
 export class RunLedger {
   private readonly session = randomUUID();
+  private readonly now: () => number;
+  private readonly heartbeatMs: number;
   private readonly rows: LedgerRow[];
   private readonly priorCount: number;
   private at: { step: number; phase: LedgerPhase } = { step: 0, phase: 'baseline' };
@@ -70,9 +88,14 @@ export class RunLedger {
    */
   private readonly claims = new Map<string, { step: number; phase: LedgerPhase }>();
 
-  constructor(private readonly path: string) {
+  constructor(
+    private readonly path: string,
+    opts: RunLedgerOptions = {},
+  ) {
     this.rows = readJsonlTolerant<LedgerRow>(path);
     this.priorCount = this.rows.length;
+    this.now = opts.now ?? Date.now;
+    this.heartbeatMs = opts.heartbeatMs ?? HEARTBEAT_MS;
   }
 
   /** Attribute the calls that follow to this step and phase. */
@@ -99,10 +122,36 @@ export class RunLedger {
    */
   attach(accounting: Accounting): () => void {
     accounting.merge(this.priorSnapshot());
-    return accounting.onRecord((r) => this.append(r));
+    // The process's start, heartbeats and end: its wall time counts whole, not only from its first
+    // paid call to its last (an agent target's first reply can come minutes after the start).
+    this.mark('start');
+    const beat = setInterval(() => this.mark('alive'), this.heartbeatMs);
+    beat.unref();
+    const off = accounting.onRecord((r) => this.append(r));
+    return () => {
+      clearInterval(beat);
+      off();
+      this.mark('end');
+    };
   }
 
-  /** Wall time earlier processes of the run spent (first to last record of each). */
+  private mark(event: NonNullable<LedgerRow['event']>): void {
+    const row: LedgerRow = {
+      session: this.session,
+      t: this.now(),
+      ...this.at,
+      kind: 'session',
+      stage: 'session',
+      event,
+    };
+    this.rows.push(row);
+    appendJsonl(this.path, row);
+  }
+
+  /**
+   * Wall time earlier processes of the run spent: from the first to the last row of each, which
+   * are its start and end (or, after a crash, its last heartbeat or paid call).
+   */
   priorSeconds(): number {
     const spans = new Map<string, [number, number]>();
     for (const r of this.rows.slice(0, this.priorCount)) {
@@ -136,7 +185,7 @@ export class RunLedger {
 
   private append(r: AccountingRecord): void {
     const at = this.claims.get(r.kind === 'usage' ? r.key.stage : r.stage) ?? this.at;
-    const base = { session: this.session, t: Date.now(), step: at.step, phase: at.phase };
+    const base = { session: this.session, t: this.now(), step: at.step, phase: at.phase };
     let row: LedgerRow;
     if (r.kind !== 'usage') {
       row = { ...base, kind: r.kind, stage: r.stage };
@@ -166,6 +215,7 @@ export class RunLedger {
     const fallbacks: Record<string, number> = {};
     const reasks: Record<string, number> = {};
     for (const r of this.rows.slice(0, this.priorCount)) {
+      if (r.kind === 'session') continue;
       if (r.kind === 'fallback' || r.kind === 'reask') {
         const counts = r.kind === 'fallback' ? fallbacks : reasks;
         counts[r.stage] = (counts[r.stage] ?? 0) + 1;

@@ -15,6 +15,8 @@ export const PRICE_TABLE_DATE = '2025-11';
 export interface CacheTokens {
   cachedTokens?: number;
   cacheWriteTokens?: number;
+  /** What an agent CLI priced these calls at itself (rows of a cliPricedProvider). */
+  reportedDollars?: number;
 }
 
 /**
@@ -114,6 +116,8 @@ export class PriceTable {
   }
 
   lookup(model: string, provider?: string): ModelPrice | undefined {
+    if (provider?.endsWith(CLI_PRICED_SUFFIX))
+      return this.lookup(model, provider.slice(0, -CLI_PRICED_SUFFIX.length));
     if (provider?.endsWith(BATCH_SUFFIX)) {
       const list = this.lookup(model, provider.slice(0, -BATCH_SUFFIX.length));
       return list && scalePrice(list, BATCH_PRICE_FACTOR);
@@ -136,6 +140,9 @@ export class PriceTable {
     completionTokens: number,
     cache: CacheTokens = {},
   ): number | null {
+    // Calls an agent CLI priced itself: its figure, unless the config's `prices:` names the model.
+    if (provider?.endsWith(CLI_PRICED_SUFFIX) && !find(this.user, model.trim().toLowerCase()))
+      return cache.reportedDollars ?? null;
     const price = this.lookup(model, provider);
     return price ? priceTokens(price, promptTokens, completionTokens, cache) : null;
   }
@@ -155,6 +162,19 @@ export class PriceTable {
     const paid = priceTokens(price, promptTokens, 0, cache);
     return paid === null ? null : (promptTokens * price.input_per_mtok) / 1_000_000 - paid;
   }
+}
+
+/**
+ * Agent calls whose CLI reported their cost at list prices it knows (Claude Code's `total_cost_usd`
+ * when every model of its `modelUsage` has `costBasis: "list"`) are kept apart under this suffix of
+ * the provider the CLI talks to, with that cost: it counts every model the CLI used (its smaller
+ * helper models too), which a price per row's model cannot. The config's `prices:` still wins.
+ */
+const CLI_PRICED_SUFFIX = ':cli_priced';
+
+/** The accounting provider of calls to `provider` that an agent CLI priced itself. */
+export function cliPricedProvider(provider: string): string {
+  return provider + CLI_PRICED_SUFFIX;
 }
 
 /** Both providers bill batch-API requests at half their list price (config prices included). */

@@ -122,6 +122,11 @@ export interface Usage {
   cachedTokens?: number;
   /** Input tokens the provider wrote to its prompt cache (Anthropic bills them at a write rate). */
   cacheWriteTokens?: number;
+  /**
+   * Dollars the backend itself priced the call at from list prices it knows (an agent CLI's own
+   * count); the accounting keeps it under prices.cliPricedProvider.
+   */
+  costUsd?: number;
 }
 
 /**
@@ -165,6 +170,11 @@ export interface ChatBackend {
   readonly acceptsTools?: boolean;
   /** Provider family for concurrency limits and cache keys: `openai`, `anthropic`, `sim`, ... */
   readonly provider: string;
+  /**
+   * The provider whose prices apply to the calls when it is not `provider`: the API an agent CLI
+   * talks to (accounting rows and the dollar estimate are keyed by it).
+   */
+  readonly billedProvider?: string;
   readonly model: string;
   /** Parameters that change replies, folded into the cache key. */
   readonly cacheParams: Record<string, unknown>;
@@ -189,6 +199,8 @@ export interface ModelClient {
   /** The backend's `acceptsTools`: a tool loop can run through it. */
   readonly acceptsTools?: boolean;
   readonly backend: string;
+  /** The provider whose prices apply, when it is not `backend` (an agent CLI's API). */
+  readonly billedProvider?: string;
   readonly model: string;
   chat(req: ChatRequest, signal?: AbortSignal): Promise<ChatResult>;
 }

@@ -61,7 +61,7 @@ export function lmModelsOf(v: Pick<ValidateResult, 'target' | 'optimizer'>): str
 }
 
 function confirmText(v: ValidateResult): { message: string; detail: string } {
-  const sim = v.simulated ? ' (simulated models: no cost, scores not meaningful)' : '';
+  const sim = v.simulated ? ' (simulated models: scores not meaningful)' : '';
   return {
     message: `Train ${basename(v.skillPath)}? About ${v.estimatedCalls} model calls${sim}.`,
     detail: [

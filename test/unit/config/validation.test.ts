@@ -595,4 +595,38 @@ describe('config/schema', () => {
       assert.equal(r.config.model.azure_openai_api_key, 'explicit');
     });
   });
+
+  describe('limits.max_minutes', () => {
+    it('is read as max_wall_time_s in seconds with a one-line notice, from a file and from --cfg-options', () => {
+      const r = validateConfigObject({ limits: { max_minutes: 5 } });
+      assert.ok(r.ok);
+      assert.equal(r.config.limits.max_wall_time_s, 300);
+      assert.equal('max_minutes' in r.config.limits, false);
+      assert.deepEqual(
+        r.warnings.map((w) => [w.key, w.message]),
+        [['limits.max_minutes', 'limits.max_minutes: 5 is read as limits.max_wall_time_s: 300; rename it']],
+      );
+      const dir = tempDir();
+      try {
+        const file = write(dir.dir, 'c.yaml', 'train:\n  num_epochs: 1\n');
+        const loaded = loadConfig(file, { overrides: ['limits.max_minutes=0.5'] });
+        assert.equal(loaded.config.limits.max_wall_time_s, 30);
+        assert.match(loaded.warnings.map((w) => w.message).join('\n'), /max_minutes: 0\.5 is read as/);
+      } finally {
+        dir.cleanup();
+      }
+    });
+
+    it('is refused beside max_wall_time_s, and when it is not a number', () => {
+      const both = validateConfigObject({ limits: { max_minutes: 5, max_wall_time_s: 60 } });
+      assert.equal(both.ok, false);
+      assert.match(
+        problemsToError(both.problems).message,
+        /max_minutes and limits\.max_wall_time_s both set/,
+      );
+      const text = validateConfigObject({ limits: { max_minutes: 'soon' } });
+      assert.equal(text.ok, false);
+      assert.match(problemsToError(text.problems).message, /max_minutes must be a number/);
+    });
+  });
 });

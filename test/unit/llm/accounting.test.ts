@@ -153,6 +153,7 @@ describe('llm/accounting', () => {
         cacheHits: 1,
         retries: 6,
         failures: 1,
+        reportedDollars: 0,
         dollars: null,
         cacheSavedDollars: 0,
       },

@@ -5,6 +5,7 @@ import { AgentRunError } from '../../../src/engine/llm/agents/errors';
 import { parseClaude, parseCodexRollout } from '../../../src/engine/llm/agents/transcript';
 import { createModelClient } from '../../../src/engine/llm/client';
 import type { BackendReply, ChatBackend, ChatRequest } from '../../../src/engine/llm/types';
+import { queuedClient } from './queuedBackend';
 
 /**
  * An agent run that errored after the CLI had spent tokens still pays for them: the transcript
@@ -95,24 +96,8 @@ describe('llm/agents: tokens of errored runs', () => {
   });
 
   it('the model client records what failed attempts spent: on the final failure, and on a later success', async () => {
-    const outcomes: Array<AgentRunError | BackendReply> = [];
-    const backend: ChatBackend = {
-      provider: 'command',
-      model: 'agent',
-      cacheParams: {},
-      call: () => {
-        const next = outcomes.shift()!;
-        return next instanceof Error ? Promise.reject(next) : Promise.resolve(next);
-      },
-    };
     const accounting = new Accounting();
-    const client = createModelClient({
-      role: 'target',
-      backend,
-      accounting,
-      retry: { maxAttempts: 2 },
-      sleep: () => Promise.resolve(),
-    });
+    const { client, outcomes } = queuedClient(accounting);
     const crash = (promptTokens: number, completionTokens: number): AgentRunError =>
       new AgentRunError('crash', 'killed', { transient: true, spent: { promptTokens, completionTokens } });
 

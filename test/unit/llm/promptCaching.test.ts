@@ -157,7 +157,8 @@ describe('provider prompt caching (real SDKs over loopback HTTP)', () => {
     const rows = readFileSync(join(dir, 'ledger.jsonl'), 'utf8')
       .trim()
       .split('\n')
-      .map((l) => JSON.parse(l) as LedgerRow);
+      .map((l) => JSON.parse(l) as LedgerRow)
+      .filter((r) => r.kind === 'usage');
     const wrote = rows.filter((r) => r.cache_write_tokens);
     const read = rows.filter((r) => r.cached_tokens);
     // Rollouts run concurrently: at least one writes the skill prefix; the ones after it read it.

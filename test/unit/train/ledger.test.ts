@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { Accounting } from '../../../src/engine/llm/accounting';
+import { RunLedger } from '../../../src/engine/llm/ledger';
 import { read, prepareSim, runSim, tempDir } from './helpers';
 
 const ledgerCalls = (dir: string): number =>
@@ -66,7 +69,11 @@ describe('ledger attribution of overlapping work', function () {
       const rows = read(dir.path, 'ledger.jsonl')
         .split('\n')
         .filter(Boolean)
-        .map((l) => JSON.parse(l) as { step: number; phase: string; stage: string; calls?: number });
+        .map(
+          (l) =>
+            JSON.parse(l) as { kind: string; step: number; phase: string; stage: string; calls?: number },
+        )
+        .filter((r) => r.kind !== 'session');
       const baseline = rows.filter((r) => r.phase === 'baseline');
       assert.ok(baseline.length > 0 && baseline.every((r) => r.step === 0 && r.stage === 'selection'));
       // Step 1 paid its rollouts and its own gate; the baseline's items are not among them.
@@ -77,6 +84,47 @@ describe('ledger attribution of overlapping work', function () {
       assert.ok(step1Selection <= baselineCalls, `step 1 paid ${step1Selection} selection calls`);
     } finally {
       delete process.env.SKILLOPT_SIM_LATENCY_MS;
+      dir.cleanup();
+    }
+  });
+});
+
+/** The time cap counts the wall time each process of the run really ran, not only its paid calls. */
+describe('ledger: wall time of earlier processes', () => {
+  const KEY = { stage: 'rollout', role: 'target', provider: 'command', model: 'agent' } as const;
+  const paid = (a: Accounting): void =>
+    a.recordCall(KEY, { promptTokens: 10, completionTokens: 1, seconds: 1, attempts: 1 });
+
+  it('counts from each process start to its end, the minutes before its first reply and after its last included', async () => {
+    const dir = tempDir('skillopt-ledger-time-');
+    try {
+      const file = join(dir.path, 'ledger.jsonl');
+      let now = 1_700_000_000_000;
+      const clock = (): number => now;
+      // First process: a minute before its agent's first reply, two after its last.
+      const first = new Accounting();
+      const detach = new RunLedger(file, { now: clock }).attach(first);
+      now += 60_000;
+      paid(first);
+      now += 120_000;
+      detach();
+      // Second process: started, one paid call, then crashed (no end): its last heartbeat counts.
+      now += 3_600_000;
+      const second = new Accounting();
+      const stopBeats = new RunLedger(file, { now: clock, heartbeatMs: 1 }).attach(second);
+      now += 30_000;
+      paid(second);
+      now += 45_000;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const resumed = new RunLedger(file, { now: clock });
+      stopBeats();
+      // 180 s of the first process, 75 s of the second up to its last heartbeat; never the hour between.
+      assert.equal(resumed.priorSeconds(), 255);
+      // Session rows are not spend.
+      const merged = new Accounting();
+      resumed.attach(merged)();
+      assert.deepEqual([merged.totals().calls, merged.totals().promptTokens], [2, 20]);
+    } finally {
       dir.cleanup();
     }
   });

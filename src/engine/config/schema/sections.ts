@@ -99,7 +99,8 @@ export const modelFields = {
   codex_exec_network_access: nullableFlag(),
   codex_exec_web_search: nullableFlag(),
   codex_exec_approval_policy: text(''),
-  claude_code_exec_path: text('claude'),
+  // Empty, like the other agents' paths: then CLAUDE_CODE_EXEC_PATH, then `claude` on PATH (presetProgram).
+  claude_code_exec_path: text(''),
   claude_code_exec_profile: text(''),
   claude_code_exec_use_sdk: loose('auto'),
   claude_code_exec_effort: text('medium'),

@@ -100,6 +100,7 @@ export function validateConfigObject(raw: unknown, options: ValidateOptions = {}
       continue;
     }
     if (top === 'prices') continue;
+    if (top === 'limits' && 'max_minutes' in value) mapMaxMinutes(value, warn, fail);
     for (const key of Object.keys(value)) {
       // The reference's keys: honoured, mapped with a notice, or refused (disposition.ts).
       const d = dispositionOf(`${top}.${key}`);
@@ -237,4 +238,37 @@ export function validateConfigObject(raw: unknown, options: ValidateOptions = {}
   if (!m.azure_openai_api_version && m.azure_api_version) m.azure_openai_api_version = m.azure_api_version;
   if (!m.azure_openai_api_key && m.azure_api_key) m.azure_openai_api_key = m.azure_api_key;
   return { ok: true, config, warnings };
+}
+
+/**
+ * `limits.max_minutes` (the spelling the issue and other tools use) is read as max_wall_time_s in
+ * seconds, with a notice; given beside max_wall_time_s it is refused, as the two would disagree.
+ */
+function mapMaxMinutes(
+  limits: Record<string, unknown>,
+  warn: (path: readonly PropertyKey[], message: string) => void,
+  fail: (path: readonly PropertyKey[], problem: string, fix: string) => void,
+): void {
+  const minutes = limits.max_minutes;
+  delete limits.max_minutes;
+  const path = ['limits', 'max_minutes'];
+  if (typeof minutes !== 'number' || !Number.isFinite(minutes) || minutes < 0) {
+    fail(
+      path,
+      `limits.max_minutes must be a number ≥ 0, got ${show(minutes)}`,
+      'give the minutes as a number',
+    );
+  } else if (limits.max_wall_time_s !== undefined) {
+    fail(
+      path,
+      'limits.max_minutes and limits.max_wall_time_s both set the time cap',
+      'keep one: max_wall_time_s in seconds (max_minutes is read as it)',
+    );
+  } else {
+    limits.max_wall_time_s = minutes * 60;
+    warn(
+      path,
+      `limits.max_minutes: ${minutes} is read as limits.max_wall_time_s: ${minutes * 60}; rename it`,
+    );
+  }
 }

@@ -197,6 +197,7 @@ export function keepAgentErrors(client: ModelClient, backend: CommandBackend): M
   return {
     role: client.role,
     backend: client.backend,
+    billedProvider: backend.billedProvider,
     model: client.model,
     async chat(req, signal) {
       try {

@@ -101,7 +101,9 @@ export function readFinishedRun(finished: FinishedRun): BackendReply {
     toolCalls: transcript.toolCalls,
     turns: transcript.turns,
     ...(transcript.usage ? { tokens: transcript.usage } : {}),
-    ...(transcript.costUsd !== undefined ? { costUsd: transcript.costUsd } : {}),
+    ...(transcript.costUsd !== undefined
+      ? { costUsd: transcript.costUsd, costAtListPrices: transcript.costAtListPrices === true }
+      : {}),
     ...(transcript.model ? { agentModel: transcript.model } : {}),
     ...(seeded.length ? { seededFrom: seeded } : {}),
     // Text outputs report no token counts: these are length-based estimates.
@@ -142,6 +144,10 @@ export function readFinishedRun(finished: FinishedRun): BackendReply {
           ...(transcript.usage.cacheReadTokens ? { cachedTokens: transcript.usage.cacheReadTokens } : {}),
           ...(transcript.usage.cacheWriteTokens
             ? { cacheWriteTokens: transcript.usage.cacheWriteTokens }
+            : {}),
+          // The CLI's own price, when it knows the list price of every model it used.
+          ...(transcript.costUsd !== undefined && transcript.costAtListPrices
+            ? { costUsd: transcript.costUsd }
             : {}),
         }
       : {

@@ -9,6 +9,7 @@ import type { TaskDirs } from './isolation';
 import { ancestors } from './isolation';
 import type { AgentFormat } from './transcript';
 import type { AgentTargetBackend } from '../../../protocol/vocabulary';
+import { OPENAI_DEFAULT_BASE_URL } from '../openai';
 
 export type AgentName = 'claude' | 'codex' | 'copilot';
 
@@ -76,6 +77,18 @@ export interface AgentPreset {
   passEnv: readonly string[];
   /** How a user gets credentials to it (for auth errors). */
   authHint: string;
+  /**
+   * The provider whose prices apply to the CLI's tokens: the API it talks to, as our own backends
+   * name it (an OpenAI-wire server other than OpenAI's is `openai_compatible`, priced only by `prices:`).
+   */
+  billedProvider(settings: AgentSettings, env: NodeJS.ProcessEnv): string;
+  /**
+   * Prompt tokens every model request of the CLI carries before the task: its system prompt and
+   * tool list, as the request bodies the pinned CLI sends measure (characters ÷ 4, the loopback
+   * tests' requests of test/unit/agents/realCliDollarCap.test.ts): Claude Code ~74 kB, Codex ~40 kB,
+   * Copilot CLI ~48 kB. For the dollar estimate only.
+   */
+  requestOverheadTokens: number;
   /** Folders the CLI makes outside its task folder whatever TMPDIR says (removed afterwards). */
   fixedDirs?: () => string[];
   build(ctx: PresetContext): PresetRun;
@@ -92,6 +105,10 @@ function copyIfPresent(from: string, to: string, seeded: string[]): void {
 }
 
 const tomlString = (s: string): string => JSON.stringify(s);
+
+/** An OpenAI-wire endpoint as our OpenAI backend names it. */
+const openAiAt = (baseUrl: string | undefined): string =>
+  !baseUrl || baseUrl.replace(/\/+$/, '') === OPENAI_DEFAULT_BASE_URL ? 'openai' : 'openai_compatible';
 
 const claude: AgentPreset = {
   name: 'claude',
@@ -123,6 +140,9 @@ const claude: AgentPreset = {
   ],
   authHint:
     'set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN / CLAUDE_CODE_OAUTH_TOKEN) where SkillOpt runs, or log in with `claude` once: its ~/.claude/.credentials.json is copied into each isolated home',
+  // Bedrock and Vertex list Claude at Anthropic's prices.
+  requestOverheadTokens: 18_500,
+  billedProvider: () => 'anthropic',
   build(ctx) {
     const seeded: string[] = [];
     const config = join(ctx.dirs.home, '.claude');
@@ -180,6 +200,8 @@ const codex: AgentPreset = {
   passEnv: ['OPENAI_API_KEY', 'CODEX_API_KEY', 'OPENAI_BASE_URL', 'OPENAI_ORG_ID', 'OPENAI_PROJECT_ID'],
   authHint:
     'set OPENAI_API_KEY (or CODEX_API_KEY) where SkillOpt runs, or log in with `codex login` once: its ~/.codex/auth.json is copied into each isolated home',
+  requestOverheadTokens: 10_000,
+  billedProvider: (s, env) => openAiAt(s.baseUrl || env.OPENAI_BASE_URL),
   // Its sandbox makes the app-server socket folder it hides from commands at /tmp/codex-daemon-<uid>.
   fixedDirs: () => (typeof process.getuid === 'function' ? [`/tmp/codex-daemon-${process.getuid()}`] : []),
   build(ctx) {
@@ -269,6 +291,14 @@ const copilot: AgentPreset = {
   ],
   authHint:
     'set COPILOT_GITHUB_TOKEN (a token with Copilot access) where SkillOpt runs, or point it at your own provider with model.target_base_url and COPILOT_PROVIDER_API_KEY',
+  requestOverheadTokens: 12_000,
+  billedProvider(s, env) {
+    const baseUrl = s.baseUrl || env.COPILOT_PROVIDER_BASE_URL;
+    // Through GitHub, a Copilot plan pays (per premium request, not per token): no list price.
+    if (!baseUrl) return 'github_copilot';
+    const type = (s.providerType || env.COPILOT_PROVIDER_TYPE || 'openai').toLowerCase();
+    return type === 'anthropic' ? 'anthropic' : type === 'azure' ? 'azure_openai' : openAiAt(baseUrl);
+  },
   build(ctx) {
     const s = ctx.settings;
     const home = join(ctx.dirs.home, '.copilot');

@@ -39,6 +39,11 @@ export interface AgentTranscript {
   usage?: AgentUsage;
   /** Dollars as the CLI reports them (Claude Code only). */
   costUsd?: number;
+  /**
+   * Whether the CLI priced every model it used from a list price it knows (Claude Code's
+   * `modelUsage[*].costBasis: "list"`); for a model it does not know its figure is a guess.
+   */
+  costAtListPrices?: boolean;
   /** The model the CLI says it ran. */
   model?: string;
   /** An error the CLI reported (API error, auth failure); the run has no usable answer. */
@@ -136,6 +141,8 @@ export function parseClaude(stdout: string, skillName: string): AgentTranscript 
       t.turns = num(e.num_turns) || t.turns;
       t.usage = anthropicUsage(e.usage);
       if (typeof e.total_cost_usd === 'number') t.costUsd = e.total_cost_usd;
+      const models = Object.values(obj(e.modelUsage)).map(obj);
+      t.costAtListPrices = models.length > 0 && models.every((m) => m.costBasis === 'list');
       const result = str(e.result) ?? '';
       const status = typeof e.api_error_status === 'number' ? e.api_error_status : undefined;
       if (e.is_error === true || (typeof e.subtype === 'string' && e.subtype.startsWith('error'))) {
