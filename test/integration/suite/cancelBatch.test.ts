@@ -4,54 +4,24 @@
  * row then offers the command, which asks first, cancels the batch at the provider and says so.
  */
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { prepareRun } from '../../../src/engine/run';
 import type { CancelBatchesResult, StartResult } from '../../../src/protocol/engine';
-import { OpenAiBatchApi } from '../../support/loopback/batchApis';
-import { startOpenAiServer, type LoopbackServer } from '../../support/loopback/openaiServer';
-import { scriptedFinalBatchOverrides, scriptedModels } from '../../support/loopback/scriptedModels';
-import { closeEditors, rows, skillopt, stubWindow, waitFor, waitForStatus, workspacePath } from './support';
-
-/** The example's tasks, for the scripted target's answers. */
-function tasksOf(configPath: string): Parameters<typeof scriptedModels>[0] {
-  const out = mkdtempSync(join(tmpdir(), 'skillopt-it-tasks-'));
-  try {
-    const p = prepareRun({ configPath, outDir: out, dryRun: true, overrides: ['cache.enabled=false'] });
-    return [...p.splits.train, ...p.splits.val, ...p.splits.test.unsealForEvaluation()];
-  } finally {
-    rmSync(out, { recursive: true, force: true });
-  }
-}
+import { scriptedFinalBatchOverrides } from '../../support/loopback/scriptedModels';
+import { batchSuite } from './batchSupport';
+import { rows, skillopt, waitFor, waitForStatus } from './support';
 
 describe('SkillOpt extension: Cancel Provider Batch', function () {
   this.timeout(180_000);
-  const stubs = stubWindow();
-  const replace = stubs.replace;
   // The batch never ends on its own: the test evaluation waits on it until the cancel.
-  const batches = new OpenAiBatchApi({ pollsToEnd: 1_000_000 });
-  let server: LoopbackServer | undefined;
-  const dir = (): string => workspacePath('batched');
-
-  afterEach(async () => {
-    stubs.restore();
-    await closeEditors();
-  });
-  after(async () => {
-    await server?.close();
-    rmSync(dir(), { recursive: true, force: true });
-  });
+  const suite = batchSuite('batched', 1_000_000);
+  const { batches } = suite;
+  const replace = suite.stubs.replace;
 
   it('stops a run waiting on a batch, then cancels the batch after a confirmation and says what was answered', async () => {
     const api = await skillopt();
-    mkdirSync(dir(), { recursive: true });
-    for (const f of ['SKILL.md', 'tasks.jsonl', 'skillopt.yaml'])
-      cpSync(workspacePath('house-style', f), join(dir(), f));
-    server = await startOpenAiServer(scriptedModels(tasksOf(join(dir(), 'skillopt.yaml'))), {
-      routes: batches.routes,
-    });
+    const server = await suite.start();
+    const dir = suite.dir;
     const started = await vscode.commands.executeCommand<StartResult | undefined>(
       'skillopt.optimizeSkill',
       vscode.Uri.file(join(dir(), 'SKILL.md')),

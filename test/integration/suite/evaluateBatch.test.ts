@@ -5,7 +5,7 @@
  * notification follows the batch.
  */
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { SkillOptError } from '../../../src/engine/errors';
@@ -13,49 +13,21 @@ import { evalPrepared } from '../../../src/engine/evalRun';
 import { prepareRun } from '../../../src/engine/run';
 import { EVAL_FILE, RunLayout } from '../../../src/engine/store/layout';
 import type { EvalResult } from '../../../src/protocol/engine';
-import { OpenAiBatchApi } from '../../support/loopback/batchApis';
-import { startOpenAiServer, type LoopbackServer } from '../../support/loopback/openaiServer';
-import { scriptedFinalBatchOverrides, scriptedModels } from '../../support/loopback/scriptedModels';
-import { closeEditors, skillopt, stubWindow, workspacePath } from './support';
+import { scriptedFinalBatchOverrides } from '../../support/loopback/scriptedModels';
+import { batchSuite } from './batchSupport';
+import { skillopt } from './support';
 
 describe('SkillOpt extension: Evaluate Skill with a provider batch', function () {
   this.timeout(180_000);
-  const stubs = stubWindow();
-  const replace = stubs.replace;
-  const batches = new OpenAiBatchApi({ pollsToEnd: 6 });
-  let server: LoopbackServer | undefined;
-  const dir = (): string => workspacePath('eval-batched');
-
-  afterEach(async () => {
-    stubs.restore();
-    await closeEditors();
-  });
-  after(async () => {
-    await server?.close();
-    rmSync(dir(), { recursive: true, force: true });
-  });
+  const suite = batchSuite('eval-batched', 6);
+  const { batches, dir } = suite;
+  const replace = suite.stubs.replace;
 
   it('offers an evaluation that stopped with its batch out, and collects that batch in its folder', async () => {
     await skillopt();
-    mkdirSync(dir(), { recursive: true });
-    for (const f of ['SKILL.md', 'tasks.jsonl', 'skillopt.yaml'])
-      cpSync(workspacePath('house-style', f), join(dir(), f));
+    const server = await suite.start();
     const configPath = join(dir(), 'skillopt.yaml');
     const skillPath = join(dir(), 'SKILL.md');
-    const probe = prepareRun({
-      configPath,
-      outDir: join(dir(), 'probe'),
-      dryRun: true,
-      overrides: ['cache.enabled=false'],
-    });
-    server = await startOpenAiServer(
-      scriptedModels([
-        ...probe.splits.train,
-        ...probe.splits.val,
-        ...probe.splits.test.unsealForEvaluation(),
-      ]),
-      { routes: batches.routes },
-    );
     const overrides = scriptedFinalBatchOverrides(server.url, 0.2);
 
     // An earlier evaluation stopped as soon as its batch was out (as a closed window would leave it).
@@ -108,7 +80,7 @@ describe('SkillOpt extension: Evaluate Skill with a provider batch', function ()
     assert.match(modals[0]!.detail ?? '', /collects what the batch answered, already paid for/);
     assert.equal(result.out_dir, earlierDir, 'not continued in the earlier folder');
     assert.equal(batches.batches.size, 1, 'a second batch was sent for the same tasks');
-    assert.equal(result.n_items, probe.splits.test.unsealForEvaluation().length);
+    assert.equal(result.n_items, earlier.splits.test.unsealForEvaluation().length);
     assert.ok(
       progress.some((m) => /eval batch \S+ \(openai\S*\): in_progress, \d+\/\d+ answered/.test(m)),
       `the progress never showed the batch: ${progress.join(' | ')}`,
