@@ -49,8 +49,10 @@ export function reviewContextOf(
 ): ReviewContext {
   const run = ctx.runs.get(runId);
   const runDir = hints.runDir ?? run?.dir ?? (candidatePath ? runDirOfCandidate(candidatePath) : undefined);
-  const config =
-    run?.config ?? (runDir ? readJson(new RunLayout(runDir).file(RUN_FILE.config)) : undefined) ?? {};
+  // A run seen before its config.json was written reads as an empty config until its folder is
+  // read again: then the file itself says which skill it trains.
+  const known = run?.config && Object.keys(run.config).length > 0 ? run.config : undefined;
+  const config = known ?? (runDir ? readJson(new RunLayout(runDir).file(RUN_FILE.config)) : undefined) ?? {};
   const configMode = config.review_mode;
   const mode = hints.mode ?? (isReviewMode(configMode) ? configMode : (reviewModeSetting() ?? 'auto'));
   const live = hints.live ?? (sentEvents || run?.status === 'running');

@@ -100,8 +100,6 @@ describe('a skill with unsaved changes', function () {
       );
       // The run still waits for the person, and the review comes back when asked for.
       assert.ok(api.ctx.runs.get(runId)?.live?.waiting, 'the run stopped waiting');
-      // A person reads the message before asking for the review again.
-      await new Promise((resolve) => setTimeout(resolve, 1000));
       await vscode.commands.executeCommand(ReviewCommands.openWaiting, runId);
       const back = await waitFor(async () => {
         const r = await inspect(uri);
