@@ -34,7 +34,7 @@ import type { RunContext } from './train/context';
 import { Trainer, type TrainOutcome } from './train/trainer';
 import type { Reviewer } from './train/review';
 import { BudgetGuard } from './llm/budget';
-import { tokenSummary } from './llm/accounting';
+import { tokenSummary } from './llm/tokenSummary';
 import { acquireRunLock } from './store/runLock';
 import { containWrites, makeDir, removeStaleTemps } from './store/atomic';
 import { defaultRunsRoot, RUN_FILE, RunLayout } from './store/layout';

@@ -1,4 +1,3 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { SkillOptError } from '../errors';
 import { writeJsonAtomic } from '../store/atomic';
@@ -9,24 +8,19 @@ import type { LoadTasksOptions, TaskItem } from './tasks';
 import { RUN_FILE } from '../store/layout';
 import { computeSplitCounts, parseSplitRatio } from './splitRatio';
 import { recordsDigest } from './digest';
+import {
+  aliasesOf,
+  findDataFile,
+  findSplitSubdir,
+  isDir,
+  readManifest,
+  resolveDataFile,
+  splitNames,
+  type SplitManifest,
+  type SplitName,
+} from './splitFolders';
 
-export type SplitName = 'train' | 'val' | 'test';
-export const splitNames: readonly SplitName[] = ['train', 'val', 'test'];
-
-/** Names the reference trainer and its split folders use for the same three splits. */
-const splitAliases: Record<string, SplitName> = {
-  train: 'train',
-  val: 'val',
-  valid_seen: 'val',
-  selection: 'val',
-  test: 'test',
-  valid_unseen: 'test',
-};
-
-/** Map a split name as the reference spells it (`valid_seen`, `selection`, `valid_unseen`) to ours. */
-export function canonicalSplitName(name: string): SplitName | undefined {
-  return splitAliases[name.trim().toLowerCase()];
-}
+export { canonicalSplitName, splitNames, type SplitManifest, type SplitName } from './splitFolders';
 
 /**
  * The held-out test split, sealed. Training code gets this object, not the items: the only way to the
@@ -53,8 +47,6 @@ export class SealedSplit {
     return { size: this.size };
   }
 }
-
-export type SplitManifest = Record<string, unknown>;
 
 export interface LoadedSplits {
   train: TaskItem[];
@@ -115,8 +107,6 @@ export interface RatioSplitOptions extends SplitLoadOptions {
   deferWrite?: boolean;
 }
 
-const dataExtensions = ['.json', '.jsonl', '.csv', '.yaml', '.yml'];
-
 /** Load an existing `train/ val/ test/` folder (reference `split_mode: split_dir`). */
 export function loadSplitDir(opts: SplitDirOptions): LoadedSplits {
   const dir = opts.splitDir;
@@ -138,7 +128,7 @@ export function loadSplitDir(opts: SplitDirOptions): LoadedSplits {
       continue;
     }
     if (!sub) {
-      const alts = Object.keys(splitAliases).filter((k) => splitAliases[k] === name && k !== name);
+      const alts = aliasesOf(name);
       throw new SkillOptError('tasks', `Split folder has no ${name}/ subfolder`, {
         file: dir,
         fix: `create ${name}/ (or ${alts.map((a) => `${a}/`).join(' or ') || 'an alias'}) holding items.json`,
@@ -331,89 +321,5 @@ function checkDisjoint(files: Record<SplitName, string>, splits: Record<SplitNam
       }
       owner.set(item.id, name);
     }
-  }
-}
-
-function findSplitSubdir(dir: string, name: SplitName): string | undefined {
-  if (isDir(join(dir, name))) return join(dir, name);
-  const aliases = Object.keys(splitAliases).filter((k) => splitAliases[k] === name && k !== name);
-  for (const alias of aliases) if (isDir(join(dir, alias))) return join(dir, alias);
-  return undefined;
-}
-
-/** `items.json`, then `items.jsonl`, then the first data file by extension order and name. */
-function findDataFile(dir: string): string | undefined {
-  for (const name of ['items.json', 'items.jsonl']) if (isFile(join(dir, name))) return join(dir, name);
-  const names = readdirSync(dir).sort();
-  for (const ext of dataExtensions) {
-    const hit = names.find((n) => n.toLowerCase().endsWith(ext) && isFile(join(dir, n)));
-    if (hit) return join(dir, hit);
-  }
-  return undefined;
-}
-
-function resolveDataFile(dataPath: string): string {
-  if (isFile(dataPath)) return dataPath;
-  if (!isDir(dataPath)) {
-    throw new SkillOptError('tasks', 'Data file does not exist', {
-      file: dataPath,
-      fix: 'point data_path at one .jsonl, .json, .csv or .yaml file',
-    });
-  }
-  if (splitNames.some((n) => isDir(join(dataPath, n)))) {
-    throw new SkillOptError('tasks', 'data_path is a split folder (it has train/, val/ or test/)', {
-      file: dataPath,
-      fix: 'use split_mode: split_dir with split_dir set to this folder',
-    });
-  }
-  const candidates = readdirSync(dataPath)
-    .sort()
-    .filter((n) => dataExtensions.some((e) => n.toLowerCase().endsWith(e)) && isFile(join(dataPath, n)));
-  if (candidates.length !== 1) {
-    throw new SkillOptError(
-      'tasks',
-      `A data folder must hold exactly one .json, .jsonl, .csv or .yaml file, found ${candidates.length}`,
-      { file: dataPath, fix: 'point data_path at the file itself' },
-    );
-  }
-  return join(dataPath, candidates[0]);
-}
-
-function readManifest(dir: string): SplitManifest | null {
-  const path = join(dir, RUN_FILE.splitManifest);
-  if (!existsSync(path)) return null;
-  let value: unknown;
-  try {
-    value = JSON.parse(readFileSync(path, 'utf8'));
-  } catch (err) {
-    throw new SkillOptError(
-      'tasks',
-      `split_manifest.json is not valid JSON: ${(err as Error).message}`,
-      { file: path, fix: 'repair or delete the manifest (it is informational)' },
-      { cause: err },
-    );
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new SkillOptError('tasks', 'split_manifest.json must hold a JSON object', {
-      file: path,
-      fix: 'repair or delete the manifest (it is informational)',
-    });
-  }
-  return value as SplitManifest;
-}
-
-function isDir(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-function isFile(path: string): boolean {
-  try {
-    return statSync(path).isFile();
-  } catch {
-    return false;
   }
 }

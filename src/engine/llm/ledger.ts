@@ -4,6 +4,7 @@
  * into its accounting, so totals, caps, history.json, summary.json and report.md count every
  * process of the run exactly once, whatever stopped the earlier ones.
  */
+import type { StageTokens } from './tokenSummary';
 import { randomUUID } from 'node:crypto';
 import { appendJsonl, readJsonlTolerant } from '../store/jsonl';
 import { ZERO_COUNTERS } from './accounting';
@@ -44,12 +45,6 @@ export interface LedgerRow {
   reported_dollars?: number;
   /** At the price known when it was paid; null when the model's price is unknown. */
   dollars?: number | null;
-}
-
-export interface StageTokens {
-  calls: number;
-  prompt_tokens: number;
-  completion_tokens: number;
 }
 
 const FIELDS: Array<[keyof Counters, keyof LedgerRow]> = [

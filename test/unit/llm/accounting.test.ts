@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { SkillOptError } from '../../../src/engine/errors';
 import type { AccountingSummary, UsageKey } from '../../../src/engine/llm/accounting';
-import { Accounting, stageTokens, tokenSummary } from '../../../src/engine/llm/accounting';
+import { Accounting } from '../../../src/engine/llm/accounting';
+import { stageTokens, tokenSummary } from '../../../src/engine/llm/tokenSummary';
 import { BudgetGuard } from '../../../src/engine/llm/budget';
 import { PriceTable, type ModelPrice } from '../../../src/engine/llm/prices';
 
