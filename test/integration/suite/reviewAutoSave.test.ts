@@ -10,23 +10,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { autoSaveState, HOLD_SOURCE } from '../../../src/extension/review/autoSaveHold';
-import {
-  closeAll,
-  copyHouseStyle,
-  inspect,
-  startHumanFirstRun,
-  stopRun,
-  type InspectRow,
-} from './reviewSupport';
+import { closeAll, copyHouseStyle, inspect, reviewShown, startHumanFirstRun, stopRun } from './reviewSupport';
 import { openSkill, recordEvents, skillopt, waitFor, workspacePath } from './support';
-
-/** The review of the step the run waits for, once its lines are in the document. */
-function reviewShown(uri: vscode.Uri): Promise<InspectRow> {
-  return waitFor(async () => {
-    const r = await inspect(uri);
-    return r?.waiting && r.drawn?.added.length ? r : undefined;
-  }, 'the review to be shown');
-}
 
 /** Accepts the waiting step's candidate and waits for the engine to have the decision. */
 async function acceptAndWait(

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { copyHouseStyle, inspect, personSuite, startHumanFirstRun, stopRun } from './reviewSupport';
+import { copyHouseStyle, personSuite, reviewShown, startHumanFirstRun, stopRun } from './reviewSupport';
 import { recordEvents, skillopt, waitFor, workspacePath } from './support';
 
 describe('review: the waiting notification', function () {
@@ -36,10 +36,7 @@ describe('review: the waiting notification', function () {
     try {
       // The skill is not open: the notification's Review is the way in.
       runId = (await startHumanFirstRun(uri)).runId;
-      const shown = await waitFor(async () => {
-        const r = await inspect(uri);
-        return r?.waiting && r.drawn?.added.length ? r : undefined;
-      }, 'the review opened from the notification');
+      const shown = await reviewShown(uri, 'the review opened from the notification');
       assert.ok(
         said.some((m) => m.includes(`review step ${shown.step}`)),
         said.join(' | '),

@@ -182,16 +182,18 @@ export async function feed(
 
 /** Reverts every dirty file and closes every editor (reviews leave documents dirty on purpose). */
 export async function closeAll(): Promise<void> {
-  for (const doc of vscode.workspace.textDocuments.filter((d) => d.isDirty && d.uri.scheme === 'file')) {
-    await vscode.window.showTextDocument(doc, { preview: false });
-    await vscode.commands.executeCommand('workbench.action.files.revert');
-  }
-  // A revert reaches the extension host after the command returns; a review opened before it
-  // arrives would see the whole document replaced.
-  await waitFor(
-    () => vscode.workspace.textDocuments.every((d) => !d.isDirty || d.uri.scheme !== 'file'),
-    'reverted documents',
-  );
+  const dirty = (): vscode.TextDocument[] =>
+    vscode.workspace.textDocuments.filter((d) => d.isDirty && d.uri.scheme === 'file');
+  // A revert reaches the extension host after the command returns, and a review that ends just then
+  // (its run stopped) may edit the document once more: revert until nothing is left dirty.
+  await waitFor(async () => {
+    const left = dirty();
+    for (const doc of left) {
+      await vscode.window.showTextDocument(doc, { preview: false });
+      await vscode.commands.executeCommand('workbench.action.files.revert');
+    }
+    return left.length === 0 ? true : undefined;
+  }, 'reverted documents');
   await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   await new Promise((r) => setTimeout(r, 100));
 }
@@ -269,4 +271,12 @@ export function personSuite(): ReturnType<typeof stubWindow> {
     await files().update('autoSave', undefined, vscode.ConfigurationTarget.Global);
   });
   return stubs;
+}
+
+/** The review of the step the run waits for, once its lines are in the document. */
+export function reviewShown(uri: vscode.Uri, what = 'the review to be shown'): Promise<InspectRow> {
+  return waitFor(async () => {
+    const r = await inspect(uri);
+    return r?.waiting && r.drawn?.added.length ? r : undefined;
+  }, what);
 }

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { ReviewCommands } from '../../../src/extension/constants';
 import type { StartResult } from '../../../src/protocol/engine';
-import { copyHouseStyle, inspect, personSuite, startHumanFirstRun, stopRun } from './reviewSupport';
+import { copyHouseStyle, personSuite, reviewShown, startHumanFirstRun, stopRun } from './reviewSupport';
 import { openSkill, skillopt, waitFor, workspacePath } from './support';
 
 describe('a skill with unsaved changes', function () {
@@ -85,10 +85,7 @@ describe('a skill with unsaved changes', function () {
     let runId: string | undefined;
     try {
       runId = (await startHumanFirstRun(uri)).runId;
-      const shown = await waitFor(async () => {
-        const r = await inspect(uri);
-        return r?.waiting && r.drawn?.added.length ? r : undefined;
-      }, 'the review to be shown');
+      const shown = await reviewShown(uri, 'the review to be shown');
       await vscode.window.showTextDocument(uri, { preview: false });
       await vscode.commands.executeCommand('workbench.action.files.save');
       const doc = vscode.workspace.textDocuments.find((d) => d.uri.fsPath === skill)!;
@@ -101,10 +98,7 @@ describe('a skill with unsaved changes', function () {
       // The run still waits for the person, and the review comes back when asked for.
       assert.ok(api.ctx.runs.get(runId)?.live?.waiting, 'the run stopped waiting');
       await vscode.commands.executeCommand(ReviewCommands.openWaiting, runId);
-      const back = await waitFor(async () => {
-        const r = await inspect(uri);
-        return r?.waiting && r.drawn?.added.length ? r : undefined;
-      }, 'the review to come back');
+      const back = await reviewShown(uri, 'the review to come back');
       assert.equal(back.step, shown.step);
     } finally {
       if (runId) await stopRun(api.ctx.runs, runId);
