@@ -1,9 +1,11 @@
+import { dirname } from 'node:path';
 import type { TaskItem } from '../data/tasks';
 import { SkillOptError, splitFix } from '../errors';
 import { TARGET_ERROR_LABELS, type TargetErrorKind } from '../../protocol/vocabulary';
 import { Semaphore } from '../llm/limiter';
 import type { ModelClient, Stage } from '../llm/types';
 import type { Scorer } from '../scoring/scorers';
+import { prepareDirs } from '../store/atomic';
 import { appendJsonl, readJsonlTolerant } from '../store/jsonl';
 import { evalPaths } from '../store/layout';
 import { assignPredictionNames } from '../store/predictionNames';
@@ -49,6 +51,12 @@ export interface RolloutOptions {
   /** Called once every item's request has left (the baseline beside step 1 waits for it). */
   onSent?: () => void;
 }
+
+/**
+ * When a stage's prediction folders are made, if no reply has needed them yet: once its requests
+ * have left (made at once, they delayed the requests) and, for any real model, well before replies.
+ */
+const PREPARE_AFTER_MS = 50;
 
 /**
  * Run the target on every item with the skill as its system prompt, score each reply, and write the
@@ -113,6 +121,7 @@ export async function rollout(opts: RolloutOptions): Promise<RolloutResult[]> {
     };
     // Stream dispatch: each request leaves before the next is prepared (a turn of the event loop
     // between items lets the first reach the wire instead of waiting for all of them to be built).
+    // Sending them in one burst instead was measured slower: their replies then queue to be scored.
     const jobs: Array<Promise<void>> = [];
     for (const [i, item] of pending.entries()) {
       if (i > 0) await new Promise<void>((next) => setImmediate(next));
@@ -123,7 +132,16 @@ export async function rollout(opts: RolloutOptions): Promise<RolloutResult[]> {
       jobs.push(job);
     }
     opts.onSent?.();
+    // While the replies are on their way (once the requests have surely left): their folders, so
+    // that writing a reply costs no mkdir on the step's critical path.
+    const early = hold
+      ? undefined
+      : setTimeout(
+          () => prepareDirs(pending.map((item) => dirname(conversationFile(item.id)))),
+          PREPARE_AFTER_MS,
+        );
     const settled = await Promise.allSettled(jobs);
+    clearTimeout(early);
     const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;
   }
