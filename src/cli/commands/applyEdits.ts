@@ -6,6 +6,7 @@ import { SkillOptError } from '../../engine/errors';
 import type { Edit } from '../../engine/skill/applyEdits';
 import { unifiedDiff } from '../../engine/skill/hunks';
 import { OUTSIDE_POLICY } from '../../engine/skill/package/edits';
+import { isSkillFolder } from '../../engine/skill/package/folder';
 import { policyFromConfig } from '../../engine/skill/package/policy';
 import { readEditTarget, replayEdits, writeChanges } from '../../engine/skill/package/replay';
 import { ExitCode, UsageError } from '../exit';
@@ -158,7 +159,7 @@ export function runApplyEdits(args: readonly string[]): number {
   const target = readEditTarget(skillPath, cfg.env.max_skill_bytes);
   const result = replayEdits(target, readEdits(editsPath), {
     anchorMode: modeFlag ?? cfg.optimizer.anchor_mode,
-    policy: policyFromConfig(cfg.optimizer.package_edits),
+    policy: policyFromConfig(cfg.optimizer.package_edits, isSkillFolder(skillPath)),
     keepDescription: cfg.activation.enabled,
   });
   const written = values.write ? writeChanges(target, result.changes) : [];

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { isSkillFolder } from '../skill/package/folder';
 import { policyFromConfig } from '../skill/package/policy';
 import type { SkillOptConfig } from '../config/schema';
 import { SkillOptError } from '../errors';
@@ -57,7 +58,7 @@ export function settingsFromConfig(cfg: SkillOptConfig): TrainSettings {
     lrControlMode: updateMode === 'full_rewrite_minibatch' ? 'none' : o.lr_control_mode,
     updateMode,
     anchorMode: o.anchor_mode,
-    packagePolicy: policyFromConfig(o.package_edits),
+    packagePolicy: policyFromConfig(o.package_edits, isSkillFolder(cfg.env.skill_init)),
     decayOnReject: o.decay_on_reject,
     useMetaReflect: o.use_meta_reflect,
     useSlowUpdate: o.use_slow_update,

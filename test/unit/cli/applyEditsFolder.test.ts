@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { prepareRun } from '../../../src/engine/run';
@@ -128,6 +128,20 @@ describe('skillopt apply-edits on a skill folder', function () {
       out.report.some((row) => row.status === 'skipped_outside_policy' && row.file === GUIDE && row.error),
     );
     assert.ok(out.notes.some((n) => /not applied: outside optimizer\.package_edits/.test(n)));
+  });
+
+  it('adds a file to a skill folder that holds SKILL.md alone', () => {
+    const skill = join(tmp.path, 'alone');
+    mkdirSync(skill);
+    writeFileSync(join(skill, 'SKILL.md'), '---\nname: alone\ndescription: d\n---\n# Alone\n');
+    const edits = join(tmp.path, 'add-file.json');
+    writeFileSync(
+      edits,
+      JSON.stringify([{ op: 'append', file: 'references/notes.md', content: '# Notes\n\nUse metres.' }]),
+    );
+    const r = cli(['apply-edits', '--skill', skill, '--edits', edits, '--write']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(readFileSync(join(skill, 'references', 'notes.md'), 'utf8'), '# Notes\n\nUse metres.\n');
   });
 
   it('refuses edits of other files on SKILL.md alone, naming the folder to pass', () => {

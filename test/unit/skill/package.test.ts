@@ -36,6 +36,8 @@ import {
   withoutPackageView,
 } from '../../../src/engine/skill/package/views';
 import { readSkillInit } from '../../../src/engine/skill/skillFile';
+import { defaultConfig } from '../../../src/engine/config/schema';
+import { settingsFromConfig } from '../../../src/engine/train/fromConfig';
 import type { RolloutResult } from '../../../src/protocol/records';
 
 const tempDir = (): string => mkdtempSync(join(tmpdir(), 'skillopt-pkg-'));
@@ -195,7 +197,35 @@ describe('skill packages', () => {
     const { text, report } = applyEdits(SKILL, [{ op: 'append', file: 'references/x.md', content: 'x' }]);
     assert.equal(text, SKILL);
     assert.equal(report[0]?.status, 'skipped_outside_policy');
-    assert.match(report[0]?.error ?? '', /single file/);
+    assert.match(
+      report[0]?.error ?? '',
+      /single file, so references\/x\.md cannot be added: name the skill's folder/,
+    );
+  });
+
+  it('lets edits add files to a skill given as a folder that holds SKILL.md alone, and tells the optimizer', () => {
+    const d = tempDir();
+    writeFileSync(join(d, 'SKILL.md'), SKILL);
+    const cfg = defaultConfig();
+    cfg.env.skill_init = d;
+    const policy = settingsFromConfig(cfg).packagePolicy;
+    assert.equal(policy.folder, true);
+    const text = readSkillInit(d, 200_000).text;
+    assert.equal(text, SKILL, 'the text of a folder with SKILL.md alone is the single-file text');
+    const view = optimizerSkillView(text, policy);
+    assert.match(view, /This skill is a folder \(SKILL\.md is the text above; no other files yet\)/);
+    assert.equal(
+      optimizerSkillView(text, DEFAULT_PACKAGE_POLICY),
+      SKILL.trim(),
+      'a single file has no listing',
+    );
+    const added = applyEdits(text, [{ op: 'append', file: 'references/notes.md', content: '# Notes' }], {
+      packagePolicy: policy,
+    });
+    assert.equal(added.report[0]?.status, 'applied_append');
+    assert.equal(splitPackage(added.text).files[0]?.path, 'references/notes.md');
+    cfg.env.skill_init = join(d, 'SKILL.md');
+    assert.equal(settingsFromConfig(cfg).packagePolicy.folder, undefined);
   });
 
   it('shows the optimizer the tree and the touched files, and a chat target the referenced files', () => {

@@ -32,7 +32,7 @@ export function applyPackageEdits(
 ): ApplyResult {
   const policy = options.packagePolicy ?? DEFAULT_PACKAGE_POLICY;
   const pkg = splitPackage(text);
-  const singleFile = pkg.files.length === 0 && pkg.readOnly.length === 0;
+  const singleFile = !policy.folder && pkg.files.length === 0 && pkg.readOnly.length === 0;
   const report: EditReportRow[] = [];
   edits.forEach((edit, i) => {
     const file = editFile(edit);
@@ -56,7 +56,7 @@ export function applyPackageEdits(
     };
     if (singleFile) {
       return refuse(
-        `the skill is a single file, so ${file} cannot be edited: name the skill folder in env.skill_init`,
+        `the skill is a single file, so ${file} cannot be added: name the skill's folder in env.skill_init (a folder holding SKILL.md) to let edits add files`,
       );
     }
     if (pkg.readOnly.some((f) => f.path === file))

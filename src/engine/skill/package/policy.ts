@@ -15,6 +15,11 @@ export interface PackageEditPolicy {
   maxFiles: number;
   /** The largest a changed or added file may become, in bytes (UTF-8). */
   maxFileBytes: number;
+  /**
+   * The skill was given as a folder: files may be added even while it holds SKILL.md alone (its
+   * text is then the single-file text, so the text cannot tell).
+   */
+  folder?: boolean;
 }
 
 export const DEFAULT_PACKAGE_POLICY: PackageEditPolicy = {
@@ -48,17 +53,21 @@ export function sizeRefusal(path: string, text: string, policy: PackageEditPolic
     : undefined;
 }
 
-/** The policy of the config section `optimizer.package_edits`. */
-export function policyFromConfig(cfg: {
-  editable: string[];
-  read_only: string[];
-  max_files: number;
-  max_file_bytes: number;
-}): PackageEditPolicy {
+/** The policy of the config section `optimizer.package_edits`, for a skill given as a folder or not. */
+export function policyFromConfig(
+  cfg: {
+    editable: string[];
+    read_only: string[];
+    max_files: number;
+    max_file_bytes: number;
+  },
+  folder: boolean,
+): PackageEditPolicy {
   return {
     editable: [...cfg.editable],
     readOnly: [...cfg.read_only],
     maxFiles: cfg.max_files,
     maxFileBytes: cfg.max_file_bytes,
+    ...(folder ? { folder } : {}),
   };
 }

@@ -55,7 +55,7 @@ export function optimizerSkillView(
   touched?: readonly string[],
 ): string {
   const pkg = splitPackage(text);
-  if (!pkg.files.length && !pkg.readOnly.length) return text.trim();
+  if (!policy.folder && !pkg.files.length && !pkg.readOnly.length) return text.trim();
   const shown = touched ?? linkedFiles(pkg);
   const mark = (path: string): string => (refusalFor(path, policy) ? 'read-only' : 'editable');
   const tree = [
@@ -71,7 +71,7 @@ export function optimizerSkillView(
     pkg.skill.trim(),
     '',
     PACKAGE_OPEN,
-    'This skill is a folder. SKILL.md is the text above; its other files:',
+    `This skill is a folder (SKILL.md is the text above${tree.length > 1 ? '' : '; no other files yet'}). Its files:`,
     ...tree,
     ...(blocks.length ? ['', ...blocks] : []),
     '',
