@@ -106,3 +106,36 @@ export function cancelOutcomeMessages(runName: string, result: CancelBatchesResu
     return found.length ? [message(o, found, runName, result.outDir)] : [];
   });
 }
+
+/**
+ * What "Cancel Its Batch, Start New" (Evaluate Skill) says after cancelling the batch an earlier
+ * evaluation left out, and whether the new evaluation may start: not while a batch it could not
+ * cancel may still be answering (the same tasks would be paid twice).
+ */
+export function earlierEvaluationCancelled(
+  result: CancelBatchesResult,
+  folder: string,
+): CancelMessage & { startNew: boolean } {
+  const stuck = result.batches.filter((b) => b.outcome === 'no_id' || b.outcome === 'other_provider');
+  if (stuck.length)
+    return {
+      severity: 'warning',
+      startNew: false,
+      text:
+        `SkillOpt: could not cancel ${list(stuck.map((b) => batchName(b, result.outDir)))} left by the earlier evaluation (${folder}): ` +
+        (stuck[0].outcome === 'no_id'
+          ? 'it stopped before the batch id was written. '
+          : "it went through another provider than this config's target. ") +
+        "No new evaluation was started; continue the earlier one to collect it, or cancel it in the provider's console.",
+    };
+  const parts = result.batches.map((b) =>
+    b.outcome === 'cancelled'
+      ? `cancelled ${batchName(b, result.outDir)} (${answered(b)}, billed by the provider)`
+      : `${batchName(b, result.outDir)} had already ended (${answered(b)}; its answers stay in ${folder})`,
+  );
+  return {
+    severity: 'info',
+    startNew: true,
+    text: `SkillOpt: ${parts.length ? list(parts) : `the earlier evaluation (${folder}) records no batch any more`}; starting a new evaluation.`,
+  };
+}

@@ -10,9 +10,12 @@ import * as vscode from 'vscode';
 import { recordedBatches } from '../../engine/llm/batch/cancel';
 import { EVAL_FILE, RunLayout } from '../../engine/store/layout';
 import { batchStateSchema, evalIdentitySchema, readRunJson } from '../../engine/store/runSchemas';
+import { EngineRequests, type RunSource } from '../../protocol/engine';
 import type { EngineEvent } from '../../protocol/events';
 import type { Ctx } from '../ctx';
 import { describeBatch, type WaitingBatch } from '../runs/liveState';
+import { earlierEvaluationCancelled } from './cancelBatchText';
+import { showEngineError, withProgress } from './shared';
 
 export interface UnfinishedEvaluation {
   dir: string;
@@ -54,19 +57,51 @@ export async function continueOrNew(
   found: UnfinishedEvaluation,
   skillName: string,
   split: string,
-): Promise<'continue' | 'new' | undefined> {
+): Promise<'continue' | 'new' | 'cancel-and-new' | undefined> {
   const go = 'Continue Earlier Evaluation';
   const fresh = 'Start New Evaluation';
+  const cancelFirst = 'Cancel Its Batch, Start New';
+  const batch = `${found.provider} batch${found.batchId ? ` ${found.batchId}` : ''}`;
   const choice = await vscode.window.showInformationMessage(
-    `SkillOpt: an earlier evaluation of ${skillName} on ${split} stopped while its ${found.provider} batch${found.batchId ? ` ${found.batchId}` : ''} was out.`,
+    `SkillOpt: an earlier evaluation of ${skillName} on ${split} stopped while its ${batch} was out.`,
     {
       modal: true,
-      detail: `Continuing it (${vscode.workspace.asRelativePath(found.dir)}) collects what the batch answered, already paid for, and asks the rest. A new evaluation asks every task again; the earlier batch keeps running at the provider until it ends (Cancel Provider Batch on a stopped run cancels one).`,
+      detail: `Continuing it (${vscode.workspace.asRelativePath(found.dir)}) collects what the batch answered, already paid for, and asks the rest. A new evaluation asks every task again: the earlier batch keeps running at the provider until it ends, unless you cancel it first (what it answered before the cancel is still paid for).`,
     },
     go,
     fresh,
+    cancelFirst,
   );
-  return choice === go ? 'continue' : choice === fresh ? 'new' : undefined;
+  if (choice === go) return 'continue';
+  if (choice === fresh) return 'new';
+  return choice === cancelFirst ? 'cancel-and-new' : undefined;
+}
+
+/**
+ * Cancels the batch `found` left running before a new evaluation of the same tasks starts; false
+ * when the new one should not start (the cancel failed, or a batch could not be cancelled).
+ */
+export async function cancelEarlierBatch(
+  ctx: Ctx,
+  found: UnfinishedEvaluation,
+  source: RunSource,
+): Promise<boolean> {
+  const folder = vscode.workspace.asRelativePath(found.dir);
+  try {
+    const engine = await ctx.engine();
+    const result = await withProgress(`SkillOpt: cancelling the earlier evaluation's batch…`, (token) =>
+      engine.request(EngineRequests.cancelBatches, { ...source, outDir: found.dir }, { token }),
+    );
+    for (const b of result.batches)
+      ctx.log.info(`[eval] ${b.outcome}: ${b.provider} batch ${b.batchId ?? '(no id)'} (${b.file})`);
+    const said = earlierEvaluationCancelled(result, folder);
+    if (said.severity === 'warning') void vscode.window.showWarningMessage(said.text);
+    else void vscode.window.showInformationMessage(said.text);
+    return said.startNew;
+  } catch (err) {
+    await showEngineError(ctx, `cannot cancel the batch of the earlier evaluation (${folder})`, err);
+    return false;
+  }
 }
 
 /** Reports `skillPath`'s evaluation batch in `progress`; `last()` is the batch last seen running. */

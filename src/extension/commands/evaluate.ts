@@ -22,7 +22,7 @@ import { failingTaskItem } from '../runs/conversationText';
 import { EVALS_DIR, readEvaluation } from '../runs/evalNodes';
 import { showConversation } from '../views/conversationView';
 import { selectorFor } from './copilot';
-import { continueOrNew, followBatch, unfinishedEvaluation } from './evalBatch';
+import { cancelEarlierBatch, continueOrNew, followBatch, unfinishedEvaluation } from './evalBatch';
 import { collectKeys } from './keys';
 import { requireTrust, showEngineError, withProgress, isMarkdownFile } from './shared';
 
@@ -146,17 +146,23 @@ export async function evaluateSkill(ctx: Ctx, arg?: unknown): Promise<EvalResult
   const evalsRoot = join(dirname(configPath), EVALS_DIR);
   let outDir = opts.outDir;
   const earlier = outDir || opts.aa ? undefined : unfinishedEvaluation(evalsRoot, skillPath, choice.split);
+  const keys = await collectKeys(ctx);
   if (earlier) {
     const answer = await continueOrNew(earlier, basename(skillPath), choice.split);
     if (!answer) return undefined;
     if (answer === 'continue') outDir = earlier.dir;
+    if (
+      answer === 'cancel-and-new' &&
+      !(await cancelEarlierBatch(ctx, earlier, { configPath, overrides, keys }))
+    )
+      return undefined;
   }
   const params: EvalParams = {
     configPath,
     skillPath,
     split: choice.split,
     overrides,
-    keys: await collectKeys(ctx),
+    keys,
     outDir:
       outDir ??
       join(

@@ -42,8 +42,9 @@ export function batchSuite(folder: string, pollsToEnd: number) {
     stubs,
     batches,
     dir,
-    /** Copies the example into the suite's folder and starts the server playing its tasks. */
+    /** Copies the example into the suite's folder and starts the server playing its tasks (once per suite). */
     async start(): Promise<LoopbackServer> {
+      if (server) return server;
       mkdirSync(dir(), { recursive: true });
       for (const f of ['SKILL.md', 'tasks.jsonl', 'skillopt.yaml'])
         cpSync(workspacePath('house-style', f), join(dir(), f));

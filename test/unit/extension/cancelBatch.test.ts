@@ -5,7 +5,11 @@ import { join } from 'node:path';
 import { EVAL_FILE, RUN_FILE } from '../../../src/engine/store/layout';
 import { acquireRunLock } from '../../../src/engine/store/runLock';
 import { readRunFolder } from '../../../src/engine/store/runReader';
-import { cancelOutcomeMessages, confirmCancelText } from '../../../src/extension/commands/cancelBatchText';
+import {
+  cancelOutcomeMessages,
+  confirmCancelText,
+  earlierEvaluationCancelled,
+} from '../../../src/extension/commands/cancelBatchText';
 import { Commands } from '../../../src/extension/constants';
 import type { RunView } from '../../../src/extension/runs/liveState';
 import { runNode } from '../../../src/extension/runs/treeNodes';
@@ -176,5 +180,48 @@ describe('extension: Cancel Provider Batch (tree rows, menus, words)', () => {
     assert.deepEqual(cancelOutcomeMessages('hs_1', { outDir: '/r', batches: [] }), [
       { severity: 'info', text: 'SkillOpt: hs_1 records no provider batch: nothing to cancel.' },
     ]);
+  });
+
+  it("says what cancelling an earlier evaluation's batch did, and starts no new one while a batch may still answer", () => {
+    const evalBatch = (outcome: CancelledBatchInfo['outcome'], extra: Partial<CancelledBatchInfo> = {}) => ({
+      outcome,
+      provider: 'openai',
+      stage: 'eval',
+      file: '/e/provider_batch.json',
+      batchId: 'batch_7',
+      status: { detail: 'cancelled', total: 12, done: 5, failed: 0 },
+      ...extra,
+    });
+    const folder = '.skillopt/evals/SKILL_test_1';
+    assert.deepEqual(
+      earlierEvaluationCancelled({ outDir: '/e', batches: [evalBatch('cancelled')] }, folder),
+      {
+        severity: 'info',
+        startNew: true,
+        text: 'SkillOpt: cancelled the openai batch batch_7 of the evaluation (5 of 12 answered, billed by the provider); starting a new evaluation.',
+      },
+    );
+    const ended = earlierEvaluationCancelled(
+      {
+        outDir: '/e',
+        batches: [evalBatch('ended', { status: { detail: 'completed', total: 12, done: 12, failed: 0 } })],
+      },
+      folder,
+    );
+    assert.equal(ended.startNew, true);
+    assert.match(
+      ended.text,
+      /had already ended \(12 of 12 answered; its answers stay in \.skillopt\/evals\/SKILL_test_1\)/,
+    );
+    const stuck = earlierEvaluationCancelled(
+      { outDir: '/e', batches: [evalBatch('no_id', { batchId: undefined, status: undefined })] },
+      folder,
+    );
+    assert.equal(stuck.severity, 'warning');
+    assert.equal(stuck.startNew, false);
+    assert.match(
+      stuck.text,
+      /could not cancel the openai batch of the evaluation .*before the batch id was written\. No new evaluation was started/,
+    );
   });
 });
