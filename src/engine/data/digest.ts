@@ -3,9 +3,11 @@
  * record, its id, the content of the files it names), in order; for a ratio split also the whole
  * source file's records. A run folder records it when the run starts, so a resume can tell that the
  * data it would go on with are the ones its finished steps were scored on (train/sameData.ts).
- * File times and places do not count, only contents.
+ * File times and places do not count, only contents. The images a task shows the target (DocVQA's
+ * pages) are hashed apart (`images`), so a folder recorded before they were still resumes.
  */
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { canonicalJson } from '../llm/cache';
 import type { TaskItem } from './tasks';
 
@@ -19,6 +21,8 @@ export interface SplitDigest {
   sha256: string;
   /** [task id, a short hash of that item], to name the items that changed. */
   ids: Array<[string, string]>;
+  /** [task id, a short hash of its images' bytes] for the items that show images; absent when none do. */
+  images?: Array<[string, string]>;
 }
 
 export interface TaskDataDigest {
@@ -44,20 +48,42 @@ function itemHash(item: TaskItem): string {
   );
 }
 
-function splitDigest(items: readonly TaskItem[]): SplitDigest {
+/** The bytes of an item's images, in order (read once per file). */
+function imagesHash(paths: readonly string[], seen: Map<string, string>): string {
+  const of = (path: string): string => {
+    let h = seen.get(path);
+    if (h === undefined) {
+      h = createHash('sha256').update(readFileSync(path)).digest('hex');
+      seen.set(path, h);
+    }
+    return h;
+  };
+  return sha256(paths.map(of).join('\n')).slice(0, 16);
+}
+
+function splitDigest(items: readonly TaskItem[], seen: Map<string, string>): SplitDigest {
   const ids = items.map((i): [string, string] => [i.id, itemHash(i)]);
-  return { items: items.length, sha256: sha256(canonicalJson(ids)), ids };
+  const images = items
+    .filter((i) => i.images?.length)
+    .map((i): [string, string] => [i.id, imagesHash(i.images!, seen)]);
+  return {
+    items: items.length,
+    sha256: sha256(canonicalJson(ids)),
+    ids,
+    ...(images.length ? { images } : {}),
+  };
 }
 
 export function taskDataDigest(
   splits: Record<DigestSplit, readonly TaskItem[]>,
   source?: TaskDataDigest['source'],
 ): TaskDataDigest {
+  const seen = new Map<string, string>();
   return {
     splits: {
-      train: splitDigest(splits.train),
-      selection: splitDigest(splits.selection),
-      test: splitDigest(splits.test),
+      train: splitDigest(splits.train, seen),
+      selection: splitDigest(splits.selection, seen),
+      test: splitDigest(splits.test, seen),
     },
     ...(source ? { source } : {}),
   };

@@ -354,6 +354,7 @@ const splitDigest = z.object({
   items: int.min(0),
   sha256: z.string(),
   ids: z.array(z.tuple([z.string(), z.string()])),
+  images: z.array(z.tuple([z.string(), z.string()])).optional(),
 });
 
 /** `data_digest.json`: the task data a run started with (data/digest.ts TaskDataDigest). */

@@ -47,6 +47,19 @@ export function checkSameData(layout: RunLayout, now: TaskDataDigest, resumed: b
   const changes = DIGEST_SPLITS.filter((s) => saved.splits[s].sha256 !== now.splits[s].sha256).map(
     (s) => `the ${s} split (${splitChange(saved.splits[s], now.splits[s])})`,
   );
+  // A digest recorded before images were hashed has none to compare: those runs go on unchecked.
+  for (const s of DIGEST_SPLITS) {
+    const before = saved.splits[s].images;
+    const after = now.splits[s].images;
+    if (!before || !after || saved.splits[s].sha256 !== now.splits[s].sha256) continue;
+    const old = new Map(before);
+    // Same items (the split's hash is equal), so the same ids show images.
+    const ids = after.filter(([id, h]) => old.get(id) !== h).map(([id]) => id);
+    if (ids.length)
+      changes.push(
+        `the ${s} split (${ids.length === 1 ? `the images of item ${ids[0]} changed` : `the images of ${ids.length} items changed (${some(ids)})`})`,
+      );
+  }
   if (!changes.length && saved.source && now.source && saved.source.sha256 !== now.source.sha256) {
     changes.push(`the data file the splits are cut from (${now.source.file}), beyond the items the run uses`);
   }

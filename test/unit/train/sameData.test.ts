@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { taskDataDigest, type TaskDataDigest } from '../../../src/engine/data/digest';
 import type { TaskItem } from '../../../src/engine/data/tasks';
 import { SkillOptError } from '../../../src/engine/errors';
@@ -92,5 +93,26 @@ describe('a run folder belongs to its task data', () => {
       JSON.stringify({ ...digest(train, sel, test), schema_version: 99 }),
     );
     assert.throws(() => checkSameData(layout, digest(train, sel, test), true), /newer SkillOpt/);
+  });
+
+  it('refuses a task image whose bytes changed under the same path, naming the item; an older record goes on', () => {
+    const page = join(dir.path, 'page1.png');
+    writeFileSync(page, Buffer.from([0x89, 0x50, 0x4e, 0x47, 1]));
+    const shown = [item('d1', 'yes', { image_path: 'page1.png' }), item('d2')];
+    shown[0]!.images = [page];
+    checkSameData(layout, digest(train, shown, test), false);
+    assert.equal(checkSameData(layout, digest(train, shown, test), true), undefined);
+    writeFileSync(page, Buffer.from([0x89, 0x50, 0x4e, 0x47, 2]));
+    assert.match(
+      refusal(digest(train, shown, test)).message,
+      /the selection split \(the images of item d1 changed\)/,
+    );
+    // A record from before images were hashed has none: nothing to compare, the run goes on.
+    const recorded = JSON.parse(readFileSync(layout.file(RUN_FILE.dataDigest), 'utf8')) as {
+      splits: Record<string, { images?: unknown }>;
+    };
+    delete recorded.splits.selection!.images;
+    writeFileSync(layout.file(RUN_FILE.dataDigest), JSON.stringify(recorded));
+    assert.equal(checkSameData(layout, digest(train, shown, test), true), undefined);
   });
 });
