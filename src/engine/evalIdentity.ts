@@ -51,6 +51,40 @@ export function evalIdentity(
   };
 }
 
+/**
+ * Whether `outDir` may hold the evaluation `id`: `same` when it records it (a stopped one, to go
+ * on with), `free` when it holds no evaluation yet, `other` when claimEvalFolder would refuse it.
+ */
+export function evalFolderFits(outDir: string, id: EvalIdentity): 'same' | 'free' | 'other' {
+  const layout = new RunLayout(outDir);
+  const recorded = readRunJson(layout.file(EVAL_FILE.identity), evalIdentitySchema);
+  if (recorded) return recorded.digest === id.digest ? 'same' : 'other';
+  return existsSync(layout.file(RUN_FILE.ledger)) ? 'other' : 'free';
+}
+
+/**
+ * The default folder of an evaluation: `base` unless it holds another evaluation (the skill file
+ * was trained further since, say), then the first of `base_2`, `base_3`, … that holds this one
+ * or none; a stopped evaluation of the same skill is found again wherever it went.
+ */
+export function defaultEvalFolder(base: string, id: EvalIdentity): string {
+  const candidates = (function* () {
+    yield base;
+    for (let n = 2; ; n++) yield `${base}_${n}`;
+  })();
+  let free: string | undefined;
+  for (const dir of candidates) {
+    const fits = existsSync(dir) ? evalFolderFits(dir, id) : 'free';
+    if (fits === 'same') return dir;
+    if (fits === 'free') {
+      free ??= dir;
+      // Folders are taken in order: past the first one never made, none holds this evaluation.
+      if (!existsSync(dir)) return free;
+    }
+  }
+  return base;
+}
+
 /** Records `id` in a new evaluation folder; refuses a folder that holds another evaluation. */
 export function claimEvalFolder(outDir: string, id: EvalIdentity): void {
   const layout = new RunLayout(outDir);

@@ -42,23 +42,10 @@ export interface EvalSummary {
   aa?: AaReport;
 }
 
-/** Eval-only (reference scripts/eval_only.py): the target on one split or all; no optimizer call. */
-export async function evalPrepared(
-  prepared: PreparedRun,
-  opts: RunHooks & { skill: string; skillPath: string; split: EvalSplit; aa?: number },
-): Promise<EvalSummary> {
-  setMaxListeners(0, opts.signal);
-  if (opts.aa !== undefined && !(Number.isInteger(opts.aa) && opts.aa >= 2 && opts.aa <= 20))
-    throw new SkillOptError('config', `the A/A check needs 2 to 20 runs of the skill (got ${opts.aa})`, {
-      key: 'aa',
-      fix: 'ask for 2 to 20 runs, e.g. 4',
-    });
+/** The items an evaluation of `split` scores, in order (test.env_num caps a single split). */
+export function evalItemsOf(prepared: PreparedRun, split: EvalSplit): readonly TaskItem[] {
   const canonical =
-    opts.split === 'valid_seen' || opts.split === 'selection'
-      ? 'val'
-      : opts.split === 'valid_unseen'
-        ? 'test'
-        : opts.split;
+    split === 'valid_seen' || split === 'selection' ? 'val' : split === 'valid_unseen' ? 'test' : split;
   const { splits } = prepared;
   const test = (): readonly TaskItem[] => splits.test.unsealForEvaluation();
   // Evaluation draws choice orders with train.seed (val and test already have theirs).
@@ -72,7 +59,21 @@ export async function evalPrepared(
           ? test()
           : [...train(), ...splits.val, ...test()];
   const limit = prepared.settings.testEnvNum;
-  const chosen = canonical !== 'all' && limit > 0 ? items.slice(0, limit) : items;
+  return canonical !== 'all' && limit > 0 ? items.slice(0, limit) : items;
+}
+
+/** Eval-only (reference scripts/eval_only.py): the target on one split or all; no optimizer call. */
+export async function evalPrepared(
+  prepared: PreparedRun,
+  opts: RunHooks & { skill: string; skillPath: string; split: EvalSplit; aa?: number },
+): Promise<EvalSummary> {
+  setMaxListeners(0, opts.signal);
+  if (opts.aa !== undefined && !(Number.isInteger(opts.aa) && opts.aa >= 2 && opts.aa <= 20))
+    throw new SkillOptError('config', `the A/A check needs 2 to 20 runs of the skill (got ${opts.aa})`, {
+      key: 'aa',
+      fix: 'ask for 2 to 20 runs, e.g. 4',
+    });
+  const chosen = evalItemsOf(prepared, opts.split);
   const outDir = prepared.outDir;
   const run = new RunLayout(outDir);
   makeDir(outDir);

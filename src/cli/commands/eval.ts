@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import type { EngineEvent } from '../../protocol/events';
 import { SkillOptError } from '../../engine/errors';
-import { evalPrepared } from '../../engine/evalRun';
+import { defaultEvalFolder, evalIdentity } from '../../engine/evalIdentity';
+import { evalItemsOf, evalPrepared } from '../../engine/evalRun';
 import { spendLine } from '../../engine/llm/spendText';
 import { aaText } from '../../engine/optimizer/aaCheck';
 import { loadConfig } from '../../engine/config/load';
@@ -38,7 +39,7 @@ export const evalSpec: CommandSpec = {
       name: 'out',
       type: 'string',
       value: 'DIR',
-      help: 'where results go (default: <run>/eval_only/<skill>_<split> when --skill is in a run folder, else env.out_root)',
+      help: 'where results go (default: <run>/eval_only/<skill>_<split> when --skill is in a run folder, or <skill>_<split>_2, _3, … beside it when that one holds the evaluation of another version of the skill; else env.out_root)',
     },
     {
       name: 'batch',
@@ -92,7 +93,7 @@ export async function runEval(args: readonly string[]): Promise<number> {
   // --batch is evaluation.batch_api for this evaluation (refused before any call for a target without one).
   const cancelBatch = a.values['cancel-batch'] === true;
   const batch = a.values.batch === true || cancelBatch;
-  const outDir = evalOutDir(a, skillPath, split);
+  let outDir = evalOutDir(a, skillPath, split);
   const prepare = (): ReturnType<typeof prepareRun> =>
     prepareRun({
       configPath: a.config,
@@ -102,7 +103,28 @@ export async function runEval(args: readonly string[]): Promise<number> {
       ...(outDir ? { outDir } : {}),
       logger,
     });
-  const prepared = cancelBatch ? batchTargetOnly(prepare) : prepare();
+  let prepared = cancelBatch ? batchTargetOnly(prepare) : prepare();
+  // The run's default eval_only folder may hold the evaluation of an earlier version of the skill
+  // file (trained further since): this one then goes beside it, and a stopped one is found again.
+  if (outDir && typeof a.values.out !== 'string') {
+    const id = evalIdentity(prepared, {
+      skill,
+      skillPath: resolve(skillPath),
+      split,
+      ...(aa ? { aa } : {}),
+      items: evalItemsOf(prepared, split as (typeof splits)[number]),
+    });
+    const base = outDir;
+    outDir = defaultEvalFolder(base, id);
+    if (outDir !== base) {
+      await prepared.models.close();
+      prepared = cancelBatch ? batchTargetOnly(prepare) : prepare();
+      if (!a.json)
+        process.stderr.write(
+          `note: ${base} holds the evaluation of another version of ${basename(skillPath)} (or other settings); this one is in ${outDir}\n`,
+        );
+    }
+  }
   const again = (): string =>
     commandLine(
       `${invokedAs()} eval`,

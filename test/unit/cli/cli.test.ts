@@ -285,6 +285,37 @@ describe('skillopt CLI', function () {
     assert.equal(summary.out_dir, join(run, 'eval_only', 'best_skill_selection'));
     assert.ok(existsSync(join(summary.out_dir, 'eval_selection', 'results.jsonl')));
     assert.ok(existsSync(join(summary.out_dir, 'eval_summary.json')));
+
+    // The run trained further: its best skill changed. The default folder holds the evaluation of
+    // the old one, so this one goes beside it (with a note), and the old one is found again after.
+    const best = join(run, RUN_FILE.bestSkill);
+    const old = readFileSync(best, 'utf8');
+    writeFileSync(best, `${old}\n- Answer in one sentence.\n`);
+    const evalBest = (): ReturnType<typeof cli> =>
+      cli([
+        'eval',
+        join(dir, 'skillopt.yaml'),
+        '--skill',
+        best,
+        '--split',
+        'selection',
+        '--cfg-options',
+        'cache.enabled=false',
+      ]);
+    const changed = evalBest();
+    assert.equal(changed.code, 0, changed.stderr);
+    const beside = join(run, 'eval_only', 'best_skill_selection_2');
+    assert.match(
+      changed.stderr,
+      /best_skill_selection holds the evaluation of another version of best_skill\.md/,
+    );
+    assert.match(changed.stdout, new RegExp(`Written: ${beside.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    writeFileSync(best, old);
+    const back = evalBest();
+    assert.equal(back.code, 0, back.stderr);
+    assert.doesNotMatch(back.stderr, /holds the evaluation of another version/);
+    assert.match(back.stdout, /Written: \S+best_skill_selection\/eval_summary\.json/);
+    assert.ok(!existsSync(join(run, 'eval_only', 'best_skill_selection_3')));
   });
 
   it('runs an agent CLI as the target, and keeps how each agent run ended in the trajectory', () => {
