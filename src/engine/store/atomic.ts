@@ -40,11 +40,12 @@ export function writeFileAtomic(path: string, data: string): void {
 /** The temp names writeFileAtomic uses: `<file>.<pid>.<8 hex>.tmp`. */
 const TEMP_NAME = /\.\d+\.[0-9a-f]{8}\.tmp$/;
 
-let tempCount = 0;
+/** Starts anywhere: a killed process with a reused pid may have left its temp names behind. */
+let tempCount = Math.floor(Math.random() * 0x1_0000_0000);
 
 /**
  * A temp name no other write uses: the pid tells processes apart and a counter the writes of one
- * (random bytes cost a syscall's worth per reply on a step's busiest path, and buy nothing here).
+ * (random bytes per write cost a syscall's worth per reply on a step's busiest path).
  */
 export function tempNameOf(path: string): string {
   tempCount = (tempCount + 1) % 0x1_0000_0000;
