@@ -51,15 +51,22 @@ export function evalIdentity(
   };
 }
 
-/**
- * Whether `outDir` may hold the evaluation `id`: `same` when it records it (a stopped one, to go
- * on with), `free` when it holds no evaluation yet, `other` when claimEvalFolder would refuse it.
- */
-export function evalFolderFits(outDir: string, id: EvalIdentity): 'same' | 'free' | 'other' {
+/** What `outDir` holds: the evaluation it records, and whether it has answers (a ledger). */
+function heldIn(outDir: string): { recorded?: EvalIdentity; answered: boolean } {
   const layout = new RunLayout(outDir);
   const recorded = readRunJson(layout.file(EVAL_FILE.identity), evalIdentitySchema);
+  return { ...(recorded ? { recorded } : {}), answered: existsSync(layout.file(RUN_FILE.ledger)) };
+}
+
+/**
+ * Whether `outDir` may hold the evaluation `id`: `same` when it records it (a stopped one, to go
+ * on with), `free` when it holds no evaluation yet, `other` when claimEvalFolder would refuse it
+ * (another evaluation, or answers that do not say what they evaluated).
+ */
+function evalFolderFits(outDir: string, id: EvalIdentity): 'same' | 'free' | 'other' {
+  const { recorded, answered } = heldIn(outDir);
   if (recorded) return recorded.digest === id.digest ? 'same' : 'other';
-  return existsSync(layout.file(RUN_FILE.ledger)) ? 'other' : 'free';
+  return answered ? 'other' : 'free';
 }
 
 /**
@@ -68,30 +75,24 @@ export function evalFolderFits(outDir: string, id: EvalIdentity): 'same' | 'free
  * or none; a stopped evaluation of the same skill is found again wherever it went.
  */
 export function defaultEvalFolder(base: string, id: EvalIdentity): string {
-  const candidates = (function* () {
-    yield base;
-    for (let n = 2; ; n++) yield `${base}_${n}`;
-  })();
   let free: string | undefined;
-  for (const dir of candidates) {
-    const fits = existsSync(dir) ? evalFolderFits(dir, id) : 'free';
+  for (let n = 1; ; n++) {
+    const dir = n === 1 ? base : `${base}_${n}`;
+    // Folders are taken in order: past the first one never made, none holds this evaluation.
+    if (!existsSync(dir)) return free ?? dir;
+    const fits = evalFolderFits(dir, id);
     if (fits === 'same') return dir;
-    if (fits === 'free') {
-      free ??= dir;
-      // Folders are taken in order: past the first one never made, none holds this evaluation.
-      if (!existsSync(dir)) return free;
-    }
+    if (fits === 'free') free ??= dir;
   }
-  return base;
 }
 
 /** Records `id` in a new evaluation folder; refuses a folder that holds another evaluation. */
 export function claimEvalFolder(outDir: string, id: EvalIdentity): void {
-  const layout = new RunLayout(outDir);
-  const file = layout.file(EVAL_FILE.identity);
-  const recorded = readRunJson(file, evalIdentitySchema);
-  if (recorded) {
-    if (recorded.digest === id.digest) return;
+  const file = new RunLayout(outDir).file(EVAL_FILE.identity);
+  const fits = evalFolderFits(outDir, id);
+  if (fits === 'same') return;
+  const { recorded } = heldIn(outDir);
+  if (fits === 'other' && recorded) {
     const what =
       recorded.skill !== id.skill
         ? `the skill ${recorded.skill}`
@@ -107,7 +108,7 @@ export function claimEvalFolder(outDir: string, id: EvalIdentity): void {
     );
   }
   // A folder that has answers but no record (an older version's) cannot be checked.
-  if (existsSync(layout.file(RUN_FILE.ledger)))
+  if (fits === 'other')
     throw new SkillOptError(
       'config',
       `has an evaluation in it that does not record what it evaluated (no ${EVAL_FILE.identity})`,
