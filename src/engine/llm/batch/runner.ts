@@ -124,9 +124,13 @@ async function runOnce(job: BatchJob, mayResend: boolean): Promise<Map<string, S
       outcome,
       pay: () => {
         if (!outcome.ok) return;
+        const { usage } = outcome.reply;
+        // The cache reads and writes a batch reply reports are priced at the cache rates, as a call's are.
         job.accounting?.recordCall(key, {
-          promptTokens: outcome.reply.usage.promptTokens,
-          completionTokens: outcome.reply.usage.completionTokens,
+          promptTokens: usage.promptTokens,
+          completionTokens: usage.completionTokens,
+          cachedTokens: usage.cachedTokens,
+          cacheWriteTokens: usage.cacheWriteTokens,
           seconds: 0,
           attempts: 1,
         });
