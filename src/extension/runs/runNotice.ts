@@ -48,6 +48,15 @@ export function staleReviewNotice(
   };
 }
 
+/**
+ * The notification for an engine warning during a run (a budget it cannot verify, a resume under a
+ * changed config, skill or data, a decision it could not apply): in the CLI it is a line on the
+ * console; in the editor, without this, it would reach no one (pure, for tests).
+ */
+export function warningNotice(name: string, message: string): { text: string; actions: string[] } {
+  return { text: `SkillOpt: ${plain(name)}: ${plain(message)}`, actions: ['Show Log'] };
+}
+
 export type EndEvent = Extract<EngineEvent, { type: 'run/finished' | 'run/stopped' | 'run/failed' }>;
 
 /** Notifications turn `[text](target)` into a link; text from files and providers must not. */

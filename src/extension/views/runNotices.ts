@@ -1,7 +1,8 @@
 /**
- * A line in the Output channel for each verdict and the run's end, and one notification when a run
- * ends, with the next thing a person would do: open the report or apply the best skill after a
- * finished run, resume after a stop, read the log after a failure.
+ * A line in the Output channel for each verdict, warning and the run's end; a notification for each
+ * warning (once per run) and when a run ends, with the next thing a person would do: open the
+ * report or apply the best skill after a finished run, resume after a stop, read the log after a
+ * failure.
  * Runs end in the background, often while the person is elsewhere; the tree alone is easy to miss.
  */
 import { basename } from 'node:path';
@@ -9,15 +10,30 @@ import * as vscode from 'vscode';
 import { Commands, ReviewCommands } from '../constants';
 import type { Ctx } from '../ctx';
 import { runLogLine } from '../runs/runLog';
-import { reviewNotice, runNotice, staleReviewNotice, type ReviewRequest } from '../runs/runNotice';
+import {
+  reviewNotice,
+  runNotice,
+  staleReviewNotice,
+  warningNotice,
+  type ReviewRequest,
+} from '../runs/runNotice';
 
 export function registerRunNotices(ctx: Ctx): void {
+  // Each warning once per run: a resumed run says again what still holds; that is one notice.
+  const warned = new Map<string, Set<string>>();
   ctx.pushExtCleanup(
     ctx.runEvents(({ runId, event }) => {
       const line = runLogLine(ctx.runs.get(runId)?.name ?? basename(runId), event);
       if (line) ctx.log.info(`[run] ${line}`);
       if (event.type === 'review/requested') {
         showReviewNotice(ctx, runId, event);
+        return;
+      }
+      if (event.type === 'warning') {
+        const seen = warned.get(runId) ?? new Set<string>();
+        warned.set(runId, seen);
+        if (!seen.has(event.message)) showWarning(ctx, runId, event.message);
+        seen.add(event.message);
         return;
       }
       if (event.type !== 'run/finished' && event.type !== 'run/stopped' && event.type !== 'run/failed')
@@ -42,6 +58,13 @@ export function registerRunNotices(ctx: Ctx): void {
       });
     }),
   );
+}
+
+function showWarning(ctx: Ctx, runId: string, message: string): void {
+  const notice = warningNotice(ctx.runs.get(runId)?.name ?? basename(runId), message);
+  void vscode.window.showWarningMessage(notice.text, ...notice.actions).then((choice) => {
+    if (choice === 'Show Log') void vscode.commands.executeCommand(Commands.showLog);
+  });
 }
 
 /**

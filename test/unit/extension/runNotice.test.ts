@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { runLogLine } from '../../../src/extension/runs/runLog';
-import { runNotice, staleReviewNotice } from '../../../src/extension/runs/runNotice';
+import { runNotice, staleReviewNotice, warningNotice } from '../../../src/extension/runs/runNotice';
 
 describe('extension runs: the notification when a run ends', () => {
   it('offers the report and the best skill after a finished run, with the stop reason when early', () => {
@@ -135,6 +135,21 @@ describe('extension runs: the Output channel follows a run', () => {
       'hs: finished; best selection score 0.900 at step 2 (initial 0.400); report /r/report.md',
     );
     assert.equal(runLogLine('hs', { type: 'stage/started', step: 1, epoch: 1, stage: 'rollout' }), undefined);
+  });
+
+  it('logs warnings and fallbacks, and notifies a warning without letting its text make links', () => {
+    assert.equal(
+      runLogLine('hs', { type: 'warning', message: 'resuming under a changed config' }),
+      'hs: warning: resuming under a changed config',
+    );
+    assert.equal(
+      runLogLine('hs', { type: 'fallback', stage: 'aggregate', reason: 'merge reply unparsable' }),
+      'hs: fallback in aggregate: merge reply unparsable',
+    );
+    const n = warningNotice('hs', 'no price for [m](command:workbench.action.quit)');
+    assert.deepEqual(n.actions, ['Show Log']);
+    assert.match(n.text, /^SkillOpt: hs: no price for /);
+    assert.ok(!/\]\(/.test(n.text), n.text);
   });
 });
 
