@@ -172,6 +172,13 @@ describe('review modes (engine side)', function () {
     await train(dir.path, 'auto', reviewer, ['evaluation.gate_test=paired']);
     const overrule = sent as Overrule | undefined;
     assert.ok(overrule, 'no step was inconclusive: the test shows nothing');
+    // The summary's counts add up, inconclusive steps included.
+    const sum = readJson<Record<string, number>>(dir.path, 'summary.json');
+    assert.ok(sum.total_inconclusive! >= 1, JSON.stringify(sum));
+    assert.equal(
+      sum.total_accepts! + sum.total_rejects! + sum.total_inconclusive! + sum.total_skips!,
+      sum.total_steps,
+    );
     const log = existsSync(join(dir.path, 'human_decisions.json'))
       ? readJson<Array<{ step: number; decision: string; applied_after_step: number }>>(
           dir.path,
