@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import { Commands, ReviewCommands } from '../constants';
 import type { Ctx } from '../ctx';
 import { runLogLine } from '../runs/runLog';
-import { reviewNotice, runNotice, type ReviewRequest } from '../runs/runNotice';
+import { reviewNotice, runNotice, staleReviewNotice, type ReviewRequest } from '../runs/runNotice';
 
 export function registerRunNotices(ctx: Ctx): void {
   ctx.pushExtCleanup(
@@ -44,19 +44,40 @@ export function registerRunNotices(ctx: Ctx): void {
   );
 }
 
-/** "Waiting for you": the run is paused, the document may be closed; one click reaches the review. */
+/**
+ * "Waiting for you": the run is paused, the document may be closed; one click reaches the review.
+ * The buttons act only on the step the notification was drawn for: a notice clicked after that step
+ * stopped waiting says so and offers the step the run waits on now, never deciding that one unseen.
+ */
 function showReviewNotice(ctx: Ctx, runId: string, event: ReviewRequest): void {
-  const notice = reviewNotice(ctx.runs.get(runId)?.name ?? basename(runId), event);
+  const name = (): string => ctx.runs.get(runId)?.name ?? basename(runId);
+  const notice = reviewNotice(name(), event);
+  const stillWaiting = (): boolean => {
+    const live = ctx.runs.get(runId)?.live;
+    const w = live?.status === 'running' ? live.waiting : undefined;
+    return w?.step === event.step && w.phase === event.phase && w.candidateHash === event.candidateHash;
+  };
   void vscode.window.showInformationMessage(notice.text, ...notice.actions).then(async (choice) => {
     if (!choice) return;
+    if (!stillWaiting()) return sayStale(ctx, runId, name(), event, choice);
     const review = await vscode.commands.executeCommand<{ uri: string; key: string } | undefined>(
       ReviewCommands.openWaiting,
       runId,
     );
-    // A notification clicked late may find the step decided already: then there is nothing to do.
     if (!review) return;
+    // The person may have decided in the editor while the review opened.
+    if (choice !== 'Review' && !stillWaiting()) return sayStale(ctx, runId, name(), event, choice);
     if (choice === 'Accept') await vscode.commands.executeCommand('skillopt.review.acceptCandidate', review);
     else if (choice === 'Reject')
       await vscode.commands.executeCommand('skillopt.review.rejectCandidate', review);
+  });
+}
+
+function sayStale(ctx: Ctx, runId: string, name: string, event: ReviewRequest, choice: string): void {
+  const live = ctx.runs.get(runId)?.live;
+  const now = live?.status === 'running' ? live.waiting?.step : undefined;
+  const stale = staleReviewNotice(name, event, choice, now);
+  void vscode.window.showInformationMessage(stale.text, ...stale.actions).then((pick) => {
+    if (pick) void vscode.commands.executeCommand(ReviewCommands.openWaiting, runId);
   });
 }
