@@ -111,6 +111,24 @@ describe('spend text: the prompt cache share and saving', () => {
   });
 });
 
+describe('spend text: a run where only some roles are simulated', () => {
+  it('shows what the real role paid, not "simulated models (no price)"', () => {
+    const a = run();
+    a.recordCall(
+      { role: 'optimizer', model: 'sim-optimizer', provider: 'sim', stage: 'reflect' },
+      { promptTokens: 500, completionTokens: 50, seconds: 0, attempts: 1 },
+    );
+    const t = a.totals();
+    assert.ok(t.dollars !== null && t.dollars > 0, 'the sim calls left the price unknown');
+    const line = spendLine(t, true);
+    assert.match(
+      line,
+      /^Spend: 2 calls, 10,500 prompt \+ 1,050 completion tokens, \$0\.\d{4} at list prices \(the simulated roles cost nothing\)\. Prompt cache: /,
+    );
+    assert.doesNotMatch(line, /no price/);
+  });
+});
+
 function baseReport(): RunReport {
   return {
     scores: {
