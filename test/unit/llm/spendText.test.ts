@@ -127,6 +127,15 @@ describe('spend text: a run where only some roles are simulated', () => {
     );
     assert.doesNotMatch(line, /no price/);
   });
+
+  it('counts failed calls beside the answered ones (their billed tokens are in the totals)', () => {
+    const a = run();
+    a.recordFailure(HAIKU, { promptTokens: 400, completionTokens: 100, seconds: 1, attempts: 1 });
+    assert.match(
+      spendLine(a.totals()),
+      /^Spend: 1 call \(1 more failed\), 10,400 prompt \+ 1,100 completion tokens/,
+    );
+  });
 });
 
 function baseReport(): RunReport {
