@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { imagesDigest } from './data/digest';
 import type { TaskItem } from './data/tasks';
 import { SkillOptError } from './errors';
 import { canonicalJson } from './llm/cache';
@@ -19,6 +20,11 @@ export interface EvalIdentity {
   split: string;
   target: string;
   digest: string;
+  /**
+   * The bytes of the images the tasks show (DocVQA's pages), apart from the digest so that a
+   * folder recorded before they counted still resumes; absent when no task shows one.
+   */
+  images?: string;
 }
 
 function sha256(text: string): string {
@@ -43,11 +49,13 @@ export function evalIdentity(
     env,
     items: sha256(canonicalJson(what.items)),
   };
+  const images = imagesDigest(what.items);
   return {
     skill: what.skillPath,
     split: what.split,
     target: prepared.models.describe.target,
     digest: sha256(canonicalJson(material)),
+    ...(images ? { images } : {}),
   };
 }
 
@@ -58,6 +66,11 @@ function heldIn(outDir: string): { recorded?: EvalIdentity; answered: boolean } 
   return { ...(recorded ? { recorded } : {}), answered: existsSync(layout.file(RUN_FILE.ledger)) };
 }
 
+function sameEvaluation(recorded: EvalIdentity, id: EvalIdentity): boolean {
+  // A record without `images` was made before image bytes counted: its paths still had to match.
+  return recorded.digest === id.digest && (recorded.images === undefined || recorded.images === id.images);
+}
+
 /**
  * Whether `outDir` may hold the evaluation `id`: `same` when it records it (a stopped one, to go
  * on with), `free` when it holds no evaluation yet, `other` when claimEvalFolder would refuse it
@@ -65,7 +78,7 @@ function heldIn(outDir: string): { recorded?: EvalIdentity; answered: boolean } 
  */
 function evalFolderFits(outDir: string, id: EvalIdentity): 'same' | 'free' | 'other' {
   const { recorded, answered } = heldIn(outDir);
-  if (recorded) return recorded.digest === id.digest ? 'same' : 'other';
+  if (recorded) return sameEvaluation(recorded, id) ? 'same' : 'other';
   return answered ? 'other' : 'free';
 }
 
@@ -100,7 +113,9 @@ export function claimEvalFolder(outDir: string, id: EvalIdentity): void {
           ? `the ${recorded.split} split`
           : recorded.target !== id.target
             ? `the target ${recorded.target}`
-            : `${recorded.skill} as it was then (the skill's text, the tasks or the target's settings have changed since)`;
+            : recorded.digest === id.digest
+              ? `${recorded.skill} on other images (the bytes of an image the tasks show have changed since)`
+              : `${recorded.skill} as it was then (the skill's text, the tasks or the target's settings have changed since)`;
     throw new SkillOptError(
       'config',
       `holds an evaluation of ${what}; going on in it would score this one with that one's answers`,

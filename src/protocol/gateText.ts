@@ -53,32 +53,43 @@ export function testCheckLines(c: TestCheck, markdown = true): string[] {
   return lines.length && markdown ? [...lines, ''] : lines;
 }
 
+/** How many changed items a one-sided sign-flip test needs at level `alpha`: the least k with 2^−k ≤ alpha. */
+const itemsNeeded = (alpha: number): number => Math.ceil(Math.log2(1 / alpha));
+
 /**
  * The smallest mean improvement the paired gate can tell from noise on `items` items sampled
  * `repeats` times, at level `alpha`: even when every change points the candidate's way, a one-sided
  * sign-flip test needs k changed items with 2^−k ≤ alpha, and one item moves the mean by at least
- * 1 / (items × repeats).
+ * 1 / (items × repeats). null when the split has fewer than k items: the test is over items, so no
+ * number of repeats lets the gate accept anything.
  */
-export function smallestDetectableDelta(items: number, repeats: number, alpha: number): number {
-  const k = Math.ceil(Math.log2(1 / alpha));
-  return items > 0 ? Math.min(1, k / (items * Math.max(1, repeats))) : 1;
+export function smallestDetectableDelta(items: number, repeats: number, alpha: number): number | null {
+  const k = itemsNeeded(alpha);
+  return items >= k ? Math.min(1, k / (items * Math.max(1, repeats))) : null;
 }
+
+const times = (items: number, repeats: number): string =>
+  `${items} items × ${repeats} repeat${repeats === 1 ? '' : 's'}`;
 
 /** `20 items × 1 repeat: only Δ ≥ 0.250 can be told from noise at alpha 0.05; for Δ 0.10, 3 repeats or 50 items` */
 export function describePower(items: number, repeats: number, alpha: number, target = 0.1): string {
   const d = smallestDetectableDelta(items, repeats, alpha);
-  const k = Math.ceil(Math.log2(1 / alpha));
+  const k = itemsNeeded(alpha);
+  if (d === null)
+    return `${times(items, repeats)}: no Δ can be told from noise at alpha ${alpha} (the paired gate needs at least ${k} selection items; repeats do not help)`;
   const needRepeats = Math.ceil(k / (target * Math.max(1, items)));
   const needItems = Math.ceil(k / (target * Math.max(1, repeats)));
   const hint =
     d <= target ? '' : `; for Δ ${target.toFixed(2)}, ${needRepeats} repeats or ${needItems} selection items`;
-  return `${items} items × ${repeats} repeat${repeats === 1 ? '' : 's'}: only Δ ≥ ${d.toFixed(3)} can be told from noise at alpha ${alpha}${hint}`;
+  return `${times(items, repeats)}: only Δ ≥ ${d.toFixed(3)} can be told from noise at alpha ${alpha}${hint}`;
 }
 
 /** `only Δ ≥ 0.263 detectable (19 items × 1 repeat, alpha 0.05)`: the power check in a tree row. */
 export function powerSummary(p: GatePower): string {
   const d = smallestDetectableDelta(p.items, p.repeats, p.alpha);
-  return `only Δ ≥ ${d.toFixed(3)} detectable (${p.items} items × ${p.repeats} repeat${p.repeats === 1 ? '' : 's'}, alpha ${p.alpha})`;
+  if (d === null)
+    return `no Δ detectable (${times(p.items, p.repeats)}, alpha ${p.alpha}; at least ${itemsNeeded(p.alpha)} items needed)`;
+  return `only Δ ≥ ${d.toFixed(3)} detectable (${times(p.items, p.repeats)}, alpha ${p.alpha})`;
 }
 
 /** `gate paired; 19 items × 1 repeat: only Δ ≥ 0.263 can be told from noise at alpha 0.05; …` */

@@ -61,11 +61,22 @@ function imagesHash(paths: readonly string[], seen: Map<string, string>): string
   return sha256(paths.map(of).join('\n')).slice(0, 16);
 }
 
-function splitDigest(items: readonly TaskItem[], seen: Map<string, string>): SplitDigest {
-  const ids = items.map((i): [string, string] => [i.id, itemHash(i)]);
-  const images = items
+/** [task id, a short hash of its images' bytes] for the items that show images. */
+function imageHashes(items: readonly TaskItem[], seen: Map<string, string>): Array<[string, string]> {
+  return items
     .filter((i) => i.images?.length)
     .map((i): [string, string] => [i.id, imagesHash(i.images!, seen)]);
+}
+
+/** One hash of the bytes of every image the items show; undefined when none shows one. */
+export function imagesDigest(items: readonly TaskItem[]): string | undefined {
+  const images = imageHashes(items, new Map());
+  return images.length ? sha256(canonicalJson(images)) : undefined;
+}
+
+function splitDigest(items: readonly TaskItem[], seen: Map<string, string>): SplitDigest {
+  const ids = items.map((i): [string, string] => [i.id, itemHash(i)]);
+  const images = imageHashes(items, seen);
   return {
     items: items.length,
     sha256: sha256(canonicalJson(ids)),

@@ -114,3 +114,23 @@ export function isFile(path: string): boolean {
     return false;
   }
 }
+
+/**
+ * The reference repository's `data/<benchmark>_id_split/` folders are lookup manifests: their items
+ * hold ids (and source hints), no question or answer, so every item would be refused or skipped one
+ * by one. Said once, with what to do, when the manifest names itself so.
+ */
+export function refuseIdManifest(dir: string, manifest: SplitManifest | null): void {
+  if (manifest?.manifest_type !== 'id_split') return;
+  const bench = typeof manifest.benchmark === 'string' ? `${manifest.benchmark} ` : '';
+  const fields = Array.isArray(manifest.item_fields) ? manifest.item_fields.join(', ') : 'ids';
+  const source = typeof manifest.source_url === 'string' ? ` from ${manifest.source_url}` : '';
+  throw new SkillOptError(
+    'tasks',
+    `this is the reference's ${bench}ID manifest: its items hold lookup fields only (${fields}), no question or answer`,
+    {
+      file: dir,
+      fix: `materialise the items${source} first (the reference's data/README.md says how each id maps to its example) into a folder with train/, val/ and test/ files, and point env.split_dir at that folder (a folder that already holds the materialised items: delete its split_manifest.json)`,
+    },
+  );
+}

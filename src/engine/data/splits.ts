@@ -14,6 +14,7 @@ import {
   findSplitSubdir,
   isDir,
   readManifest,
+  refuseIdManifest,
   resolveDataFile,
   splitNames,
   type SplitManifest,
@@ -116,6 +117,7 @@ export function loadSplitDir(opts: SplitDirOptions): LoadedSplits {
       fix: 'point split_dir at a folder with train/, val/ and test/ subfolders',
     });
   }
+  refuseIdManifest(dir, readManifest(dir));
   const files = {} as Record<SplitName, string>;
   const loaded = {} as Record<SplitName, TaskItem[]>;
   const triggers = { train: [], val: [], test: [] } as Record<SplitName, TaskItem[]>;

@@ -145,17 +145,19 @@ export class Accounting {
     this.bump(key, { cacheHits: 1 });
   }
 
-  /** A call that failed after all attempts, with the tokens its attempts had spent (an agent run cut short). */
-  recordFailure(
-    key: UsageKey,
-    usage: { seconds: number; attempts: number; promptTokens?: number; completionTokens?: number },
-  ): void {
+  /**
+   * A call that failed after all attempts, with the tokens its attempts had spent (an agent run cut
+   * short, a billed reply that could not be used).
+   */
+  recordFailure(key: UsageKey, usage: Pick<CallUsage, 'seconds' | 'attempts'> & Partial<CallUsage>): void {
     this.bump(key, {
       failures: 1,
       seconds: usage.seconds,
       retries: Math.max(0, usage.attempts - 1),
       promptTokens: usage.promptTokens ?? 0,
       completionTokens: usage.completionTokens ?? 0,
+      cachedTokens: usage.cachedTokens ?? 0,
+      cacheWriteTokens: usage.cacheWriteTokens ?? 0,
     });
   }
 

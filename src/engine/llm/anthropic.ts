@@ -13,6 +13,7 @@ import { notAnApiReply, splitBaseUrl } from './wire';
 import { anthropicBreakpoints, anthropicUsage } from './promptCache';
 import { PLACEHOLDER_KEY, requireApiKey, scrubUrl, urlSecrets } from './secrets';
 import type { BackendReply, ChatBackend, ChatMessage, ChatRequest } from './types';
+import { withSpent } from './types';
 import { API_KEY_ENV_VARS } from '../../protocol/vocabulary';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
@@ -244,16 +245,21 @@ function parseMessage(message: Message, label: string): BackendReply {
           : {},
     }));
   // A reply that only calls a tool is complete without text.
+  const usage = anthropicUsage(message.usage);
   if (text.trim() === '' && !toolCalls.length) {
-    throw new SkillOptError(
-      'llm-reply',
-      `${label}: the reply has no text${truncated ? ' (it stopped at max_tokens, possibly while thinking)' : ''}`,
-      { fix: 'raise the completion-token cap, or lower the thinking budget' },
+    // Billed all the same: the error carries the usage.
+    throw withSpent(
+      new SkillOptError(
+        'llm-reply',
+        `${label}: the reply has no text${truncated ? ' (it stopped at max_tokens, possibly while thinking)' : ''}`,
+        { fix: 'raise the completion-token cap, or lower the thinking budget' },
+      ),
+      usage,
     );
   }
   return {
     text,
-    usage: anthropicUsage(message.usage),
+    usage,
     ...(typeof message.model === 'string' && message.model ? { model: message.model } : {}),
     ...(truncated ? { truncated: true } : {}),
     ...(toolCalls.length ? { trace: { toolCalls } } : {}),

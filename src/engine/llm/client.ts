@@ -155,6 +155,8 @@ class RetryingModelClient implements ModelClient {
         if (lost) {
           spent.promptTokens += lost.promptTokens;
           spent.completionTokens += lost.completionTokens;
+          spent.cachedTokens = (spent.cachedTokens ?? 0) + (lost.cachedTokens ?? 0);
+          spent.cacheWriteTokens = (spent.cacheWriteTokens ?? 0) + (lost.cacheWriteTokens ?? 0);
         }
         if (caller.aborted) {
           // Stopped, not failed: what it had spent is paid for all the same.
@@ -188,7 +190,7 @@ class RetryingModelClient implements ModelClient {
       const reported = clean.usage.costUsd;
       // A reply its agent CLI priced itself keeps that price in a row of its own; the failed
       // attempts before it, which the price does not cover, are priced from the table.
-      const own = reported === undefined ? spent : { promptTokens: 0, completionTokens: 0 };
+      const own: Usage = reported === undefined ? spent : { promptTokens: 0, completionTokens: 0 };
       if (reported !== undefined && spent.promptTokens + spent.completionTokens > 0)
         this.opts.accounting?.recordStopped(usageKey, { seconds: 0, ...spent });
       this.opts.accounting?.recordCall(
@@ -196,8 +198,8 @@ class RetryingModelClient implements ModelClient {
         {
           promptTokens: clean.usage.promptTokens + own.promptTokens,
           completionTokens: clean.usage.completionTokens + own.completionTokens,
-          cachedTokens: clean.usage.cachedTokens,
-          cacheWriteTokens: clean.usage.cacheWriteTokens,
+          cachedTokens: (clean.usage.cachedTokens ?? 0) + (own.cachedTokens ?? 0),
+          cacheWriteTokens: (clean.usage.cacheWriteTokens ?? 0) + (own.cacheWriteTokens ?? 0),
           seconds,
           attempts: attempt,
           ...(reported !== undefined ? { reportedDollars: reported } : {}),

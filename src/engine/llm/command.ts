@@ -54,7 +54,7 @@ import {
   sweepStaleTaskDirs,
   type TaskDirs,
 } from './agents/isolation';
-import { notInstalledError, readFinishedRun, stoppedRunUsage } from './agents/outcome';
+import { agentSpent, notInstalledError, readFinishedRun, stoppedRunUsage } from './agents/outcome';
 import { isAgentName, PRESETS, type AgentName, type AgentPreset, type AgentSettings } from './agents/presets';
 import { runProcess, SpawnError, type ProcessResult } from './agents/process';
 import type { BackendReply, ChatBackend, ChatRequest, TaskContext } from './types';
@@ -343,7 +343,7 @@ export class CommandBackend implements ChatBackend {
       // Stopped by the person: no answer, but what the agent had spent is paid for (spentBy).
       const used = stoppedRunUsage({ run, task, dirs, preset: this.preset });
       throw Object.assign(cancelledError('The target command'), {
-        ...(used ? { spent: { promptTokens: used.inputTokens, completionTokens: used.outputTokens } } : {}),
+        ...(used ? { spent: agentSpent(used) } : {}),
       });
     }
     return readFinishedRun({

@@ -23,6 +23,7 @@ import {
 } from './openaiResponses';
 import { chatCompletionsUsage, promptCacheKey } from './promptCache';
 import type { BackendReply, ChatMessage, ChatRequest, ReasoningEffort, ReplyToolCall } from './types';
+import { withSpent } from './types';
 import { notAnApiReply } from './wire';
 
 /** Which request field carries the completion cap. */
@@ -256,8 +257,12 @@ export function parseCompletion(completion: ChatCompletion, label: string): Back
   if (foreign) throw foreign;
   const fix =
     'check that the model serves chat completions and raise the completion-token cap if it stopped early';
+  // A reply that cannot be used was billed all the same: its error carries the usage.
+  const usage = chatCompletionsUsage(completion.usage);
+  const unusable = (problem: string): SkillOptError =>
+    withSpent(new SkillOptError('llm-reply', problem, { fix }), usage);
   const choice = (completion.choices as ChatCompletion['choices'] | undefined)?.[0];
-  if (!choice) throw new SkillOptError('llm-reply', `${label}: the reply has no choices`, { fix });
+  if (!choice) throw unusable(`${label}: the reply has no choices`);
   const content = (choice.message as ChatCompletion.Choice['message'] | undefined)?.content;
   const truncated = choice.finish_reason === 'length';
   const toolCalls = toolCallsOf(choice.message);
@@ -265,21 +270,22 @@ export function parseCompletion(completion: ChatCompletion, label: string): Back
   if (toolCalls.length && (typeof content !== 'string' || content.trim() === '')) {
     return {
       text: '',
-      usage: chatCompletionsUsage(completion.usage),
+      usage,
       ...(typeof completion.model === 'string' && completion.model ? { model: completion.model } : {}),
       trace: { toolCalls },
     };
   }
   if (typeof content !== 'string' || content.trim() === '') {
     const refusal = choice.message?.refusal;
-    const problem = refusal
-      ? `${label}: the model refused: ${refusal}`
-      : `${label}: the reply is empty${truncated ? ' (it stopped at the completion-token cap)' : ''}`;
-    throw new SkillOptError('llm-reply', problem, { fix });
+    throw unusable(
+      refusal
+        ? `${label}: the model refused: ${refusal}`
+        : `${label}: the reply is empty${truncated ? ' (it stopped at the completion-token cap)' : ''}`,
+    );
   }
   return {
     text: content,
-    usage: chatCompletionsUsage(completion.usage),
+    usage,
     ...(typeof completion.model === 'string' && completion.model ? { model: completion.model } : {}),
     ...(truncated ? { truncated: true } : {}),
     ...(toolCalls.length ? { trace: { toolCalls } } : {}),

@@ -14,7 +14,8 @@ import type {
 import type { OpenAiApi } from '../config/schema/enums';
 import { SkillOptError } from '../errors';
 import { notAnApiReply } from './wire';
-import type { BackendReply, ChatMessage, ChatRequest, ReasoningEffort } from './types';
+import type { BackendReply, ChatMessage, ChatRequest, ReasoningEffort, Usage } from './types';
+import { withSpent } from './types';
 
 export type { OpenAiApi };
 
@@ -125,15 +126,17 @@ export function parseResponse(response: Response, label: string): BackendReply {
   if (foreign) throw foreign;
   const fix =
     'check that the model serves the Responses API (model.openai_api) and raise the completion-token cap if it stopped early';
-  if (response.status === 'failed' || response.error) {
-    throw new SkillOptError(
-      'llm-reply',
-      `${label}: the response failed: ${response.error?.message ?? 'no reason given'}`,
-      {
-        fix,
-      },
-    );
-  }
+  const cached = response.usage?.input_tokens_details?.cached_tokens ?? 0;
+  const usage: Usage = {
+    promptTokens: response.usage?.input_tokens ?? 0,
+    completionTokens: response.usage?.output_tokens ?? 0,
+    ...(cached > 0 ? { cachedTokens: cached } : {}),
+  };
+  // A response that cannot be used was billed all the same: its error carries the usage.
+  const unusable = (problem: string): SkillOptError =>
+    withSpent(new SkillOptError('llm-reply', problem, { fix }), usage);
+  if (response.status === 'failed' || response.error)
+    throw unusable(`${label}: the response failed: ${response.error?.message ?? 'no reason given'}`);
   const truncated =
     response.status === 'incomplete' && response.incomplete_details?.reason === 'max_output_tokens';
   const text = typeof response.output_text === 'string' ? response.output_text : outputText(response);
@@ -145,19 +148,15 @@ export function parseResponse(response: Response, label: string): BackendReply {
   // A reply that only calls a function is complete without text.
   if (text.trim() === '' && !toolCalls.length) {
     const refusal = refusalOf(response);
-    const problem = refusal
-      ? `${label}: the model refused: ${refusal}`
-      : `${label}: the reply is empty${truncated ? ' (it stopped at the completion-token cap)' : ''}`;
-    throw new SkillOptError('llm-reply', problem, { fix });
+    throw unusable(
+      refusal
+        ? `${label}: the model refused: ${refusal}`
+        : `${label}: the reply is empty${truncated ? ' (it stopped at the completion-token cap)' : ''}`,
+    );
   }
-  const cached = response.usage?.input_tokens_details?.cached_tokens ?? 0;
   return {
     text,
-    usage: {
-      promptTokens: response.usage?.input_tokens ?? 0,
-      completionTokens: response.usage?.output_tokens ?? 0,
-      ...(cached > 0 ? { cachedTokens: cached } : {}),
-    },
+    usage,
     ...(typeof response.model === 'string' && response.model ? { model: response.model } : {}),
     ...(truncated ? { truncated: true } : {}),
     ...(toolCalls.length ? { trace: { toolCalls } } : {}),

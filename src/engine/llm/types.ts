@@ -139,7 +139,24 @@ export function spentBy(err: unknown): Usage | undefined {
   if (!spent) return undefined;
   const promptTokens = Number(spent.promptTokens) || 0;
   const completionTokens = Number(spent.completionTokens) || 0;
-  return promptTokens + completionTokens > 0 ? { promptTokens, completionTokens } : undefined;
+  const cachedTokens = Number(spent.cachedTokens) || 0;
+  const cacheWriteTokens = Number(spent.cacheWriteTokens) || 0;
+  return promptTokens + completionTokens > 0
+    ? {
+        promptTokens,
+        completionTokens,
+        ...(cachedTokens ? { cachedTokens } : {}),
+        ...(cacheWriteTokens ? { cacheWriteTokens } : {}),
+      }
+    : undefined;
+}
+
+/**
+ * `err` carrying the usage of the reply it was made from: a reply the provider answered and billed
+ * but that cannot be used (empty, refused) is paid for all the same (read back by spentBy).
+ */
+export function withSpent<E extends Error>(err: E, usage: Usage): E {
+  return Object.assign(err, { spent: usage });
 }
 
 /** What a backend returns for one successful HTTP/process call. */

@@ -100,11 +100,39 @@ function createLock(path: string, me: LockInfo): boolean {
   }
 }
 
+/** A takeover guard older than this was left by a process killed mid-takeover (which takes ms). */
+const TAKEOVER_GUARD_STALE_MS = 10_000;
+
+function sameHolder(a: LockInfo | undefined, b: LockInfo | undefined): boolean {
+  return a?.pid === b?.pid && a?.host === b?.host && a?.started === b?.started;
+}
+
+/**
+ * Removes the stale lock judged by `seen`, under a guard file of its own: processes that all found
+ * the same stale lock would otherwise each remove it, and a late one would remove the lock the first
+ * had just created, so both would run. Under the guard the lock is read again and removed only when
+ * it is still the stale one. A process that does not get the guard waits briefly and tries again.
+ */
+function takeOverStale(path: string, me: LockInfo, seen: LockInfo | undefined): void {
+  const guard = `${path}.takeover`;
+  if (!createLock(guard, me)) {
+    const since = age(guard);
+    if (since !== undefined && since > TAKEOVER_GUARD_STALE_MS) rmSync(guard, { force: true });
+    else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+    return;
+  }
+  try {
+    if (sameHolder(readLock(path), seen)) rmSync(path, { force: true });
+  } finally {
+    rmSync(guard, { force: true });
+  }
+}
+
 /** Take the run folder's lock; returns the release function. */
 export function acquireRunLock(dir: string): () => void {
   const path = new RunLayout(dir).file(RUN_FILE.lock);
   const me: LockInfo = { pid: process.pid, host: hostname(), started: new Date().toISOString() };
-  for (let attempt = 0; attempt < 3; attempt++) {
+  for (let attempt = 0; attempt < 20; attempt++) {
     if (createLock(path, me)) {
       return () => {
         // Only our own lock is removed (a takeover after a long pause must not be undone).
@@ -134,7 +162,7 @@ export function acquireRunLock(dir: string): () => void {
       );
     }
     // A stale lock (its process is gone, or the file has stayed unreadable): take it over.
-    rmSync(path, { force: true });
+    takeOverStale(path, me, holder);
   }
   throw new SkillOptError('io', 'could not take the run folder lock', { file: path, fix: 'try again' });
 }

@@ -328,6 +328,7 @@ export const evalIdentitySchema = z.looseObject({
   split: z.string(),
   target: z.string(),
   digest: z.string().min(1),
+  images: z.string().optional(),
 });
 
 export const batchStateSchema = z.looseObject({

@@ -71,7 +71,8 @@ export async function rolloutByBatch(
         'batch',
         `${opts.stage} ${call.item.id}: not answered by the batch (${s?.outcome.ok === false ? s.outcome.why : 'missing'}); asking it alone`,
       );
-      finish(call.item, await runItem(call.item, system, opts));
+      // The batch's own answer, when one was billed, is paid where the row asked alone is written.
+      finish(call.item, await runItem(call.item, system, opts), s?.pay);
     }),
   );
   if (retried)

@@ -5,7 +5,14 @@
 import { round1 } from './step/record';
 import { cpSync } from 'node:fs';
 import type { NoSkillScores, Score } from '../../protocol/records';
-import { ENGINE_ID, isAccepted, isSkipped, VERSION } from '../../protocol/vocabulary';
+import {
+  ENGINE_ID,
+  isAccepted,
+  isInconclusive,
+  isRejected,
+  isSkipped,
+  VERSION,
+} from '../../protocol/vocabulary';
 import { skillHash } from '../skill/document';
 import { writeJsonAtomic } from '../store/atomic';
 import { RUN_DIR, RUN_FILE } from '../store/layout';
@@ -127,7 +134,6 @@ function writeSummary(
   const speed = speedFigures(loop);
   const count = (pred: (a: string) => boolean, recs = history): number =>
     recs.filter((r) => pred(r.action)).length;
-  const rejected = (a: string): boolean => a === 'reject';
   const epochs = [...new Set(history.map((r) => r.epoch))].sort((a, b) => a - b);
   const th = (t?: TestSummary): number | null => t?.overall.hard ?? null;
   const ts = (t?: TestSummary): number | null => t?.overall.soft ?? null;
@@ -147,7 +153,10 @@ function writeSummary(
     total_steps: history.length,
     ...(stoppedEarly ? { stopped_early: stoppedEarly } : {}),
     total_accepts: count(isAccepted),
-    total_rejects: count(rejected),
+    total_rejects: count(isRejected),
+    // The paired gate's "could not tell": neither kept nor proven worse (accepts + rejects + skips +
+    // inconclusive = total_steps).
+    total_inconclusive: count(isInconclusive),
     total_skips: count(isSkipped),
     epoch_stats: epochs.map((e) => {
       const recs = history.filter((r) => r.epoch === e);
@@ -156,7 +165,8 @@ function writeSummary(
         epoch: e,
         steps: recs.map((r) => r.step),
         accepts: count(isAccepted, recs),
-        rejects: count(rejected, recs),
+        rejects: count(isRejected, recs),
+        inconclusive: count(isInconclusive, recs),
         skips: count(isSkipped, recs),
         best_score_at_epoch_end: last.best_score,
         current_score_at_epoch_end: last.current_score,

@@ -130,6 +130,8 @@ export interface GateOutcome {
   regressions?: ItemRegressions;
   /** The current score before the verdict. */
   before: number;
+  /** The candidate became the best skill (vocabulary `becomesBest`). */
+  newBest: boolean;
 }
 
 /** What the gate found beyond the means, shown to the person who reviews the verdict. */
@@ -196,7 +198,7 @@ export async function gateCandidate(loop: LoopContext, req: GateRequest): Promis
       ...(regressions ? { regressions } : {}),
     });
   const before = state.currentScore;
-  state.applyVerdict(action, req.candidate, sel.projected, req.step, req.label);
+  const newBest = state.applyVerdict(action, req.candidate, sel.projected, req.step, req.label);
   announceVerdict(loop, {
     step: req.step,
     epoch: req.epoch,
@@ -208,7 +210,7 @@ export async function gateCandidate(loop: LoopContext, req: GateRequest): Promis
     ...(test ? { gateTest: test } : {}),
     ...(regressions ? { itemRegressions: regressions } : {}),
   });
-  return { action, sel, before, ...(test ? { test } : {}), ...(regressions ? { regressions } : {}) };
+  return { action, sel, before, newBest, ...(test ? { test } : {}), ...(regressions ? { regressions } : {}) };
 }
 
 /**

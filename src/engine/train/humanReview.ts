@@ -6,7 +6,7 @@
 import { readSkillArtifact, writeSkillArtifact } from '../skill/package/artifacts';
 import { existsSync } from 'node:fs';
 import type { GateAction, ReviewPhase } from '../../protocol/vocabulary';
-import { isAccepted, isInconclusive } from '../../protocol/vocabulary';
+import { isAccepted, isInconclusive, isRejected } from '../../protocol/vocabulary';
 import { applyEdits } from '../skill/applyEdits';
 import { skillHash } from '../skill/document';
 import { writeJsonAtomic } from '../store/atomic';
@@ -141,7 +141,8 @@ export function applyOverrules(loop: LoopContext): void {
   for (const o of overrules) {
     const rec = state.history.find((r) => r.step === o.step);
     if (!rec?.candidate_hash) continue;
-    if (o.decision === 'accept' && rec.action === 'reject') {
+    // A candidate the gate did not keep (rejected, or inconclusive under the paired gate) can be accepted.
+    if (o.decision === 'accept' && (isRejected(rec.action) || isInconclusive(rec.action))) {
       const reviewed = layout.stepFile(o.step, STEP_FILE.reviewedCandidate);
       const candidate = existsSync(reviewed) ? reviewed : layout.stepFile(o.step, STEP_FILE.candidate);
       // The protected blocks are the epoch ends' work since that step: they stay as they are now.
@@ -155,6 +156,11 @@ export function applyOverrules(loop: LoopContext): void {
       state.currentScore = prev?.current_score ?? state.baselineScore;
       state.currentOrigin = `human_revert_${stepDirName(o.step)}`;
     } else {
+      // Nothing to change (the step already is what the person asks for): say so, never drop it silently.
+      loop.ctx.emit({
+        type: 'warning',
+        message: `your ${o.decision} of step ${o.step} changes nothing: the gate's verdict on it (${rec.action}) already ${o.decision === 'accept' ? 'kept' : 'dropped'} its candidate`,
+      });
       continue;
     }
     log.push({ ...o, applied_after_step: state.lastCompletedStep, current_score: state.currentScore });

@@ -1,9 +1,7 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import type { AccountingSnapshot } from '../llm/accounting';
 import { promptCacheSummary, type PromptCacheSummary } from '../llm/spendText';
-import { EVAL_FILE, RUN_DIR } from '../store/layout';
 import type { ActivationSummary } from '../activation/summary';
+import { forEachResultRow, runSkillUse, type SkillUse } from './agentSkillUse';
 import { packageLineOrigins, type ProvenanceRecord } from './provenance';
 import { isErrored } from './rollout';
 import type {
@@ -77,6 +75,8 @@ export interface RunReport {
     fallbacks: number;
     /** Absent in reports written before re-asks were counted. */
     reasks?: Record<string, number>;
+    /** An agent target: how many of its runs with the skill opened it (agentSkillUse.ts). */
+    agent_skill_use?: SkillUse;
   };
   spend_by_role: Record<
     string,
@@ -113,25 +113,7 @@ export interface RunReport {
 /** Every rollout row in the run folder (train, selection, slow-update, test), grouped by task id. */
 function allResults(outDir: string): Map<string, RolloutRow[]> {
   const byId = new Map<string, RolloutRow[]>();
-  const visit = (dir: string, depth: number): void => {
-    if (depth > 6 || !existsSync(dir)) return;
-    for (const entry of readdirSync(dir)) {
-      if (entry === EVAL_FILE.predictions || entry === RUN_DIR.generatedSplits) continue;
-      const p = join(dir, entry);
-      if (entry === EVAL_FILE.results) {
-        for (const line of readFileSync(p, 'utf8').split('\n')) {
-          if (!line.trim()) continue;
-          try {
-            const r = JSON.parse(line) as RolloutRow;
-            byId.set(r.id, [...(byId.get(r.id) ?? []), r]);
-          } catch {
-            // A torn line from an interrupted write is not evidence either way.
-          }
-        }
-      } else if (statSync(p).isDirectory()) visit(p, depth + 1);
-    }
-  };
-  visit(outDir, 0);
+  forEachResultRow(outDir, (r) => byId.set(r.id, [...(byId.get(r.id) ?? []), r]));
   return byId;
 }
 
@@ -274,5 +256,11 @@ function reliability(outDir: string, history: readonly StepRecord[]): RunReport[
     }
   }
   const fallbacks = history.reduce((n, r) => n + (r.fallbacks?.length ?? 0), 0);
-  return { errored_items: errored, errored_by_kind: byKind, fallbacks };
+  const skillUse = runSkillUse(outDir);
+  return {
+    errored_items: errored,
+    errored_by_kind: byKind,
+    fallbacks,
+    ...(skillUse ? { agent_skill_use: skillUse } : {}),
+  };
 }

@@ -13,6 +13,7 @@ import {
 } from '../../protocol/gateText';
 import { TARGET_ERROR_LABELS, type TargetErrorKind } from '../../protocol/vocabulary';
 import type { RunReport, SpeedFigures } from './report';
+import { describeSkillUse, skillUseAdvice, type SkillUse } from './agentSkillUse';
 
 const f = (n: number | null | undefined, digits = 4): string =>
   n === null || n === undefined ? '–' : n.toFixed(digits);
@@ -120,6 +121,7 @@ export function renderReport(
     rel.errored_items
       ? `The target could not answer ${rel.errored_items} evaluation(s) (${kinds}); they were kept out of every score, gate and reflection (\`outcome: errored\` in results.jsonl).`
       : 'The target answered every evaluation.',
+    ...skillUseLines(rel.agent_skill_use),
     reaskLine(rel.reasks),
     `Structured-reply fallbacks in steps: ${rel.fallbacks}.`,
     retryLine(r.spend_by_role),
@@ -133,7 +135,7 @@ export function renderReport(
   );
   for (const [role, s] of Object.entries(r.spend_by_role)) {
     lines.push(
-      `| ${role} | ${s.calls} | ${s.prompt_tokens} | ${s.cached_tokens ?? 0} | ${s.completion_tokens} | ${s.cache_hits} | ${s.dollars !== null ? `$${s.dollars.toFixed(4)}` : simulated ? 'none (simulated)' : 'unknown price'} |`,
+      `| ${role} | ${s.calls} | ${s.prompt_tokens} | ${s.cached_tokens ?? 0} | ${s.completion_tokens} | ${s.cache_hits} | ${s.dollars !== null && !(simulated && s.dollars === 0) ? `$${s.dollars.toFixed(4)}` : simulated ? 'none (simulated)' : 'unknown price'} |`,
     );
   }
   // A simulated model has no provider cache: "0.0% read, saved $0.0000" would read as a finding.
@@ -191,4 +193,13 @@ function retryLine(roles: RunReport['spend_by_role']): string {
       .map(([role, s]) => `${role} ${s[key] ?? 0}`)
       .join(', ');
   return `Retried attempts: ${part('retries')}. Calls that failed after every attempt: ${part('failures')}.`;
+}
+
+/** An agent target: how often it opened the skill, and what to fix when seldom. */
+function skillUseLines(use: SkillUse | undefined): string[] {
+  if (!use) return [];
+  const advice = skillUseAdvice(use);
+  const said = describeSkillUse(use);
+  const sentence = (t: string): string => `${t.charAt(0).toUpperCase()}${t.slice(1)}.`;
+  return [advice ? `${sentence(said)} ${sentence(advice)}` : sentence(said)];
 }

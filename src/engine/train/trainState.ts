@@ -46,12 +46,12 @@ export class TrainState {
     this.best = initialSkill;
   }
 
-  /** The candidate becomes current (and maybe best) when the action says so. */
-  applyVerdict(action: string, candidate: string, score: number, step: number, origin: string): void {
+  /** The candidate becomes current (and maybe best) when the action says so; true when it is the new best. */
+  applyVerdict(action: string, candidate: string, score: number, step: number, origin: string): boolean {
     // Only a gate's accept or a slow-update placeholder lands here; a person's accept and a final
     // promotion are applied by their own code paths.
     const gated = (GATE_ACTIONS as readonly string[]).includes(action) || action === 'inject_placeholder';
-    if (!gated || !isAccepted(action)) return;
+    if (!gated || !isAccepted(action)) return false;
     const newBest = becomesBest(action, score, this.bestScore);
     this.current = candidate;
     this.currentScore = score;
@@ -62,6 +62,7 @@ export class TrainState {
       this.bestStep = step;
       this.bestOrigin = origin;
     }
+    return newBest;
   }
 
   /** The final check found the current skill better than the best: it becomes the best. */
@@ -72,11 +73,14 @@ export class TrainState {
     this.bestOrigin = this.currentOrigin;
   }
 
-  /** Patience and decay-on-reject counters after a gated step. */
-  countGated(action: string, decayOnReject: boolean): void {
+  /**
+   * Patience and decay-on-reject counters after a gated step. `newBest` is what applyVerdict said:
+   * a force-accept (evaluation.use_gate: false) that beats the best is an improvement too.
+   */
+  countGated(action: string, decayOnReject: boolean, newBest: boolean): void {
     if (isAccepted(action)) {
       this.decay = 0;
-      this.noImprove = action === 'accept_new_best' ? 0 : this.noImprove + 1;
+      this.noImprove = newBest ? 0 : this.noImprove + 1;
     } else {
       this.decay = decayOnReject ? this.decay + 1 : 0;
       this.noImprove++;

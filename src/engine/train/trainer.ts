@@ -17,6 +17,7 @@ import { runStep } from './step/runStep';
 import { dropSpeculation } from './speculate';
 import { artifactSchemas, readArtifact } from '../store/runSchemas';
 import { patienceReason, stopReason, STOPPED_BY_REQUEST } from './stopConditions';
+import { skillUseWarning } from './agentSkillUse';
 
 export type { TrainInput };
 
@@ -210,6 +211,8 @@ export class Trainer {
       soft: out.score.soft,
       score: out.projected,
     });
+    const unused = skillUseWarning('baseline selection', out.results);
+    if (unused) loop.ctx.emit({ type: 'warning', message: unused });
     loop.files.writeBest(state.best);
     state.save();
   }

@@ -1,4 +1,5 @@
 /** The person's decisions, recorded in the run folder and sent to the engine. */
+import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { EngineRequests, type DecideParams } from '../../protocol/engine';
 import type { Ctx } from '../ctx';
@@ -30,7 +31,15 @@ export async function sendDecision(
     const result = await engine.request(EngineRequests.decide, params, { timeoutMs: 15_000 });
     entry.outcome = result.ok && result.applied !== 'ignored' ? 'ok' : 'ignored';
     entry.detail = result.applied;
-    if (entry.outcome === 'ignored') {
+    if (!result.ok) {
+      // This window's engine does not run it: another window or a terminal does, or it just ended.
+      const name = ctx.runs.get(init.runId)?.name ?? basename(init.runDir ?? init.runId);
+      entry.detail = 'not run by this window';
+      ctx.log.warn(`review: ${name} is not run by this window; step ${params.step}'s decision stays here`);
+      void vscode.window.showWarningMessage(
+        `SkillOpt: ${name} is not run by this VS Code window, so the run did not receive your decision on step ${params.step} (this document has it). Decide in the window or terminal that runs it.`,
+      );
+    } else if (entry.outcome === 'ignored') {
       ctx.log.info(
         `review: the engine had no use for the decision on step ${params.step} (${result.applied})`,
       );

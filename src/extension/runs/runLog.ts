@@ -1,6 +1,6 @@
 /**
  * The Output channel's line for an engine event a person follows a run by: each verdict, a pause
- * for review, and how the run ended. Progress and spend stay in the tree and the status bar.
+ * for review, a warning or a fallback, and how the run ended. Progress and spend stay in the tree and the status bar.
  * Pure, for tests.
  */
 import type { EngineEvent } from '../../protocol/events';
@@ -27,6 +27,10 @@ export function runLogLine(name: string, event: EngineEvent): string | undefined
       return `${name}: stopped (${event.reason}); resume with Resume Run or ${event.resumeCommand}`;
     case 'run/failed':
       return `${name}: failed: ${event.message}`;
+    case 'warning':
+      return `${name}: warning: ${event.message}`;
+    case 'fallback':
+      return `${name}: fallback in ${event.stage}: ${event.reason}`;
     default:
       return undefined;
   }

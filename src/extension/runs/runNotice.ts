@@ -26,6 +26,37 @@ export function reviewNotice(name: string, event: ReviewRequest): { text: string
   };
 }
 
+/**
+ * A "waiting for you" notification clicked after its step stopped waiting (decided in the editor,
+ * the run stopped, or the run waits on a later step): what it says instead of acting (pure, for
+ * tests). `now` is the step the run waits on now, if any.
+ */
+export function staleReviewNotice(
+  name: string,
+  event: ReviewRequest,
+  choice: string,
+  now?: number,
+): { text: string; actions: string[] } {
+  const done = choice === 'Accept' ? 'accepted' : choice === 'Reject' ? 'rejected' : 'opened';
+  const then =
+    now !== undefined
+      ? ` It is waiting for your review of step ${now} now.`
+      : ' It is not waiting for you now.';
+  return {
+    text: `SkillOpt: ${plain(name)} no longer waits on step ${event.step} (it was decided, or the run moved on); nothing was ${done}.${then}`,
+    actions: now !== undefined ? [`Review Step ${now}`] : [],
+  };
+}
+
+/**
+ * The notification for an engine warning during a run (a budget it cannot verify, a resume under a
+ * changed config, skill or data, a decision it could not apply): in the CLI it is a line on the
+ * console; in the editor, without this, it would reach no one (pure, for tests).
+ */
+export function warningNotice(name: string, message: string): { text: string; actions: string[] } {
+  return { text: `SkillOpt: ${plain(name)}: ${plain(message)}`, actions: ['Show Log'] };
+}
+
 export type EndEvent = Extract<EngineEvent, { type: 'run/finished' | 'run/stopped' | 'run/failed' }>;
 
 /** Notifications turn `[text](target)` into a link; text from files and providers must not. */

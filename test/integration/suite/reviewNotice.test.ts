@@ -86,4 +86,60 @@ describe('review: the waiting notification', function () {
       if (runId) await stopRun(api.ctx.runs, runId);
     }
   });
+
+  it('a notice clicked after its step was decided in the editor decides nothing, and says which step waits now', async () => {
+    const api = await skillopt();
+    const skill = copyHouseStyle(workspacePath('notice-stale'));
+    const rec = recordEvents(api);
+    const said: string[] = [];
+    // The first waiting notice stays up (unanswered) until the test clicks it, late.
+    let click: ((pick: string | undefined) => void) | undefined;
+    stubs.replace('showInformationMessage', (message: string) => {
+      said.push(message);
+      if (!click && /is paused until you review step \d+/.test(message))
+        return new Promise<string | undefined>((resolve) => (click = resolve));
+      return Promise.resolve(undefined);
+    });
+    stubs.replace('showWarningMessage', (message: string) => {
+      said.push(message);
+      return Promise.resolve(undefined);
+    });
+    let runId: string | undefined;
+    try {
+      const started = await startHumanFirstRun(vscode.Uri.file(skill));
+      runId = started.runId;
+      const requests = (): number[] =>
+        rec.of(started.runId).flatMap((e) => (e.type === 'review/requested' ? [e.step] : []));
+      const first = await waitFor(() => requests()[0], 'the run to wait for the person');
+      await waitFor(() => click, 'the waiting notification');
+      // The person decides the step in the editor, not on the notification.
+      const review = await vscode.commands.executeCommand<{ uri: string; key: string }>(
+        'skillopt.review.openWaiting',
+        started.runId,
+      );
+      await vscode.commands.executeCommand('skillopt.review.acceptCandidate', review);
+      const next = await waitFor(
+        () => requests().find((s) => s > first),
+        `the run to wait on a later step (said: ${said.join(' | ')})`,
+      );
+      // Now the old notification's Accept is clicked: it must not accept the step nobody has seen.
+      click!('Accept');
+      await waitFor(
+        () => said.find((m) => m.includes(`no longer waits on step ${first}`)),
+        `the stale notice to say so (said: ${said.join(' | ')})`,
+      );
+      const stale = said.find((m) => m.includes(`no longer waits on step ${first}`))!;
+      assert.match(
+        stale,
+        new RegExp(`nothing was accepted. It is waiting for your review of step ${next} now`),
+      );
+      const decidedNext = rec.of(started.runId).some((e) => e.type === 'review/decided' && e.step === next);
+      assert.equal(decidedNext, false, `step ${next} was decided by the old notification`);
+      assert.equal(api.ctx.runs.get(started.runId)?.live?.waiting?.step, next);
+    } finally {
+      click?.(undefined);
+      rec.dispose();
+      if (runId) await stopRun(api.ctx.runs, runId);
+    }
+  });
 });

@@ -24,7 +24,7 @@ import {
   waitFor,
   type SimRun,
 } from './reviewSupport';
-import { skillopt } from './support';
+import { skillopt, stubWindow } from './support';
 
 describe('review outcomes: no silent Accept, no stale review text', function () {
   this.timeout(90_000);
@@ -138,6 +138,50 @@ describe('review outcomes: no silent Accept, no stale review text', function () 
     assert.ok(!after.some((t) => /Accept|Reject/.test(t)), 'nothing left that could decide');
     assert.equal(await inspect(uri), undefined, 'no review waits on the stopped run');
     assert.equal(editor.document.getText(), run.previousOf(step), 'the document keeps the skill as it was');
+  });
+
+  it('says so when the run a decision is for is not run by this window (its engine never hears it)', async () => {
+    await skillopt();
+    const stubs = stubWindow();
+    const warned: string[] = [];
+    stubs.replace('showWarningMessage', (message: string) => {
+      warned.push(message);
+      return Promise.resolve(undefined);
+    });
+    try {
+      const step = stepWhere(run, true);
+      const { path, uri } = await skillWith(run, 'elsewhere', run.previousOf(step));
+      // Live, as a run another window or a terminal holds reads from its lock.
+      const hints = { skillPath: path, mode: 'human-first', live: true, runDir: run.runDir };
+      const ready = run.ready(step);
+      await feed('it-elsewhere', ready, hints);
+      const ask: EngineEvent = {
+        type: 'review/requested',
+        step,
+        epoch: ready.epoch,
+        phase: 'before_gate',
+        candidateHash: ready.candidateHash,
+        candidatePath: ready.candidatePath,
+        edits: ready.edits,
+      };
+      await feed('it-elsewhere', ask, hints);
+      const row = await waitFor(async () => {
+        const r = await inspect(uri);
+        return r?.drawn?.added.length ? r : undefined;
+      }, 'the review');
+      await vscode.commands.executeCommand('skillopt.review.acceptAll', {
+        uri: uri.toString(),
+        key: row.key,
+      });
+      const said = await waitFor(
+        () => warned.find((m) => m.includes('not run by this VS Code window')),
+        'the warning',
+      );
+      assert.match(said, new RegExp(`did not receive your decision on step ${step}`));
+      assert.match(said, /Decide in the window or terminal that runs it/);
+    } finally {
+      stubs.restore();
+    }
   });
 
   it('turns the review inert when the engine process dies under its run', async () => {

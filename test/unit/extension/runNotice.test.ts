@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { runLogLine } from '../../../src/extension/runs/runLog';
-import { runNotice } from '../../../src/extension/runs/runNotice';
+import { runNotice, staleReviewNotice, warningNotice } from '../../../src/extension/runs/runNotice';
 
 describe('extension runs: the notification when a run ends', () => {
   it('offers the report and the best skill after a finished run, with the stop reason when early', () => {
@@ -135,5 +135,43 @@ describe('extension runs: the Output channel follows a run', () => {
       'hs: finished; best selection score 0.900 at step 2 (initial 0.400); report /r/report.md',
     );
     assert.equal(runLogLine('hs', { type: 'stage/started', step: 1, epoch: 1, stage: 'rollout' }), undefined);
+  });
+
+  it('logs warnings and fallbacks, and notifies a warning without letting its text make links', () => {
+    assert.equal(
+      runLogLine('hs', { type: 'warning', message: 'resuming under a changed config' }),
+      'hs: warning: resuming under a changed config',
+    );
+    assert.equal(
+      runLogLine('hs', { type: 'fallback', stage: 'aggregate', reason: 'merge reply unparsable' }),
+      'hs: fallback in aggregate: merge reply unparsable',
+    );
+    const n = warningNotice('hs', 'no price for [m](command:workbench.action.quit)');
+    assert.deepEqual(n.actions, ['Show Log']);
+    assert.match(n.text, /^SkillOpt: hs: no price for /);
+    assert.ok(!/\]\(/.test(n.text), n.text);
+  });
+});
+
+describe('extension runs: a waiting notice clicked too late', () => {
+  const asked = {
+    type: 'review/requested' as const,
+    step: 2,
+    epoch: 1,
+    phase: 'before_gate' as const,
+    candidatePath: '/runs/hs/steps/step_0002/candidate_skill.md',
+    candidateHash: 'abc',
+    edits: [],
+  };
+
+  it('says nothing was done and offers the step the run waits on now, or nothing when it waits on none', () => {
+    assert.deepEqual(staleReviewNotice('hs', asked, 'Accept', 3), {
+      text: 'SkillOpt: hs no longer waits on step 2 (it was decided, or the run moved on); nothing was accepted. It is waiting for your review of step 3 now.',
+      actions: ['Review Step 3'],
+    });
+    assert.deepEqual(staleReviewNotice('hs', asked, 'Reject'), {
+      text: 'SkillOpt: hs no longer waits on step 2 (it was decided, or the run moved on); nothing was rejected. It is not waiting for you now.',
+      actions: [],
+    });
   });
 });

@@ -1,10 +1,22 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { cancelledError, SkillOptError } from '../../../src/engine/errors';
 import { Accounting } from '../../../src/engine/llm/accounting';
 import { AgentRunError } from '../../../src/engine/llm/agents/errors';
+import { makeTaskDirs, removeTaskDirs } from '../../../src/engine/llm/agents/isolation';
+import { readFinishedRun } from '../../../src/engine/llm/agents/outcome';
+import { PRESETS } from '../../../src/engine/llm/agents/presets';
+import type { ProcessResult } from '../../../src/engine/llm/agents/process';
 import { parseClaude, parseCodexRollout } from '../../../src/engine/llm/agents/transcript';
 import { createModelClient } from '../../../src/engine/llm/client';
-import type { BackendReply, ChatBackend, ChatRequest } from '../../../src/engine/llm/types';
+import {
+  spentBy,
+  type BackendReply,
+  type ChatBackend,
+  type ChatRequest,
+} from '../../../src/engine/llm/types';
 import { queuedClient } from './queuedBackend';
 
 /**
@@ -13,6 +25,18 @@ import { queuedClient } from './queuedBackend';
  * this end to end in test/unit/agents/realClis.test.ts).
  */
 const jsonl = (...events: unknown[]): string => events.map((e) => JSON.stringify(e)).join('\n') + '\n';
+const RUN: ProcessResult = {
+  stdout: '',
+  stderr: '',
+  exitCode: 0,
+  signal: null,
+  timedOut: false,
+  durationMs: 10,
+  truncated: false,
+  stdoutBytes: 0,
+  stderrBytes: 0,
+  cancelled: false,
+};
 const REQ: ChatRequest = { role: 'target', stage: 'rollout', messages: [{ role: 'user', content: 'Q?' }] };
 
 describe('llm/agents: tokens of errored runs', () => {
@@ -144,5 +168,57 @@ describe('llm/agents: tokens of errored runs', () => {
     await settled;
     const t = accounting.totals();
     assert.deepEqual([t.calls, t.failures, t.promptTokens, t.completionTokens], [0, 0, 900, 12]);
+  });
+
+  it('an errored Claude Code run pays its provider prompt cache at the cache rates, like an answered one', () => {
+    const dirs = makeTaskDirs(mkdtempSync(join(tmpdir(), 'skillopt-spend-')));
+    try {
+      const stdout = jsonl(
+        { type: 'system', subtype: 'init', model: 'claude-x' },
+        {
+          type: 'assistant',
+          parent_tool_use_id: null,
+          message: {
+            id: 'msg_1',
+            content: [{ type: 'text', text: 'Reading.' }],
+            usage: {
+              input_tokens: 20,
+              cache_read_input_tokens: 900,
+              cache_creation_input_tokens: 40,
+              output_tokens: 3,
+            },
+          },
+        },
+        { type: 'result', is_error: true, api_error_status: 400, result: 'API Error: 400 bad request' },
+      );
+      const finished = (out: string): Parameters<typeof readFinishedRun>[0] => ({
+        run: { ...RUN, stdout: out, exitCode: 1 },
+        task: { taskId: 't1', skill: '# s', skillName: 'capitals', prompt: 'Q?' },
+        prompt: 'Q?',
+        dirs,
+        skillFile: join(dirs.work, '.claude/skills/capitals/SKILL.md'),
+        seeded: [],
+        preset: PRESETS.claude,
+        program: 'claude',
+        label: 'Claude Code',
+        model: 'claude-x',
+        delivery: 'native',
+      });
+      assert.throws(
+        () => readFinishedRun(finished(stdout)),
+        (err: unknown) => {
+          assert.ok(err instanceof AgentRunError);
+          assert.deepEqual(spentBy(err), {
+            promptTokens: 960,
+            completionTokens: 3,
+            cachedTokens: 900,
+            cacheWriteTokens: 40,
+          });
+          return true;
+        },
+      );
+    } finally {
+      removeTaskDirs(dirs);
+    }
   });
 });

@@ -10,6 +10,7 @@ import {
   signTest,
   smallestDetectableDelta,
 } from '../../../src/engine/optimizer/pairedTest';
+import { powerSummary } from '../../../src/protocol/gateText';
 
 /** Expected p-values from scipy 1.17.1 (pairedTest.scipy.py beside this file). */
 const TAILS: Array<[number, number, number]> = [
@@ -154,5 +155,27 @@ describe('paired gate statistics', () => {
       describePower(50, 1, 0.05),
       '50 items × 1 repeat: only Δ ≥ 0.100 can be told from noise at alpha 0.05',
     );
+  });
+
+  it('says so when the split is too small for the paired gate to ever accept, whatever the repeats', () => {
+    // 4 items: even all four improved by every repeat give p = 1/16 > 0.05 (exact sign flips).
+    const up = new Map(['a', 'b', 'c', 'd'].map((id) => [id, 1]));
+    const down = new Map(['a', 'b', 'c', 'd'].map((id) => [id, 0]));
+    assert.equal(pairedTest(up, down, { alpha: 0.05, seed: 1 }).pValue, 1 / 16);
+    const soft = new Map(['a', 'b', 'c', 'd'].map((id) => [id, 1 / 3]));
+    assert.equal(pairedTest(soft, down, { alpha: 0.05, seed: 1 }).pValue, 1 / 16);
+    assert.equal(smallestDetectableDelta(4, 3, 0.05), null);
+    assert.equal(smallestDetectableDelta(0, 1, 0.05), null);
+    assert.equal(smallestDetectableDelta(5, 1, 0.05), 1);
+    assert.equal(
+      describePower(4, 3, 0.05),
+      '4 items × 3 repeats: no Δ can be told from noise at alpha 0.05 (the paired gate needs at least 5 selection items; repeats do not help)',
+    );
+    assert.equal(
+      powerSummary({ test: 'paired', items: 4, repeats: 3, alpha: 0.05 }),
+      'no Δ detectable (4 items × 3 repeats, alpha 0.05; at least 5 items needed)',
+    );
+    // At alpha 0.025 (two looks of more_repeats) six items are needed.
+    assert.equal(smallestDetectableDelta(5, 2, 0.025), null);
   });
 });

@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { RUN_FILE } from '../../../src/engine/store/layout';
 import { acquireRunLock, UNREADABLE_LOCK_GRACE_MS } from '../../../src/engine/store/runLock';
 import { tempDir } from '../train/helpers';
+
+const execFileAsync = promisify(execFile);
 
 describe('run folder lock', () => {
   let dir: ReturnType<typeof tempDir>;
@@ -48,5 +52,40 @@ describe('run folder lock', () => {
     const release = acquireRunLock(dir.path);
     assert.equal((JSON.parse(readFileSync(lock(), 'utf8')) as { pid: number }).pid, process.pid);
     release();
+  });
+
+  it('lets exactly one of several processes racing for the same stale lock take it over', async function () {
+    this.timeout(60_000);
+    const stale = JSON.stringify({ pid: 2 ** 22 + 12345, host: '', started: '' });
+    const lockModule = join(__dirname, '../../../src/engine/store/runLock.ts');
+    // Each process waits for the same instant, then takes the lock and holds it long enough that a
+    // second winner would overlap it.
+    const script = `
+      const { acquireRunLock } = require(${JSON.stringify(lockModule)});
+      const at = Number(process.argv[2]);
+      while (Date.now() < at) {}
+      try {
+        const release = acquireRunLock(process.argv[1]);
+        console.log('won');
+        setTimeout(release, 1500);
+      } catch (err) {
+        console.log('refused: ' + err.message);
+      }`;
+    const outcomes: string[] = [];
+    for (let round = 0; round < 4; round++) {
+      writeFileSync(lock(), stale);
+      const at = Date.now() + 2500;
+      const runs = Array.from({ length: 6 }, () =>
+        execFileAsync(process.execPath, ['--import', 'tsx', '-e', script, dir.path, String(at)]),
+      );
+      const lines = (await Promise.all(runs)).map((r) => r.stdout.trim());
+      assert.equal(lines.filter((l) => l === 'won').length, 1, lines.join('\n'));
+      outcomes.push(...lines);
+      assert.ok(!existsSync(lock()), 'the winner released its lock');
+    }
+    const refusals = outcomes.filter((l) => l !== 'won');
+    assert.equal(refusals.length, 20);
+    for (const l of refusals) assert.match(l, /^refused: .*this run folder is (in use|being taken)/);
+    assert.ok(!existsSync(`${lock()}.takeover`), 'no takeover guard is left behind');
   });
 });

@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { SkillOptError } from '../../../src/engine/errors';
+import {
+  claimEvalFolder,
+  defaultEvalFolder,
+  evalIdentity,
+  type EvalIdentity,
+} from '../../../src/engine/evalIdentity';
 import { evalPrepared, type EvalSummary } from '../../../src/engine/evalRun';
 import type { PreparedRun } from '../../../src/engine/run';
 import { EVAL_FILE, RunLayout } from '../../../src/engine/store/layout';
@@ -83,6 +90,42 @@ describe('an eval-only folder holds one evaluation', function () {
         undefined,
         /as it was then/,
       );
+    } finally {
+      out.cleanup();
+    }
+  });
+
+  it('refuses a folder whose tasks showed other image bytes under the same paths; a record from before images counted goes on', () => {
+    const out = tempDir('skillopt-eval-images-');
+    try {
+      const page = join(out.path, 'page1.png');
+      writeFileSync(page, Buffer.from([0x89, 0x50, 0x4e, 0x47, 1]));
+      const prepared = runs.prepare(server, [], { outDir: join(out.path, 'eval') });
+      const items = exampleTasks();
+      items[0]!.images = [page];
+      const id = (): EvalIdentity =>
+        evalIdentity(prepared, {
+          skill: prepared.initialSkill,
+          skillPath: prepared.skillPath,
+          split: 'test',
+          items,
+        });
+      const folder = join(out.path, 'eval');
+      mkdirSync(folder);
+      claimEvalFolder(folder, id());
+      claimEvalFolder(folder, id());
+      writeFileSync(page, Buffer.from([0x89, 0x50, 0x4e, 0x47, 2]));
+      assert.throws(
+        () => claimEvalFolder(folder, id()),
+        /holds an evaluation of .* on other images \(the bytes of an image the tasks show have changed since\)/,
+      );
+      assert.equal(defaultEvalFolder(folder, id()), `${folder}_2`);
+      // Written before image bytes counted: the paths (in the digest) are all it can compare.
+      const file = new RunLayout(folder).file(EVAL_FILE.identity);
+      const { images: _dropped, ...older } = JSON.parse(readFileSync(file, 'utf8')) as EvalIdentity;
+      writeFileSync(file, JSON.stringify(older));
+      claimEvalFolder(folder, id());
+      assert.equal(defaultEvalFolder(folder, id()), folder);
     } finally {
       out.cleanup();
     }

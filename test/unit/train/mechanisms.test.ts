@@ -9,6 +9,7 @@ import type { TestCheck } from '../../../src/protocol/records';
 import type { StepRecord } from '../../../src/protocol/records';
 import { comparableHistory, prepareSim, read, readJson, runSim, tempDir } from './helpers';
 import type { EngineEvent } from '../../../src/protocol/events';
+import { isSkipped } from '../../../src/protocol/vocabulary';
 import { stepEdits } from '../../../src/extension/review/runFiles';
 
 describe('mechanisms beyond the reference code', function () {
@@ -108,6 +109,25 @@ describe('mechanisms beyond the reference code', function () {
     const summary = readJson<{ stopped_early?: string }>(dir.path, 'summary.json');
     assert.equal(summary.stopped_early, outcome.reason);
     assert.match(readFileSync(join(dir.path, 'report.md'), 'utf8'), /^Stopped early: .*patience 2.*\.$/m);
+  });
+
+  it('counts a force-accepted step that beats the best as an improvement for patience (use_gate: false)', async () => {
+    const { outcome } = await runSim(
+      prepareSim(dir.path, ['evaluation.use_gate=false', 'evaluation.patience=1', 'train.num_epochs=2']),
+    );
+    // Gated steps only (a skipped step has no candidate); each force-accepted, some the new best.
+    const gated = readJson<StepRecord[]>(dir.path, 'history.json').filter((r) => !isSkipped(r.action));
+    assert.ok(gated.every((r) => r.action === 'force_accept'));
+    const improved = gated.filter((r) => r.best_step === r.step);
+    assert.ok(improved.length > 0, 'no force-accepted step became the best: the test shows nothing');
+    const last = gated[gated.length - 1]!;
+    assert.match(outcome.reason ?? '', /patience 1/);
+    // Patience 1 stops after the first gated step that is not a new best, and only then.
+    assert.notEqual(last.best_step, last.step, `stopped right after step ${last.step}, a new best`);
+    assert.deepEqual(
+      gated.slice(0, -1).map((r) => r.best_step === r.step),
+      gated.slice(0, -1).map(() => true),
+    );
   });
 
   it('shrinks the next edit budget after a rejection when decay_on_reject is on', async () => {

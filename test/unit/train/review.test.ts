@@ -154,6 +154,69 @@ describe('review modes (engine side)', function () {
     );
   });
 
+  it('auto with the paired gate: a person can accept a step the gate found inconclusive', async () => {
+    // Accept the first inconclusive step at the next step boundary after it.
+    let sent: Overrule | undefined;
+    const reviewer: Reviewer = {
+      review: () => Promise.resolve({}),
+      takeOverrules: () => {
+        if (sent || !existsSync(join(dir.path, 'history.json'))) return [];
+        const open = readJson<StepRecord[]>(dir.path, 'history.json').find(
+          (r) => r.action === 'inconclusive',
+        );
+        if (!open) return [];
+        sent = { step: open.step, decision: 'accept' };
+        return [sent];
+      },
+    };
+    await train(dir.path, 'auto', reviewer, ['evaluation.gate_test=paired']);
+    const overrule = sent as Overrule | undefined;
+    assert.ok(overrule, 'no step was inconclusive: the test shows nothing');
+    // The summary's counts add up, inconclusive steps included.
+    const sum = readJson<Record<string, number>>(dir.path, 'summary.json');
+    assert.ok(sum.total_inconclusive! >= 1, JSON.stringify(sum));
+    assert.equal(
+      sum.total_accepts! + sum.total_rejects! + sum.total_inconclusive! + sum.total_skips!,
+      sum.total_steps,
+    );
+    const log = existsSync(join(dir.path, 'human_decisions.json'))
+      ? readJson<Array<{ step: number; decision: string; applied_after_step: number }>>(
+          dir.path,
+          'human_decisions.json',
+        )
+      : [];
+    assert.deepEqual(
+      log.map((l) => [l.step, l.decision]),
+      [[overrule.step, 'accept']],
+      'the accept of an inconclusive step was dropped',
+    );
+    // The skill after that boundary is the step's candidate.
+    const pad = (n: number): string => String(n).padStart(4, '0');
+    assert.equal(
+      read(dir.path, 'skills', `skill_v${pad(log[0]!.applied_after_step)}.md`),
+      read(dir.path, 'steps', `step_${pad(overrule.step)}`, 'candidate_skill.md'),
+    );
+  });
+
+  it('auto: an overrule that changes nothing (accepting a kept step) is said, not dropped silently', async () => {
+    const reviewer = new ScriptedReviewer(() => ({}), [[], [{ step: 1, decision: 'accept' }]]);
+    const warnings: string[] = [];
+    await trainPrepared(prepareSim(dir.path, ['review.mode=auto', 'train.num_epochs=1']), {
+      emit: (e) => void (e.type === 'warning' && warnings.push(e.message)),
+      signal: new AbortController().signal,
+      resumeCommand: '',
+      reviewer,
+    });
+    assert.ok(readJson<StepRecord[]>(dir.path, 'history.json')[0]!.action.startsWith('accept'));
+    assert.deepEqual(
+      warnings.filter((w) => w.includes('step 1')),
+      [
+        "your accept of step 1 changes nothing: the gate's verdict on it (accept_new_best) already kept its candidate",
+      ],
+    );
+    assert.deepEqual(readJson<unknown[]>(dir.path, 'human_decisions.json'), [], 'recorded as if applied');
+  });
+
   it('auto: an overrule of the last step, sent while the epoch end runs, still counts', async () => {
     // Answer nothing at step boundaries; overrule the last step only when the run is finishing.
     let calls = 0;

@@ -14,6 +14,14 @@ export const ANCHOR_MODES = ['strict', 'reference'] as const;
 export const BATCH_API_MODES = ['off', 'final', 'selection'] as const;
 // evaluation.gate_test and on_inconclusive: defined with the gate's other words.
 export { GATE_TESTS, ON_INCONCLUSIVE } from '../../../protocol/vocabulary';
+/**
+ * Values the agent CLIs take for the reference's *_exec_* keys (blank = the CLI's default): Codex's
+ * `--sandbox` and `approval_policy` (its config.toml enum without the table-only `granular`), and
+ * Claude Code's `--effort`, which the CLI would otherwise accept and ignore.
+ */
+export const CODEX_SANDBOXES = ['read-only', 'workspace-write', 'danger-full-access'] as const;
+export const CODEX_APPROVAL_POLICIES = ['untrusted', 'on-failure', 'on-request', 'never'] as const;
+export const CLAUDE_CODE_EFFORTS = ['low', 'medium', 'high', 'xhigh', 'max'] as const;
 /** model.openai_api: which OpenAI API the openai and azure_openai backends call (llm/openaiResponses.ts). */
 export const OPENAI_APIS = ['auto', 'chat_completions', 'responses'] as const;
 export type OpenAiApi = (typeof OPENAI_APIS)[number];

@@ -25,6 +25,13 @@ export function oneOf<const T extends readonly [string, ...string[]]>(values: T,
     .default(def)
     .describe(`one of: ${values.join(', ')}`);
 }
+/** A key whose blank value means "the program's default"; any other value must be one of `values`. */
+export function blankOr<const T extends readonly [string, ...string[]]>(values: T, def: '' | T[number]) {
+  return z
+    .union([z.literal(''), z.enum(values)])
+    .default(def)
+    .describe(`one of: ${values.join(', ')} (or blank for the default)`);
+}
 /** Reference keys whose YAML value may be a string, a number, a boolean or null (env-var style). */
 const looseValue = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 export function loose(def: string | number | boolean | null) {

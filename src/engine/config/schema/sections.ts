@@ -5,6 +5,9 @@ import { DESCRIPTION_BUDGETS, DESCRIPTION_MAX_CHARS } from '../../skill/lint';
 import {
   ANCHOR_MODES,
   BATCH_API_MODES,
+  CLAUDE_CODE_EFFORTS,
+  CODEX_APPROVAL_POLICIES,
+  CODEX_SANDBOXES,
   GATE_METRICS,
   GATE_TESTS,
   LR_CONTROL_MODES,
@@ -16,6 +19,7 @@ import {
 } from './enums';
 export { envFields } from './envFields';
 import {
+  blankOr,
   flag,
   int,
   loose,
@@ -91,19 +95,19 @@ export const modelFields = {
   rewrite_reasoning_effort: text(''),
   rewrite_max_completion_tokens: int(64000, 1),
   codex_exec_path: text(''),
-  codex_exec_sandbox: text(''),
+  codex_exec_sandbox: blankOr(CODEX_SANDBOXES, ''),
   codex_exec_profile: text(''),
   codex_exec_full_auto: optionalLoose(),
   codex_exec_reasoning_effort: text(''),
   codex_exec_use_sdk: loose(null),
   codex_exec_network_access: nullableFlag(),
   codex_exec_web_search: nullableFlag(),
-  codex_exec_approval_policy: text(''),
+  codex_exec_approval_policy: blankOr(CODEX_APPROVAL_POLICIES, ''),
   // Empty, like the other agents' paths: then CLAUDE_CODE_EXEC_PATH, then `claude` on PATH (presetProgram).
   claude_code_exec_path: text(''),
   claude_code_exec_profile: text(''),
   claude_code_exec_use_sdk: loose('auto'),
-  claude_code_exec_effort: text('medium'),
+  claude_code_exec_effort: blankOr(CLAUDE_CODE_EFFORTS, 'medium'),
   claude_code_exec_max_thinking_tokens: int(16384, 0),
   cursor_exec_path: text(''),
   cursor_exec_sandbox: text(''),

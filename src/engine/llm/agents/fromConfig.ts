@@ -6,6 +6,7 @@
 import { availableParallelism, totalmem } from 'node:os';
 import { dirname } from 'node:path';
 import type { SkillOptConfig } from '../../config/schema';
+import { CODEX_SANDBOXES } from '../../config/schema/enums';
 import { SkillOptError } from '../../errors';
 import type { Logger } from '../../log';
 import type { ModelEnvironment } from '../../models';
@@ -84,11 +85,20 @@ function agentSettings(
     }
     case 'codex': {
       sdk('codex_exec_use_sdk', m.codex_exec_use_sdk);
+      // The config's value is checked by the schema; the variable's (the reference's fallback) here.
+      const fromEnv = vars.CODEX_EXEC_SANDBOX?.trim();
+      if (!m.codex_exec_sandbox && fromEnv && !(CODEX_SANDBOXES as readonly string[]).includes(fromEnv)) {
+        refuse(
+          'codex_exec_sandbox',
+          `CODEX_EXEC_SANDBOX is '${fromEnv}', which Codex does not take`,
+          `set CODEX_EXEC_SANDBOX (or model.codex_exec_sandbox) to one of: ${CODEX_SANDBOXES.join(', ')}`,
+        );
+      }
       return {
         program: presetProgram(PRESETS.codex, m.codex_exec_path, vars),
         settings: {
           ...base,
-          sandbox: m.codex_exec_sandbox || vars.CODEX_EXEC_SANDBOX || 'workspace-write',
+          sandbox: m.codex_exec_sandbox || fromEnv || 'workspace-write',
           ...(m.codex_exec_profile ? { profile: m.codex_exec_profile } : {}),
           ...(m.codex_exec_reasoning_effort ? { effort: m.codex_exec_reasoning_effort } : {}),
           ...(m.codex_exec_approval_policy ? { approvalPolicy: m.codex_exec_approval_policy } : {}),

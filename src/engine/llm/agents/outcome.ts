@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Logger } from '../../log';
-import type { BackendReply, TaskContext } from '../types';
+import type { BackendReply, TaskContext, Usage } from '../types';
 import type { Delivery } from './delivery';
 import { AgentRunError, classifyRun, fixFor } from './errors';
 import type { TaskDirs } from './isolation';
@@ -57,6 +57,16 @@ export function stoppedRunUsage(
     finished,
     parseTranscript(finished.preset?.format ?? 'text', finished.run.stdout, finished.task.skillName),
   );
+}
+
+/** An agent's token count as the model client records it, its provider prompt cache included. */
+export function agentSpent(u: AgentUsage): Usage {
+  return {
+    promptTokens: u.inputTokens,
+    completionTokens: u.outputTokens,
+    ...(u.cacheReadTokens ? { cachedTokens: u.cacheReadTokens } : {}),
+    ...(u.cacheWriteTokens ? { cacheWriteTokens: u.cacheWriteTokens } : {}),
+  };
 }
 
 /** What a run spent: the transcript's count, or the files the CLI keeps it in when it was cut short. */
@@ -123,14 +133,7 @@ export function readFinishedRun(finished: FinishedRun): BackendReply {
       key: 'model.target_backend',
       trace: { ...trace, outcome: 'errored', errorKind: verdict.kind, error: verdict.message },
       // What the CLI spent before it failed is paid for all the same: the model client records it.
-      ...(transcript.usage
-        ? {
-            spent: {
-              promptTokens: transcript.usage.inputTokens,
-              completionTokens: transcript.usage.outputTokens,
-            },
-          }
-        : {}),
+      ...(transcript.usage ? { spent: agentSpent(transcript.usage) } : {}),
     });
   }
   const answer = transcript.answer ?? '';
@@ -138,13 +141,7 @@ export function readFinishedRun(finished: FinishedRun): BackendReply {
     text: answer,
     usage: transcript.usage
       ? {
-          promptTokens: transcript.usage.inputTokens,
-          completionTokens: transcript.usage.outputTokens,
-          // The agent's own provider prompt cache, as its transcript reports it.
-          ...(transcript.usage.cacheReadTokens ? { cachedTokens: transcript.usage.cacheReadTokens } : {}),
-          ...(transcript.usage.cacheWriteTokens
-            ? { cacheWriteTokens: transcript.usage.cacheWriteTokens }
-            : {}),
+          ...agentSpent(transcript.usage),
           // The CLI's own price, when it knows the list price of every model it used.
           ...(transcript.costUsd !== undefined && transcript.costAtListPrices
             ? { costUsd: transcript.costUsd }

@@ -139,7 +139,8 @@ export function parseClaude(stdout: string, skillName: string): AgentTranscript 
     } else if (e.type === 'result') {
       t.completed = true;
       t.turns = num(e.num_turns) || t.turns;
-      t.usage = anthropicUsage(e.usage);
+      // An error result may carry no usage: the replies streamed before it then count.
+      if (e.usage) t.usage = anthropicUsage(e.usage);
       if (typeof e.total_cost_usd === 'number') t.costUsd = e.total_cost_usd;
       const models = Object.values(obj(e.modelUsage)).map(obj);
       t.costAtListPrices = models.length > 0 && models.every((m) => m.costBasis === 'list');

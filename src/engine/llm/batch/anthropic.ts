@@ -1,5 +1,6 @@
 import type { AnthropicBatchWire } from '../anthropic';
 import type { BatchApi, BatchOutcome, BatchRequest, BatchStatus, LostBatch } from './types';
+import { unusable } from './types';
 
 /** Status checks and downloads are cheap and idempotent: let the SDK retry a passing fault. */
 const MANAGE = { maxRetries: 3 } as const;
@@ -72,7 +73,7 @@ export class AnthropicBatchApi implements BatchApi {
         try {
           out.set(line.custom_id, { ok: true, reply: this.wire.parse(r.message) });
         } catch (err) {
-          out.set(line.custom_id, { ok: false, why: err instanceof Error ? err.message : String(err) });
+          out.set(line.custom_id, unusable(err));
         }
       } else if (r.type === 'errored') {
         const e = r.error?.error as { type?: string; message?: string } | undefined;

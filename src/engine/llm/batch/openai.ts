@@ -2,6 +2,7 @@ import { toFile } from 'openai';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import type { OpenAiBatchWire } from '../openai';
 import type { BatchApi, BatchOutcome, BatchRequest, BatchStatus, LostBatch } from './types';
+import { unusable } from './types';
 
 const ENDPOINT = '/v1/chat/completions';
 /** Status checks and downloads are cheap and idempotent: let the SDK retry a passing fault. */
@@ -109,7 +110,7 @@ export class OpenAiBatchApi implements BatchApi {
     try {
       return { ok: true, reply: this.wire.parse(line.response.body as ChatCompletion) };
     } catch (err) {
-      return { ok: false, why: err instanceof Error ? err.message : String(err) };
+      return unusable(err);
     }
   }
 }

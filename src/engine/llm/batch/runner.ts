@@ -45,8 +45,9 @@ export interface BatchJob {
 export interface SettledItem {
   outcome: BatchOutcome;
   /**
-   * Records the item's usage at the batch price. Call it once, right where the item's result row is
-   * written (no await between), so the ledger and results.jsonl agree across any stop.
+   * Records the item's usage at the batch price (of a billed answer that could not be used too).
+   * Call it once, right where the item's result row is written (no await between), so the ledger
+   * and results.jsonl agree across any stop.
    */
   pay: () => void;
 }
@@ -123,10 +124,19 @@ async function runOnce(job: BatchJob, mayResend: boolean): Promise<Map<string, S
     byItem.set(itemId, {
       outcome,
       pay: () => {
-        if (!outcome.ok) return;
+        if (!outcome.ok) {
+          // An answer that could not be used (an empty reply) was billed all the same.
+          if (outcome.spent)
+            job.accounting?.recordFailure(key, { seconds: 0, attempts: 1, ...outcome.spent });
+          return;
+        }
+        const { usage } = outcome.reply;
+        // The cache reads and writes a batch reply reports are priced at the cache rates, as a call's are.
         job.accounting?.recordCall(key, {
-          promptTokens: outcome.reply.usage.promptTokens,
-          completionTokens: outcome.reply.usage.completionTokens,
+          promptTokens: usage.promptTokens,
+          completionTokens: usage.completionTokens,
+          cachedTokens: usage.cachedTokens,
+          cacheWriteTokens: usage.cacheWriteTokens,
           seconds: 0,
           attempts: 1,
         });

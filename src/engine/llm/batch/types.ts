@@ -3,7 +3,8 @@
  * rate limits), poll until the batch ends, read one outcome per request. OpenAI's Files + Batches
  * and Anthropic's Message Batches implement it (openai.ts, anthropic.ts beside this file).
  */
-import type { BackendReply, ChatRequest } from '../types';
+import type { BackendReply, ChatRequest, Usage } from '../types';
+import { spentBy } from '../types';
 
 export interface BatchRequest {
   /** Unique within the batch; `[A-Za-z0-9_-]{1,64}` (Anthropic's rule, which OpenAI's allows too). */
@@ -11,8 +12,11 @@ export interface BatchRequest {
   req: ChatRequest;
 }
 
-/** One request's outcome: the reply, or why the batch did not answer it (it is then asked again alone). */
-export type BatchOutcome = { ok: true; reply: BackendReply } | { ok: false; why: string };
+/**
+ * One request's outcome: the reply, or why the batch did not answer it (it is then asked again
+ * alone), with what the provider billed for an answer that could not be used (an empty reply).
+ */
+export type BatchOutcome = { ok: true; reply: BackendReply } | { ok: false; why: string; spent?: Usage };
 
 export interface BatchStatus {
   /** `ended`: results can be read; `failed`: the provider refused the whole batch. */
@@ -55,4 +59,10 @@ export interface BatchApi {
   status(batchId: string, signal: AbortSignal): Promise<BatchStatus>;
   results(batchId: string, signal: AbortSignal): Promise<Map<string, BatchOutcome>>;
   cancel(batchId: string): Promise<void>;
+}
+
+/** The outcome of a result that could not be read as a reply, with what its error says was billed. */
+export function unusable(err: unknown): BatchOutcome {
+  const spent = spentBy(err);
+  return { ok: false, why: err instanceof Error ? err.message : String(err), ...(spent ? { spent } : {}) };
 }

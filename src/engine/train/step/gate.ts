@@ -32,7 +32,7 @@ async function run(loop: LoopContext, work: StepWork): Promise<StageEnd> {
     ...(gate.test ? { test: gate.test } : {}),
     ...(gate.regressions ? { regressions: gate.regressions } : {}),
   });
-  loop.state.countGated(gate.action, loop.s.decayOnReject);
+  loop.state.countGated(gate.action, loop.s.decayOnReject, gate.newBest);
   return 'next';
 }
 
