@@ -1,9 +1,10 @@
 /**
  * The activation track's trigger queries: a request a user might type, and whether the skill
  * should load for it. They come from `activation.trigger_file` (skill-creator's trigger-eval shape,
- * `[{"query": "...", "should_trigger": true}]`, as JSON or JSONL) or from the task rows that carry
- * `should_trigger` (never body tasks; a split folder's test/ rows stay sealed), and are split once,
- * seeded, into the queries the optimizer sees and the held-out ones the gate decides on.
+ * `[{"query": "...", "should_trigger": true}]`, as JSON, JSONL, YAML, or CSV/TSV with true/false
+ * cells) or from the task rows that carry `should_trigger` (never body tasks; a split folder's test/
+ * rows stay sealed), and are split once, seeded, into the queries the optimizer sees and the
+ * held-out ones the gate decides on.
  */
 import { SkillOptError } from '../errors';
 import { PyRandom } from '../data/pyRandom';
@@ -38,9 +39,13 @@ export function readTriggerFile(path: string): TriggerQuery[] {
     }
     const should = record.should_trigger;
     if (typeof should !== 'boolean') {
-      throw new SkillOptError('tasks', 'a trigger query has no should_trigger: true or false', {
+      const problem =
+        should === undefined
+          ? 'a trigger query has no should_trigger: true or false'
+          : `a trigger query has should_trigger ${JSON.stringify(should)}, not true or false`;
+      throw new SkillOptError('tasks', problem, {
         ...place,
-        fix: 'add "should_trigger": true (the skill should load) or false (it should not)',
+        fix: 'add "should_trigger": true (the skill should load) or false (it should not); in JSON or YAML a boolean, not text',
       });
     }
     const id =

@@ -135,7 +135,8 @@ export function castOverrideValue(text: string): unknown {
   return text;
 }
 
-function parseBool(text: string): boolean | undefined {
+/** A boolean written as text: true/1/yes or false/0/no, any case; undefined for anything else. */
+export function parseBool(text: string): boolean | undefined {
   const lower = text.trim().toLowerCase();
   if (lower === 'true' || lower === '1' || lower === 'yes') return true;
   if (lower === 'false' || lower === '0' || lower === 'no') return false;

@@ -42,14 +42,15 @@ const PROMPTFOO_TEST_KEYS = new Set(['vars', 'assert', 'description', 'metadata'
 
 /** Which foreign format a record is in, or undefined for our own task records. */
 export function evalFormatOf(rec: Record<string, unknown>): EvalFormat | undefined {
+  // A trigger query (`should_trigger`) belongs to the activation track, never to these readings
+  // (they would drop the flag and make it a body task); tasks.ts checks the flag.
+  if (rec.should_trigger !== undefined && rec.should_trigger !== null) return undefined;
   if (Object.keys(rec).some((k) => k.startsWith('__expected'))) return 'promptfoo-csv';
   if (isRecord(rec.vars) || Array.isArray(rec.assert)) return 'promptfoo';
   // `expected_behavior` (with `query`, `skills`, `files`): the evaluation shape of Anthropic's skill
   // authoring guide, the same idea as skill-creator's expectations.
   if ('expectations' in rec || 'assertions' in rec || 'expected_behavior' in rec) return 'skill-creator';
-  // A trigger query (`should_trigger`) belongs to the activation track, not to this reading.
-  if (typeof rec.prompt === 'string' && typeof rec.expected_output === 'string' && !('should_trigger' in rec))
-    return 'skill-creator';
+  if (typeof rec.prompt === 'string' && typeof rec.expected_output === 'string') return 'skill-creator';
   if ('ideal' in rec || Array.isArray(rec.input)) return 'openai-evals';
   return undefined;
 }

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
+import { parseBool } from '../config/overrides';
 import { SkillOptError } from '../errors';
 import { evalContainer, readYaml, type EvalContainer } from './evalFiles';
 import type { EvalDefaults } from './evalFormats';
@@ -267,8 +268,33 @@ function readCsv(path: string, text: string, delimiter: string): RawTaskRecord[]
         if (list) record[name] = list;
       }
     }
+    csvTriggerFlag(record, path, info.lines);
     return { record, line: info.lines };
   });
+}
+
+/**
+ * A CSV cell is text, so `should_trigger` is read from it as the command line reads booleans
+ * (true/yes/1, false/no/0, any case); an empty cell is absent, so body tasks and trigger queries
+ * share one file. Anything else is refused here, where the row is known.
+ */
+function csvTriggerFlag(record: Record<string, unknown>, path: string, line: number): void {
+  const cell = record.should_trigger;
+  if (typeof cell !== 'string') return;
+  if (cell.trim() === '') {
+    delete record.should_trigger;
+    return;
+  }
+  const flag = parseBool(cell);
+  if (flag === undefined) {
+    throw new SkillOptError('tasks', `should_trigger is ${JSON.stringify(cell)}, not true or false`, {
+      file: path,
+      line,
+      key: 'should_trigger',
+      fix: 'write true (the skill should load for this query) or false (also yes/no, 1/0), or leave the cell empty for a body task',
+    });
+  }
+  record.should_trigger = flag;
 }
 
 function jsonArrayCell(cell: string): unknown[] | undefined {
