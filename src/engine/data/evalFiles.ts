@@ -6,6 +6,7 @@
 import { LineCounter, isMap, isSeq, parseDocument, type Node } from 'yaml';
 import { SkillOptError } from '../errors';
 import type { EvalDefaults } from './evalFormats';
+import { skillCreatorDocNotices } from './evalUnread';
 import { isRecord } from './taskFiles';
 
 export interface EvalContainer {
@@ -33,7 +34,10 @@ export function evalContainer(whole: Record<string, unknown>, path: string): Eva
     return {
       name: 'evals',
       list: whole.evals,
-      notices: [`${path}: skill-creator evals${name}, ${whole.evals.length} read as tasks`],
+      notices: [
+        `${path}: skill-creator evals${name}, ${whole.evals.length} read as tasks`,
+        ...skillCreatorDocNotices(whole, path),
+      ],
     };
   }
   if (!('tests' in whole)) return undefined;

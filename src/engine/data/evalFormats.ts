@@ -14,6 +14,14 @@ import {
   type Assertion,
   type AssertionPlace,
 } from '../scoring/assertions';
+import {
+  DESCRIPTION_NOTICE,
+  METADATA_NOTICE,
+  noteUnread,
+  OPENAI_EVALS_READ,
+  openAiEvalsUnread,
+  skillCreatorKeys,
+} from './evalUnread';
 import { isRecord } from './taskFiles';
 
 export type EvalFormat = 'skill-creator' | 'promptfoo' | 'promptfoo-csv' | 'openai-evals';
@@ -72,9 +80,9 @@ export function readEvalRecord(
     case 'promptfoo':
       return promptfoo(rec, index, place, at, notices, defaults);
     case 'promptfoo-csv':
-      return promptfooCsv(rec, index, place, at, defaults);
+      return promptfooCsv(rec, index, place, at, notices, defaults);
     case 'openai-evals':
-      return openAiEvals(rec, index, place);
+      return openAiEvals(rec, index, place, notices);
   }
 }
 
@@ -128,11 +136,12 @@ function skillCreator(
       `an eval's "skills" (${names}) is not read: every task runs with the one skill this run trains`,
     );
   }
+  const { idKey, inputKey } = skillCreatorKeys(rec, notices);
   return {
     format: 'skill-creator',
     fields: {
-      id: rec.id,
-      input: rec.prompt ?? rec.query ?? rec.input,
+      ...(idKey ? { id: rec[idKey] } : {}),
+      input: inputKey ? rec[inputKey] : undefined,
       ...(expected ? { answers: [expected] } : {}),
     },
     assertions,
@@ -175,13 +184,13 @@ function promptfoo(
   if (threshold !== undefined && (typeof threshold !== 'number' || threshold < 0 || threshold > 1)) {
     fail(place, `"threshold" is ${JSON.stringify(threshold)}`, 'use a number between 0 and 1', 'threshold');
   }
-  if (rec.description !== undefined)
-    notices.add('promptfoo test descriptions are not shown; tasks are named by id (test-N when none)');
+  if (rec.description !== undefined) notices.add(DESCRIPTION_NOTICE);
+  if (rec.metadata !== undefined) notices.add(METADATA_NOTICE);
   return {
     format: 'promptfoo',
     fields: {
       id: rec.id ?? vars.id ?? `test-${index + 1}`,
-      input: promptfooInput(vars, place, defaults?.prompt),
+      input: promptfooInput(vars, place, notices, defaults?.prompt),
     },
     assertions: rawAsserts.map(({ a, key }) => compileAssertion(a, at(key))),
     files: [],
@@ -194,6 +203,7 @@ function promptfooCsv(
   index: number,
   place: ErrorPlace,
   at: (key: string) => AssertionPlace,
+  notices: Set<string>,
   defaults?: EvalDefaults,
 ): EvalRecord {
   const vars: Record<string, unknown> = {};
@@ -209,7 +219,10 @@ function promptfooCsv(
         assertions.push(parseCsvAssertion(value, at(key)));
       continue;
     }
-    if (key === '__description') continue;
+    if (key === '__description') {
+      if (typeof value === 'string' && value.trim() !== '') notices.add(DESCRIPTION_NOTICE);
+      continue;
+    }
     if (key === '__threshold' && typeof value === 'string' && value.trim() !== '') {
       const t = Number(value);
       if (!(t >= 0 && t <= 1)) fail(place, `__threshold is "${value}"`, 'use a number between 0 and 1', key);
@@ -226,7 +239,10 @@ function promptfooCsv(
   }
   return {
     format: 'promptfoo-csv',
-    fields: { id: vars.id ?? `row-${index + 1}`, input: promptfooInput(vars, place, defaults?.prompt) },
+    fields: {
+      id: vars.id ?? `row-${index + 1}`,
+      input: promptfooInput(vars, place, notices, defaults?.prompt),
+    },
     assertions,
     files: [],
     ...(threshold !== undefined ? { threshold } : {}),
@@ -234,7 +250,12 @@ function promptfooCsv(
 }
 
 /** The task text: the config's one prompt template with the vars filled in, or the input var itself. */
-function promptfooInput(vars: Record<string, unknown>, place: ErrorPlace, template?: string): string {
+function promptfooInput(
+  vars: Record<string, unknown>,
+  place: ErrorPlace,
+  notices: Set<string>,
+  template?: string,
+): string {
   for (const [name, value] of Object.entries(vars)) {
     if (typeof value === 'string' && value.startsWith('file://')) {
       fail(
@@ -255,8 +276,17 @@ function promptfooInput(vars: Record<string, unknown>, place: ErrorPlace, templa
       );
     }
   }
+  // A var the task text does not take is named once per file; assertions do not fill in {{ vars }}.
+  const unused = (used: ReadonlySet<string>, why: string): void => {
+    for (const name of Object.keys(vars))
+      if (name !== 'id' && !used.has(name)) notices.add(`promptfoo var "${name}" is not used: ${why}`);
+  };
   if (template !== undefined) {
-    return template.replace(/\{\{\s*([^}]*?)\s*\}\}/g, (_, name: string) => {
+    unused(
+      new Set([...template.matchAll(TEMPLATE_VAR)].map((m) => m[1])),
+      'the prompt template does not name it (SkillOpt does not fill vars into assertions)',
+    );
+    return template.replace(TEMPLATE_VAR, (_, name: string) => {
       if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
         fail(
           place,
@@ -286,10 +316,22 @@ function promptfooInput(vars: Record<string, unknown>, place: ErrorPlace, templa
       'vars',
     );
   }
+  unused(
+    new Set([chosen]),
+    `with no prompt template the task is the var "${chosen}" alone; give the config one prompt naming {{ var }} for each`,
+  );
   return String(vars[chosen]);
 }
 
-function openAiEvals(rec: Record<string, unknown>, index: number, place: ErrorPlace): EvalRecord {
+const TEMPLATE_VAR = /\{\{\s*([^}]*?)\s*\}\}/g;
+
+function openAiEvals(
+  rec: Record<string, unknown>,
+  index: number,
+  place: ErrorPlace,
+  notices: Set<string>,
+): EvalRecord {
+  noteUnread(rec, OPENAI_EVALS_READ, notices, openAiEvalsUnread);
   let input: unknown = rec.input;
   let context: string | undefined;
   if (Array.isArray(rec.input)) {

@@ -1,0 +1,91 @@
+/**
+ * What each foreign eval shape's reading uses, so a field it does not use is named in a notice
+ * (one per field name and file: the notices are a set, prefixed with the file by tasks.ts) instead
+ * of disappearing. evalFormats.ts reads the fields; this says which ones it read.
+ */
+
+/** skill-creator's `evals[]` fields (references/schemas.md, eval_metadata.json) and the authoring guide's. */
+export const SKILL_CREATOR_READ = [
+  'id',
+  'eval_id',
+  'eval_name',
+  'prompt',
+  'query',
+  'input',
+  'expected_output',
+  'files',
+  'expectations',
+  'assertions',
+  'expected_behavior',
+  'skills',
+] as const;
+
+/** The keys of a skill-creator `evals.json` besides its `evals` list. */
+const SKILL_CREATOR_DOC_READ = new Set(['evals', 'skill_name']);
+
+/** OpenAI evals samples: the chat (or text) input, the ideal answers, an id. */
+export const OPENAI_EVALS_READ = ['id', 'input', 'ideal'] as const;
+
+export const DESCRIPTION_NOTICE =
+  'promptfoo test descriptions are not shown; tasks are named by id (test-N when none)';
+export const METADATA_NOTICE =
+  'promptfoo test "metadata" is not used: SkillOpt runs every test (no filtering by metadata) and names tasks by id';
+
+/** A notice for every key of `rec` outside `read`, with why each is not used. */
+export function noteUnread(
+  rec: Record<string, unknown>,
+  read: readonly string[],
+  notices: Set<string>,
+  notice: (key: string) => string,
+): void {
+  for (const key of Object.keys(rec)) if (!read.includes(key)) notices.add(notice(key));
+}
+
+/**
+ * Which fields of a skill-creator eval name the task and hold its text, with a notice for every
+ * field it does not use. eval_metadata.json names an eval by eval_id and eval_name: they name the
+ * task when it has no id.
+ */
+export function skillCreatorKeys(
+  rec: Record<string, unknown>,
+  notices: Set<string>,
+): { idKey?: string; inputKey?: string } {
+  noteUnread(rec, SKILL_CREATOR_READ, notices, skillCreatorUnread);
+  const idKey = firstGiven(rec, ['id', 'eval_id', 'eval_name']);
+  const inputKey = firstGiven(rec, ['prompt', 'query', 'input']);
+  for (const [key, why] of [
+    ['eval_id', 'an eval with an id is named by it'],
+    ['eval_name', 'an eval with an id or eval_id is named by it (one with neither by its eval_name)'],
+    ['query', 'the task is the first of prompt, query, input'],
+    ['input', 'the task is the first of prompt, query, input'],
+  ] as const)
+    if (rec[key] !== undefined && key !== idKey && key !== inputKey)
+      notices.add(`skill-creator eval field "${key}" is not used: ${why}`);
+  return { ...(idKey ? { idKey } : {}), ...(inputKey ? { inputKey } : {}) };
+}
+
+/** The first of `keys` the record gives a value (not null, not blank text). */
+function firstGiven(rec: Record<string, unknown>, keys: readonly string[]): string | undefined {
+  return keys.find((k) => {
+    const v = rec[k];
+    return v !== undefined && v !== null && !(typeof v === 'string' && v.trim() === '');
+  });
+}
+
+function skillCreatorUnread(key: string): string {
+  return `skill-creator eval field "${key}" is not used: an eval is read from ${SKILL_CREATOR_READ.join(', ')}; write what it checks as an expectation to have it graded`;
+}
+
+export function openAiEvalsUnread(key: string): string {
+  return `OpenAI evals sample field "${key}" is not used: a sample is read from ${OPENAI_EVALS_READ.join(', ')} (put what the target must see into input, what it must answer into ideal)`;
+}
+
+/** Notices for the keys of a skill-creator `evals.json` besides `evals` and `skill_name`. */
+export function skillCreatorDocNotices(whole: Record<string, unknown>, path: string): string[] {
+  return Object.keys(whole)
+    .filter((k) => !SKILL_CREATOR_DOC_READ.has(k))
+    .map(
+      (k) =>
+        `${path}: skill-creator evals.json key "${k}" is not used: the file is read from skill_name and evals`,
+    );
+}

@@ -1,0 +1,125 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { readTaskRecords } from '../../../src/engine/data/taskFiles';
+import { toTaskItems, type TaskItem } from '../../../src/engine/data/tasks';
+import { evalFixtures, evalTempDir } from './evalHelpers';
+
+/** Tasks and notices of an eval file; every notice is prefixed with the file. */
+function read(path: string): { items: TaskItem[]; notices: string[] } {
+  const file = readTaskRecords(path);
+  const items = toTaskItems(file);
+  const notices = file.notices ?? [];
+  assert.ok(notices.every((n) => n.startsWith(`${path}: `)));
+  return { items, notices };
+}
+
+const count = (notices: string[], re: RegExp): number => notices.filter((n) => re.test(n)).length;
+
+/** No field of a foreign eval record disappears: each is read, or named once per file as not used. */
+describe('eval fields that are not read are named, once per file', () => {
+  const tmp = evalTempDir();
+
+  it('skill-creator: eval_id / eval_name name a task without id; other fields and keys get one notice each', () => {
+    const path = tmp.write(
+      's/evals/evals.json',
+      JSON.stringify({
+        skill_name: 'totals',
+        version: 2,
+        evals: [
+          { id: 1, eval_name: 'sum', prompt: 'p1', expectations: ['a'], checks: [{ type: 'x' }] },
+          { id: 2, eval_name: 'due', prompt: 'p2', expectations: ['b'], checks: [] },
+          { eval_name: 'by-name', prompt: 'p3', expectations: ['c'] },
+          { eval_id: 7, eval_name: 'by-eval-id', prompt: 'p4', query: 'q4', expectations: ['d'] },
+        ],
+      }),
+    );
+    const { items, notices } = read(path);
+    assert.deepEqual(
+      items.map((i) => [i.id, i.input]),
+      [
+        ['1', 'p1'],
+        ['2', 'p2'],
+        ['by-name', 'p3'],
+        ['7', 'p4'],
+      ],
+    );
+    assert.equal(count(notices, /eval field "checks" is not used: an eval is read from id, eval_id/), 1);
+    assert.equal(count(notices, /eval field "eval_name" is not used: an eval with an id or eval_id/), 1);
+    assert.equal(count(notices, /eval field "eval_id"/), 0, 'eval_id named the one eval it is in');
+    assert.equal(count(notices, /eval field "query" is not used: the task is the first of prompt/), 1);
+    assert.equal(count(notices, /evals\.json key "version" is not used/), 1);
+    assert.equal(count(notices, /"(skill_name|evals)" is not used/), 0, 'skill_name and evals are read');
+  });
+
+  it("the skill authoring guide's shape: a field beyond query, expected_behavior, files, skills is named", () => {
+    const path = tmp.write(
+      'guide.json',
+      JSON.stringify([
+        { query: 'q1', expected_behavior: ['x'], difficulty: 'easy' },
+        { query: 'q2', expected_behavior: ['y'], difficulty: 'hard' },
+      ]),
+    );
+    const { notices } = read(path);
+    assert.equal(count(notices, /eval field "difficulty" is not used/), 1);
+  });
+
+  it('promptfoo: metadata, a description column and vars the task text does not take are named', () => {
+    const yaml = tmp.write(
+      'tests.yaml',
+      [
+        '- vars: {question: "2+2?", context: "arithmetic"}',
+        '  metadata: {suite: math}',
+        '  assert: [{type: equals, value: "4"}]',
+        '- vars: {question: "3+3?", context: "arithmetic"}',
+        '  assert: [{type: equals, value: "6"}]',
+      ].join('\n'),
+    );
+    const { items, notices } = read(yaml);
+    assert.equal(items[0].input, '2+2?');
+    assert.equal(count(notices, /test "metadata" is not used/), 1);
+    assert.equal(
+      count(
+        notices,
+        /var "context" is not used: with no prompt template the task is the var "question" alone/,
+      ),
+      1,
+    );
+    const config = tmp.write(
+      'promptfooconfig.yaml',
+      [
+        'prompts: ["Q: {{question}}"]',
+        'tests:',
+        '  - vars: {question: "2+2?", expected: "4"}',
+        '    assert: [{type: equals, value: "{{expected}}"}]',
+      ].join('\n'),
+    );
+    assert.equal(
+      count(read(config).notices, /var "expected" is not used: the prompt template does not name it/),
+      1,
+    );
+    const csv = read(join(evalFixtures, 'promptfoo', 'tests.csv')).notices;
+    assert.equal(count(csv, /test descriptions are not shown/), 1);
+  });
+
+  it('OpenAI evals: a sample field beyond input, ideal and id is named', () => {
+    const path = tmp.write(
+      's.jsonl',
+      [
+        JSON.stringify({ input: 'Symbol for gold?', ideal: 'Au', criteria: 'exact' }),
+        JSON.stringify({ input: 'Symbol for iron?', ideal: 'Fe', criteria: 'exact' }),
+      ].join('\n'),
+    );
+    const { items, notices } = read(path);
+    assert.deepEqual(items[1].answers, ['Fe']);
+    assert.equal(count(notices, /OpenAI evals sample field "criteria" is not used/), 1);
+  });
+
+  it('leaves the fixtures that use only read fields without such notices', () => {
+    for (const file of [
+      join(evalFixtures, 'invoice-totals', 'evals', 'evals.json'),
+      join(evalFixtures, 'promptfoo', 'promptfooconfig.yaml'),
+      join(evalFixtures, 'openai-evals', 'samples.jsonl'),
+    ])
+      assert.equal(count(read(file).notices, /is not used: (an eval|a sample|the prompt|with no)/), 0, file);
+  });
+});
