@@ -22,6 +22,7 @@ import {
   openAiEvalsUnread,
   skillCreatorKeys,
 } from './evalUnread';
+import { fillAssertionVars, fillVars, noteUnusedVars } from './promptfooVars';
 import { isRecord } from './taskFiles';
 
 export type EvalFormat = 'skill-creator' | 'promptfoo' | 'promptfoo-csv' | 'openai-evals';
@@ -186,13 +187,16 @@ function promptfoo(
   }
   if (rec.description !== undefined) notices.add(DESCRIPTION_NOTICE);
   if (rec.metadata !== undefined) notices.add(METADATA_NOTICE);
+  const used = new Set<string>();
+  const task = promptfooInput(vars, place, used, defaults?.prompt);
+  const assertions = rawAsserts.map(({ a, key }) =>
+    compileAssertion(fillAssertionVars(a, vars, place, key, used), at(key)),
+  );
+  noteUnusedVars(vars, used, notices, task.unusedWhy);
   return {
     format: 'promptfoo',
-    fields: {
-      id: rec.id ?? vars.id ?? `test-${index + 1}`,
-      input: promptfooInput(vars, place, notices, defaults?.prompt),
-    },
-    assertions: rawAsserts.map(({ a, key }) => compileAssertion(a, at(key))),
+    fields: { id: rec.id ?? vars.id ?? `test-${index + 1}`, input: task.input },
+    assertions,
     files: [],
     ...(typeof threshold === 'number' ? { threshold } : {}),
   };
@@ -206,17 +210,16 @@ function promptfooCsv(
   notices: Set<string>,
   defaults?: EvalDefaults,
 ): EvalRecord {
-  const vars: Record<string, unknown> = {};
+  const vars = Object.fromEntries(Object.entries(rec).filter(([key]) => !key.startsWith('__')));
+  const used = new Set<string>();
+  const task = promptfooInput(vars, place, used, defaults?.prompt);
   const assertions: Assertion[] = [];
   let threshold: number | undefined;
   for (const [key, value] of Object.entries(rec)) {
-    if (!key.startsWith('__')) {
-      vars[key] = value;
-      continue;
-    }
+    if (!key.startsWith('__')) continue;
     if (/^__expected\d*$/.test(key)) {
       if (typeof value === 'string' && value.trim() !== '')
-        assertions.push(parseCsvAssertion(value, at(key)));
+        assertions.push(parseCsvAssertion(fillVars(value, vars, place, { what: key, key }, used), at(key)));
       continue;
     }
     if (key === '__description') {
@@ -237,25 +240,26 @@ function promptfooCsv(
       key,
     );
   }
+  noteUnusedVars(vars, used, notices, task.unusedWhy);
   return {
     format: 'promptfoo-csv',
-    fields: {
-      id: vars.id ?? `row-${index + 1}`,
-      input: promptfooInput(vars, place, notices, defaults?.prompt),
-    },
+    fields: { id: vars.id ?? `row-${index + 1}`, input: task.input },
     assertions,
     files: [],
     ...(threshold !== undefined ? { threshold } : {}),
   };
 }
 
-/** The task text: the config's one prompt template with the vars filled in, or the input var itself. */
+/**
+ * The task text: the config's one prompt template with the vars filled in, or the input var itself;
+ * the vars it takes go into `used`, and `unusedWhy` says why the others are not in it.
+ */
 function promptfooInput(
   vars: Record<string, unknown>,
   place: ErrorPlace,
-  notices: Set<string>,
+  used: Set<string>,
   template?: string,
-): string {
+): { input: string; unusedWhy: string } {
   for (const [name, value] of Object.entries(vars)) {
     if (typeof value === 'string' && value.startsWith('file://')) {
       fail(
@@ -276,33 +280,11 @@ function promptfooInput(
       );
     }
   }
-  // A var the task text does not take is named once per file; assertions do not fill in {{ vars }}.
-  const unused = (used: ReadonlySet<string>, why: string): void => {
-    for (const name of Object.keys(vars))
-      if (name !== 'id' && !used.has(name)) notices.add(`promptfoo var "${name}" is not used: ${why}`);
-  };
   if (template !== undefined) {
-    unused(
-      new Set([...template.matchAll(TEMPLATE_VAR)].map((m) => m[1])),
-      'the prompt template does not name it (SkillOpt does not fill vars into assertions)',
-    );
-    return template.replace(TEMPLATE_VAR, (_, name: string) => {
-      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
-        fail(
-          place,
-          `the prompt uses "{{ ${name} }}", a template expression SkillOpt does not evaluate`,
-          'use plain {{ var }} placeholders',
-        );
-      }
-      if (!(name in vars))
-        fail(
-          place,
-          `the prompt uses {{ ${name} }} but the test has no var "${name}"`,
-          `add vars.${name}`,
-          'vars',
-        );
-      return String(vars[name]);
-    });
+    return {
+      input: fillVars(template, vars, place, { what: 'the prompt', key: 'vars' }, used),
+      unusedWhy: 'neither the prompt template nor an assertion value names it as {{ var }}',
+    };
   }
   const name = INPUT_VARS.find((n) => typeof vars[n] === 'string' && vars[n] !== '');
   const scalars = Object.keys(vars).filter((k) => k !== 'id' && vars[k] !== undefined && vars[k] !== null);
@@ -316,14 +298,12 @@ function promptfooInput(
       'vars',
     );
   }
-  unused(
-    new Set([chosen]),
-    `with no prompt template the task is the var "${chosen}" alone; give the config one prompt naming {{ var }} for each`,
-  );
-  return String(vars[chosen]);
+  used.add(chosen);
+  return {
+    input: String(vars[chosen]),
+    unusedWhy: `with no prompt template the task is the var "${chosen}" alone, and no assertion value names it as {{ var }}; give the config one prompt naming each`,
+  };
 }
-
-const TEMPLATE_VAR = /\{\{\s*([^}]*?)\s*\}\}/g;
 
 function openAiEvals(
   rec: Record<string, unknown>,

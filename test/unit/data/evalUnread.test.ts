@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { readTaskRecords } from '../../../src/engine/data/taskFiles';
 import { toTaskItems, type TaskItem } from '../../../src/engine/data/tasks';
-import { evalFixtures, evalTempDir } from './evalHelpers';
+import { evalFixtures, evalTempDir, refused } from './evalHelpers';
 
 /** Tasks and notices of an eval file; every notice is prefixed with the file. */
 function read(path: string): { items: TaskItem[]; notices: string[] } {
@@ -89,16 +89,49 @@ describe('eval fields that are not read are named, once per file', () => {
       [
         'prompts: ["Q: {{question}}"]',
         'tests:',
-        '  - vars: {question: "2+2?", expected: "4"}',
-        '    assert: [{type: equals, value: "{{expected}}"}]',
+        '  - vars: {question: "2+2?", expected: "4", note: "easy"}',
+        '    assert: [{type: equals, value: "4"}]',
       ].join('\n'),
     );
-    assert.equal(
-      count(read(config).notices, /var "expected" is not used: the prompt template does not name it/),
-      1,
-    );
+    const noted = read(config).notices;
+    assert.equal(count(noted, /var "note" is not used: neither the prompt template nor an assertion/), 1);
+    assert.equal(count(noted, /var "expected"/), 1);
     const csv = read(join(evalFixtures, 'promptfoo', 'tests.csv')).notices;
     assert.equal(count(csv, /test descriptions are not shown/), 1);
+  });
+
+  it('promptfoo: vars are filled into assertion values, as promptfoo does, in YAML and in CSV cells', () => {
+    const yaml = tmp.write(
+      'promptfooconfig.yaml',
+      [
+        'prompts: ["Q: {{question}}"]',
+        'defaultTest: {assert: [{type: not-icontains, value: "{{ banned }}"}]}',
+        'tests:',
+        '  - vars: {question: "2+2?", expected: "4", banned: "five"}',
+        '    assert: [{type: equals, value: "{{expected}}"}, {type: contains-any, value: ["{{expected}}", four]}]',
+      ].join('\n'),
+    );
+    const { items, notices } = read(yaml);
+    assert.deepEqual(
+      items[0].assertions?.map((a) => a.label),
+      ['not-icontains "five"', 'equals "4"', 'contains-any ["4","four"]'],
+    );
+    assert.equal(count(notices, /var "/), 0, 'every var is used');
+    const csv = tmp.write('t.csv', 'question,answer,__expected\n2+2?,4,contains: {{answer}}\n');
+    const [row] = read(csv).items;
+    assert.deepEqual(
+      row.assertions?.map((a) => a.label),
+      ['contains "4"'],
+    );
+    const missing = tmp.write(
+      'm.yaml',
+      '- vars: {question: q}\n  assert: [{type: equals, value: "{{ gold }}"}]\n',
+    );
+    refused(
+      () => read(missing),
+      { line: 1, key: 'assert[0]' },
+      /assert\[0\] uses \{\{ gold \}\} but the test has no var "gold"/,
+    );
   });
 
   it('OpenAI evals: a sample field beyond input, ideal and id is named', () => {
