@@ -109,7 +109,7 @@ export function prepareActivation(
   let queries = fromTasks;
   let source = `${fromTasks.length} task rows with should_trigger`;
   if (a.trigger_file) {
-    queries = readTriggerFile(a.trigger_file);
+    queries = readTriggerFile(a.trigger_file, notices);
     source = a.trigger_file;
     if (fromTasks.length)
       notices.push(

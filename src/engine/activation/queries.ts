@@ -8,6 +8,7 @@
  */
 import { SkillOptError } from '../errors';
 import { PyRandom } from '../data/pyRandom';
+import { noteTriggerUnread } from '../data/evalUnread';
 import { readTaskRecords } from '../data/taskFiles';
 import type { TaskItem } from '../data/tasks';
 
@@ -24,10 +25,11 @@ export interface TriggerSplit {
 
 const QUERY_FIELDS = ['query', 'prompt', 'question', 'input'] as const;
 
-/** The trigger queries of a skill-creator-style trigger file. */
-export function readTriggerFile(path: string): TriggerQuery[] {
+/** The trigger queries of a skill-creator-style trigger file; a field not read adds to `notices`. */
+export function readTriggerFile(path: string, notices: string[] = []): TriggerQuery[] {
   const file = readTaskRecords(path);
   const out: TriggerQuery[] = [];
+  const unread = new Set<string>();
   for (const [i, { record, line, key }] of file.records.entries()) {
     const place = { file: path, ...(line !== undefined ? { line } : {}), key: key ?? `[${i}]` };
     const field = QUERY_FIELDS.find((f) => typeof record[f] === 'string' && record[f].trim());
@@ -51,7 +53,9 @@ export function readTriggerFile(path: string): TriggerQuery[] {
     const id =
       typeof record.id === 'string' || typeof record.id === 'number' ? String(record.id) : `q${i + 1}`;
     out.push({ id, query: String(record[field]).trim(), shouldTrigger: should });
+    noteTriggerUnread(record, ['id', field], unread);
   }
+  notices.push(...[...unread].map((n) => `${path}: ${n}`));
   return out;
 }
 

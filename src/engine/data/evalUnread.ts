@@ -89,3 +89,23 @@ export function skillCreatorDocNotices(whole: Record<string, unknown>, path: str
         `${path}: skill-creator evals.json key "${k}" is not used: the file is read from skill_name and evals`,
     );
 }
+
+/**
+ * A trigger query is read from its id, its text and `should_trigger`; its other fields (an expected
+ * answer, expectations, a blank CSV cell aside) get one notice each, as the activation track only
+ * checks whether the skill loads for the query.
+ */
+export function noteTriggerUnread(
+  rec: Record<string, unknown>,
+  read: readonly string[],
+  notices: Set<string>,
+): void {
+  for (const [key, value] of Object.entries(rec)) {
+    if (read.includes(key) || key === 'should_trigger') continue;
+    if (value === undefined || value === null || value === '') continue;
+    if (Array.isArray(value) && value.length === 0) continue;
+    notices.add(
+      `trigger query field "${key}" is not used: a trigger query is its id, its text and should_trigger, and only whether the skill loads for it is checked`,
+    );
+  }
+}

@@ -3,6 +3,7 @@ import { SkillOptError } from '../errors';
 import type { ErrorPlace } from '../errors';
 import type { Assertion } from '../scoring/assertions';
 import { applyEvalRecord, type TaskInputFile } from './evalTasks';
+import { noteTriggerUnread } from './evalUnread';
 import { taskImages } from './images';
 import { isRecord, readTaskRecords, taskFieldNames } from './taskFiles';
 import type { RawTaskRecord, TaskFile } from './taskFiles';
@@ -90,6 +91,15 @@ export function toTaskItems(file: TaskFile, opts: LoadTasksOptions = {}): TaskIt
         `no task has an id (${taskFieldNames.id.join(', ')}); tasks are named row-1…row-${file.records.length} by their position in the file (add ids to keep names stable when rows are added or moved)`,
       );
     if (evalRecord) Object.assign(item, evalRecord.extra);
+    if (item.shouldTrigger !== undefined && !opts.mapRecord)
+      noteTriggerUnread(
+        mapped,
+        [
+          firstPresent(mapped, taskFieldNames.id)?.name,
+          firstPresent(mapped, taskFieldNames.input)?.name,
+        ].filter((n): n is string => n !== undefined),
+        notices,
+      );
     item.fields = original.record;
     const images = firstPresent(mapped, taskFieldNames.images);
     if (images)

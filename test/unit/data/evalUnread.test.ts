@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { readTriggerFile } from '../../../src/engine/activation/queries';
 import { readTaskRecords } from '../../../src/engine/data/taskFiles';
 import { toTaskItems, type TaskItem } from '../../../src/engine/data/tasks';
 import { evalFixtures, evalTempDir, refused } from './evalHelpers';
@@ -145,6 +146,40 @@ describe('eval fields that are not read are named, once per file', () => {
     const { items, notices } = read(path);
     assert.deepEqual(items[1].answers, ['Fe']);
     assert.equal(count(notices, /OpenAI evals sample field "criteria" is not used/), 1);
+  });
+
+  it('trigger queries: a field beyond id, text and should_trigger is named, in task rows and trigger files', () => {
+    const rows = tmp.write(
+      'mixed.csv',
+      [
+        'id,question,answer,note,should_trigger',
+        'b1,2+2?,4,,',
+        't1,format the date,,core case,true',
+        't2,write a poem,,,false',
+      ].join('\n'),
+    );
+    const { items, notices } = read(rows);
+    assert.equal(items.filter((i) => i.shouldTrigger !== undefined).length, 2);
+    assert.equal(count(notices, /trigger query field "note" is not used/), 1);
+    assert.equal(
+      count(notices, /trigger query field "(answer|id|question)"/),
+      0,
+      'empty cells and read fields',
+    );
+    const file = tmp.write(
+      'triggers.json',
+      JSON.stringify([
+        { query: 'format the date', should_trigger: true, note: 'core case' },
+        { query: 'write a poem', prompt: 'write a poem', should_trigger: false, note: 'negative' },
+      ]),
+    );
+    const fileNotices: string[] = [];
+    assert.equal(readTriggerFile(file, fileNotices).length, 2);
+    assert.deepEqual(
+      fileNotices.map((n) => /field "(\w+)"/.exec(n)?.[1]),
+      ['note', 'prompt'],
+    );
+    assert.ok(fileNotices.every((n) => n.startsWith(`${file}: `)));
   });
 
   it('leaves the fixtures that use only read fields without such notices', () => {
