@@ -268,6 +268,13 @@ function readCsv(path: string, text: string, delimiter: string): RawTaskRecord[]
         if (list) record[name] = list;
       }
     }
+    // skill-creator's list fields: a JSON array, or one entry; an empty cell is a row without them.
+    for (const name of CSV_LIST_FIELDS) {
+      const cell = record[name];
+      if (typeof cell !== 'string') continue;
+      if (cell.trim() === '') delete record[name];
+      else record[name] = jsonArrayCell(cell) ?? [cell];
+    }
     csvTriggerFlag(record, path, info.lines);
     return { record, line: info.lines };
   });
@@ -296,6 +303,8 @@ function csvTriggerFlag(record: Record<string, unknown>, path: string, line: num
   }
   record.should_trigger = flag;
 }
+
+const CSV_LIST_FIELDS = ['expectations', 'assertions', 'expected_behavior', 'files', 'skills'];
 
 function jsonArrayCell(cell: string): unknown[] | undefined {
   const t = cell.trim();

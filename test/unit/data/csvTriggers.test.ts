@@ -99,3 +99,29 @@ describe('should_trigger in CSV and TSV task files', () => {
     assert.equal(item.shouldTrigger, true);
   });
 });
+
+describe("skill-creator's fields as CSV columns", () => {
+  const tmp = evalTempDir();
+
+  it('reads expectations and files as a JSON array or one entry; an empty cell is a row without them', () => {
+    tmp.write('files/a.txt', 'alpha');
+    const path = tmp.write(
+      'evals.csv',
+      [
+        'id,prompt,expected_output,expectations,files',
+        '1,Sum a,$3,"[""Adds both lines"", ""Says $3""]",files/a.txt',
+        '2,Sum b,$5,Says $5,"[""files/a.txt""]"',
+        '3,Sum c,$7,,',
+      ].join('\n'),
+    );
+    const items = loadTasks(path);
+    assert.deepEqual(
+      items.map((i) => (i.assertions ?? []).map((a) => (a.kind === 'judge' ? a.rubric : a.label))),
+      [['Adds both lines', 'Says $3'], ['Says $5'], ['The output achieves what this describes: $7']],
+    );
+    assert.deepEqual(
+      items.map((i) => i.files?.map((f) => f.text)),
+      [['alpha'], ['alpha'], undefined],
+    );
+  });
+});
