@@ -16,6 +16,7 @@ import {
 } from '../scoring/assertions';
 import {
   DESCRIPTION_NOTICE,
+  expectationUnread,
   METADATA_NOTICE,
   noteUnread,
   OPENAI_EVALS_READ,
@@ -110,8 +111,11 @@ function skillCreator(
       const where = at(`${name}[${i}]`);
       // Some skill-creator variants write {text: …}; a typed object is a promptfoo-style assertion.
       if (isRecord(entry) && typeof entry.type === 'string') assertions.push(compileAssertion(entry, where));
-      else
-        assertions.push(judgeAssertion(isRecord(entry) ? (entry.text ?? entry.description) : entry, where));
+      else if (isRecord(entry)) {
+        const textKey = entry.text !== undefined ? 'text' : 'description';
+        noteUnread(entry, [textKey], notices, expectationUnread);
+        assertions.push(judgeAssertion(entry[textKey], where));
+      } else assertions.push(judgeAssertion(entry, where));
     });
   }
   const expected = typeof rec.expected_output === 'string' ? rec.expected_output.trim() : '';

@@ -76,6 +76,11 @@ function skillCreatorUnread(key: string): string {
   return `skill-creator eval field "${key}" is not used: an eval is read from ${SKILL_CREATOR_READ.join(', ')}; write what it checks as an expectation to have it graded`;
 }
 
+/** An expectation written as an object (`{text, passed, evidence}` as in skill-creator's grading.json). */
+export function expectationUnread(key: string): string {
+  return `skill-creator expectation field "${key}" is not used: the judge grades each expectation from its text alone`;
+}
+
 export function openAiEvalsUnread(key: string): string {
   return `OpenAI evals sample field "${key}" is not used: a sample is read from ${OPENAI_EVALS_READ.join(', ')} (put what the target must see into input, what it must answer into ideal)`;
 }

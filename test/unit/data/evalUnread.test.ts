@@ -31,6 +31,7 @@ describe('eval fields that are not read are named, once per file', () => {
           { id: 2, eval_name: 'due', prompt: 'p2', expectations: ['b'], checks: [] },
           { eval_name: 'by-name', prompt: 'p3', expectations: ['c'] },
           { eval_id: 7, eval_name: 'by-eval-id', prompt: 'p4', query: 'q4', expectations: ['d'] },
+          { id: 8, prompt: 'p5', expectations: [{ text: 'e', passed: true, evidence: 'seen' }] },
         ],
       }),
     );
@@ -42,8 +43,11 @@ describe('eval fields that are not read are named, once per file', () => {
         ['2', 'p2'],
         ['by-name', 'p3'],
         ['7', 'p4'],
+        ['8', 'p5'],
       ],
     );
+    assert.equal(items[4].assertions?.[0].kind === 'judge' && items[4].assertions[0].rubric, 'e');
+    assert.equal(count(notices, /expectation field "(passed|evidence)" is not used: the judge grades/), 2);
     assert.equal(count(notices, /eval field "checks" is not used: an eval is read from id, eval_id/), 1);
     assert.equal(count(notices, /eval field "eval_name" is not used: an eval with an id or eval_id/), 1);
     assert.equal(count(notices, /eval field "eval_id"/), 0, 'eval_id named the one eval it is in');
