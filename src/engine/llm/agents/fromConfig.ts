@@ -100,7 +100,10 @@ function agentSettings(
           ...base,
           sandbox: m.codex_exec_sandbox || fromEnv || 'workspace-write',
           ...(m.codex_exec_profile ? { profile: m.codex_exec_profile } : {}),
-          ...(m.codex_exec_reasoning_effort ? { effort: m.codex_exec_reasoning_effort } : {}),
+          // `none` sends no effort, as in the reference.
+          ...(m.codex_exec_reasoning_effort && m.codex_exec_reasoning_effort !== 'none'
+            ? { effort: m.codex_exec_reasoning_effort }
+            : {}),
           ...(m.codex_exec_approval_policy ? { approvalPolicy: m.codex_exec_approval_policy } : {}),
           networkAccess: m.codex_exec_network_access,
           webSearch: m.codex_exec_web_search,
