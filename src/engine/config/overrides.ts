@@ -1,6 +1,6 @@
 import { parse as parseYaml } from 'yaml';
 import { SkillOptError } from '../errors';
-import { canonicalCodexKey, LEGACY_TO_PATH } from './flat';
+import { canonicalCodexKey, LEGACY_TO_PATH, REFERENCE_JUDGE_FLAGS } from './flat';
 import { fieldSchema } from './schema';
 import type { ConfigOrigin, ConfigWarning } from './schema/problems';
 import { isPlainObject } from './schema/validate';
@@ -301,6 +301,15 @@ export function applyLegacyArgs(layer: Layer, args: readonly string[], warnings:
         key: 'train.steps_per_epoch',
       });
       continue;
+    }
+    const judge = REFERENCE_JUDGE_FLAGS.get(name);
+    if (judge) {
+      warnings.push({
+        message: judge,
+        file: source,
+        ...(name === 'judge_model' ? { key: 'evaluation.judge_model' } : {}),
+      });
+      if (name !== 'judge_model') continue;
     }
     const path = routeFlatName(name);
     const value = castForPath(path, text);
