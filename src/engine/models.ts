@@ -60,7 +60,7 @@ function buildBackend(
   cfg: SkillOptConfig,
   role: ModelRole,
   kind: BackendKind,
-  env: ModelEnvironment & { tasks: readonly TaskItem[]; logger: Logger },
+  env: ModelEnvironment & { tasks: readonly TaskItem[]; logger: Logger; notices: string[] },
   resolved: { defaultBaseUrl?: string; family?: ChatFamily },
   azure?: AzureRoleAuth,
 ): ChatBackend {
@@ -155,7 +155,7 @@ export function buildModels(
         fix: 'use openai, azure_openai, anthropic, vscode-lm or sim for the optimizer',
       });
     }
-    const backend = buildBackend(c, role, resolved.kind, env, resolved, azure);
+    const backend = buildBackend(c, role, resolved.kind, { ...env, notices }, resolved, azure);
     if (role === 'target') targetBackend = backend;
     const cacheNotice = promptCacheKeyNotice(c, backend);
     if (cacheNotice && !judge) notices.push(`${role}: ${cacheNotice}`);

@@ -130,10 +130,11 @@ export function castOverrideValue(text: string): unknown {
   return text;
 }
 
-function parseBool(text: string): boolean | undefined {
+/** A boolean as the reference's settings spell one (true/false, 1/0, yes/no, on/off). */
+export function parseBool(text: string): boolean | undefined {
   const lower = text.trim().toLowerCase();
-  if (lower === 'true' || lower === '1' || lower === 'yes') return true;
-  if (lower === 'false' || lower === '0' || lower === 'no') return false;
+  if (lower === 'true' || lower === '1' || lower === 'yes' || lower === 'on') return true;
+  if (lower === 'false' || lower === '0' || lower === 'no' || lower === 'off') return false;
   return undefined;
 }
 
