@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { defaultConfig, type SkillOptConfig } from '../../../src/engine/config/schema';
 import { SkillOptError } from '../../../src/engine/errors';
 import { silentLogger } from '../../../src/engine/log';
+import { detectAgentClis } from '../../../src/engine/llm/agents/detect';
 import { buildAgentBackend } from '../../../src/engine/llm/agents/fromConfig';
 import { buildModels } from '../../../src/engine/models';
 
@@ -73,6 +74,11 @@ describe('llm/agents: the reference’s environment variables for the agent CLIs
     }
     assert.equal(r.notices.length, 7);
     assert.match(r.notices[0], /stands for model\.codex_exec_path, which the config leaves blank/);
+    // VS Code's picker finds the program the run starts.
+    const picked = detectAgentClis({ PATH: bin, CODEX_CLI_BIN: join(bin, 'my-codex') }).find(
+      (c) => c.agent === 'codex',
+    );
+    assert.equal(picked?.path, join(bin, 'my-codex'));
   });
 
   it('Codex: a key set in the config wins, and the first variable of an alias list wins over the others', () => {

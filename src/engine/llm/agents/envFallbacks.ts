@@ -62,6 +62,12 @@ function valueFor(key: FallbackKey, text: string): unknown {
   return field.safeParse(true).success ? (parseBool(text) ?? text) : text;
 }
 
+/** The program path the agent's variables give (CODEX_EXEC_PATH, then its aliases), for the picker too. */
+export function pathFromEnv(agent: AgentName, vars: NodeJS.ProcessEnv): string | undefined {
+  const names = FALLBACKS[agent].find(([key]) => key.endsWith('_exec_path'))?.[1] ?? [];
+  return names.map((n) => vars[n]?.trim()).find((v) => !!v);
+}
+
 export function agentEnv(m: ModelSection, agent: AgentName, vars: NodeJS.ProcessEnv): AgentEnv {
   const model: Record<string, unknown> = { ...m };
   const origin = new Map<string, string>();
