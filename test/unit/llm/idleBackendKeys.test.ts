@@ -27,25 +27,26 @@ describe('models: settings of a backend the run does not use', () => {
       testItems: [],
       logger: silentLogger,
     }).notices.filter((n) => n.includes('read only by'));
+  /** The default config with a sim optimizer, this target and these model keys. */
+  const withKeys = (target: string, keys: Partial<SkillOptConfig['model']>): SkillOptConfig => {
+    const cfg = defaultConfig();
+    Object.assign(cfg.model, { optimizer_backend: 'sim', target_backend: target }, keys);
+    return cfg;
+  };
 
   it('names an agent CLI key on an OpenAI target, and the target in use', () => {
-    const cfg = defaultConfig();
-    cfg.model.optimizer_backend = 'sim';
-    cfg.model.target_backend = 'openai';
-    cfg.model.claude_code_exec_profile = 'work';
-    cfg.model.claude_code_exec_effort = 'high';
+    const cfg = withKeys('openai', { claude_code_exec_profile: 'work', claude_code_exec_effort: 'high' });
     assert.deepEqual(idle(cfg), [
       'model.claude_code_exec_profile, model.claude_code_exec_effort: read only by the claude_code_exec target (model.target_backend: claude_code_exec), so they have no effect on this run: the optimizer is sim, the target openai',
     ]);
   });
 
   it('names shared and per-role Qwen keys on a simulated run, one line per backend and role', () => {
-    const cfg = defaultConfig();
-    cfg.model.optimizer_backend = 'sim';
-    cfg.model.target_backend = 'sim';
-    cfg.model.qwen_chat_thinking_mode = 'enabled';
-    cfg.model.target_qwen_chat_thinking_mode = 'disabled';
-    cfg.model.minimax_region = 'cn_zh';
+    const cfg = withKeys('sim', {
+      qwen_chat_thinking_mode: 'enabled',
+      target_qwen_chat_thinking_mode: 'disabled',
+      minimax_region: 'cn_zh',
+    });
     assert.deepEqual(idle(cfg), [
       'model.qwen_chat_thinking_mode: read only by the qwen_chat backend (model.optimizer_backend or target_backend: qwen_chat), so it has no effect on this run: the optimizer is sim, the target sim',
       "model.target_qwen_chat_thinking_mode: read only by the target's qwen_chat backend (model.target_backend: qwen_chat), so it has no effect on this run: the optimizer is sim, the target sim",
@@ -54,11 +55,7 @@ describe('models: settings of a backend the run does not use', () => {
   });
 
   it('says nothing of the keys of the backend in use, nor of defaults', () => {
-    const cfg = defaultConfig();
-    cfg.model.optimizer_backend = 'sim';
-    cfg.model.target_backend = 'codex_exec';
-    cfg.model.codex_exec_profile = 'fast';
-    cfg.model.claude_code_exec_path = 'claude';
+    const cfg = withKeys('codex_exec', { codex_exec_profile: 'fast', claude_code_exec_path: 'claude' });
     assert.deepEqual(idle(cfg), []);
   });
 
