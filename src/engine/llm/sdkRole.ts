@@ -96,7 +96,7 @@ export function buildSdkRole(
           ),
         }
       : {}),
-    ...(m.reasoning_effort ? { reasoningEffort: m.reasoning_effort as never } : {}),
+    ...(m.reasoning_effort ? { reasoningEffort: m.reasoning_effort } : {}),
     ...(typeof temperature === 'number' ? { temperature } : {}),
     timeoutMs: family?.timeoutMs ?? cfg.limits.request_timeout_s * 1000,
     ...(family
