@@ -11,7 +11,7 @@ import { oneCallPerItem, TARGET_STAGES, type CallEstimate } from './callEstimate
 import { cacheableCalls, cachePrefixApplies, describeCacheAssumption, lowEndCacheTokens } from './costCache';
 import { agentFor } from './llm/agents/fromConfig';
 import { PRESETS } from './llm/agents/presets';
-import { batchProvider } from './llm/prices';
+import { batchProvider, PRICE_TABLE_DATE } from './llm/prices';
 import { analystSystemPrompt } from './prompts/system';
 import { renderTargetSystem } from './train/rolloutItem';
 import type { Stage } from './llm/types';
@@ -199,7 +199,7 @@ export function describeCost(c: CostEstimate): string {
   if (c.low === null || c.high === null)
     return `Estimated cost: unknown price for ${c.unpricedModels.join(', ')} (${tok}${sim}; set prices: in the config to see dollars)`;
   const d = (x: number): string => (x < 0.01 ? '<$0.01' : `$${x.toFixed(2)}`);
-  return `Estimated cost: ${d(c.low)} – ${d(c.high)} at list prices${c.batchCalls ? `, batch calls at half` : ''} (${tok}${sim}; built-in prices as of 2025-11, the config's prices: win)`;
+  return `Estimated cost: ${d(c.low)} – ${d(c.high)} at list prices${c.batchCalls ? `, batch calls at half` : ''} (${tok}${sim}; built-in prices as of ${PRICE_TABLE_DATE}, the config's prices: win)`;
 }
 
 /** The range and, under it, what it assumed about the prompt cache (validate, the start dialog). */

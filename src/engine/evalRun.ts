@@ -13,6 +13,9 @@ import { aaReport, type AaReport } from './optimizer/aaCheck';
 import { claimEvalFolder, evalIdentity } from './evalIdentity';
 import { evaluateItems, type TestSummary } from './train/evaluate';
 import { rolloutFor } from './train/rollout';
+
+/** How often the time cap is checked while no call ends (a batch wait makes no spend to check on). */
+const WALL_CAP_CHECK_MS = 1000;
 import { itemMeans } from './train/selection';
 
 export type EvalSplit = 'train' | 'val' | 'test' | 'all' | 'valid_seen' | 'valid_unseen' | 'selection';
@@ -111,10 +114,14 @@ export async function evalPrepared(
   );
   const capped = new AbortController();
   let capReason: string | null = null;
-  const unwatch = accounting.onChange(() => {
+  const checkCaps = (): void => {
     capReason ??= budget.check();
     if (capReason) capped.abort();
-  });
+  };
+  const unwatch = accounting.onChange(checkCaps);
+  // A time cap must also hold while nothing is spent (waiting on a provider batch, a slow agent).
+  const clock = limits.max_wall_time_s > 0 ? setInterval(checkCaps, WALL_CAP_CHECK_MS) : undefined;
+  clock?.unref();
   const signal = AbortSignal.any([opts.signal, capped.signal]);
   setMaxListeners(0, signal);
   const ctx = makeContext(prepared, { ...opts, signal }, outDir, () => undefined);
@@ -147,6 +154,7 @@ export async function evalPrepared(
     throw err;
   } finally {
     if (signal.aborted) await accounting.settled(STOPPED_CALLS_WAIT_MS);
+    if (clock) clearInterval(clock);
     unwatch();
     detach();
     uncontain();

@@ -207,7 +207,11 @@ export function buildModels(
     notices,
     describe: {
       optimizer: `${optimizer.backend} ${optimizer.model}${optimizer.backend === 'sim' ? ' (SIMULATED)' : ''}`,
-      target: `${target.backend} ${target.model}${target.backend === 'sim' ? ' (SIMULATED)' : ''}`,
+      // An agent preset by the CLI it runs (its client's backend is the generic `command`).
+      target:
+        targetBackend instanceof CommandBackend && targetBackend.preset
+          ? `${targetBackend.preset.label} agent CLI ${target.model}`
+          : `${target.backend} ${target.model}${target.backend === 'sim' ? ' (SIMULATED)' : ''}`,
     },
     close: () => Promise.resolve(),
   };

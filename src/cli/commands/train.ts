@@ -1,4 +1,4 @@
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { relative } from 'node:path';
 import type { EngineEvent } from '../../protocol/events';
 import { prepareRun, trainPrepared } from '../../engine/run';
@@ -7,6 +7,7 @@ import { readSkillArtifact } from '../../engine/skill/package/artifacts';
 import { packageChanges } from '../../engine/skill/package/changes';
 import { isPackageText } from '../../engine/skill/package/text';
 import { packageDirOf, RUN_DIR, RUN_FILE, RunLayout } from '../../engine/store/layout';
+import { clearRunFolder } from '../../engine/store/freshStart';
 import { ExitCode, UsageError } from '../exit';
 import { PrettyPrinter } from '../render';
 import { spendLine } from '../../engine/llm/spendText';
@@ -88,9 +89,6 @@ export async function runTrain(args: readonly string[]): Promise<number> {
   // A folder holds a run once it has a state, or a data record (a run stopped before its first commit).
   const holdsRun = (dir: string): boolean =>
     [RUN_FILE.state, RUN_FILE.dataDigest].some((f) => existsSync(new RunLayout(dir).file(f)));
-  if (a.values.fresh && outArg && holdsRun(outArg)) {
-    rmSync(outArg, { recursive: true, force: true });
-  }
   const logger = stderrLogger(a.values.verbose ? 'debug' : 'warn');
   const prepare = (): ReturnType<typeof prepareRun> =>
     prepareRun({
@@ -103,6 +101,8 @@ export async function runTrain(args: readonly string[]): Promise<number> {
       logger,
     });
   const prepared = cancelBatch ? batchTargetOnly(prepare) : prepare();
+  // Only once the config and data are known good, and never under a run another process is writing.
+  if (a.values.fresh && outArg && holdsRun(outArg)) clearRunFolder(outArg);
   // Printed and sent as an event: secrets in overrides are masked (pass them again, or use the
   // environment variable), and arguments are quoted so the line can be pasted into a shell.
   const resumeWords = [a.config, '--out', prepared.outDir, '--resume'];

@@ -28,12 +28,17 @@ export class Origins {
     return this.map.get(path.join(SEP));
   }
 
-  /** Origin of the path or of its nearest recorded ancestor (values inside lists have none). */
+  /**
+   * Origin of the path or of its nearest recorded ancestor (values inside lists have none); else of
+   * a value under it (a section only `--cfg-options bogus.x=1` made is located there, not in the file).
+   */
   locate(path: ConfigPath): ConfigOrigin | undefined {
     for (let n = path.length; n > 0; n--) {
       const hit = this.map.get(path.slice(0, n).join(SEP));
       if (hit) return hit;
     }
+    const prefix = path.join(SEP) + SEP;
+    for (const [k, v] of this.map) if (k.startsWith(prefix)) return v;
     return undefined;
   }
 

@@ -1,6 +1,7 @@
 /**
  * The user's own eval records, read as they are written by other tools, so they need no conversion:
- * skill-creator (`evals/evals.json`: id, prompt, expected_output, files, expectations), promptfoo
+ * skill-creator (`evals/evals.json`: id, prompt, expected_output, files, expectations; and the
+ * authoring guide's query, expected_behavior, files, skills, read the same way), promptfoo
  * tests (`vars` + `assert`, in YAML, JSON or JSONL; its CSV form with `__expected` columns) and
  * OpenAI evals samples (`input` messages + `ideal`). Each becomes our fields (id, input, answers)
  * plus compiled assertions and input files; anything we cannot honour is refused here, at load time.
@@ -43,7 +44,9 @@ const PROMPTFOO_TEST_KEYS = new Set(['vars', 'assert', 'description', 'metadata'
 export function evalFormatOf(rec: Record<string, unknown>): EvalFormat | undefined {
   if (Object.keys(rec).some((k) => k.startsWith('__expected'))) return 'promptfoo-csv';
   if (isRecord(rec.vars) || Array.isArray(rec.assert)) return 'promptfoo';
-  if ('expectations' in rec || 'assertions' in rec) return 'skill-creator';
+  // `expected_behavior` (with `query`, `skills`, `files`): the evaluation shape of Anthropic's skill
+  // authoring guide, the same idea as skill-creator's expectations.
+  if ('expectations' in rec || 'assertions' in rec || 'expected_behavior' in rec) return 'skill-creator';
   // A trigger query (`should_trigger`) belongs to the activation track, not to this reading.
   if (typeof rec.prompt === 'string' && typeof rec.expected_output === 'string' && !('should_trigger' in rec))
     return 'skill-creator';
@@ -64,7 +67,7 @@ export function readEvalRecord(
     case undefined:
       return undefined;
     case 'skill-creator':
-      return skillCreator(rec, at);
+      return skillCreator(rec, at, notices);
     case 'promptfoo':
       return promptfoo(rec, index, place, at, notices, defaults);
     case 'promptfoo-csv':
@@ -82,9 +85,13 @@ function fail(place: ErrorPlace, problem: string, fix: string, key?: string): ne
   });
 }
 
-function skillCreator(rec: Record<string, unknown>, at: (key: string) => AssertionPlace): EvalRecord {
+function skillCreator(
+  rec: Record<string, unknown>,
+  at: (key: string) => AssertionPlace,
+  notices: Set<string>,
+): EvalRecord {
   const assertions: Assertion[] = [];
-  for (const name of ['expectations', 'assertions'] as const) {
+  for (const name of ['expectations', 'assertions', 'expected_behavior'] as const) {
     const list = rec[name];
     if (list === undefined) continue;
     if (!Array.isArray(list))
@@ -112,9 +119,21 @@ function skillCreator(rec: Record<string, unknown>, at: (key: string) => Asserti
       'files',
     );
   }
+  if (rec.skills !== undefined) {
+    const names = (Array.isArray(rec.skills) ? (rec.skills as unknown[]) : [rec.skills])
+      .map((n) => (typeof n === 'string' ? n : JSON.stringify(n)))
+      .join(', ');
+    notices.add(
+      `an eval's "skills" (${names}) is not read: every task runs with the one skill this run trains`,
+    );
+  }
   return {
     format: 'skill-creator',
-    fields: { id: rec.id, input: rec.prompt, ...(expected ? { answers: [expected] } : {}) },
+    fields: {
+      id: rec.id,
+      input: rec.prompt ?? rec.query ?? rec.input,
+      ...(expected ? { answers: [expected] } : {}),
+    },
     assertions,
     files: files as string[],
   };

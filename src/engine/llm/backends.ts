@@ -43,11 +43,17 @@ const via =
   (kind: BackendKind, how: string, extra: Omit<ResolvedBackend, 'kind' | 'notice'> = {}): Resolver =>
   ({ name }) => ({ kind, notice: `model backend '${name}' runs through ${how} here`, ...extra });
 
-const harness: Resolver = ({ name }) => ({
-  kind: 'command',
-  targetOnly: true,
-  notice: `model backend '${name}' runs as an agent command (model.target_command) here`,
-});
+/** An agent CLI preset (its own name: no notice). Cursor's names are refused by agentFor. */
+const harness: Resolver = () => ({ kind: 'command', targetOnly: true });
+
+/** Another name for a preset: the notice names the preset (a preset takes no model.target_command). */
+const harnessAlias =
+  (preset: string, cli: string): Resolver =>
+  ({ name }) => ({
+    kind: 'command',
+    targetOnly: true,
+    notice: `model backend '${name}' is the ${preset} agent preset here (${cli})`,
+  });
 
 /**
  * The reference's openai_chat is Azure OpenAI (or, with auth mode openai_compatible, the OpenAI SDK
@@ -121,7 +127,7 @@ const RESOLVERS: Record<string, Resolver> = {
   copilot_cli: via('vscode-lm', "VS Code's language models (Copilot)"),
   github_copilot: via('vscode-lm', "VS Code's language models (Copilot)"),
   codex_exec: harness,
-  codex: harness,
+  codex: harnessAlias('codex_exec', 'the Codex CLI'),
   claude_code_exec: harness,
   cursor_exec: harness,
   cursor: harness,

@@ -89,6 +89,13 @@ export function minCachedPrefixTokens(model: string, provider: string): number |
 }
 
 /** Built-in prices per provider family; a price only applies to the provider that publishes it. */
+const SIMULATED_PRICE: ModelPrice = {
+  input_per_mtok: 0,
+  output_per_mtok: 0,
+  cached_input_per_mtok: 0,
+  cache_write_per_mtok: 0,
+};
+
 const BUILTIN: Record<string, Record<string, ModelPrice>> = {
   openai: OPENAI_PRICES,
   azure_openai: OPENAI_PRICES,
@@ -105,8 +112,8 @@ const SNAPSHOT_SUFFIX = /^[-@](\d{4}-\d{2}-\d{2}|\d{8}|\d{4}|latest)$/;
 /**
  * Price lookup: the config's `prices` (any provider) first, then the built-in table for the
  * call's provider. Each is searched by exact name, then by the longest known name that the model
- * extends with a snapshot suffix. Case-insensitive. `sim` and local servers (provider
- * `openai_compatible`) have no built-in prices, so they stay unknown unless configured.
+ * extends with a snapshot suffix. Case-insensitive. Local servers (provider `openai_compatible`)
+ * have no built-in prices, so they stay unknown unless configured; `sim` costs nothing.
  */
 export class PriceTable {
   private readonly user: Map<string, ModelPrice>;
@@ -122,6 +129,8 @@ export class PriceTable {
       const list = this.lookup(model, provider.slice(0, -BATCH_SUFFIX.length));
       return list && scalePrice(list, BATCH_PRICE_FACTOR);
     }
+    // The simulated backend is offline: its calls cost exactly nothing, whatever the model name.
+    if (provider === 'sim') return SIMULATED_PRICE;
     const name = model.trim().toLowerCase();
     const fromUser = find(this.user, name);
     if (fromUser) return fromUser;

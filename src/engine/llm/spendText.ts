@@ -50,14 +50,19 @@ export function promptCacheText(s: PromptCacheSummary): string {
 
 /**
  * The CLI's end-of-run line: calls, tokens, dollars, and the prompt cache's share and saving. A
- * simulated run costs nothing and has no provider cache, and says so instead.
+ * simulated run costs nothing and has no provider cache, and says so instead; a run where only
+ * some roles are simulated shows what the real ones cost.
  */
 export function spendLine(t: AccountingSummary, simulated = false): string {
-  const calls = `Spend: ${count(t.calls)} ${t.calls === 1 ? 'call' : 'calls'}, ${count(t.promptTokens)} prompt + ${count(t.completionTokens)} completion tokens`;
-  if (simulated) return `${calls}, simulated models (no price, no provider prompt cache).`;
+  // Failed calls are not in `calls`, but what they were billed is in the tokens.
+  const failed = t.failures ? ` (${count(t.failures)} more failed)` : '';
+  const calls = `Spend: ${count(t.calls)} ${t.calls === 1 ? 'call' : 'calls'}${failed}, ${count(t.promptTokens)} prompt + ${count(t.completionTokens)} completion tokens`;
+  const realSpend = t.knownDollars > 0 || t.unpricedModels.length > 0;
+  if (simulated && !realSpend) return `${calls}, simulated models (no price, no provider prompt cache).`;
+  const free = simulated ? ' (the simulated roles cost nothing)' : '';
   const dollars =
     t.dollars !== null
       ? `${money(t.dollars)} at list prices`
       : `unknown price for ${t.unpricedModels.join(', ')}${t.knownDollars ? ` (priced part ${money(t.knownDollars)})` : ''}`;
-  return `${calls}, ${dollars}. Prompt cache: ${promptCacheText(promptCacheSummary(t))}.`;
+  return `${calls}, ${dollars}${free}. Prompt cache: ${promptCacheText(promptCacheSummary(t))}.`;
 }

@@ -135,7 +135,7 @@ export function renderReport(
   );
   for (const [role, s] of Object.entries(r.spend_by_role)) {
     lines.push(
-      `| ${role} | ${s.calls} | ${s.prompt_tokens} | ${s.cached_tokens ?? 0} | ${s.completion_tokens} | ${s.cache_hits} | ${s.dollars !== null ? `$${s.dollars.toFixed(4)}` : simulated ? 'none (simulated)' : 'unknown price'} |`,
+      `| ${role} | ${s.calls} | ${s.prompt_tokens} | ${s.cached_tokens ?? 0} | ${s.completion_tokens} | ${s.cache_hits} | ${s.dollars !== null && !(simulated && s.dollars === 0) ? `$${s.dollars.toFixed(4)}` : simulated ? 'none (simulated)' : 'unknown price'} |`,
     );
   }
   // A simulated model has no provider cache: "0.0% read, saved $0.0000" would read as a finding.

@@ -6,6 +6,7 @@
 import * as vscode from 'vscode';
 import { describeGateTest, describeItemRegressions } from '../../protocol/gateText';
 import { candidateName } from '../../protocol/webview';
+import { isInconclusive } from '../../protocol/vocabulary';
 import { editTitle } from '../../protocol/words';
 import { Commands } from '../constants';
 import type { ReviewController, TrackedSession } from './controller';
@@ -140,9 +141,12 @@ export function reviewLenses(controller: ReviewController, document: vscode.Text
           'Overrule the gate: go back to the previous skill',
         );
       } else {
+        // The paired gate's "could not tell" is not a rejection: not kept, not proven worse.
         lens(
           top,
-          `$(error) Gate rejected ${what(s)}${v ? ` (${score(v.candidateScore)}, needed more than ${score(v.currentScore)})` : ''}`,
+          v && isInconclusive(v.action)
+            ? `$(question) The gate could not tell ${what(s)} from noise (${score(v.candidateScore)} against ${score(v.currentScore)}); not kept`
+            : `$(error) Gate rejected ${what(s)}${v ? ` (${score(v.candidateScore)}, needed more than ${score(v.currentScore)})` : ''}`,
         );
         lens(
           top,

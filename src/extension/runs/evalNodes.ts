@@ -95,11 +95,13 @@ export function evaluationNode(e: EvaluationView, runId: string): NodeSpec {
     `${s.failing.length} failing`,
     e.at.toLocaleString(),
   ];
-  const spend = s.simulated
-    ? 'simulated target'
-    : s.dollars == null
-      ? 'price unknown'
-      : `$${s.dollars.toFixed(4)}`;
+  // A simulated role costs nothing; what a real one paid still shows.
+  const spend =
+    s.simulated && !s.dollars
+      ? 'simulated target'
+      : s.dollars == null
+        ? 'price unknown'
+        : `$${s.dollars.toFixed(4)}`;
   return {
     id: `eval:${e.dir}`,
     kind: 'evaluation',

@@ -24,7 +24,8 @@ export function formatPromptCache(spend: LiveSpend): string {
 }
 
 export function formatSpend(dollars: number | null | undefined, simulated: boolean): string {
-  if (simulated) return 'sim';
+  // A simulated role costs nothing; what a real one paid (or its unknown price) still shows.
+  if (simulated && dollars === 0) return 'sim';
   if (dollars === null || dollars === undefined) return '$?';
   return `$${dollars < 10 ? dollars.toFixed(2) : dollars.toFixed(0)}`;
 }

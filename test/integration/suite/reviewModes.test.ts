@@ -126,6 +126,29 @@ describe('review modes', function () {
     assert.equal(sent.params.candidate, 'accept');
   });
 
+  it('auto: an inconclusive verdict of the paired gate is said as such, not as a rejection, and can be accepted', async () => {
+    const step = stepWhere(run, false);
+    const { path, editor, uri } = await skillAt('auto-inconclusive', step);
+    const hints = { skillPath: path, mode: 'auto', live: true, runDir: run.runDir };
+    await feed('it-auto-i', run.ready(step), hints);
+    await feed('it-auto-i', { ...run.verdict(step), action: 'inconclusive' }, hints);
+    const row = await waitFor(async () => {
+      const r = await inspect(uri);
+      return r?.phase === 'verdict' ? r : undefined;
+    }, 'the verdict');
+    const shown = await titles(uri);
+    assert.ok(
+      shown.some((t) =>
+        /^\$\(question\) The gate could not tell .* from noise \(.* against .*\); not kept$/.test(t),
+      ),
+      shown.join(' | '),
+    );
+    assert.ok(!shown.some((t) => t.includes('Gate rejected')), shown.join(' | '));
+    assert.equal(editor.document.getText(), run.previousOf(step));
+    await vscode.commands.executeCommand('skillopt.review.acceptAll', { uri: uri.toString(), key: row.key });
+    assert.equal(editor.document.getText(), run.candidateOf(step));
+  });
+
   it('gate-then-human: the engine asks after the gate, the person decides the whole candidate', async () => {
     const step = stepWhere(run, true);
     const { path, editor, uri } = await skillAt('gate-then-human', step);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startAnthropicServer } from '../../support/loopback/anthropicServer';
 import type { LoopbackServer, Script } from '../../support/loopback/core';
@@ -275,6 +275,22 @@ const CASES: Case[] = [
     place: /b\.md/,
   },
   { name: 'skill too large', argv: opts('env.max_skill_bytes=10'), place: /SKILL\.md|max_skill_bytes/ },
+  {
+    name: 'skill folder with a link out of it',
+    setup: (d) => {
+      mkdirSync(join(d, 'linked', 'references'), { recursive: true });
+      writeFileSync(join(d, 'linked', 'SKILL.md'), '# Skill\n');
+      symlinkSync('/usr', join(d, 'linked', 'references', 'usr'));
+    },
+    argv: (d) => [
+      'validate',
+      join(d, 'skillopt.yaml'),
+      '--cfg-options',
+      `env.skill_init=${join(d, 'linked')}`,
+    ],
+    place: /linked/,
+    says: /symbolic link: references\/usr/,
+  },
   // ── eval and apply-edits ──
   {
     name: 'eval with a missing skill',

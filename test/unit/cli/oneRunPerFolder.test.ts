@@ -73,6 +73,12 @@ describe('one run per folder (CLI processes)', function () {
       assert.equal(second.code, 1, second.out);
       assert.match(second.out, new RegExp(`in use by another SkillOpt process \\(pid ${first.pid}`));
       assert.doesNotMatch(second.out, /\n\s+at /, 'a stack trace was printed');
+      // --fresh deletes a run: never one another process is writing.
+      const fresh = cli(['train', config, '--out', out, '--fresh', '--cfg-options', 'cache.enabled=false']);
+      assert.equal(fresh.code, 1, fresh.out);
+      assert.match(fresh.out, new RegExp(`in use by another SkillOpt process \\(pid ${first.pid}`));
+      assert.doesNotMatch(fresh.out, /\n\s+at /, 'a stack trace was printed');
+      assert.ok(existsSync(join(out, RUN_FILE.dataDigest)), '--fresh deleted the live run');
     } finally {
       first.kill('SIGKILL');
       await closed;
@@ -109,6 +115,12 @@ describe('one run per folder (CLI processes)', function () {
       ],
     );
     assert.equal(capped.code, 0, capped.out);
+    // A --fresh whose config is refused deletes nothing.
+    const kept = readFileSync(join(out, RUN_FILE.history), 'utf8');
+    const typo = train(['--fresh'], ['train.num_epochs=two']);
+    assert.equal(typo.code, 1, typo.out);
+    assert.match(typo.out, /train\.num_epochs/);
+    assert.equal(readFileSync(join(out, RUN_FILE.history), 'utf8'), kept, '--fresh deleted the run');
     const fresh = train(['--fresh'], ['train.seed=7']);
     assert.equal(fresh.code, 0, fresh.out);
     assert.equal(JSON.parse(readFileSync(join(out, RUN_FILE.config), 'utf8')).seed, 7);

@@ -155,6 +155,17 @@ describe('config/overrides', () => {
         file: '--cfg-options',
         includes: ['empty part'],
       });
+      // A section only an override made is the override's, not the file's.
+      expectConfigError(() => loadConfig(file, { overrides: ['trian.num_epochs=3'] }), {
+        file: '--cfg-options',
+        key: 'trian',
+        includes: ['did you mean train?'],
+      });
+      const { warnings } = loadConfig(file, { overrides: ['bogus.x=3'] });
+      assert.deepEqual(
+        warnings.map((w) => [w.file, w.key]),
+        [['--cfg-options', 'bogus']],
+      );
     });
 
     it('drops the retired max_analyst_rounds with a warning', () => {

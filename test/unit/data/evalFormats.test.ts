@@ -115,6 +115,25 @@ describe("the user's own eval files", () => {
       assert.equal(item.fields.should_trigger, true);
     });
 
+    it("reads the evaluation shape of Anthropic's skill authoring guide (query, expected_behavior, files, skills)", () => {
+      const path = join(fixtures, 'skill-guide', 'evaluations.json');
+      const file = readTaskRecords(path);
+      const [first, second] = toTaskItems(file);
+      assert.equal(first.id, 'row-1');
+      assert.equal(first.input, 'What is the total of the invoice in test-files/order-17.csv?');
+      assert.deepEqual(labels(first), [
+        'judge: Adds every line of the invoice, shipping included',
+        'judge: Gives the total as "$212.50"',
+      ]);
+      assert.deepEqual(labels(second), ['judge: Gives the due date as "2024-06-24"']);
+      assert.equal(
+        loadTasks(path)[0].files?.[0].path,
+        join(fixtures, 'skill-guide', 'test-files', 'order-17.csv'),
+      );
+      // The skills an eval names are not silently dropped: the run trains one.
+      assert.match(file.notices?.join('\n') ?? '', /"skills" \(invoice-totals\) is not read/);
+    });
+
     it('refuses an empty expectation', () => {
       const evals = write(
         'e.json',

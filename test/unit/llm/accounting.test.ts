@@ -106,7 +106,13 @@ describe('llm/prices', () => {
     close(withRates.cost('my-model', 'openai_compatible', 1000, 0, { cachedTokens: 500 }), 0.00075);
   });
 
-  it('leaves unknown family members, other providers, sim and local models unpriced', () => {
+  it('prices the offline sim backend at exactly nothing, whatever its model is called', () => {
+    const builtin = new PriceTable();
+    assert.equal(builtin.cost('sim-target', 'sim', 1000, 1000), 0);
+    assert.equal(builtin.cost('gpt-4o', 'sim', 1000, 1000, { cachedTokens: 500, cacheWriteTokens: 10 }), 0);
+  });
+
+  it('leaves unknown family members, other providers and local models unpriced', () => {
     const builtin = new PriceTable();
     for (const [model, provider] of [
       ['gpt-5.5', 'azure_openai'],
@@ -114,7 +120,6 @@ describe('llm/prices', () => {
       ['claude-opus-4-7', 'anthropic'],
       ['gpt-4o', 'openai_compatible'],
       ['gpt-4o', 'anthropic'],
-      ['sim-target', 'sim'],
       ['gpt-4o', undefined],
     ] as Array<[string, string | undefined]>) {
       assert.equal(builtin.lookup(model, provider), undefined, `${model} @ ${provider}`);

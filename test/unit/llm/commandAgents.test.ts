@@ -454,11 +454,19 @@ describe('models: agent target wiring', () => {
       for (const p of ['claude', 'codex', 'copilot'])
         writeFileSync(join(bin, p), '#!/bin/sh\n', { mode: 0o755 });
       const env = { PATH: bin };
-      assert.equal(build({ target_backend: 'codex', target: 'gpt-5.5' }, env).target.model, 'gpt-5.5');
-      assert.equal(
-        build({ target_backend: 'claude_code_exec', target: 'claude-x' }, env).target.backend,
-        'command',
+      const codex = build({ target_backend: 'codex', target: 'gpt-5.5' }, env);
+      assert.equal(codex.target.model, 'gpt-5.5');
+      // An alias names the preset it is; no notice points at model.target_command (a preset takes none).
+      assert.ok(
+        codex.notices.includes(
+          "target: model backend 'codex' is the codex_exec agent preset here (the Codex CLI)",
+        ),
+        codex.notices.join('\n'),
       );
+      const claude = build({ target_backend: 'claude_code_exec', target: 'claude-x' }, env);
+      assert.equal(claude.target.backend, 'command');
+      assert.equal(claude.describe.target, 'Claude Code agent CLI claude-x');
+      for (const n of [...codex.notices, ...claude.notices]) assert.doesNotMatch(n, /target_command/);
       assert.throws(
         () => build({ target_backend: 'cursor_exec' }, env),
         (e: unknown) => SkillOptError.is(e, 'config') && /not a preset here/.test(e.message),

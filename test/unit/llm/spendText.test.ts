@@ -111,6 +111,33 @@ describe('spend text: the prompt cache share and saving', () => {
   });
 });
 
+describe('spend text: a run where only some roles are simulated', () => {
+  it('shows what the real role paid, not "simulated models (no price)"', () => {
+    const a = run();
+    a.recordCall(
+      { role: 'optimizer', model: 'sim-optimizer', provider: 'sim', stage: 'reflect' },
+      { promptTokens: 500, completionTokens: 50, seconds: 0, attempts: 1 },
+    );
+    const t = a.totals();
+    assert.ok(t.dollars !== null && t.dollars > 0, 'the sim calls left the price unknown');
+    const line = spendLine(t, true);
+    assert.match(
+      line,
+      /^Spend: 2 calls, 10,500 prompt \+ 1,050 completion tokens, \$0\.\d{4} at list prices \(the simulated roles cost nothing\)\. Prompt cache: /,
+    );
+    assert.doesNotMatch(line, /no price/);
+  });
+
+  it('counts failed calls beside the answered ones (their billed tokens are in the totals)', () => {
+    const a = run();
+    a.recordFailure(HAIKU, { promptTokens: 400, completionTokens: 100, seconds: 1, attempts: 1 });
+    assert.match(
+      spendLine(a.totals()),
+      /^Spend: 1 call \(1 more failed\), 10,400 prompt \+ 1,100 completion tokens/,
+    );
+  });
+});
+
 function baseReport(): RunReport {
   return {
     scores: {

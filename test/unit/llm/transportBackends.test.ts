@@ -31,10 +31,12 @@ describe('llm/backends', () => {
       ['claude', 'anthropic', true],
       ['copilot_chat', 'vscode-lm', true],
       ['copilot', 'vscode-lm', true],
-      ['codex_exec', 'command', true],
-      ['claude_code_exec', 'command', true],
-      ['cursor_exec', 'command', true],
-      ['copilot_exec', 'command', true],
+      // The presets' own names: nothing to say; an alias names its preset; Cursor is refused later.
+      ['codex_exec', 'command', false],
+      ['claude_code_exec', 'command', false],
+      ['copilot_exec', 'command', false],
+      ['codex', 'command', true],
+      ['cursor_exec', 'command', false],
       [' Claude_Chat ', 'anthropic', true],
     ];
     for (const [name, kind, hasNotice] of table) {

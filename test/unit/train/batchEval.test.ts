@@ -170,6 +170,23 @@ describe('batch evaluations over the loopback batch APIs', function () {
     );
   });
 
+  it('stops at the time cap while it waits on a batch that does not end, leaving the batch to be collected', async () => {
+    const api = new OpenAiBatchApi({ pollsToEnd: 1_000_000 });
+    const server = await openAi(api);
+    const prepared = prepare(server, [
+      'evaluation.batch_api=final',
+      'model.target_supports_batch=true',
+      'limits.max_wall_time_s=1',
+    ]);
+    await assert.rejects(evaluate(prepared), (err: unknown) => {
+      assert.ok(SkillOptError.is(err, 'budget'), String(err));
+      assert.match(err.message, /time/);
+      return true;
+    });
+    assert.equal(api.batches.size, 1);
+    assert.equal(api.cancelRequests.length, 0, 'the batch is left for a resume to collect');
+  });
+
   /** Runs the test evaluation until the process "dies"; the folder keeps an intent and no batch id. */
   async function crashOnCreate(first: PreparedRun, dies: AbortController): Promise<PreparedRun> {
     await assert.rejects(

@@ -5,7 +5,7 @@
  * Nothing of the user's own setup reaches the agent unless a preset copies it on purpose (the
  * CLI's credentials file) or the user names a variable to pass through.
  */
-import { SKILL_RESOURCE_DIRS } from '../../skill/package/folder';
+import { resourceFiles, SKILL_RESOURCE_DIRS } from '../../skill/package/folder';
 import { createHash } from 'node:crypto';
 import {
   chmodSync,
@@ -192,18 +192,13 @@ export function copySkillFolder(from: string, to: string): void {
 export function skillResourcesDigest(from: string): string | undefined {
   const hash = createHash('sha256');
   let files = 0;
-  for (const name of SKILL_RESOURCE_DIRS) {
-    const dir = join(from, name);
-    if (!existsSync(dir) || !statSync(dir).isDirectory()) continue;
-    for (const rel of readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort()) {
-      const p = join(dir, rel);
-      if (!statSync(p).isFile()) continue;
-      hash
-        .update(`${name}/${rel.replace(/\\/g, '/')}\0`)
-        .update(readFileSync(p))
-        .update('\0');
-      files++;
-    }
+  // A symbolic link in them is refused here, before anything is spent (and before they are copied).
+  for (const path of resourceFiles(from).files) {
+    hash
+      .update(`${path}\0`)
+      .update(readFileSync(join(from, ...path.split('/'))))
+      .update('\0');
+    files++;
   }
   return files ? hash.digest('hex').slice(0, 16) : undefined;
 }

@@ -8,9 +8,11 @@ import { createHash } from 'node:crypto';
 import {
   copyFileSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
   renameSync,
   rmSync,
   statSync,
@@ -64,35 +66,26 @@ export function readPackageFolder(folder: string, readSkill: (path: string) => s
   const readOnly: PackageReadOnlyFile[] = [];
   const notices: string[] = [];
   const leftOut: string[] = [];
+  const resources = resourceFiles(folder);
   for (const entry of readdirSync(folder).sort()) {
     if (entry === SKILL_FILE) continue;
-    if (
-      (SKILL_RESOURCE_DIRS as readonly string[]).includes(entry) &&
-      statSync(join(folder, entry)).isDirectory()
-    )
-      continue;
+    if (resources.dirs.includes(entry)) continue;
     leftOut.push(entry);
   }
-  for (const dir of SKILL_RESOURCE_DIRS) {
-    const root = join(folder, dir);
-    if (!existsSync(root) || !statSync(root).isDirectory()) continue;
-    for (const rel of readdirSync(root, { recursive: true, encoding: 'utf8' }).sort()) {
-      const path = `${dir}/${rel.replace(/\\/g, '/')}`;
-      const abs = join(root, rel);
-      if (!statSync(abs).isFile()) continue;
-      if (path.split('/').some((part) => part.startsWith('.')) || /\s/.test(path)) {
-        leftOut.push(path);
-        continue;
-      }
-      const bytes = readFileSync(abs);
-      const decoded =
-        bytes.length <= PACKAGE_TEXT_FILE_MAX && !bytes.includes(0) ? decodeUtf8(bytes) : undefined;
-      if (decoded && 'text' in decoded) files.push({ path, text: decoded.text });
-      else {
-        const sha = digest(bytes);
-        remember(sha, abs);
-        readOnly.push({ path, bytes: bytes.length, sha });
-      }
+  for (const path of resources.files) {
+    const abs = join(folder, ...path.split('/'));
+    if (path.split('/').some((part) => part.startsWith('.')) || /\s/.test(path)) {
+      leftOut.push(path);
+      continue;
+    }
+    const bytes = readFileSync(abs);
+    const decoded =
+      bytes.length <= PACKAGE_TEXT_FILE_MAX && !bytes.includes(0) ? decodeUtf8(bytes) : undefined;
+    if (decoded && 'text' in decoded) files.push({ path, text: decoded.text });
+    else {
+      const sha = digest(bytes);
+      remember(sha, abs);
+      readOnly.push({ path, bytes: bytes.length, sha });
     }
   }
   if (leftOut.length) {
@@ -101,6 +94,50 @@ export function readPackageFolder(folder: string, readSkill: (path: string) => s
     );
   }
   return { text: joinPackage({ skill, files, readOnly }), notices };
+}
+
+/**
+ * The resource folders of skill folder `folder` that it holds, and their regular files (`references/…`,
+ * sorted), walked without following a symbolic link: a link is refused, since through one a skill
+ * folder would carry files from elsewhere on the disk (a key, a system folder, a loop back into
+ * itself) into the prompts, the run folder and the agents' workspaces.
+ */
+export function resourceFiles(folder: string): { dirs: string[]; files: string[] } {
+  const dirs: string[] = [];
+  const files: string[] = [];
+  const walk = (rel: string, into: string[]): void => {
+    for (const entry of readdirSync(join(folder, ...rel.split('/')), { withFileTypes: true })) {
+      const path = `${rel}/${entry.name}`;
+      if (entry.isSymbolicLink()) refuseLink(folder, path);
+      if (entry.isDirectory()) walk(path, into);
+      else if (entry.isFile()) into.push(path);
+    }
+  };
+  for (const dir of SKILL_RESOURCE_DIRS) {
+    const stat = lstatSync(join(folder, dir), { throwIfNoEntry: false });
+    if (stat?.isSymbolicLink()) refuseLink(folder, dir);
+    if (!stat?.isDirectory()) continue;
+    dirs.push(dir);
+    // Sorted per folder, the folders in their fixed order: the same files give the same text.
+    const inDir: string[] = [];
+    walk(dir, inDir);
+    files.push(...inDir.sort());
+  }
+  return { dirs, files };
+}
+
+function refuseLink(folder: string, path: string): never {
+  const abs = join(folder, ...path.split('/'));
+  let to = '';
+  try {
+    to = ` to ${readlinkSync(abs)}`;
+  } catch {
+    // The link's target is only named when it can be read.
+  }
+  throw new SkillOptError('skill', `the skill folder holds a symbolic link: ${path}${to}`, {
+    file: folder,
+    fix: `replace ${path} by a copy of what it points to, or remove it (a skill is trained, shown to the models and installed from its own files only)`,
+  });
 }
 
 /** Reads a package folder the loop wrote (a snapshot or a candidate): no limits beyond the split rule. */
