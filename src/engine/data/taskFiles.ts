@@ -281,8 +281,8 @@ function readCsv(path: string, text: string, delimiter: string): RawTaskRecord[]
 }
 
 /**
- * A CSV cell is text, so `should_trigger` is read from it as the command line reads booleans
- * (true/yes/1, false/no/0, any case); an empty cell is absent, so body tasks and trigger queries
+ * A CSV cell is text, so `should_trigger` is read from it as settings read booleans (parseBool:
+ * true/yes/1/on, false/no/0/off, any case); an empty cell is absent, so body tasks and trigger queries
  * share one file. Anything else is refused here, where the row is known.
  */
 function csvTriggerFlag(record: Record<string, unknown>, path: string, line: number): void {
@@ -298,7 +298,7 @@ function csvTriggerFlag(record: Record<string, unknown>, path: string, line: num
       file: path,
       line,
       key: 'should_trigger',
-      fix: 'write true (the skill should load for this query) or false (also yes/no, 1/0), or leave the cell empty for a body task',
+      fix: 'write true (the skill should load for this query) or false (also yes/no, 1/0, on/off), or leave the cell empty for a body task',
     });
   }
   record.should_trigger = flag;
