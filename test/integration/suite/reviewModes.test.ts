@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import * as vscode from 'vscode';
 import type { EngineEvent } from '../../../src/protocol/events';
 import {
+  askBeforeGate,
   closeAll,
   feed,
   followRunSettings,
@@ -195,16 +196,7 @@ describe('review modes', function () {
     const hints = { skillPath: path, mode: 'human-first', live: true, runDir: run.runDir };
     const ready = run.ready(step);
     await feed('it-hf', ready, hints);
-    const ask: EngineEvent = {
-      type: 'review/requested',
-      step,
-      epoch: ready.epoch,
-      phase: 'before_gate',
-      candidateHash: ready.candidateHash,
-      candidatePath: ready.candidatePath,
-      edits: ready.edits,
-    };
-    await feed('it-hf', ask, hints);
+    await feed('it-hf', askBeforeGate(ready), hints);
     const row = await waitFor(async () => {
       const r = await inspect(uri);
       return r?.drawn?.added.length ? r : undefined;

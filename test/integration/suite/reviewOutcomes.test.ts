@@ -12,6 +12,7 @@ import { lineHunks } from '../../../src/engine/skill/hunks';
 import type { EngineEvent } from '../../../src/protocol/events';
 import { candidateUri } from '../../../src/extension/review/candidateContent';
 import {
+  askBeforeGate,
   closeAll,
   feed,
   followRunSettings,
@@ -155,16 +156,7 @@ describe('review outcomes: no silent Accept, no stale review text', function () 
       const hints = { skillPath: path, mode: 'human-first', live: true, runDir: run.runDir };
       const ready = run.ready(step);
       await feed('it-elsewhere', ready, hints);
-      const ask: EngineEvent = {
-        type: 'review/requested',
-        step,
-        epoch: ready.epoch,
-        phase: 'before_gate',
-        candidateHash: ready.candidateHash,
-        candidatePath: ready.candidatePath,
-        edits: ready.edits,
-      };
-      await feed('it-elsewhere', ask, hints);
+      await feed('it-elsewhere', askBeforeGate(ready), hints);
       const row = await waitFor(async () => {
         const r = await inspect(uri);
         return r?.drawn?.added.length ? r : undefined;

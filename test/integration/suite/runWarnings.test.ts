@@ -8,14 +8,15 @@ import { appendFileSync } from 'node:fs';
 import * as vscode from 'vscode';
 import type { StartResult } from '../../../src/protocol/engine';
 import { copyHouseStyle, stopRun } from './reviewSupport';
-import { recordEvents, skillopt, stubWindow, waitFor, waitForStatus, workspacePath } from './support';
-
-/** vscode.lm answers in 100 ms each: a stop lands in the middle of the run. */
-const slowRun = [
-  'model.target_backend=vscode-lm',
-  'model.target=vendor=skillopt-test,id=skillopt-test-dates',
-  'cache.enabled=false',
-];
+import {
+  recordEvents,
+  skillopt,
+  SLOW_RUN,
+  stubWindow,
+  waitFor,
+  waitForStatus,
+  workspacePath,
+} from './support';
 
 describe('SkillOpt extension: warnings during a run', function () {
   this.timeout(120_000);
@@ -36,7 +37,7 @@ describe('SkillOpt extension: warnings during a run', function () {
       const started = await vscode.commands.executeCommand<StartResult | undefined>(
         'skillopt.optimizeSkill',
         vscode.Uri.file(skill),
-        { confirm: false, overrides: slowRun },
+        { confirm: false, overrides: [...SLOW_RUN] },
       );
       assert.ok(started);
       runId = started.runId;

@@ -7,6 +7,17 @@ import * as vscode from 'vscode';
 import type { EngineEvent } from '../../../src/protocol/events';
 import type { SkillOptApi } from '../../../src/extension/extension';
 import type { RunView } from '../../../src/extension/runs/liveState';
+
+/**
+ * Overrides under which the target answers through vscode.lm with the test provider's model, which
+ * takes 100 ms per answer: slow enough that a stop or a crash lands in the middle of the run (the
+ * sim backend alone finishes a run before the host has read its first events).
+ */
+export const SLOW_RUN: readonly string[] = [
+  'model.target_backend=vscode-lm',
+  'model.target=vendor=skillopt-test,id=skillopt-test-dates',
+  'cache.enabled=false',
+];
 import type { RunsTreeElement } from '../../../src/extension/views/runsTree';
 
 export async function skillopt(): Promise<SkillOptApi> {

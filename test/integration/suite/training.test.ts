@@ -21,6 +21,7 @@ import {
   recordEvents,
   rows,
   skillopt,
+  SLOW_RUN,
   waitFor,
   waitForStatus,
   workspacePath,
@@ -33,17 +34,6 @@ function history(dir: string): StepRecord[] {
 function types(events: EngineEvent[]): string[] {
   return events.map((e) => e.type);
 }
-
-/**
- * The target answers through vscode.lm with the test provider's model, which takes 100 ms per
- * answer: slow enough that a stop or a crash lands in the middle of the run (the sim backend
- * alone finishes a run before the host has read its first events).
- */
-const slowRun = [
-  'model.target_backend=vscode-lm',
-  'model.target=vendor=skillopt-test,id=skillopt-test-dates',
-  'cache.enabled=false',
-];
 
 describe('SkillOpt extension: training runs', function () {
   this.timeout(120_000);
@@ -288,7 +278,7 @@ describe('SkillOpt extension: training runs', function () {
       const started = await vscode.commands.executeCommand<StartResult | undefined>(
         'skillopt.optimizeSkill',
         vscode.Uri.file(skill()),
-        { confirm: false, overrides: slowRun },
+        { confirm: false, overrides: [...SLOW_RUN] },
       );
       assert.ok(started);
       await waitFor(() => rec.of(started.runId).some((e) => e.type === 'step/finished'), 'the first step');
@@ -334,7 +324,7 @@ describe('SkillOpt extension: training runs', function () {
       const started = await vscode.commands.executeCommand<StartResult | undefined>(
         'skillopt.optimizeSkill',
         vscode.Uri.file(skill()),
-        { confirm: false, overrides: slowRun },
+        { confirm: false, overrides: [...SLOW_RUN] },
       );
       assert.ok(started);
       await waitFor(() => rec.of(started.runId).some((e) => e.type === 'step/finished'), 'the first step');
@@ -347,7 +337,7 @@ describe('SkillOpt extension: training runs', function () {
         EngineRequests.evaluate,
         {
           configPath: workspacePath('house-style', 'skillopt.yaml'),
-          overrides: slowRun,
+          overrides: [...SLOW_RUN],
           skillPath: skill(),
           split: 'all',
         },

@@ -8,7 +8,6 @@ import { AgentRunError } from '../../../src/engine/llm/agents/errors';
 import { makeTaskDirs, removeTaskDirs } from '../../../src/engine/llm/agents/isolation';
 import { readFinishedRun } from '../../../src/engine/llm/agents/outcome';
 import { PRESETS } from '../../../src/engine/llm/agents/presets';
-import type { ProcessResult } from '../../../src/engine/llm/agents/process';
 import { parseClaude, parseCodexRollout } from '../../../src/engine/llm/agents/transcript';
 import { createModelClient } from '../../../src/engine/llm/client';
 import {
@@ -17,6 +16,7 @@ import {
   type ChatBackend,
   type ChatRequest,
 } from '../../../src/engine/llm/types';
+import { processResult } from './processResult';
 import { queuedClient } from './queuedBackend';
 
 /**
@@ -25,18 +25,6 @@ import { queuedClient } from './queuedBackend';
  * this end to end in test/unit/agents/realClis.test.ts).
  */
 const jsonl = (...events: unknown[]): string => events.map((e) => JSON.stringify(e)).join('\n') + '\n';
-const RUN: ProcessResult = {
-  stdout: '',
-  stderr: '',
-  exitCode: 0,
-  signal: null,
-  timedOut: false,
-  durationMs: 10,
-  truncated: false,
-  stdoutBytes: 0,
-  stderrBytes: 0,
-  cancelled: false,
-};
 const REQ: ChatRequest = { role: 'target', stage: 'rollout', messages: [{ role: 'user', content: 'Q?' }] };
 
 describe('llm/agents: tokens of errored runs', () => {
@@ -192,7 +180,7 @@ describe('llm/agents: tokens of errored runs', () => {
         { type: 'result', is_error: true, api_error_status: 400, result: 'API Error: 400 bad request' },
       );
       const finished = (out: string): Parameters<typeof readFinishedRun>[0] => ({
-        run: { ...RUN, stdout: out, exitCode: 1 },
+        run: processResult({ stdout: out, exitCode: 1 }),
         task: { taskId: 't1', skill: '# s', skillName: 'capitals', prompt: 'Q?' },
         prompt: 'Q?',
         dirs,

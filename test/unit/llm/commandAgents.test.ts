@@ -6,7 +6,6 @@ import { defaultConfig } from '../../../src/engine/config/schema';
 import { SkillOptError } from '../../../src/engine/errors';
 import { makeTaskDirs, removeTaskDirs } from '../../../src/engine/llm/agents/isolation';
 import { PRESETS, type PresetContext } from '../../../src/engine/llm/agents/presets';
-import type { ProcessResult } from '../../../src/engine/llm/agents/process';
 import {
   parseClaude,
   parseCodex,
@@ -16,22 +15,11 @@ import {
 import { AgentRunError, classifyRun } from '../../../src/engine/llm/command';
 import { silentLogger } from '../../../src/engine/log';
 import { buildModels } from '../../../src/engine/models';
+import { processResult } from './processResult';
 
 const jsonl = (...events: unknown[]): string => events.map((e) => JSON.stringify(e)).join('\n') + '\n';
 
-const run = (over: Partial<ProcessResult> = {}): ProcessResult => ({
-  stdout: '',
-  stderr: '',
-  exitCode: 0,
-  signal: null,
-  timedOut: false,
-  durationMs: 10,
-  truncated: false,
-  stdoutBytes: 0,
-  stderrBytes: 0,
-  cancelled: false,
-  ...over,
-});
+const run = processResult;
 
 describe('llm/agents transcripts', () => {
   it('reads Claude Code stream-json: skill tool, answer, turns, tokens and cost', () => {
