@@ -371,12 +371,78 @@ const CASES: Case[] = [
     place: /stamp\.png/,
     says: /binary input file stamp\.png, which a chat target cannot read.*Fix: use an agent target/,
   },
+  ...(
+    [
+      [
+        'an absolute path',
+        () => '/etc/hostname',
+        /is an absolute path; input files must be inside the skill folder/,
+      ],
+      [
+        'a path leading out with ..',
+        () => '../../../../../../../../etc/hostname',
+        /leads out of the skill folder/,
+      ],
+      [
+        'a symbolic link out of the skill folder',
+        (d: string) => {
+          mkdirSync(join(d, 'evals', 'files'), { recursive: true });
+          symlinkSync('/etc/hostname', join(d, 'evals', 'files', 'host.txt'));
+          return 'evals/files/host.txt';
+        },
+        /is a symbolic link leading out of the skill folder/,
+      ],
+    ] as const
+  ).map(([what, file, says]): Case => ({
+    name: `an eval input file given as ${what}`,
+    setup: (d) => evalsNaming(d, file(d)),
+    argv: (d) => [
+      'validate',
+      join(d, 'skillopt.yaml'),
+      '--cfg-options',
+      `env.data_path=${join(d, 'evals', 'evals.json')}`,
+    ],
+    place: /evals\.json:\d+ \(evals\[0\]\.files\[0\]\)/,
+    says: new RegExp(`${says.source}.*Fix: copy the file into`),
+  })),
+  {
+    name: 'a task image outside the task, config and working folders',
+    setup: (d) => {
+      writeFileSync(join(d, '..', 'secret.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47]));
+      writeFileSync(
+        join(d, 't.jsonl'),
+        Array.from({ length: 10 }, (_, i) =>
+          JSON.stringify({ id: `t${i}`, question: 'q', answer: 'a', image_path: '../secret.png' }),
+        ).join('\n'),
+      );
+    },
+    argv: (d) => [
+      'validate',
+      join(d, 'skillopt.yaml'),
+      '--cfg-options',
+      `env.data_path=${join(d, 't.jsonl')}`,
+    ],
+    place: /t\.jsonl:1/,
+    says: /lies outside the task file's folder/,
+  },
   {
     name: 'apply-edits without --edits',
     argv: (d) => ['apply-edits', '--skill', join(d, 'SKILL.md')],
     place: /--edits/,
   },
 ];
+
+/** A skill-creator `evals/evals.json` in the case folder whose evals give `file` as their input file. */
+function evalsNaming(d: string, file: string): void {
+  mkdirSync(join(d, 'evals'), { recursive: true });
+  const evals = [1, 2, 3, 4, 5, 6].map((id) => ({
+    id,
+    prompt: `Task ${id}`,
+    expectations: ['It answers'],
+    files: [file],
+  }));
+  writeFileSync(join(d, 'evals', 'evals.json'), JSON.stringify({ evals }, null, 2));
+}
 
 /** One message naming the place and the fix, exit 1 or 2, no stack trace. */
 function assertOneMessage(c: Pick<Case, 'name' | 'place' | 'says'>, r: CliOutput): void {
