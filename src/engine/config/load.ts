@@ -4,6 +4,7 @@ import { dirname, isAbsolute, join, normalize, resolve } from 'node:path';
 import { isMap, isScalar, LineCounter, parseDocument } from 'yaml';
 import type { Node as YamlNode } from 'yaml';
 import { SkillOptError } from '../errors';
+import { ALIAS_BOMB, yamlValue } from '../yamlValue';
 import { applyBackendChoice } from './backendChoice';
 import { CODEX_ALIASES, DERIVED_FLAT_KEYS, FLAT_TO_DOTTED, FLAT_TO_PATH } from './flat';
 import { applyCfgOptions, applyLegacyArgs, deleteAt, getAt, moveValue, Origins } from './overrides';
@@ -204,7 +205,9 @@ function parseLayer(text: string, display: string, dir: string): Layer {
         : 'correct the YAML syntax',
     });
   }
-  const data: unknown = doc.toJS();
+  const parsed = yamlValue(doc);
+  if (!parsed) throw new SkillOptError('config', ALIAS_BOMB.problem, { file: display, fix: ALIAS_BOMB.fix });
+  const data = parsed.value;
   if (data === null || data === undefined) return { data: {}, origins: new Origins() };
   if (!isPlainObject(data)) {
     throw new SkillOptError('config', 'the top level must be a mapping of sections', {

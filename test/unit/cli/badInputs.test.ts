@@ -37,6 +37,12 @@ const yaml = (d: string, name: string, text: string): string => {
   writeFileSync(join(d, name), text);
   return join(d, name);
 };
+/** A few lines of YAML whose aliases expand to 9^6 copies ("billion laughs"). */
+const aliasBomb =
+  [
+    'a: &a [x, x, x, x, x, x, x, x, x]',
+    ...'bcdef'.split('').map((k, i) => `${k}: &${k} [${Array(9).fill(`*${'abcdef'[i]}`).join(', ')}]`),
+  ].join('\n') + '\n';
 /** The example's models and tasks, and `extra` sections (each section written once: YAML keys are unique). */
 const withConfig = (d: string, extra: string): string =>
   yaml(
@@ -52,6 +58,11 @@ const validate =
 const opts =
   (...o: string[]) =>
   (d: string) => ['validate', join(d, 'skillopt.yaml'), '--cfg-options', ...o];
+
+/** `--cfg-options key=<file in the case folder>`: a --cfg-options path is relative to the working folder. */
+const optAt =
+  (key: string, file: string) =>
+  (d: string): string[] => ['validate', join(d, 'skillopt.yaml'), '--cfg-options', `${key}=${join(d, file)}`];
 
 const CASES: Case[] = [
   // ── the command line ──
@@ -93,6 +104,12 @@ const CASES: Case[] = [
     name: 'YAML syntax error',
     argv: validate((d) => yaml(d, 'bad.yaml', 'train:\n  num_epochs: [1,\n')),
     place: /bad\.yaml/,
+  },
+  {
+    name: 'config is a YAML alias bomb',
+    argv: validate((d) => yaml(d, 'bad.yaml', `${aliasBomb}train:\n  num_epochs: 1\n`)),
+    place: /bad\.yaml/,
+    says: /alias bomb.*Fix: write the repeated values out/,
   },
   {
     name: 'config is a list',
@@ -234,6 +251,13 @@ const CASES: Case[] = [
     setup: (d) => writeFileSync(join(d, 't.jsonl'), '{"id":"a","question":"q"}\n'.repeat(20)),
     argv: opts('env.data_path=t.jsonl'),
     place: /t\.jsonl/,
+  },
+  {
+    name: 'task file is a YAML alias bomb',
+    setup: (d) => writeFileSync(join(d, 't.yaml'), `${aliasBomb}tests:\n  - vars: {prompt: q}\n`),
+    argv: optAt('env.data_path', 't.yaml'),
+    place: /t\.yaml/,
+    says: /alias bomb.*Fix: write the repeated values out/,
   },
   {
     name: 'split folder without train/',
@@ -487,6 +511,14 @@ describe('bad input: one message with the place and the fix, no stack trace', fu
       assertOneMessage(c, await cli(c.argv(d)));
     });
   }
+
+  it('a skill whose front matter is a YAML alias bomb: the front-matter warning, no trace', async () => {
+    writeFileSync(join(d, 'SKILL.md'), `---\nname: x\ndescription: y\n${aliasBomb}---\n# Skill\n`);
+    const r = await cli(['validate', join(d, 'skillopt.yaml')]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.doesNotMatch(r.stderr, /^\s+at .+[:(]\d+/m);
+    assert.match(r.stdout + r.stderr, /SKILL\.md:2:1: front matter is not valid YAML \(.*alias bomb/);
+  });
 
   it('a read-only out folder', async function () {
     const ro = join(tmp.path, 'ro');
