@@ -31,6 +31,8 @@ interface Case {
   place: RegExp;
   /** More the message must say. */
   says?: RegExp;
+  /** What no output may show (a secret). */
+  never?: RegExp;
 }
 
 const yaml = (d: string, name: string, text: string): string => {
@@ -225,6 +227,17 @@ const CASES: Case[] = [
     ),
     place: /model\.optimizer_base_url/,
   },
+  ...(['openai', 'anthropic'] as const).map((backend): Case => ({
+    name: `base URL with a user name and password (${backend})`,
+    argv: opts(
+      `model.target_backend=${backend}`,
+      'model.target=m',
+      'model.target_base_url=http://alice:s3cret-pw@127.0.0.1:9/v1',
+    ),
+    place: /model\.target_base_url/,
+    says: /carries a user name and password.*Fix: remove the "user:password@" part and give the server's key in (OPENAI|ANTHROPIC)_API_KEY/,
+    never: /alice|s3cret-pw/,
+  })),
   // ── tasks ──
   { name: 'task file missing', argv: opts('env.data_path=nope.jsonl'), place: /nope\.jsonl/ },
   { name: 'no task file', argv: opts('env.data_path='), place: /env\.data_path/ },
@@ -469,7 +482,7 @@ function evalsNaming(d: string, file: string): void {
 }
 
 /** One message naming the place and the fix, exit 1 or 2, no stack trace. */
-function assertOneMessage(c: Pick<Case, 'name' | 'place' | 'says'>, r: CliOutput): void {
+function assertOneMessage(c: Pick<Case, 'name' | 'place' | 'says' | 'never'>, r: CliOutput): void {
   const all = `${r.stdout}${r.stderr}`;
   const context = `${c.name}: exit ${r.code}\n${all}`;
   assert.ok(r.code === 1 || r.code === 2, context);
@@ -483,6 +496,7 @@ function assertOneMessage(c: Pick<Case, 'name' | 'place' | 'says'>, r: CliOutput
   assert.match(messages[0], /\. Fix: \S/, `no fix in ${context}`);
   assert.match(messages[0], c.place, `place not named in ${context}`);
   if (c.says) assert.match(messages[0], c.says, context);
+  if (c.never) assert.doesNotMatch(all, c.never, context);
 }
 
 describe('bad input: one message with the place and the fix, no stack trace', function () {
