@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, normalize, resolve } from 'node:path';
 import { isMap, isScalar, LineCounter, parseDocument } from 'yaml';
@@ -7,6 +7,7 @@ import { SkillOptError } from '../errors';
 import { ALIAS_BOMB, yamlValue } from '../yamlValue';
 import { applyBackendChoice } from './backendChoice';
 import { CODEX_ALIASES, DERIVED_FLAT_KEYS, FLAT_TO_DOTTED, FLAT_TO_PATH } from './flat';
+import { readConfigText } from './readConfigFile';
 import { applyCfgOptions, applyLegacyArgs, deleteAt, getAt, moveValue, Origins } from './overrides';
 import type { ConfigPath, Layer } from './overrides';
 import { isSectionName, SECTION_NAMES } from './schema';
@@ -123,41 +124,7 @@ function loadFile(
       fix: 'remove the _base_ entry that points back to a file already in the chain',
     });
   }
-  let text: string;
-  try {
-    text = readFileSync(abs, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? 'unreadable';
-    if (via) {
-      throw new SkillOptError(
-        'config',
-        code === 'ENOENT'
-          ? `base config not found: ${display}`
-          : `cannot read base config ${display} (${code})`,
-        {
-          file: via.file,
-          line: via.line,
-          key: '_base_',
-          fix: 'correct the _base_ path; it is relative to the file that names it',
-        },
-      );
-    }
-    throw new SkillOptError(
-      'config',
-      code === 'ENOENT'
-        ? 'config file not found'
-        : code === 'EISDIR'
-          ? 'is a folder, not a config file'
-          : `cannot read config file (${code})`,
-      {
-        file: display,
-        fix:
-          code === 'EISDIR'
-            ? 'give the YAML config file itself (e.g. skillopt.yaml)'
-            : 'check the config path',
-      },
-    );
-  }
+  const text = readConfigText(abs, display, via);
   ctx.files.push(abs);
   ctx.display.set(abs, display);
 

@@ -534,6 +534,53 @@ describe('bad input: one message with the place and the fix, no stack trace', fu
     assert.match(r.stdout + r.stderr, /SKILL\.md:2:1: front matter is not valid YAML \(.*alias bomb/);
   });
 
+  // A FIFO or a device where a file is expected: refused, never read (a read would wait forever).
+  const notFiles: Array<[string, (d: string, fifo: string) => string[], RegExp, RegExp]> = [
+    [
+      'skill',
+      (d, f) => ['validate', join(d, 'skillopt.yaml'), '--cfg-options', `env.skill_init=${f}`],
+      /env\.skill_init/,
+      /the skill is a FIFO/,
+    ],
+    [
+      'task file',
+      (d, f) => ['validate', join(d, 'skillopt.yaml'), '--cfg-options', `env.data_path=${f}`],
+      /fifo/,
+      /Data file is a FIFO/,
+    ],
+    ['config', (_d, f) => ['validate', f], /fifo/, /is a FIFO \(named pipe\), not a config file/],
+    [
+      'eval --skill',
+      (d, f) => ['eval', join(d, 'skillopt.yaml'), '--skill', f, '--out', join(d, 'e')],
+      /fifo/,
+      /skill file is a FIFO/,
+    ],
+    [
+      '--edits',
+      (d, f) => ['apply-edits', '--skill', join(d, 'SKILL.md'), '--edits', f],
+      /fifo/,
+      /edits file is a FIFO/,
+    ],
+  ];
+  for (const [what, argv, place, says] of notFiles) {
+    it(`a FIFO as the ${what}`, async function () {
+      const fifo = join(d, 'fifo');
+      try {
+        execFileSync('mkfifo', [fifo], { stdio: 'ignore' });
+      } catch {
+        this.skip();
+      }
+      assertOneMessage({ name: `FIFO ${what}`, place, says }, await cli(argv(d, fifo)));
+    });
+  }
+  it('a device as the skill', async () => {
+    const r = await cli(['validate', join(d, 'skillopt.yaml'), '--cfg-options', 'env.skill_init=/dev/zero']);
+    assertOneMessage(
+      { name: 'device skill', place: /\/dev\/zero \(env\.skill_init\)/, says: /the skill is a device/ },
+      r,
+    );
+  });
+
   it('a read-only out folder', async function () {
     const ro = join(tmp.path, 'ro');
     if (!mountTmpfs(ro, 'ro,size=1m')) this.skip();
