@@ -37,6 +37,8 @@ export interface LoadedConfig {
   files: string[];
   /** Absolute directory of the given config file. */
   configDir: string;
+  /** The folder relative paths from the command line (`--cfg-options`, flags) were resolved against. */
+  cwd: string;
   /** Where a key was set (`'env.data_path'` or a path array), for later error messages. */
   locate: (key: string | readonly string[]) => ConfigOrigin | undefined;
 }
@@ -90,6 +92,7 @@ export function loadConfig(configPath: string, options: LoadConfigOptions = {}):
     warnings: ctx.warnings,
     files: ctx.files,
     configDir: dirname(abs),
+    cwd,
     locate: (key) => locatePath(typeof key === 'string' ? key.split('.') : key),
   };
 }

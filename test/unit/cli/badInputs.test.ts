@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startAnthropicServer } from '../../support/loopback/anthropicServer';
 import type { LoopbackServer, Script } from '../../support/loopback/core';
@@ -244,26 +244,30 @@ const CASES: Case[] = [
   {
     name: 'task file not JSON',
     setup: (d) => writeFileSync(join(d, 't.jsonl'), 'this is not json\n'),
-    argv: opts('env.data_path=t.jsonl'),
+    argv: optAt('env.data_path', 't.jsonl'),
     place: /t\.jsonl/,
+    says: /:1: Line is not valid JSON/,
   },
   {
     name: 'task file not UTF-8',
     setup: (d) => writeFileSync(join(d, 't.jsonl'), Buffer.from([0x7b, 0xff, 0xfe, 0x7d, 0x0a])),
-    argv: opts('env.data_path=t.jsonl'),
+    argv: optAt('env.data_path', 't.jsonl'),
     place: /t\.jsonl/,
+    says: /:1: Task file is not valid UTF-8 text/,
   },
   {
     name: 'task file empty',
     setup: (d) => writeFileSync(join(d, 't.jsonl'), ''),
-    argv: opts('env.data_path=t.jsonl'),
+    argv: optAt('env.data_path', 't.jsonl'),
     place: /t\.jsonl/,
+    says: /Task file is empty/,
   },
   {
     name: 'task without an answer',
     setup: (d) => writeFileSync(join(d, 't.jsonl'), '{"id":"a","question":"q"}\n'.repeat(20)),
-    argv: opts('env.data_path=t.jsonl'),
+    argv: optAt('env.data_path', 't.jsonl'),
     place: /t\.jsonl/,
+    says: /Task "a" has no expected answer/,
   },
   {
     name: 'task file is a YAML alias bomb',
@@ -275,8 +279,9 @@ const CASES: Case[] = [
   {
     name: 'split folder without train/',
     setup: (d) => mkdirSync(join(d, 'splits', 'val'), { recursive: true }),
-    argv: opts('env.split_mode=split_dir', 'env.split_dir=splits'),
+    argv: (d) => [...optAt('env.split_dir', 'splits')(d), 'env.split_mode=split_dir'],
     place: /splits/,
+    says: /Split folder has no train\/ subfolder/,
   },
   {
     name: 'split file not JSON',
@@ -289,11 +294,24 @@ const CASES: Case[] = [
         );
       }
     },
-    argv: opts('env.split_mode=split_dir', 'env.split_dir=splits'),
+    argv: (d) => [...optAt('env.split_dir', 'splits')(d), 'env.split_mode=split_dir'],
     place: /val/,
+    says: /items\.json:1: Task file is not valid JSON/,
   },
   // ── the skill ──
-  { name: 'skill missing', argv: opts('env.skill_init=missing.md'), place: /env\.skill_init/ },
+  {
+    name: 'skill missing (from --cfg-options)',
+    argv: opts('env.skill_init=missing.md'),
+    place: /--cfg-options \(env\.skill_init\)/,
+    says: /relative to the working folder \(/,
+  },
+  {
+    name: 'skill missing (from the config file)',
+    argv: validate((d) => withConfig(d, '')),
+    setup: (d) => rmSync(join(d, 'SKILL.md')),
+    place: /bad\.yaml:\d+ \(env\.skill_init\)/,
+    says: /relative to the config file that sets it/,
+  },
   {
     name: 'skill is a folder without SKILL.md',
     setup: (d) => mkdirSync(join(d, 'empty')),
@@ -308,8 +326,9 @@ const CASES: Case[] = [
   {
     name: 'skill is binary',
     setup: (d) => writeFileSync(join(d, 'b.md'), Buffer.from([0, 1, 2, 0xff, 0xfe, 0])),
-    argv: opts('env.skill_init=b.md'),
+    argv: optAt('env.skill_init', 'b.md'),
     place: /b\.md/,
+    says: /the skill is not a text file \(it contains NUL bytes\)/,
   },
   { name: 'skill too large', argv: opts('env.max_skill_bytes=10'), place: /SKILL\.md|max_skill_bytes/ },
   {
