@@ -1,5 +1,10 @@
 import { SECTION_FIELDS } from '../engine/config/schema';
-import { CODEX_ALIASES, DERIVED_FLAT_KEYS, LEGACY_TO_PATH } from '../engine/config/flat';
+import {
+  CODEX_ALIASES,
+  DERIVED_FLAT_KEYS,
+  LEGACY_TO_PATH,
+  REFERENCE_JUDGE_FLAGS,
+} from '../engine/config/flat';
 import { editDistance } from '../engine/config/schema/problems';
 import { UsageError } from './exit';
 
@@ -73,6 +78,7 @@ const referenceNames: ReadonlySet<string> = new Set([
   ...Object.keys(SECTION_FIELDS.env),
   ...CODEX_ALIASES.flatMap(([canonical, aliases]) => [canonical, ...aliases]),
   ...DERIVED_FLAT_KEYS,
+  ...REFERENCE_JUDGE_FLAGS.keys(),
   'max_analyst_rounds',
 ]);
 

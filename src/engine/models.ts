@@ -13,7 +13,13 @@ import { familySettings, type ChatFamily } from './llm/chatFamilies';
 import { buildSdkRole } from './llm/sdkRole';
 import { ResponseCache } from './llm/cache';
 import { createModelClient } from './llm/client';
-import { buildAgentBackend, defaultAgentConcurrency, keepAgentErrors } from './llm/agents/fromConfig';
+import {
+  agentFor,
+  buildAgentBackend,
+  defaultAgentConcurrency,
+  keepAgentErrors,
+} from './llm/agents/fromConfig';
+import { idleBackendKeyNotices, type RoleInUse } from './llm/idleBackendKeys';
 import { CommandBackend } from './llm/command';
 import { targetBatch, type TargetBatch } from './llm/batch/fromConfig';
 import { LimitRegistry, limitsFromConfig } from './llm/limiter';
@@ -60,7 +66,7 @@ function buildBackend(
   cfg: SkillOptConfig,
   role: ModelRole,
   kind: BackendKind,
-  env: ModelEnvironment & { tasks: readonly TaskItem[]; logger: Logger },
+  env: ModelEnvironment & { tasks: readonly TaskItem[]; logger: Logger; notices: string[] },
   resolved: { defaultBaseUrl?: string; family?: ChatFamily },
   azure?: AzureRoleAuth,
 ): ChatBackend {
@@ -130,6 +136,7 @@ export function buildModels(
   for (const value of Object.values(cfg.model))
     if (typeof value === 'string') secrets.push(...urlSecrets(value));
   let targetBackend: ChatBackend | undefined;
+  const inUse: Partial<Record<ModelRole, RoleInUse>> = {};
   const make = (role: ModelRole, judge?: SkillOptConfig): ModelClient => {
     // The judge is the optimizer's backend with evaluation.judge_model, as a client of its own.
     const c = judge ?? cfg;
@@ -155,8 +162,16 @@ export function buildModels(
         fix: 'use openai, azure_openai, anthropic, vscode-lm or sim for the optimizer',
       });
     }
-    const backend = buildBackend(c, role, resolved.kind, env, resolved, azure);
+    const backend = buildBackend(c, role, resolved.kind, { ...env, notices }, resolved, azure);
     if (role === 'target') targetBackend = backend;
+    if (!judge) {
+      const agent = resolved.kind === 'command' ? agentFor(name) : undefined;
+      inUse[role] = {
+        name,
+        ...(resolved.family ? { family: resolved.family } : {}),
+        ...(agent ? { agent } : {}),
+      };
+    }
     const cacheNotice = promptCacheKeyNotice(c, backend);
     if (cacheNotice && !judge) notices.push(`${role}: ${cacheNotice}`);
     const familyNotice = resolved.family
@@ -188,6 +203,7 @@ export function buildModels(
     env.testItems,
     env.tasks.filter((t) => !testIds.has(t.id)),
   );
+  notices.push(...idleBackendKeyNotices(cfg.model, { optimizer: inUse.optimizer!, target: inUse.target! }));
   const judge = needsJudge(env.tasks) ? make('optimizer', judgeConfig(cfg)) : undefined;
   if (judge) notices.push(judgeNotice(cfg, judge, env.tasks));
   const simulated = optimizer.backend === 'sim' || target.backend === 'sim' || judge?.backend === 'sim';

@@ -8,7 +8,7 @@ import { spendLine } from '../../engine/llm/spendText';
 import { aaText } from '../../engine/optimizer/aaCheck';
 import { loadConfig } from '../../engine/config/load';
 import { prepareRun } from '../../engine/run';
-import { RUN_DIR, RUN_FILE, RunLayout } from '../../engine/store/layout';
+import { EVAL_FILE, RUN_DIR, RUN_FILE, RunLayout } from '../../engine/store/layout';
 import { checkSkillMarkers } from '../../engine/skill/markers';
 import { readSkillToScore } from '../../engine/skill/package/artifacts';
 import { skillBody } from '../../engine/skill/package/text';
@@ -184,7 +184,7 @@ export async function runEval(args: readonly string[]): Promise<number> {
       if (summary.aa) for (const line of aaText(summary.aa)) process.stdout.write(`${line}\n`);
       // The evaluation's whole spend, earlier (stopped) processes included: it has its own ledger.
       process.stdout.write(spendLine(prepared.models.accounting.totals(), prepared.models.simulated) + '\n');
-      process.stdout.write(`Written: ${summary.out_dir}/eval_summary.json\n`);
+      process.stdout.write(`Written: ${new RunLayout(summary.out_dir).file(EVAL_FILE.summary)}\n`);
     }
     return controller.signal.aborted ? ExitCode.Interrupted : ExitCode.Ok;
   } catch (err) {

@@ -63,6 +63,25 @@ export const LEGACY_TO_PATH: ReadonlyMap<string, readonly string[]> = new Map([
   ['backend', ['model', 'backend']],
 ]);
 
+/**
+ * The reference train.py's judge flags, which nothing in the reference reads: what each does here,
+ * shown as a warning after the flag's name when given (overrides.ts applyLegacyArgs). `judge_model` is also a key of ours.
+ */
+export const REFERENCE_JUDGE_FLAGS: ReadonlyMap<string, string> = new Map([
+  [
+    'judge_model',
+    "sets evaluation.judge_model here: the model that grades your eval files' natural-language expectations, on the optimizer's backend (the reference reads the flag nowhere); drop it to grade with the optimizer model",
+  ],
+  [
+    'judge_retries',
+    "ignored (the reference reads it nowhere): the judge's calls are retried like every call, limits.max_retries times; remove it, or set limits.max_retries",
+  ],
+  [
+    'judge_max_completion_tokens',
+    "ignored (the reference reads it nowhere): a judge's grade is capped like the optimizer's replies; remove it",
+  ],
+]);
+
 /** Keys config.json carries that are recomputed on every run; a flat config's copy is dropped. */
 export const DERIVED_FLAT_KEYS: ReadonlySet<string> = new Set([
   'steps_per_epoch',

@@ -1,6 +1,6 @@
 import { parse as parseYaml } from 'yaml';
 import { SkillOptError } from '../errors';
-import { canonicalCodexKey, LEGACY_TO_PATH } from './flat';
+import { canonicalCodexKey, LEGACY_TO_PATH, REFERENCE_JUDGE_FLAGS } from './flat';
 import { fieldSchema } from './schema';
 import type { ConfigOrigin, ConfigWarning } from './schema/problems';
 import { isPlainObject } from './schema/validate';
@@ -135,10 +135,11 @@ export function castOverrideValue(text: string): unknown {
   return text;
 }
 
-function parseBool(text: string): boolean | undefined {
+/** A boolean as the reference's settings spell one (true/false, 1/0, yes/no, on/off). */
+export function parseBool(text: string): boolean | undefined {
   const lower = text.trim().toLowerCase();
-  if (lower === 'true' || lower === '1' || lower === 'yes') return true;
-  if (lower === 'false' || lower === '0' || lower === 'no') return false;
+  if (lower === 'true' || lower === '1' || lower === 'yes' || lower === 'on') return true;
+  if (lower === 'false' || lower === '0' || lower === 'no' || lower === 'off') return false;
   return undefined;
 }
 
@@ -306,6 +307,15 @@ export function applyLegacyArgs(layer: Layer, args: readonly string[], warnings:
         key: 'train.steps_per_epoch',
       });
       continue;
+    }
+    const judge = REFERENCE_JUDGE_FLAGS.get(name);
+    if (judge) {
+      warnings.push({
+        message: judge,
+        file: source,
+        ...(name === 'judge_model' ? { key: 'evaluation.judge_model' } : {}),
+      });
+      if (name !== 'judge_model') continue;
     }
     const path = routeFlatName(name);
     const value = castForPath(path, text);

@@ -1,6 +1,6 @@
 /** What a run does with a reference benchmark once its splits are loaded: choice order, images, notices. */
-import { isDeepStrictEqual } from 'node:util';
 import type { SkillOptConfig } from '../config/schema';
+import { idleKeysLine, keysSet } from '../config/idleKeys';
 import { BENCHMARK_ENV_KEYS, envFields } from '../config/schema/envFields';
 import { SkillOptError } from '../errors';
 import type { ModelClient } from '../llm/types';
@@ -95,14 +95,14 @@ export function idleBenchmarkKeyNotices(env: SkillOptConfig['env'], benchmark: s
   const lines: string[] = [];
   for (const [name, keys] of Object.entries(BENCHMARK_ENV_KEYS)) {
     if (name === benchmark) continue;
-    const set = keys.filter((k) => {
-      const value = env[k];
-      const unset = value === undefined || value === null || value === '';
-      return !unset && !isDeepStrictEqual(value, envFields[k].parse(undefined));
-    });
+    const set = keysSet(env, envFields, keys);
     if (set.length === 0) continue;
     lines.push(
-      `${set.map((k) => `env.${k}`).join(', ')}: read only by the ${name} benchmark (env.name: ${name}), so ${set.length > 1 ? 'they have' : 'it has'} no effect on this run`,
+      idleKeysLine(
+        set.map((k) => `env.${k}`),
+        `the ${name} benchmark`,
+        `env.name: ${name}`,
+      ),
     );
   }
   return lines;

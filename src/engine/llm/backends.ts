@@ -167,7 +167,7 @@ export function resolveBackendName(
 
 /** A plain description of an SDK backend, as config loading produces it. */
 export interface SdkBackendSpec {
-  kind: 'openai' | 'azure_openai' | 'anthropic';
+  kind: KeyProvider;
   /** Model name (the deployment name for Azure). */
   model: string;
   apiKey?: string;

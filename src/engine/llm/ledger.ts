@@ -6,7 +6,8 @@
  */
 import type { StageTokens } from './tokenSummary';
 import { randomUUID } from 'node:crypto';
-import { appendJsonl, readJsonlTolerant } from '../store/jsonl';
+import { appendJsonl, readJsonl } from '../store/jsonl';
+import { LEDGER_ROWS } from '../store/runRows';
 import { ZERO_COUNTERS } from './accounting';
 import type { Accounting, AccountingRecord, AccountingSnapshot, Counters, UsageEntry } from './accounting';
 import type { ModelRole } from './types';
@@ -87,7 +88,8 @@ export class RunLedger {
     private readonly path: string,
     opts: RunLedgerOptions = {},
   ) {
-    this.rows = readJsonlTolerant<LedgerRow>(path);
+    // A row that cannot be read is refused here, before the run pays for anything.
+    this.rows = readJsonl(path, LEDGER_ROWS);
     this.priorCount = this.rows.length;
     this.now = opts.now ?? Date.now;
     this.heartbeatMs = opts.heartbeatMs ?? HEARTBEAT_MS;

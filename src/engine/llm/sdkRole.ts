@@ -2,7 +2,12 @@ import type { TokenCredential } from '@azure/identity';
 import type { SkillOptConfig } from '../config/schema';
 import { SkillOptError } from '../errors';
 import type { Logger } from '../log';
-import { API_KEY_ENV_VARS, type BackendKind, type KeyProvider } from '../../protocol/vocabulary';
+import {
+  API_KEY_ENV_VARS,
+  type BackendKind,
+  KEY_PROVIDERS,
+  type KeyProvider,
+} from '../../protocol/vocabulary';
 import { azureCredential, azureTokenProvider, type AzureRoleAuth } from './azureAuth';
 import { createSdkBackend } from './backends';
 import { familySettings, type ChatFamily } from './chatFamilies';
@@ -66,10 +71,9 @@ export function buildSdkRole(
   const m = cfg.model;
   const model = role === 'optimizer' ? m.optimizer : m.target;
   const vars = env.vars;
-  if (kind !== 'openai' && kind !== 'azure_openai' && kind !== 'anthropic')
-    throw new SkillOptError('internal', `buildSdkRole: ${kind} is not an SDK backend`);
-  const provider: KeyProvider =
-    kind === 'azure_openai' ? 'azure_openai' : kind === 'anthropic' ? 'anthropic' : 'openai';
+  // The SDK backends are the providers that take a key.
+  const provider = KEY_PROVIDERS.find((p) => p === kind);
+  if (!provider) throw new SkillOptError('internal', `buildSdkRole: ${kind} is not an SDK backend`);
   const configured = roleValue(cfg, role, 'base_url');
   // Qwen, MiniMax and openai_compatible read their own keys, as the reference does.
   const family = resolved.family ? familySettings(resolved.family, cfg, role, model, vars) : undefined;
@@ -88,7 +92,7 @@ export function buildSdkRole(
     );
   // An Azure role's key is its own (config, SecretStorage or variable, azureAuth.ts); for
   // auth mode openai_compatible it is sent to that endpoint as the reference does.
-  const keyless = kind === 'azure_openai' && azure && azure.mode !== 'api_key';
+  const keyless = provider === 'azure_openai' && azure && azure.mode !== 'api_key';
   // A Qwen or MiniMax server never gets the OpenAI key; openai_compatible falls back to it.
   const apiKey = keyless
     ? undefined
@@ -105,7 +109,7 @@ export function buildSdkRole(
     vars.AZURE_OPENAI_ENDPOINT ||
     undefined;
   return createSdkBackend({
-    kind,
+    kind: provider,
     model,
     ...(apiKey ? { apiKey } : {}),
     ...(baseUrl ? { baseUrl } : {}),
@@ -120,7 +124,7 @@ export function buildSdkRole(
           ),
         }
       : {}),
-    ...(m.reasoning_effort ? { reasoningEffort: m.reasoning_effort as never } : {}),
+    ...(m.reasoning_effort ? { reasoningEffort: m.reasoning_effort } : {}),
     ...(typeof temperature === 'number' ? { temperature } : {}),
     timeoutMs: family?.timeoutMs ?? cfg.limits.request_timeout_s * 1000,
     ...(family

@@ -4,6 +4,7 @@
  */
 
 import type { ImageInput } from '../data/images';
+import type { REASONING_EFFORTS } from '../config/schema/enums';
 
 export type ModelRole = 'optimizer' | 'target';
 
@@ -49,7 +50,7 @@ export interface ChatMessage {
   stablePrefix?: number;
 }
 
-export type ReasoningEffort = 'low' | 'medium' | 'high' | 'xhigh' | 'max';
+export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
 
 /** What an agent-harness target (the `command` backend) needs beyond plain messages. */
 export interface TaskContext {

@@ -1,27 +1,57 @@
 import { closeSync, constants, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
+import type { z } from 'zod';
 import { SkillOptError } from '../errors';
 import { checkInsideRun, withParentDir, writeFileAtomic } from './atomic';
 import { writeError } from './ioErrors';
+import type { JsonlFile } from './runRows';
+import { describeIssue } from './runSchemas';
 
 /**
- * Read a JSONL file written line by line. A crash can leave a torn last line; it is dropped (and
- * the file rewritten without it) so a resumed run appends to a clean file.
+ * The rows of a JSONL run file (runRows.ts names each file's schema); none when it does not exist.
+ * A row that does not fit the schema is an error naming the file and line. A line that is not JSON
+ * (a crash cut the write short) is dropped or refused as `file.torn` says; with `repair` (only the
+ * file's writer, before it appends) a dropped line is also removed from the file, so that the
+ * appends go on in a clean file. Readers beside a running writer leave the file as it is.
  */
-export function readJsonlTolerant<T>(path: string): T[] {
+export function readJsonl<S extends z.ZodType>(
+  path: string,
+  file: JsonlFile<S>,
+  opts: { repair?: boolean } = {},
+): Array<z.infer<S>> {
   checkInsideRun(path);
   if (!existsSync(path)) return [];
-  const text = readFileSync(path, 'utf8');
-  const rows: T[] = [];
+  const rows: Array<z.infer<S>> = [];
+  const kept: string[] = [];
   let torn = false;
-  for (const line of text.split('\n')) {
+  for (const [i, line] of readFileSync(path, 'utf8').split('\n').entries()) {
     if (!line.trim()) continue;
+    const where = { file: path, line: i + 1, fix: file.fix };
+    let raw: unknown;
     try {
-      rows.push(JSON.parse(line) as T);
+      raw = JSON.parse(line);
     } catch {
+      if (file.torn === 'refuse') {
+        throw new SkillOptError(
+          'io',
+          `is not a ${file.row}: not JSON (cut short by a crash, or edited)`,
+          where,
+        );
+      }
       torn = true;
+      continue;
     }
+    const parsed = file.schema.safeParse(raw);
+    if (!parsed.success) {
+      throw new SkillOptError(
+        'io',
+        `is not a ${file.row} this version can read (${describeIssue(parsed.error)})`,
+        where,
+      );
+    }
+    rows.push(parsed.data);
+    kept.push(line);
   }
-  if (torn) writeFileAtomic(path, rows.map((r) => JSON.stringify(r)).join('\n') + (rows.length ? '\n' : ''));
+  if (torn && opts.repair) writeFileAtomic(path, kept.map((l) => l + '\n').join(''));
   return rows;
 }
 

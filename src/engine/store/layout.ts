@@ -112,6 +112,9 @@ export const STEP_DIR = {
   selection: 'selection_eval',
   /** speed.speculate: the next step's rollout under this step's skill, moved there if the gate keeps it. */
   speculativeRollout: 'speculative_rollout',
+  /** An epoch's slow update: the same train items under the previous and under the current skill. */
+  slowRolloutPrev: 'rollout_prev',
+  slowRolloutCurr: 'rollout_curr',
 } as const;
 
 /** Top-level folders of a run. */
@@ -162,6 +165,11 @@ export function packageDirOf(skillFile: string): string {
 
 export function skillVersionName(step: number): string {
   return `skill_v${pad(step, 4)}.md`;
+}
+
+/** One analyst's raw reply in a step's `patches/` folder: `minibatch_fail_000.json`, `minibatch_succ_001.json`. */
+export function patchFileName(kind: 'failure' | 'success', index: number): string {
+  return `minibatch_${kind === 'failure' ? 'fail' : 'succ'}_${pad(index, 3)}.json`;
 }
 
 /** The folder eval-only writes its evaluation of one split into (`eval_test`, `eval_all`, …). */

@@ -1,6 +1,8 @@
 import { recordedBatches } from '../llm/batch/cancel';
 import { conversationPaths } from './predictionNames';
+import { readJsonl } from './jsonl';
 import { runLockHeld } from './runLock';
+import { RESULT_ROWS } from './runRows';
 import { artifactSchemas, readHistory, readRuntimeState } from './runSchemas';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
@@ -192,17 +194,14 @@ export function stepArtifacts(dir: string, step: number): StepArtifacts {
     const results = evalPaths(rollout).results;
     if (!existsSync(results)) continue;
     const conversationOf = conversationPaths(rollout);
-    for (const line of readFileSync(results, 'utf8').split('\n')) {
-      if (!line.trim()) continue;
-      try {
-        const r = JSON.parse(line) as { id: string; hard: number; fail_reason?: string };
-        if (!r.hard) {
-          const p = conversationOf(r.id);
-          failed.push({ id: r.id, path: p, ...(r.fail_reason ? { reason: r.fail_reason } : {}) });
-        }
-      } catch {
-        // A torn last line from an interrupted run.
-      }
+    // A torn last line from an interrupted run is passed over (readJsonl).
+    for (const r of readJsonl(results, RESULT_ROWS)) {
+      if (r.hard) continue;
+      failed.push({
+        id: r.id,
+        path: conversationOf(r.id),
+        ...(r.fail_reason ? { reason: r.fail_reason } : {}),
+      });
     }
   }
   const out: StepArtifacts = { dir: stepDir, failedTrajectories: failed };

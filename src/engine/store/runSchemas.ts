@@ -2,6 +2,7 @@
  * Schemas of the run-folder files the engine reads back (resume, readers), so a damaged, foreign or
  * newer file is refused with a message naming the file and the field instead of being cast and
  * trusted. Objects are loose: the Python reference and later versions may add keys we ignore.
+ * The JSONL files' row schemas, and what a bad line means in each, are in runRows.ts.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { z } from 'zod';
@@ -99,15 +100,6 @@ export const predictionNamesSchema = z.record(
     .regex(/^[A-Za-z0-9._~-]+$/)
     .refine((n) => !unsafeOnWindows(n), 'a name Windows cannot hold (a device name, or a trailing dot)'),
 );
-
-/** One row of a reply journal (`meta_skill_replies.jsonl`): a paid reply, saved as it arrived. */
-export const journalRowSchema = z.looseObject({
-  key: z.string(),
-  text: z.string(),
-  usage: z.object({ promptTokens: num, completionTokens: num }),
-  model: z.string().optional(),
-  truncated: z.boolean().optional(),
-});
 
 /** The paired gate's test in a step record (history.json `gate_test`). */
 export const gateTestSchema = z.looseObject({
@@ -279,7 +271,8 @@ export function readArtifact<T>(path: string, schema: z.ZodType): T | undefined 
   return readRunJson(path, schema) as T | undefined;
 }
 
-function describe(error: z.ZodError): string {
+/** The first problem zod found, as `field: message`, for a message naming where to look. */
+export function describeIssue(error: z.ZodError): string {
   const issue = error.issues[0];
   if (!issue) return 'it does not have the expected shape';
   const where = issue.path.length ? issue.path.join('.') : 'the top level';
@@ -308,7 +301,7 @@ export function readRunJson<S extends z.ZodType>(path: string, schema: S): z.inf
   if (!parsed.success) {
     throw new SkillOptError(
       'io',
-      `is not a SkillOpt run file this version can read (${describe(parsed.error)})`,
+      `is not a SkillOpt run file this version can read (${describeIssue(parsed.error)})`,
       {
         file: path,
         fix: 'restore the file, or start the run afresh with --fresh',

@@ -4,10 +4,12 @@
  * same answer from every candidate, so no edit to the body can help. Counted from the rollout
  * rows' `agent_run.skill_loaded` (the CLI's own events), errored runs and no-skill runs aside.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RolloutResult } from '../../protocol/records';
+import type { RolloutResult, RolloutRow } from '../../protocol/records';
+import { readJsonl } from '../store/jsonl';
 import { EVAL_FILE, RUN_DIR } from '../store/layout';
+import { RESULT_ROWS } from '../store/runRows';
 import { isErrored } from './rollout';
 
 export interface SkillUse {
@@ -51,7 +53,7 @@ const NO_SKILL_DIRS: ReadonlySet<string> = new Set([RUN_DIR.noSkillSelection, RU
 /** Every rollout row of the run folder (train, selection, slow-update, test, eval_only), by folder. */
 export function forEachResultRow(
   outDir: string,
-  visit: (row: RolloutResult, dir: string) => void,
+  visit: (row: RolloutRow, dir: string) => void,
   skip: ReadonlySet<string> = new Set(),
 ): void {
   const walk = (dir: string, depth: number): void => {
@@ -59,16 +61,9 @@ export function forEachResultRow(
     for (const entry of readdirSync(dir)) {
       if (entry === EVAL_FILE.predictions || entry === RUN_DIR.generatedSplits || skip.has(entry)) continue;
       const p = join(dir, entry);
-      if (entry === EVAL_FILE.results) {
-        for (const line of readFileSync(p, 'utf8').split('\n')) {
-          if (!line.trim()) continue;
-          try {
-            visit(JSON.parse(line) as RolloutResult, dir);
-          } catch {
-            // A torn line from an interrupted write is not evidence either way.
-          }
-        }
-      } else if (statSync(p).isDirectory()) walk(p, depth + 1);
+      // A torn line from an interrupted write is not evidence either way: passed over.
+      if (entry === EVAL_FILE.results) for (const row of readJsonl(p, RESULT_ROWS)) visit(row, dir);
+      else if (statSync(p).isDirectory()) walk(p, depth + 1);
     }
   };
   walk(outDir, 0);
@@ -76,7 +71,7 @@ export function forEachResultRow(
 
 /** Skill use over every agent run of the run folder that had the skill. */
 export function runSkillUse(outDir: string): SkillUse | undefined {
-  const rows: RolloutResult[] = [];
+  const rows: RolloutRow[] = [];
   forEachResultRow(outDir, (r) => rows.push(r), NO_SKILL_DIRS);
   return skillUseOf(rows);
 }

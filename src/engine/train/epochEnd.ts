@@ -8,7 +8,7 @@ import { metaSkillContract, slowUpdateContract } from '../llm/contracts/epochEnd
 import { blocks } from '../prompts/shared';
 import { metaSkillSystemPrompt, slowUpdateSystemPrompt } from '../prompts/system';
 import { writeJsonAtomic } from '../store/atomic';
-import { STEP_FILE } from '../store/layout';
+import { STEP_DIR, STEP_FILE } from '../store/layout';
 import { askOptimizer } from './ask';
 import type { RunContext } from './context';
 import { isErrored, isFailure, rolloutFor } from './rollout';
@@ -128,8 +128,8 @@ export async function longitudinalPairs(
     rolloutFor(ctx, items, skill, dir, 'slow_rollout');
   const pairsFor = async (items: readonly TaskItem[], sub: string): Promise<ComparisonPair[]> => {
     const [prev, curr] = await Promise.all([
-      run(items, args.prevSkill, join(args.dir, 'rollout_prev', sub)),
-      run(items, args.currSkill, join(args.dir, 'rollout_curr', sub)),
+      run(items, args.prevSkill, join(args.dir, STEP_DIR.slowRolloutPrev, sub)),
+      run(items, args.currSkill, join(args.dir, STEP_DIR.slowRolloutCurr, sub)),
     ]);
     return buildPairs(prev, curr, s.trajectoryChars);
   };

@@ -3,6 +3,7 @@ import { optimizerSkillView, touchedFiles } from '../skill/package/views';
 import { join } from 'node:path';
 import { analystContract } from '../llm/contracts/reflect';
 import { Semaphore } from '../llm/limiter';
+import { patchFileName } from '../store/layout';
 import { payloadKey, type UpdateMode } from '../prompts/modes';
 import { analystSystemPrompt } from '../prompts/system';
 import { appliesTo, withSkillAware } from '../prompts/skillAware';
@@ -115,10 +116,6 @@ export class StreamingReflector {
     job.catch(() => undefined);
     this.jobs.push(job);
   }
-}
-
-export function patchFileName(kind: 'failure' | 'success', index: number): string {
-  return `minibatch_${kind === 'failure' ? 'fail' : 'succ'}_${String(index).padStart(3, '0')}.json`;
 }
 
 /**

@@ -6,8 +6,8 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../llm/cache';
 import type { ChatRequest, ModelClient } from '../llm/types';
-import { appendJsonl, readJsonlTolerant } from '../store/jsonl';
-import { journalRowSchema } from '../store/runSchemas';
+import { appendJsonl, readJsonl } from '../store/jsonl';
+import { JOURNAL_ROWS } from '../store/runRows';
 
 /** What a reply depends on: the same request, the same saved reply. */
 function journalKey(client: ModelClient, req: ChatRequest): string {
@@ -30,9 +30,7 @@ export function journaledClient(inner: ModelClient, path: string): ModelClient {
     model: inner.model,
     chat: async (req, signal) => {
       const key = journalKey(inner, req);
-      const saved = readJsonlTolerant<unknown>(path)
-        .map((row) => journalRowSchema.safeParse(row))
-        .find((r) => r.success && r.data.key === key)?.data;
+      const saved = readJsonl(path, JOURNAL_ROWS, { repair: true }).find((r) => r.key === key);
       if (saved) {
         return {
           text: saved.text,

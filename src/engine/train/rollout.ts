@@ -6,14 +6,15 @@ import { Semaphore } from '../llm/limiter';
 import type { ModelClient, Stage } from '../llm/types';
 import type { Scorer } from '../scoring/scorers';
 import { prepareDirs } from '../store/atomic';
-import { appendJsonl, readJsonlTolerant } from '../store/jsonl';
+import { appendJsonl, readJsonl } from '../store/jsonl';
+import { RESULT_ROWS } from '../store/runRows';
 import { evalPaths } from '../store/layout';
 import { assignPredictionNames } from '../store/predictionNames';
 import { rolloutByBatch, type RolloutBatch } from './batchRollout';
 import type { RunContext } from './context';
 import type { TargetTurns } from './turns/types';
 import { renderTargetSystem, runItem, type ItemOptions } from './rolloutItem';
-import type { RolloutResult, RolloutRow, Score } from '../../protocol/records';
+import type { RolloutResult, Score } from '../../protocol/records';
 import { rowToStore, withReply } from './storedReply';
 
 export interface RolloutOptions {
@@ -74,7 +75,7 @@ export async function rollout(opts: RolloutOptions): Promise<RolloutResult[]> {
   const conversationFile = (id: string): string => paths.conversationIn(names.get(id)!);
   const wanted = new Set(opts.items.map((i) => i.id));
   const done = new Map<string, RolloutResult>();
-  for (const row of readJsonlTolerant<RolloutRow>(resultsPath)) {
+  for (const row of readJsonl(resultsPath, RESULT_ROWS, { repair: true })) {
     if (!wanted.has(row.id)) continue;
     // An errored row is not an answer, nor one whose reply file is gone: a resumed run asks again.
     const result = isErrored(row) ? undefined : withReply(row, conversationFile(row.id));

@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import type { TaskItem } from '../data/tasks';
 import { projectScore } from '../optimizer/gate';
 import { skillHash } from '../skill/document';
@@ -174,8 +173,4 @@ export class SelectionEvaluator {
       ...(partial ? { stoppedEarly: { scored, of: this.items.length } } : {}),
     };
   }
-}
-
-export function selectionDir(base: string): string {
-  return join(base, 'selection_eval');
 }

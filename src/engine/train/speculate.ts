@@ -16,7 +16,8 @@ import { injectEmptySlowUpdate, skillHash } from '../skill/document';
 import { makeDir, writeJsonAtomic } from '../store/atomic';
 import { evalPaths, STEP_DIR, STEP_FILE } from '../store/layout';
 import { artifactSchemas, readRunJson } from '../store/runSchemas';
-import { readJsonlTolerant } from '../store/jsonl';
+import { readJsonl } from '../store/jsonl';
+import { RESULT_ROWS } from '../store/runRows';
 import type { LoopContext } from './loopContext';
 import { rolloutFor } from './rollout';
 import type { StepWork } from './step/work';
@@ -93,7 +94,7 @@ export async function adoptSpeculation(
     renameSync(dir, target);
     return;
   }
-  loop.speed.speculativeCallsDiscarded += readJsonlTolerant(evalPaths(dir).results).length;
+  loop.speed.speculativeCallsDiscarded += readJsonl(evalPaths(dir).results, RESULT_ROWS).length;
   rmSync(dir, { recursive: true, force: true });
 }
 
@@ -106,7 +107,7 @@ export async function dropSpeculation(loop: LoopContext): Promise<void> {
   // A stopped run keeps it: the resumed step adopts it if its skill is still the same.
   if (loop.ctx.signal.aborted) return;
   const dir = speculativeDir(loop, pending.step - 1);
-  loop.speed.speculativeCallsDiscarded += readJsonlTolerant(evalPaths(dir).results).length;
+  loop.speed.speculativeCallsDiscarded += readJsonl(evalPaths(dir).results, RESULT_ROWS).length;
   rmSync(dir, { recursive: true, force: true });
 }
 

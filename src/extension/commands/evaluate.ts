@@ -6,7 +6,8 @@
 import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import * as vscode from 'vscode';
-import { readJsonlTolerant } from '../../engine/store/jsonl';
+import { readJsonl } from '../../engine/store/jsonl';
+import { RESULT_ROWS } from '../../engine/store/runRows';
 import { EVAL_FILE, RUN_FILE, RunLayout } from '../../engine/store/layout';
 import { conversationPaths } from '../../engine/store/predictionNames';
 import { EngineRequests, type EvalParams, type EvalResult } from '../../protocol/engine';
@@ -258,7 +259,7 @@ export function evalReport(result: EvalResult, skillPath: string): string {
 /** Each task's result row of an evaluation, by id. */
 function resultRows(result: EvalResult): Map<string, RolloutRow> {
   const file = join(new RunLayout(result.out_dir).evalOnlyDir(result.split), EVAL_FILE.results);
-  return new Map(readJsonlTolerant<RolloutRow>(file).map((r) => [r.id, r]));
+  return new Map(readJsonl(file, RESULT_ROWS).map((r) => [r.id, r]));
 }
 
 /** Model text shown in the report as text: Markdown and HTML in it are not interpreted. */

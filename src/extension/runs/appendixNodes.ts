@@ -2,7 +2,7 @@
  * Skill-aware reflection in the Runs tree: the epoch's execution-notes appendix beside its slow
  * update, and each step's `appendix_notes.json` among its files. Pure, like treeNodes.
  */
-import { RunLayout } from '../../engine/store/layout';
+import { RunLayout, STEP_FILE } from '../../engine/store/layout';
 import type { EpochView } from '../../engine/store/runReader';
 import { Commands, TreeItemContext } from '../constants';
 import type { RunView } from './liveState';
@@ -50,7 +50,7 @@ export function appendixArtifactNode(run: RunView, step: number, path: string): 
     runId: run.dir,
     step,
     label: 'Execution notes',
-    description: 'appendix_notes.json',
+    description: STEP_FILE.appendixNotes,
     icon: { id: 'note' },
     contextValue: TreeItemContext.artifact,
     collapsible: 'none',

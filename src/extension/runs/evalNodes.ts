@@ -6,7 +6,8 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { z } from 'zod';
-import { readJsonlTolerant } from '../../engine/store/jsonl';
+import { readJsonl } from '../../engine/store/jsonl';
+import { RESULT_ROWS } from '../../engine/store/runRows';
 import { EVAL_FILE, EVALS_SUBDIR, RUN_DIR, RunLayout, evalPaths } from '../../engine/store/layout';
 import { conversationPaths } from '../../engine/store/predictionNames';
 import { artifactSchemas, readArtifact } from '../../engine/store/runSchemas';
@@ -129,7 +130,7 @@ export function evaluationNode(e: EvaluationView, runId: string): NodeSpec {
 /** An evaluation's rows: its report, then each task, failing and unanswered first. */
 export function evaluationChildren(e: EvaluationView, runId: string): NodeSpec[] {
   const dir = new RunLayout(e.dir).evalOnlyDir(e.summary.split);
-  const rows = readJsonlTolerant<RolloutRow>(evalPaths(dir).results);
+  const rows = readJsonl(evalPaths(dir).results, RESULT_ROWS);
   const rank = (r: RolloutRow): number => (r.outcome === 'errored' ? 0 : r.hard ? 2 : 1);
   const sorted = [...rows].sort((a, b) => rank(a) - rank(b) || a.id.localeCompare(b.id));
   const report: NodeSpec = {

@@ -101,6 +101,28 @@ describe('skillopt command line', function () {
     assert.match(typo.stderr, /unknown flag --batch_sise\. Fix: did you mean --batch_size\?/);
   });
 
+  it("says what each of the reference's judge flags does here, and takes no unknown-flag exit for them", () => {
+    const r = cli([
+      'validate',
+      cfg,
+      '--judge_retries',
+      '3',
+      '--judge-max-completion-tokens',
+      '900',
+      '--judge_model',
+      'gpt-4.1-mini',
+      '--json',
+    ]);
+    assert.equal(r.code, 0, r.stderr + r.stdout);
+    const warnings = (JSON.parse(r.stdout) as { warnings: string[] }).warnings.join('\n');
+    assert.match(
+      warnings,
+      /^--judge_retries: ignored \(the reference reads it nowhere\).*limits\.max_retries/m,
+    );
+    assert.match(warnings, /^--judge_max_completion_tokens: ignored \(the reference reads it nowhere\)/m);
+    assert.match(warnings, /^--judge_model \(evaluation\.judge_model\): sets evaluation\.judge_model here/m);
+  });
+
   it('takes --config FILE as the reference spells it, and refuses two configs', () => {
     for (const args of [
       ['validate', '--config', cfg],

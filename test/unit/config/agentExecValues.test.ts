@@ -26,6 +26,14 @@ describe('config: the agent CLIs’ *_exec_* values', () => {
     ['sandbox: full', 'model.codex_exec_sandbox', 'read-only, workspace-write, danger-full-access'],
     ['codex_exec_approval_policy: sometimes', 'model.codex_exec_approval_policy', 'untrusted, on-failure'],
     ['claude_code_exec_effort: ultra', 'model.claude_code_exec_effort', 'low, medium, high, xhigh, max'],
+    // The reference's --reasoning_effort choices; what OpenAI's reasoning models take for Codex.
+    ['reasoning_effort: "1"', 'model.reasoning_effort', 'low, medium, high, xhigh, max'],
+    ['reasoning_effort: minimal', 'model.reasoning_effort', 'low, medium, high, xhigh, max'],
+    [
+      'codex_exec_reasoning_effort: max',
+      'model.codex_exec_reasoning_effort',
+      'none, minimal, low, medium, high, xhigh',
+    ],
   ];
   for (const [line, key, values] of bad) {
     it(`refuses ${line} with its line and the values the CLI takes`, () => {
@@ -46,6 +54,11 @@ describe('config: the agent CLIs’ *_exec_* values', () => {
       file: '--codex_exec_sandbox',
       key: 'model.codex_exec_sandbox',
     });
+    expectConfigError(() => loadConfig(file, { legacyArgs: ['--reasoning_effort', '1'] }), {
+      file: '--reasoning_effort',
+      key: 'model.reasoning_effort',
+      includes: ['low, medium, high, xhigh, max'],
+    });
     expectConfigError(() => loadConfig(file, { overrides: ['model.claude_code_exec_effort=extreme'] }), {
       file: '--cfg-options',
       key: 'model.claude_code_exec_effort',
@@ -61,6 +74,10 @@ describe('config: the agent CLIs’ *_exec_* values', () => {
       'codex_exec_approval_policy: never',
       'claude_code_exec_effort: xhigh',
       'claude_code_exec_effort: ""',
+      'reasoning_effort: ""',
+      'reasoning_effort: xhigh',
+      'codex_exec_reasoning_effort: none',
+      'codex_exec_reasoning_effort: minimal',
     ];
     for (const line of good) {
       const file = write(dir, 'c.yaml', `model:\n  ${line}\n`);

@@ -314,8 +314,9 @@ describe('extension runs: tree nodes', () => {
       writeFileSync(
         join(rollout, 'results.jsonl'),
         [
-          JSON.stringify({ id: 'q-1', hard: 1 }),
-          JSON.stringify({ id: 'q/2', hard: 0, fail_reason: 'wrong date format' }),
+          // Rows as the reference writes them: no `expected`, `response` or `task_description`.
+          JSON.stringify({ id: 'q-1', hard: 1, soft: 1.0 }),
+          JSON.stringify({ id: 'q/2', hard: 0, soft: 0.0, fail_reason: 'wrong date format' }),
           '',
         ].join('\n'),
       );

@@ -3,7 +3,8 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { withParentDir, writeFileAtomic, writeJsonAtomic } from '../../../src/engine/store/atomic';
-import { appendJsonl, readJsonlTolerant } from '../../../src/engine/store/jsonl';
+import { appendJsonl, readJsonl } from '../../../src/engine/store/jsonl';
+import { JOURNAL_ROWS } from '../../../src/engine/store/runRows';
 
 describe('run folder writes', () => {
   let dir: string;
@@ -29,10 +30,11 @@ describe('run folder writes', () => {
   });
 
   it('appends JSONL rows into a folder that does not exist yet', () => {
-    const file = join(dir, 'rollout', 'results.jsonl');
-    appendJsonl(file, { id: 'a' });
-    appendJsonl(file, { id: 'b' });
-    assert.deepEqual(readJsonlTolerant(file), [{ id: 'a' }, { id: 'b' }]);
+    const file = join(dir, 'optimizer', 'meta_skill_replies.jsonl');
+    const row = (key: string) => ({ key, text: key, usage: { promptTokens: 1, completionTokens: 1 } });
+    appendJsonl(file, row('a'));
+    appendJsonl(file, row('b'));
+    assert.deepEqual(readJsonl(file, JOURNAL_ROWS), [row('a'), row('b')]);
   });
 
   it('passes on errors other than a missing folder, without retrying', () => {

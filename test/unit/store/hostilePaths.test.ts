@@ -14,7 +14,8 @@ import { join, relative, sep } from 'node:path';
 import { SkillOptError } from '../../../src/engine/errors';
 import type { Scorer } from '../../../src/engine/scoring/scorers';
 import { containWrites, writeJsonAtomic } from '../../../src/engine/store/atomic';
-import { appendJsonl, readJsonlTolerant } from '../../../src/engine/store/jsonl';
+import { appendJsonl, readJsonl } from '../../../src/engine/store/jsonl';
+import { RESULT_ROWS } from '../../../src/engine/store/runRows';
 import { EVAL_FILE, predictionSegment, RUN_FILE } from '../../../src/engine/store/layout';
 import { readRuntimeState } from '../../../src/engine/store/runSchemas';
 import { conversationPath } from '../../../src/engine/store/predictionNames';
@@ -227,7 +228,10 @@ describe('paths derived from user data', () => {
     try {
       assert.throws(() => readRuntimeState(join(runDir, RUN_FILE.state)), /leads out of the run folder/);
       assert.throws(() => writeJsonAtomic(join(runDir, RUN_FILE.state), {}), /leads out of the run folder/);
-      assert.throws(() => readJsonlTolerant(join(runDir, 'results.jsonl')), /leads out of the run folder/);
+      assert.throws(
+        () => readJsonl(join(runDir, 'results.jsonl'), RESULT_ROWS),
+        /leads out of the run folder/,
+      );
       assert.throws(() => appendJsonl(join(runDir, 'results.jsonl'), {}), /leads out of the run folder/);
     } finally {
       uncontain();

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { cacheKey } from '../../../src/engine/llm/cache';
 import type { ChatRequest } from '../../../src/engine/llm/types';
 import { prepareRun } from '../../../src/engine/run';
-import { readJsonlTolerant } from '../../../src/engine/store/jsonl';
-import type { RolloutResult } from '../../../src/protocol/records';
+import { readJsonl } from '../../../src/engine/store/jsonl';
+import { RESULT_ROWS } from '../../../src/engine/store/runRows';
 import { startOpenAiServer, type LoopbackServer } from '../../support/loopback/openaiServer';
 import {
   scriptedModels,
@@ -97,7 +97,7 @@ describe('repeated selection trials (evaluation.repeats)', function () {
     assert.equal(outcome.status, 'finished');
 
     const base = join(out, 'selection_eval_baseline');
-    const rows = (d: string) => readJsonlTolerant<RolloutResult>(join(d, 'results.jsonl'));
+    const rows = (d: string) => readJsonl(join(d, 'results.jsonl'), RESULT_ROWS);
     const first = rows(base);
     assert.equal(first.length, valSize);
     assert.equal(rows(join(base, 'repeat_02')).length, valSize);

@@ -22,6 +22,13 @@ export { GATE_TESTS, ON_INCONCLUSIVE } from '../../../protocol/vocabulary';
 export const CODEX_SANDBOXES = ['read-only', 'workspace-write', 'danger-full-access'] as const;
 export const CODEX_APPROVAL_POLICIES = ['untrusted', 'on-failure', 'on-request', 'never'] as const;
 export const CLAUDE_CODE_EFFORTS = ['low', 'medium', 'high', 'xhigh', 'max'] as const;
+/** model.reasoning_effort: the reference's `--reasoning_effort` choices (blank = none sent). */
+export const REASONING_EFFORTS = CLAUDE_CODE_EFFORTS;
+/**
+ * model.codex_exec_reasoning_effort: what OpenAI's reasoning models take; `none` is the reference's
+ * default, which sends no effort (Codex passes any other text on, and the API refuses it per task).
+ */
+export const CODEX_REASONING_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
 /** model.openai_api: which OpenAI API the openai and azure_openai backends call (llm/openaiResponses.ts). */
 export const OPENAI_APIS = ['auto', 'chat_completions', 'responses'] as const;
 export type OpenAiApi = (typeof OPENAI_APIS)[number];

@@ -7,6 +7,7 @@ import {
   BATCH_API_MODES,
   CLAUDE_CODE_EFFORTS,
   CODEX_APPROVAL_POLICIES,
+  CODEX_REASONING_EFFORTS,
   CODEX_SANDBOXES,
   GATE_METRICS,
   GATE_TESTS,
@@ -15,6 +16,7 @@ import {
   ON_INCONCLUSIVE,
   OPENAI_APIS,
   PAIR_POLICIES,
+  REASONING_EFFORTS,
   UPDATE_MODES,
 } from './enums';
 export { envFields } from './envFields';
@@ -91,14 +93,14 @@ export const modelFields = {
   // Backend names are mapped by the model layer; here they only have to be present.
   optimizer_backend: nonEmpty('openai_chat'),
   target_backend: nonEmpty('openai_chat'),
-  reasoning_effort: text('medium'),
+  reasoning_effort: blankOr(REASONING_EFFORTS, 'medium'),
   rewrite_reasoning_effort: text(''),
   rewrite_max_completion_tokens: int(64000, 1),
   codex_exec_path: text(''),
   codex_exec_sandbox: blankOr(CODEX_SANDBOXES, ''),
   codex_exec_profile: text(''),
   codex_exec_full_auto: optionalLoose(),
-  codex_exec_reasoning_effort: text(''),
+  codex_exec_reasoning_effort: blankOr(CODEX_REASONING_EFFORTS, ''),
   codex_exec_use_sdk: loose(null),
   codex_exec_network_access: nullableFlag(),
   codex_exec_web_search: nullableFlag(),

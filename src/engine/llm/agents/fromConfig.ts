@@ -6,13 +6,13 @@
 import { availableParallelism, totalmem } from 'node:os';
 import { dirname } from 'node:path';
 import type { SkillOptConfig } from '../../config/schema';
-import { CODEX_SANDBOXES } from '../../config/schema/enums';
 import { SkillOptError } from '../../errors';
 import type { Logger } from '../../log';
 import type { ModelEnvironment } from '../../models';
 import { isSkillFolder } from '../../skill/package/folder';
 import { AgentRunError, CommandBackend, type AgentName, type AgentSettings } from '../command';
 import type { ModelClient } from '../types';
+import { agentEnv } from './envFallbacks';
 import { PRESETS, presetProgram } from './presets';
 import { findOnPath } from './process';
 
@@ -39,7 +39,10 @@ function refuse(key: string, problem: string, fix: string): never {
   throw new SkillOptError('config', problem, { key: `model.${key}`, fix });
 }
 
-/** The *_exec_* keys of the chosen agent as AgentSettings, refusing the ones that cannot hold here. */
+/**
+ * The *_exec_* keys of the chosen agent as AgentSettings (blank ones filled from the reference's
+ * environment variables, envFallbacks.ts), refusing the ones that cannot hold here.
+ */
 function agentSettings(
   cfg: SkillOptConfig,
   agent: AgentName | undefined,
@@ -47,15 +50,26 @@ function agentSettings(
 ): {
   settings: AgentSettings;
   program?: string;
+  notices: string[];
 } {
-  const m = cfg.model;
+  const env = agent ? agentEnv(cfg.model, agent, vars) : undefined;
+  const m = env?.model ?? cfg.model;
+  const notices = env?.notices ?? [];
   const base: AgentSettings = {
     ...(m.target ? { model: m.target } : {}),
     ...(m.target_base_url ? { baseUrl: m.target_base_url } : {}),
   };
+  // A value a variable stood in for is refused naming the variable.
+  const refuseSet = (key: string, problem: string, fix: string): never => {
+    const from = env?.origin.get(key);
+    return from
+      ? refuse(key, `${from}=${vars[from]?.trim()} (standing for model.${key}): ${problem}`, `unset ${from}`)
+      : refuse(key, problem, fix);
+  };
   const sdk = (key: string, value: unknown): void => {
-    if (value === true || value === 'true' || value === 'sdk') {
-      refuse(
+    // The reference's SDK spellings (its _sdk_mode).
+    if (['1', 'true', 'yes', 'on', 'sdk'].includes(String(value).trim().toLowerCase())) {
+      refuseSet(
         key,
         'SDK mode is not available: agent targets run the CLI',
         `remove ${key} (or set it to auto)`,
@@ -66,13 +80,14 @@ function agentSettings(
     case 'claude': {
       sdk('claude_code_exec_use_sdk', m.claude_code_exec_use_sdk);
       if (m.claude_code_exec_profile) {
-        refuse(
+        refuseSet(
           'claude_code_exec_profile',
           'Claude Code has no profiles',
           'remove it; pass settings through model.target, model.target_base_url or the environment',
         );
       }
       return {
+        notices,
         program: presetProgram(PRESETS.claude, m.claude_code_exec_path, vars),
         settings: {
           ...base,
@@ -85,22 +100,17 @@ function agentSettings(
     }
     case 'codex': {
       sdk('codex_exec_use_sdk', m.codex_exec_use_sdk);
-      // The config's value is checked by the schema; the variable's (the reference's fallback) here.
-      const fromEnv = vars.CODEX_EXEC_SANDBOX?.trim();
-      if (!m.codex_exec_sandbox && fromEnv && !(CODEX_SANDBOXES as readonly string[]).includes(fromEnv)) {
-        refuse(
-          'codex_exec_sandbox',
-          `CODEX_EXEC_SANDBOX is '${fromEnv}', which Codex does not take`,
-          `set CODEX_EXEC_SANDBOX (or model.codex_exec_sandbox) to one of: ${CODEX_SANDBOXES.join(', ')}`,
-        );
-      }
       return {
+        notices,
         program: presetProgram(PRESETS.codex, m.codex_exec_path, vars),
         settings: {
           ...base,
-          sandbox: m.codex_exec_sandbox || fromEnv || 'workspace-write',
+          sandbox: m.codex_exec_sandbox || 'workspace-write',
           ...(m.codex_exec_profile ? { profile: m.codex_exec_profile } : {}),
-          ...(m.codex_exec_reasoning_effort ? { effort: m.codex_exec_reasoning_effort } : {}),
+          // `none` sends no effort, as in the reference.
+          ...(m.codex_exec_reasoning_effort && m.codex_exec_reasoning_effort !== 'none'
+            ? { effort: m.codex_exec_reasoning_effort }
+            : {}),
           ...(m.codex_exec_approval_policy ? { approvalPolicy: m.codex_exec_approval_policy } : {}),
           networkAccess: m.codex_exec_network_access,
           webSearch: m.codex_exec_web_search,
@@ -109,19 +119,20 @@ function agentSettings(
     }
     case 'copilot': {
       if (m.copilot_exec_home) {
-        refuse(
+        refuseSet(
           'copilot_exec_home',
           'a shared Copilot home would carry your sessions, instructions and settings into every task',
           'remove it: each task gets a fresh COPILOT_HOME; pass a token with COPILOT_GITHUB_TOKEN, or use model.target_base_url',
         );
       }
       return {
+        notices,
         program: presetProgram(PRESETS.copilot, m.copilot_exec_path, vars),
         settings: { ...base, allowAllTools: m.copilot_exec_allow_all_tools },
       };
     }
     case undefined:
-      return { settings: base };
+      return { settings: base, notices };
   }
 }
 
@@ -140,7 +151,7 @@ export function defaultAgentConcurrency(
 /** The `command` target: a preset agent CLI (claude_code_exec, codex_exec, copilot_exec) or a custom command. */
 export function buildAgentBackend(
   cfg: SkillOptConfig,
-  env: ModelEnvironment & { logger: Logger },
+  env: ModelEnvironment & { logger: Logger; notices?: string[] },
 ): CommandBackend {
   const m = cfg.model;
   const vars = env.env ?? process.env;
@@ -159,7 +170,8 @@ export function buildAgentBackend(
       'set model.target_backend to claude_code_exec, codex_exec or copilot_exec, or give model.target_command (placeholders: {prompt} {task_file} {skill_file} {workspace})',
     );
   }
-  const { settings, program } = agentSettings(cfg, agent, vars);
+  const { settings, program, notices } = agentSettings(cfg, agent, vars);
+  env.notices?.push(...notices);
   // A key the user stored for this provider is the target's own: it may reach the agent.
   const shared: Record<string, string> = {};
   if (agent === 'claude' && env.keys?.anthropic && !vars.ANTHROPIC_API_KEY)

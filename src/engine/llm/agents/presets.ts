@@ -10,6 +10,7 @@ import { ancestors } from './isolation';
 import type { AgentFormat } from './transcript';
 import type { AgentTargetBackend } from '../../../protocol/vocabulary';
 import { OPENAI_DEFAULT_BASE_URL } from '../openai';
+import { pathFromEnv } from './envFallbacks';
 
 export type AgentName = 'claude' | 'codex' | 'copilot';
 
@@ -339,7 +340,7 @@ export function isAgentName(name: string): name is AgentName {
   return (AGENT_NAMES as readonly string[]).includes(name);
 }
 
-/** The program a preset runs: the configured path, else its variable's, else its name on PATH. */
+/** The program a preset runs: the configured path, else its variables', else its name on PATH. */
 export function presetProgram(preset: AgentPreset, configured: string, env: NodeJS.ProcessEnv): string {
-  return configured || env[preset.pathEnv] || preset.program;
+  return configured || pathFromEnv(preset.name, env) || preset.program;
 }
