@@ -31,7 +31,13 @@ export function loadSkill(
       ...(origin?.file ? { file: origin.file } : {}),
       ...(origin?.line ? { line: origin.line } : {}),
       key: 'env.skill_init',
-      fix: 'point env.skill_init at an existing Markdown file (relative paths are relative to the config file)',
+      // Where a relative value was resolved from (config/load.ts resolveConfigPath): the file that set
+      // it, or the working folder for --cfg-options and flags.
+      fix: `point env.skill_init at an existing Markdown file or skill folder (${
+        origin?.dir
+          ? `a relative path is relative to the config file that sets it, ${origin.file}`
+          : `a relative path given on the command line is relative to the working folder (${loaded.cwd}); give an absolute path to be sure`
+      })`,
     });
   }
   const { text, notices } = readSkillInit(path, cfg.env.max_skill_bytes);

@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { Logger } from '../../engine/log';
 import type { LogLevel } from '../../protocol/vocabulary';
 import { levelAtLeast } from '../../engine/log';
 import { redactOverride } from '../../engine/config/flat';
 import { SkillOptError } from '../../engine/errors';
+import { readRegularFile } from '../../engine/regularFile';
 import { UsageError } from '../exit';
 import { type CommandSpec, type FlagSpec, helpFlag, isReferenceFlag, jsonFlag, unknownFlag } from '../args';
 
@@ -136,18 +136,22 @@ export const cliModels = { trustedWorkspace: true } as const;
 
 /** Read a file the user named on the command line; a missing one is one line naming it, exit 1. */
 export function readInputFile(path: string, what: string, flag: string): string {
+  let problem: string;
   try {
-    return readFileSync(path, 'utf8');
+    // A FIFO or a device is refused, not read: it would hang the command.
+    const read = readRegularFile(path);
+    if (!('kind' in read)) return read.bytes.toString('utf8');
+    problem = `${what} is ${read.kind}, not a file`;
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    const problem =
+    problem =
       code === 'ENOENT'
         ? `${what} not found`
         : code === 'EISDIR'
           ? `${what} is a folder, not a file`
           : `cannot read the ${what} (${code ?? String(err)})`;
-    throw new SkillOptError('io', problem, { file: path, fix: `check the path given to ${flag}` });
   }
+  throw new SkillOptError('io', problem, { file: path, fix: `check the path given to ${flag}` });
 }
 
 /**

@@ -1,11 +1,13 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, normalize, resolve } from 'node:path';
 import { isMap, isScalar, LineCounter, parseDocument } from 'yaml';
 import type { Node as YamlNode } from 'yaml';
 import { SkillOptError } from '../errors';
+import { ALIAS_BOMB, yamlValue } from '../yamlValue';
 import { applyBackendChoice } from './backendChoice';
 import { CODEX_ALIASES, DERIVED_FLAT_KEYS, FLAT_TO_DOTTED, FLAT_TO_PATH } from './flat';
+import { readConfigText } from './readConfigFile';
 import { applyCfgOptions, applyLegacyArgs, deleteAt, getAt, moveValue, Origins } from './overrides';
 import type { ConfigPath, Layer } from './overrides';
 import { isSectionName, SECTION_NAMES } from './schema';
@@ -35,6 +37,8 @@ export interface LoadedConfig {
   files: string[];
   /** Absolute directory of the given config file. */
   configDir: string;
+  /** The folder relative paths from the command line (`--cfg-options`, flags) were resolved against. */
+  cwd: string;
   /** Where a key was set (`'env.data_path'` or a path array), for later error messages. */
   locate: (key: string | readonly string[]) => ConfigOrigin | undefined;
 }
@@ -88,6 +92,7 @@ export function loadConfig(configPath: string, options: LoadConfigOptions = {}):
     warnings: ctx.warnings,
     files: ctx.files,
     configDir: dirname(abs),
+    cwd,
     locate: (key) => locatePath(typeof key === 'string' ? key.split('.') : key),
   };
 }
@@ -122,41 +127,7 @@ function loadFile(
       fix: 'remove the _base_ entry that points back to a file already in the chain',
     });
   }
-  let text: string;
-  try {
-    text = readFileSync(abs, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? 'unreadable';
-    if (via) {
-      throw new SkillOptError(
-        'config',
-        code === 'ENOENT'
-          ? `base config not found: ${display}`
-          : `cannot read base config ${display} (${code})`,
-        {
-          file: via.file,
-          line: via.line,
-          key: '_base_',
-          fix: 'correct the _base_ path; it is relative to the file that names it',
-        },
-      );
-    }
-    throw new SkillOptError(
-      'config',
-      code === 'ENOENT'
-        ? 'config file not found'
-        : code === 'EISDIR'
-          ? 'is a folder, not a config file'
-          : `cannot read config file (${code})`,
-      {
-        file: display,
-        fix:
-          code === 'EISDIR'
-            ? 'give the YAML config file itself (e.g. skillopt.yaml)'
-            : 'check the config path',
-      },
-    );
-  }
+  const text = readConfigText(abs, display, via);
   ctx.files.push(abs);
   ctx.display.set(abs, display);
 
@@ -204,7 +175,9 @@ function parseLayer(text: string, display: string, dir: string): Layer {
         : 'correct the YAML syntax',
     });
   }
-  const data: unknown = doc.toJS();
+  const parsed = yamlValue(doc);
+  if (!parsed) throw new SkillOptError('config', ALIAS_BOMB.problem, { file: display, fix: ALIAS_BOMB.fix });
+  const data = parsed.value;
   if (data === null || data === undefined) return { data: {}, origins: new Origins() };
   if (!isPlainObject(data)) {
     throw new SkillOptError('config', 'the top level must be a mapping of sections', {

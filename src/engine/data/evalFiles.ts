@@ -5,6 +5,7 @@
  */
 import { LineCounter, isMap, isSeq, parseDocument, type Node } from 'yaml';
 import { SkillOptError } from '../errors';
+import { ALIAS_BOMB, yamlValue } from '../yamlValue';
 import type { EvalDefaults } from './evalFormats';
 import { skillCreatorDocNotices } from './evalUnread';
 import { isRecord } from './taskFiles';
@@ -148,5 +149,8 @@ export function readYaml(
     const item = seq.items[i] as Node | undefined;
     return item?.range ? counter.linePos(item.range[0]).line : undefined;
   };
-  return { value: doc.toJS() as unknown, lineOf };
+  const parsed = yamlValue(doc);
+  if (!parsed)
+    throw new SkillOptError('tasks', `Task file: ${ALIAS_BOMB.problem}`, { file: path, fix: ALIAS_BOMB.fix });
+  return { value: parsed.value, lineOf };
 }

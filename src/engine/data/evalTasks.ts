@@ -1,9 +1,10 @@
 /** An eval record (evalFormats.ts) made into task fields: its assertions, threshold and input files found on disk. */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, resolve } from 'node:path';
 import { SkillOptError, type ErrorPlace } from '../errors';
 import type { Assertion } from '../scoring/assertions';
+import { findContained } from './containedFile';
 import { readEvalRecord } from './evalFormats';
 import type { TaskFile } from './taskFiles';
 import { decodeUtf8 } from './utf8';
@@ -34,7 +35,6 @@ export function applyEvalRecord(
   index: number,
   place: ErrorPlace,
   file: TaskFile,
-  searchDirs: readonly string[],
   notices: Set<string>,
 ): AppliedEvalRecord | undefined {
   const read = readEvalRecord(rec, index, place, notices, file.evalDefaults);
@@ -42,7 +42,7 @@ export function applyEvalRecord(
   const files = read.files.map((name, i) =>
     inputFile(
       name,
-      findInputFile(name, file.path, searchDirs, {
+      findInputFile(name, file.path, {
         ...place,
         key: place.key ? `${place.key}.files[${i}]` : `files[${i}]`,
       }),
@@ -61,25 +61,30 @@ export function applyEvalRecord(
 
 /**
  * skill-creator writes input files relative to the skill folder (`evals/files/x.pdf` from
- * `evals/evals.json`); other files name them relative to themselves. Both are looked up, then the
- * config's folder and the working folder.
+ * `evals/evals.json`); other files name them relative to themselves. Either way the file must lie in
+ * that folder: an eval file (a cloned skill's, say) must not make SkillOpt send any file on the disk.
  */
-function findInputFile(
-  name: string,
-  taskFile: string,
-  searchDirs: readonly string[],
-  place: ErrorPlace,
-): string {
+function findInputFile(name: string, taskFile: string, place: ErrorPlace): string {
   const own = dirname(resolve(taskFile));
-  const skillRoot = basename(own) === 'evals' ? [dirname(own)] : [];
-  const bases = isAbsolute(name) ? [''] : [...skillRoot, own, ...searchDirs];
-  for (const base of bases) {
-    const path = base ? resolve(base, name) : name;
-    if (existsSync(path) && statSync(path).isFile()) return path;
+  const root = basename(own) === 'evals' ? dirname(own) : own;
+  const folder = root === own ? `the eval file's folder ${root}` : `the skill folder ${root}`;
+  const copyFix = `copy the file into ${root} and name it by its path relative to that folder (e.g. ${root === own ? '' : 'evals/'}files/${basename(name)})`;
+  const found = isAbsolute(name)
+    ? ({ outside: 'path', path: name } as const)
+    : findContained(name, [...new Set([root, own])], [root]);
+  if ('found' in found) return found.found;
+  if ('outside' in found) {
+    const why =
+      found.outside === 'link'
+        ? `is a symbolic link leading out of ${folder}`
+        : isAbsolute(name)
+          ? `is an absolute path; input files must be inside ${folder}`
+          : `leads out of ${folder}`;
+    throw new SkillOptError('tasks', `Input file ${name} ${why}`, { ...place, fix: copyFix });
   }
   throw new SkillOptError('tasks', `Input file ${name} not found`, {
     ...place,
-    fix: `put it at ${resolve(skillRoot[0] ?? own, name)} (paths are relative to the skill folder for evals/evals.json, else to the task file)`,
+    fix: `put it at ${resolve(root, name)} (paths are relative to the skill folder for evals/evals.json, else to the eval file)`,
   });
 }
 

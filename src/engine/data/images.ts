@@ -4,8 +4,9 @@
  * only when a request is built.
  */
 import { readFileSync, statSync } from 'node:fs';
-import { dirname, extname, isAbsolute, resolve } from 'node:path';
+import { dirname, extname, resolve } from 'node:path';
 import { SkillOptError, type ErrorPlace } from '../errors';
+import { findContained } from './containedFile';
 
 /** What both the OpenAI and the Anthropic APIs take as image input. */
 export const IMAGE_MEDIA_TYPES: Record<string, string> = {
@@ -34,7 +35,7 @@ export interface ImageInput {
 /**
  * The image files a task field names, as absolute paths. A relative path is looked up next to the
  * task file first, then in `dirs` (the config's folder and the working folder, where the reference's
- * `data/docvqa_images/…` paths point).
+ * `data/docvqa_images/…` paths point); any path must lead to a file inside one of these folders.
  */
 export function taskImages(
   value: unknown,
@@ -56,14 +57,26 @@ export function taskImages(
 }
 
 function checkImage(path: string, taskId: string, dirs: readonly string[], place: ErrorPlace): string {
-  const candidates = isAbsolute(path) ? [path] : [...new Set(dirs.map((d) => resolve(d, path)))];
-  const found = candidates.find((c) => fileSize(c) !== undefined);
-  if (!found) {
+  const roots = [...new Set(dirs.map((d) => resolve(d)))];
+  const lookup = findContained(path, roots, roots);
+  if ('outside' in lookup) {
+    // Only pictures are sent, but they are the user's: a task file may not pick any on the disk.
+    throw new SkillOptError(
+      'tasks',
+      `Task "${taskId}" names image "${path}", which ${lookup.outside === 'link' ? 'is a symbolic link leading' : 'lies'} outside the task file's folder, the config's folder and the working folder`,
+      {
+        ...place,
+        fix: `move the image under ${roots.join(' or ')} and name it relative to that folder`,
+      },
+    );
+  }
+  if ('missing' in lookup) {
     throw new SkillOptError('tasks', `Task "${taskId}" names image "${path}", which does not exist`, {
       ...place,
-      fix: `put the image at ${candidates.join(' or ')}, or correct the path in the task`,
+      fix: `put the image at ${lookup.missing.join(' or ')}, or correct the path in the task`,
     });
   }
+  const found = lookup.found;
   const type = IMAGE_MEDIA_TYPES[extname(found).toLowerCase()];
   if (!type) {
     throw new SkillOptError('tasks', `Task "${taskId}" image ${found} is not PNG, JPEG, GIF or WebP`, {

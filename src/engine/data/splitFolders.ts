@@ -2,6 +2,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { SkillOptError } from '../errors';
+import { fileKind } from '../regularFile';
 import { RUN_FILE } from '../store/layout';
 
 export type SplitName = 'train' | 'val' | 'test';
@@ -51,7 +52,14 @@ export function findDataFile(dir: string): string | undefined {
 
 export function resolveDataFile(dataPath: string): string {
   if (isFile(dataPath)) return dataPath;
-  if (!isDir(dataPath)) {
+  const st = statSync(dataPath, { throwIfNoEntry: false });
+  if (st && !st.isDirectory()) {
+    throw new SkillOptError('tasks', `Data file is ${fileKind(st)}, not a regular file`, {
+      file: dataPath,
+      fix: 'point data_path at one .jsonl, .json, .csv or .yaml file',
+    });
+  }
+  if (!st) {
     throw new SkillOptError('tasks', 'Data file does not exist', {
       file: dataPath,
       fix: 'point data_path at one .jsonl, .json, .csv or .yaml file',

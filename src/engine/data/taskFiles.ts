@@ -3,11 +3,11 @@
  * CSV/TSV with a header row. Records are read without interpreting them, each with the line or key it
  * came from so errors can point at it; tasks.ts turns them into tasks.
  */
-import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { parseBool } from '../config/overrides';
 import { SkillOptError } from '../errors';
+import { readRegularFile } from '../regularFile';
 import { evalContainer, readYaml, type EvalContainer } from './evalFiles';
 import type { EvalDefaults } from './evalFormats';
 import { decodeUtf8 } from './utf8';
@@ -61,9 +61,9 @@ export const taskFieldNames = {
 
 /** Read the raw records of a task file without interpreting them (ratio splits write these back out). */
 export function readTaskRecords(path: string): TaskFile {
-  let bytes: Buffer;
+  let read: ReturnType<typeof readRegularFile>;
   try {
-    bytes = readFileSync(path);
+    read = readRegularFile(path);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     const why = code === 'ENOENT' ? 'does not exist' : code === 'EISDIR' ? 'is a folder' : 'cannot be read';
@@ -74,7 +74,13 @@ export function readTaskRecords(path: string): TaskFile {
       { cause: err },
     );
   }
-  const decoded = decodeUtf8(bytes);
+  if ('kind' in read) {
+    throw new SkillOptError('tasks', `Task file is ${read.kind}, not a regular file`, {
+      file: path,
+      fix: 'point the tasks setting at a .jsonl, .json, .csv or .yaml file',
+    });
+  }
+  const decoded = decodeUtf8(read.bytes);
   if ('badLine' in decoded) {
     throw new SkillOptError('tasks', 'Task file is not valid UTF-8 text', {
       file: path,

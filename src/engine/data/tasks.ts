@@ -79,7 +79,7 @@ export function toTaskItems(file: TaskFile, opts: LoadTasksOptions = {}): TaskIt
     // The user's own eval formats (skill-creator, promptfoo, OpenAI evals) read without conversion.
     const evalRecord = opts.mapRecord
       ? undefined
-      : applyEvalRecord(mapped, index, placeOf(original, file.path), file, opts.imageDirs ?? [], notices);
+      : applyEvalRecord(mapped, index, placeOf(original, file.path), file, notices);
     if (evalRecord) mapped = evalRecord.fields;
     const raw = { ...original, record: mapped };
     const item = toTaskItem(raw, file, requireAnswers && !evalRecord?.assertions.length, {

@@ -26,7 +26,7 @@ function roleValue(cfg: SkillOptConfig, role: ModelRole, key: 'base_url' | 'temp
 }
 
 /** A base URL no request could reach is refused now, not retried for half a minute as "connection failed". */
-function checkBaseUrl(value: string, key: string): void {
+function checkBaseUrl(value: string, key: string, keyVar: string): void {
   let url: URL | undefined;
   try {
     url = new URL(value);
@@ -39,6 +39,20 @@ function checkBaseUrl(value: string, key: string): void {
       fix: 'write the whole base URL, e.g. https://api.openai.com/v1 or http://localhost:8000/v1',
     });
   }
+  checkNoUserinfo(url, value, key, keyVar);
+}
+
+/** Node's fetch refuses a URL with `user:password@` outright: every call would fail as "unreachable". */
+function checkNoUserinfo(url: URL, value: string, key: string, keyVar: string): void {
+  if (!url.username && !url.password) return;
+  throw new SkillOptError(
+    'config',
+    `"${scrubUrl(value)}" carries a user name and password, which no request can be sent with`,
+    {
+      key,
+      fix: `remove the "user:password@" part and give the server's key in ${keyVar} (sent as "Authorization: Bearer"; SkillOpt has no setting for HTTP basic auth)`,
+    },
+  );
 }
 
 export function buildSdkRole(
@@ -61,11 +75,21 @@ export function buildSdkRole(
   const provider = KEY_PROVIDERS.find((p) => p === kind);
   if (!provider) throw new SkillOptError('internal', `buildSdkRole: ${kind} is not an SDK backend`);
   const configured = roleValue(cfg, role, 'base_url');
-  if (typeof configured === 'string' && configured) checkBaseUrl(configured, `model.${role}_base_url`);
   // Qwen, MiniMax and openai_compatible read their own keys, as the reference does.
   const family = resolved.family ? familySettings(resolved.family, cfg, role, model, vars) : undefined;
+  const keyVar = family?.keyEnvVar ?? API_KEY_ENV_VARS[provider];
+  if (typeof configured === 'string' && configured)
+    checkBaseUrl(configured, `model.${role}_base_url`, keyVar);
   const baseUrl =
     (typeof configured === 'string' && configured) || family?.baseUrl || resolved.defaultBaseUrl;
+  // A family's own base URL (its key or variable) is not checked above.
+  if (baseUrl && baseUrl !== configured && URL.canParse(baseUrl))
+    checkNoUserinfo(
+      new URL(baseUrl),
+      baseUrl,
+      `the ${role}'s ${family?.provider ?? provider} base URL`,
+      keyVar,
+    );
   // An Azure role's key is its own (config, SecretStorage or variable, azureAuth.ts); for
   // auth mode openai_compatible it is sent to that endpoint as the reference does.
   const keyless = provider === 'azure_openai' && azure && azure.mode !== 'api_key';

@@ -4,6 +4,7 @@
  * engine (rollouts, lint, activation) and the extension (diagnostics, the Skills view).
  */
 import { LineCounter, parseDocument } from 'yaml';
+import { ALIAS_BOMB, yamlValue } from '../yamlValue';
 
 export interface FrontMatter {
   /** The parsed mapping; empty when the block is missing or not a mapping. */
@@ -49,7 +50,9 @@ export function parseFrontMatter(text: string): FrontMatter | undefined {
     // Source line 1 is file line 1 (0-based) because the block starts after the opening `---`.
     line: counter.linePos(e.pos[0]).line,
   }));
-  const value: unknown = errors.length ? undefined : doc.toJS();
+  const parsed = errors.length ? undefined : yamlValue(doc);
+  if (!errors.length && !parsed) errors.push({ message: ALIAS_BOMB.problem, line: 1 });
+  const value = parsed?.value;
   const data =
     value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
   const keyLines: Record<string, number> = {};

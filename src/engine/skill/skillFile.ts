@@ -1,6 +1,7 @@
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { SkillOptError } from '../errors';
 import { decodeUtf8 } from '../data/utf8';
+import { readRegularFile } from '../regularFile';
 import { isSkillFolder, readPackageFolder } from './package/folder';
 
 /**
@@ -22,7 +23,7 @@ export function readSkillInit(path: string, maxBytes: number): { text: string; n
 
 /**
  * The text of the skill to train, refused before anything is spent when it cannot be a Markdown
- * prompt: a folder, a binary file, a file that is not UTF-8, or one larger than `maxBytes`.
+ * prompt: a folder, a FIFO or device, a binary file, a file that is not UTF-8, or one larger than `maxBytes`.
  */
 export function readSkillText(path: string, maxBytes: number): string {
   const key = 'env.skill_init';
@@ -34,18 +35,27 @@ export function readSkillText(path: string, maxBytes: number): string {
       fix: 'point env.skill_init at a skill folder (one holding SKILL.md) or at a Markdown file',
     });
   }
-  if (stat.size > maxBytes) {
-    throw new SkillOptError(
-      'skill',
-      `the skill is ${stat.size} bytes, over env.max_skill_bytes (${maxBytes})`,
-      {
-        file: path,
-        key,
-        fix: 'check that env.skill_init names the right file, or raise env.max_skill_bytes',
-      },
-    );
+  const read = readRegularFile(path, (st) => {
+    if (st.size > maxBytes) {
+      throw new SkillOptError(
+        'skill',
+        `the skill is ${st.size} bytes, over env.max_skill_bytes (${maxBytes})`,
+        {
+          file: path,
+          key,
+          fix: 'check that env.skill_init names the right file, or raise env.max_skill_bytes',
+        },
+      );
+    }
+  });
+  if ('kind' in read) {
+    throw new SkillOptError('skill', `the skill is ${read.kind}, not a regular file`, {
+      file: path,
+      key,
+      fix: 'point env.skill_init at a Markdown (.md) file or a skill folder holding SKILL.md',
+    });
   }
-  const bytes = readFileSync(path);
+  const bytes = read.bytes;
   if (bytes.includes(0)) {
     throw new SkillOptError('skill', 'the skill is not a text file (it contains NUL bytes)', {
       file: path,

@@ -105,7 +105,8 @@ export function containWrites(root: string): () => void {
   };
 }
 
-function isInside(path: string, root: string): boolean {
+/** Whether `path` is `root` or under it (both resolved; no links followed). */
+export function isInside(path: string, root: string): boolean {
   return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
 }
 

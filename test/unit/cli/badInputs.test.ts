@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startAnthropicServer } from '../../support/loopback/anthropicServer';
 import type { LoopbackServer, Script } from '../../support/loopback/core';
@@ -31,12 +31,20 @@ interface Case {
   place: RegExp;
   /** More the message must say. */
   says?: RegExp;
+  /** What no output may show (a secret). */
+  never?: RegExp;
 }
 
 const yaml = (d: string, name: string, text: string): string => {
   writeFileSync(join(d, name), text);
   return join(d, name);
 };
+/** A few lines of YAML whose aliases expand to 9^6 copies ("billion laughs"). */
+const aliasBomb =
+  [
+    'a: &a [x, x, x, x, x, x, x, x, x]',
+    ...'bcdef'.split('').map((k, i) => `${k}: &${k} [${Array(9).fill(`*${'abcdef'[i]}`).join(', ')}]`),
+  ].join('\n') + '\n';
 /** The example's models and tasks, and `extra` sections (each section written once: YAML keys are unique). */
 const withConfig = (d: string, extra: string): string =>
   yaml(
@@ -52,6 +60,11 @@ const validate =
 const opts =
   (...o: string[]) =>
   (d: string) => ['validate', join(d, 'skillopt.yaml'), '--cfg-options', ...o];
+
+/** `--cfg-options key=<file in the case folder>`: a --cfg-options path is relative to the working folder. */
+const optAt =
+  (key: string, file: string) =>
+  (d: string): string[] => ['validate', join(d, 'skillopt.yaml'), '--cfg-options', `${key}=${join(d, file)}`];
 
 const CASES: Case[] = [
   // ── the command line ──
@@ -93,6 +106,12 @@ const CASES: Case[] = [
     name: 'YAML syntax error',
     argv: validate((d) => yaml(d, 'bad.yaml', 'train:\n  num_epochs: [1,\n')),
     place: /bad\.yaml/,
+  },
+  {
+    name: 'config is a YAML alias bomb',
+    argv: validate((d) => yaml(d, 'bad.yaml', `${aliasBomb}train:\n  num_epochs: 1\n`)),
+    place: /bad\.yaml/,
+    says: /alias bomb.*Fix: write the repeated values out/,
   },
   {
     name: 'config is a list',
@@ -208,38 +227,61 @@ const CASES: Case[] = [
     ),
     place: /model\.optimizer_base_url/,
   },
+  ...(['openai', 'anthropic'] as const).map((backend): Case => ({
+    name: `base URL with a user name and password (${backend})`,
+    argv: opts(
+      `model.target_backend=${backend}`,
+      'model.target=m',
+      'model.target_base_url=http://alice:s3cret-pw@127.0.0.1:9/v1',
+    ),
+    place: /model\.target_base_url/,
+    says: /carries a user name and password.*Fix: remove the "user:password@" part and give the server's key in (OPENAI|ANTHROPIC)_API_KEY/,
+    never: /alice|s3cret-pw/,
+  })),
   // ── tasks ──
   { name: 'task file missing', argv: opts('env.data_path=nope.jsonl'), place: /nope\.jsonl/ },
   { name: 'no task file', argv: opts('env.data_path='), place: /env\.data_path/ },
   {
     name: 'task file not JSON',
     setup: (d) => writeFileSync(join(d, 't.jsonl'), 'this is not json\n'),
-    argv: opts('env.data_path=t.jsonl'),
+    argv: optAt('env.data_path', 't.jsonl'),
     place: /t\.jsonl/,
+    says: /:1: Line is not valid JSON/,
   },
   {
     name: 'task file not UTF-8',
     setup: (d) => writeFileSync(join(d, 't.jsonl'), Buffer.from([0x7b, 0xff, 0xfe, 0x7d, 0x0a])),
-    argv: opts('env.data_path=t.jsonl'),
+    argv: optAt('env.data_path', 't.jsonl'),
     place: /t\.jsonl/,
+    says: /:1: Task file is not valid UTF-8 text/,
   },
   {
     name: 'task file empty',
     setup: (d) => writeFileSync(join(d, 't.jsonl'), ''),
-    argv: opts('env.data_path=t.jsonl'),
+    argv: optAt('env.data_path', 't.jsonl'),
     place: /t\.jsonl/,
+    says: /Task file is empty/,
   },
   {
     name: 'task without an answer',
     setup: (d) => writeFileSync(join(d, 't.jsonl'), '{"id":"a","question":"q"}\n'.repeat(20)),
-    argv: opts('env.data_path=t.jsonl'),
+    argv: optAt('env.data_path', 't.jsonl'),
     place: /t\.jsonl/,
+    says: /Task "a" has no expected answer/,
+  },
+  {
+    name: 'task file is a YAML alias bomb',
+    setup: (d) => writeFileSync(join(d, 't.yaml'), `${aliasBomb}tests:\n  - vars: {prompt: q}\n`),
+    argv: optAt('env.data_path', 't.yaml'),
+    place: /t\.yaml/,
+    says: /alias bomb.*Fix: write the repeated values out/,
   },
   {
     name: 'split folder without train/',
     setup: (d) => mkdirSync(join(d, 'splits', 'val'), { recursive: true }),
-    argv: opts('env.split_mode=split_dir', 'env.split_dir=splits'),
+    argv: (d) => [...optAt('env.split_dir', 'splits')(d), 'env.split_mode=split_dir'],
     place: /splits/,
+    says: /Split folder has no train\/ subfolder/,
   },
   {
     name: 'split file not JSON',
@@ -252,11 +294,24 @@ const CASES: Case[] = [
         );
       }
     },
-    argv: opts('env.split_mode=split_dir', 'env.split_dir=splits'),
+    argv: (d) => [...optAt('env.split_dir', 'splits')(d), 'env.split_mode=split_dir'],
     place: /val/,
+    says: /items\.json:1: Task file is not valid JSON/,
   },
   // ── the skill ──
-  { name: 'skill missing', argv: opts('env.skill_init=missing.md'), place: /env\.skill_init/ },
+  {
+    name: 'skill missing (from --cfg-options)',
+    argv: opts('env.skill_init=missing.md'),
+    place: /--cfg-options \(env\.skill_init\)/,
+    says: /relative to the working folder \(/,
+  },
+  {
+    name: 'skill missing (from the config file)',
+    argv: validate((d) => withConfig(d, '')),
+    setup: (d) => rmSync(join(d, 'SKILL.md')),
+    place: /bad\.yaml:\d+ \(env\.skill_init\)/,
+    says: /relative to the config file that sets it/,
+  },
   {
     name: 'skill is a folder without SKILL.md',
     setup: (d) => mkdirSync(join(d, 'empty')),
@@ -271,8 +326,9 @@ const CASES: Case[] = [
   {
     name: 'skill is binary',
     setup: (d) => writeFileSync(join(d, 'b.md'), Buffer.from([0, 1, 2, 0xff, 0xfe, 0])),
-    argv: opts('env.skill_init=b.md'),
+    argv: optAt('env.skill_init', 'b.md'),
     place: /b\.md/,
+    says: /the skill is not a text file \(it contains NUL bytes\)/,
   },
   { name: 'skill too large', argv: opts('env.max_skill_bytes=10'), place: /SKILL\.md|max_skill_bytes/ },
   {
@@ -371,6 +427,60 @@ const CASES: Case[] = [
     place: /stamp\.png/,
     says: /binary input file stamp\.png, which a chat target cannot read.*Fix: use an agent target/,
   },
+  ...(
+    [
+      [
+        'an absolute path',
+        () => '/etc/hostname',
+        /is an absolute path; input files must be inside the skill folder/,
+      ],
+      [
+        'a path leading out with ..',
+        () => '../../../../../../../../etc/hostname',
+        /leads out of the skill folder/,
+      ],
+      [
+        'a symbolic link out of the skill folder',
+        (d: string) => {
+          mkdirSync(join(d, 'evals', 'files'), { recursive: true });
+          symlinkSync('/etc/hostname', join(d, 'evals', 'files', 'host.txt'));
+          return 'evals/files/host.txt';
+        },
+        /is a symbolic link leading out of the skill folder/,
+      ],
+    ] as const
+  ).map(([what, file, says]): Case => ({
+    name: `an eval input file given as ${what}`,
+    setup: (d) => evalsNaming(d, file(d)),
+    argv: (d) => [
+      'validate',
+      join(d, 'skillopt.yaml'),
+      '--cfg-options',
+      `env.data_path=${join(d, 'evals', 'evals.json')}`,
+    ],
+    place: /evals\.json:\d+ \(evals\[0\]\.files\[0\]\)/,
+    says: new RegExp(`${says.source}.*Fix: copy the file into`),
+  })),
+  {
+    name: 'a task image outside the task, config and working folders',
+    setup: (d) => {
+      writeFileSync(join(d, '..', 'secret.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47]));
+      writeFileSync(
+        join(d, 't.jsonl'),
+        Array.from({ length: 10 }, (_, i) =>
+          JSON.stringify({ id: `t${i}`, question: 'q', answer: 'a', image_path: '../secret.png' }),
+        ).join('\n'),
+      );
+    },
+    argv: (d) => [
+      'validate',
+      join(d, 'skillopt.yaml'),
+      '--cfg-options',
+      `env.data_path=${join(d, 't.jsonl')}`,
+    ],
+    place: /t\.jsonl:1/,
+    says: /lies outside the task file's folder/,
+  },
   {
     name: 'apply-edits without --edits',
     argv: (d) => ['apply-edits', '--skill', join(d, 'SKILL.md')],
@@ -378,8 +488,20 @@ const CASES: Case[] = [
   },
 ];
 
+/** A skill-creator `evals/evals.json` in the case folder whose evals give `file` as their input file. */
+function evalsNaming(d: string, file: string): void {
+  mkdirSync(join(d, 'evals'), { recursive: true });
+  const evals = [1, 2, 3, 4, 5, 6].map((id) => ({
+    id,
+    prompt: `Task ${id}`,
+    expectations: ['It answers'],
+    files: [file],
+  }));
+  writeFileSync(join(d, 'evals', 'evals.json'), JSON.stringify({ evals }, null, 2));
+}
+
 /** One message naming the place and the fix, exit 1 or 2, no stack trace. */
-function assertOneMessage(c: Pick<Case, 'name' | 'place' | 'says'>, r: CliOutput): void {
+function assertOneMessage(c: Pick<Case, 'name' | 'place' | 'says' | 'never'>, r: CliOutput): void {
   const all = `${r.stdout}${r.stderr}`;
   const context = `${c.name}: exit ${r.code}\n${all}`;
   assert.ok(r.code === 1 || r.code === 2, context);
@@ -393,6 +515,7 @@ function assertOneMessage(c: Pick<Case, 'name' | 'place' | 'says'>, r: CliOutput
   assert.match(messages[0], /\. Fix: \S/, `no fix in ${context}`);
   assert.match(messages[0], c.place, `place not named in ${context}`);
   if (c.says) assert.match(messages[0], c.says, context);
+  if (c.never) assert.doesNotMatch(all, c.never, context);
 }
 
 describe('bad input: one message with the place and the fix, no stack trace', function () {
@@ -421,6 +544,61 @@ describe('bad input: one message with the place and the fix, no stack trace', fu
       assertOneMessage(c, await cli(c.argv(d)));
     });
   }
+
+  it('a skill whose front matter is a YAML alias bomb: the front-matter warning, no trace', async () => {
+    writeFileSync(join(d, 'SKILL.md'), `---\nname: x\ndescription: y\n${aliasBomb}---\n# Skill\n`);
+    const r = await cli(['validate', join(d, 'skillopt.yaml')]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.doesNotMatch(r.stderr, /^\s+at .+[:(]\d+/m);
+    assert.match(r.stdout + r.stderr, /SKILL\.md:2:1: front matter is not valid YAML \(.*alias bomb/);
+  });
+
+  // A FIFO or a device where a file is expected: refused, never read (a read would wait forever).
+  const notFiles: Array<[string, (d: string, fifo: string) => string[], RegExp, RegExp]> = [
+    [
+      'skill',
+      (d, f) => ['validate', join(d, 'skillopt.yaml'), '--cfg-options', `env.skill_init=${f}`],
+      /env\.skill_init/,
+      /the skill is a FIFO/,
+    ],
+    [
+      'task file',
+      (d, f) => ['validate', join(d, 'skillopt.yaml'), '--cfg-options', `env.data_path=${f}`],
+      /fifo/,
+      /Data file is a FIFO/,
+    ],
+    ['config', (_d, f) => ['validate', f], /fifo/, /is a FIFO \(named pipe\), not a config file/],
+    [
+      'eval --skill',
+      (d, f) => ['eval', join(d, 'skillopt.yaml'), '--skill', f, '--out', join(d, 'e')],
+      /fifo/,
+      /skill file is a FIFO/,
+    ],
+    [
+      '--edits',
+      (d, f) => ['apply-edits', '--skill', join(d, 'SKILL.md'), '--edits', f],
+      /fifo/,
+      /edits file is a FIFO/,
+    ],
+  ];
+  for (const [what, argv, place, says] of notFiles) {
+    it(`a FIFO as the ${what}`, async function () {
+      const fifo = join(d, 'fifo');
+      try {
+        execFileSync('mkfifo', [fifo], { stdio: 'ignore' });
+      } catch {
+        this.skip();
+      }
+      assertOneMessage({ name: `FIFO ${what}`, place, says }, await cli(argv(d, fifo)));
+    });
+  }
+  it('a device as the skill', async () => {
+    const r = await cli(['validate', join(d, 'skillopt.yaml'), '--cfg-options', 'env.skill_init=/dev/zero']);
+    assertOneMessage(
+      { name: 'device skill', place: /\/dev\/zero \(env\.skill_init\)/, says: /the skill is a device/ },
+      r,
+    );
+  });
 
   it('a read-only out folder', async function () {
     const ro = join(tmp.path, 'ro');
