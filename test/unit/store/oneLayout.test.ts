@@ -13,6 +13,9 @@ function sources(dir: string): string[] {
   );
 }
 
+/** Run-folder names that eval files also use as field names. */
+const DATA_FIELDS: ReadonlySet<string> = new Set(['skills']);
+
 /**
  * A run-folder name as a whole string (`'results.jsonl'`, `'selection_eval'`) or as a segment of a
  * path built in a template (`${dir}/steps`). Folder names that are also stage names (`rollout`,
@@ -20,8 +23,10 @@ function sources(dir: string): string[] {
  */
 function spelled(text: string, name: string): boolean {
   const n = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  // A folder name that is also a data field's (an eval record's `skills`) counts only in a path.
+  const quoted = DATA_FIELDS.has(name) ? '' : `'${n}'|`;
   // Code quotes with ' (Prettier); a "name" in double quotes is inside a message.
-  return new RegExp(`'${n}'|\\}/${n}\\b|\\b${n}/\\$\\{`).test(text);
+  return new RegExp(`${quoted}\\}/${n}\\b|\\b${n}/\\$\\{`).test(text);
 }
 
 describe('one run-folder layout', () => {
