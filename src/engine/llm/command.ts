@@ -54,6 +54,7 @@ import {
   sweepStaleTaskDirs,
   type TaskDirs,
 } from './agents/isolation';
+import { rerunWhileEmpty } from './agents/emptyAnswer';
 import { agentSpent, notInstalledError, readFinishedRun, stoppedRunUsage } from './agents/outcome';
 import { isAgentName, PRESETS, type AgentName, type AgentPreset, type AgentSettings } from './agents/presets';
 import { runProcess, SpawnError, type ProcessResult } from './agents/process';
@@ -89,6 +90,8 @@ export interface CommandBackendOptions {
   maxOutputBytes?: number;
   /** Leave each task folder on disk and report its path in the trace. */
   keepWorkspaces?: boolean;
+  /** Runs again of a task whose final answer is empty (default 0; presets: EXEC_EMPTY_RESPONSE_RETRIES). */
+  emptyAnswerRetries?: number;
   /** The folder SkillOpt owns for task folders (default `<os temp>/skillopt-agents`). */
   workspaceRoot?: string;
   /** Skill directory name; overrides the request's `task.skillName`. */
@@ -248,7 +251,22 @@ export class CommandBackend implements ChatBackend {
     }
   }
 
-  private async runTask(task: TaskContext, signal: AbortSignal): Promise<BackendReply> {
+  /** One task, run again while its final answer is empty (agents/emptyAnswer.ts). */
+  private runTask(task: TaskContext, signal: AbortSignal): Promise<BackendReply> {
+    return rerunWhileEmpty(
+      task,
+      this.options.emptyAnswerRetries ?? 0,
+      (t) => this.runOnce(t, signal),
+      (n, of) =>
+        this.options.logger?.log(
+          'warn',
+          'command',
+          `task ${task.taskId}: ${this.label} gave an empty answer; running it again (${n} of ${of})`,
+        ),
+    );
+  }
+
+  private async runOnce(task: TaskContext, signal: AbortSignal): Promise<BackendReply> {
     if (!this.sweptStale) {
       this.sweptStale = true;
       sweepStaleTaskDirs(this.agentsRoot, STALE_MS);

@@ -142,13 +142,16 @@ describe('llm/agents: the reference’s environment variables for the agent CLIs
     ]);
   });
 
-  it('the retired and the not-followed variables say so; another agent’s variables say nothing', () => {
+  it('the retired and the re-run variables say so; another agent’s variables say nothing', () => {
     const r = build('codex_exec', { CODEX_EXEC_FULL_AUTO: '1', EXEC_EMPTY_RESPONSE_RETRIES: '2' });
     assert.match(
       r.notices[0],
       /^CODEX_EXEC_FULL_AUTO is retired .* has no effect; use model\.codex_exec_sandbox/,
     );
-    assert.match(r.notices[1], /^EXEC_EMPTY_RESPONSE_RETRIES=2 is not followed: .* not re-run/);
+    assert.match(
+      r.notices[1],
+      /^EXEC_EMPTY_RESPONSE_RETRIES=2: an agent run with an empty answer is run again up to 2/,
+    );
     const other = build('claude_code_exec', {
       CODEX_EXEC_REASONING_EFFORT: 'bogus',
       COPILOT_EXEC_HOME: '/tmp/h',

@@ -111,13 +111,32 @@ export function agentEnv(m: ModelSection, agent: AgentName, vars: NodeJS.Process
       'CODEX_EXEC_FULL_AUTO is retired (as in the reference) and has no effect; use model.codex_exec_sandbox and model.codex_exec_approval_policy',
     );
   }
-  const retries = set('EXEC_EMPTY_RESPONSE_RETRIES');
-  if (retries !== undefined) {
+  if (set('EXEC_EMPTY_RESPONSE_RETRIES') !== undefined) {
+    const n = emptyAnswerRetries(vars);
     notices.push(
-      Number(retries) === 0
-        ? 'EXEC_EMPTY_RESPONSE_RETRIES=0: an agent run with an empty answer is not re-run, as always here'
-        : `EXEC_EMPTY_RESPONSE_RETRIES=${retries} is not followed: an agent run with an empty answer is scored as it is (a wrong answer the gate counts), not re-run with a reminder as the reference does; unset it`,
+      `EXEC_EMPTY_RESPONSE_RETRIES=${n}: an agent run with an empty answer is run again ${n === 0 ? 'never' : `up to ${n} time(s), with a reminder to answer,`} as in the reference (default ${DEFAULT_EMPTY_ANSWER_RETRIES})`,
     );
   }
   return { model: model as ModelSection, origin, notices };
+}
+
+/** The reference runs an agent once more when its final answer is empty (EXEC_EMPTY_RESPONSE_RETRIES). */
+export const DEFAULT_EMPTY_ANSWER_RETRIES = 1;
+
+/** How often an agent run with an empty answer is run again: EXEC_EMPTY_RESPONSE_RETRIES, else the default. */
+export function emptyAnswerRetries(vars: NodeJS.ProcessEnv): number {
+  const text = vars.EXEC_EMPTY_RESPONSE_RETRIES?.trim();
+  if (!text) return DEFAULT_EMPTY_ANSWER_RETRIES;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 0 || n > 10) {
+    throw new SkillOptError(
+      'config',
+      `EXEC_EMPTY_RESPONSE_RETRIES is '${text}', not a whole number from 0 to 10`,
+      {
+        key: 'EXEC_EMPTY_RESPONSE_RETRIES',
+        fix: `set it to how often an agent run with an empty answer is run again (0 never; default ${DEFAULT_EMPTY_ANSWER_RETRIES}), or unset it`,
+      },
+    );
+  }
+  return n;
 }

@@ -12,7 +12,7 @@ import type { ModelEnvironment } from '../../models';
 import { isSkillFolder } from '../../skill/package/folder';
 import { AgentRunError, CommandBackend, type AgentName, type AgentSettings } from '../command';
 import type { ModelClient } from '../types';
-import { agentEnv } from './envFallbacks';
+import { agentEnv, emptyAnswerRetries } from './envFallbacks';
 import { PRESETS, presetProgram } from './presets';
 import { findOnPath } from './process';
 
@@ -194,6 +194,7 @@ export function buildAgentBackend(
       ? { skillFolder: dirname(cfg.env.skill_init) }
       : {}),
     keepWorkspaces: m.target_keep_workspaces,
+    ...(agent ? { emptyAnswerRetries: emptyAnswerRetries(vars) } : {}),
     passEnv: m.target_env_passthrough,
     parentEnv: vars,
     ...(Object.keys(shared).length ? { env: shared } : {}),

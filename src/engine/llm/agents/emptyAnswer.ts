@@ -1,0 +1,57 @@
+/**
+ * An agent run whose final answer is empty is run again, in a fresh workspace with a reminder to
+ * answer, as the reference does (EXEC_EMPTY_RESPONSE_RETRIES, default 1): an agent that stopped
+ * without answering is not a wrong answer to the task until it has had that second chance. Every
+ * run is paid: the reply (or the error) carries the tokens of all of them.
+ */
+import { spentBy, type BackendReply, type TaskContext, type Usage } from '../types';
+
+/** The prompt of a run again after an empty answer; it names no skill file (delivery stays as it was). */
+export function withAnswerReminder(prompt: string): string {
+  return `${prompt}\n\nThe previous run of this task ended without a final answer. Read task.md again and give the final answer.`;
+}
+
+/** Tokens of several runs of one task; the CLI's own price only when every run reported one. */
+export function sumUsage(parts: ReadonlyArray<Usage | undefined>): Usage {
+  const all = parts.filter((u): u is Usage => u !== undefined);
+  const add = (pick: (u: Usage) => number | undefined): number => all.reduce((n, u) => n + (pick(u) ?? 0), 0);
+  const cached = add((u) => u.cachedTokens);
+  const written = add((u) => u.cacheWriteTokens);
+  const priced = all.length > 0 && all.every((u) => u.costUsd !== undefined);
+  return {
+    promptTokens: add((u) => u.promptTokens),
+    completionTokens: add((u) => u.completionTokens),
+    ...(cached ? { cachedTokens: cached } : {}),
+    ...(written ? { cacheWriteTokens: written } : {}),
+    ...(priced ? { costUsd: add((u) => u.costUsd) } : {}),
+  };
+}
+
+export async function rerunWhileEmpty(
+  task: TaskContext,
+  retries: number,
+  runOnce: (task: TaskContext) => Promise<BackendReply>,
+  onRerun: (n: number, of: number) => void,
+): Promise<BackendReply> {
+  const earlier: Usage[] = [];
+  for (let attempt = 0; ; attempt++) {
+    let reply: BackendReply;
+    try {
+      reply = await runOnce(attempt ? { ...task, prompt: withAnswerReminder(task.prompt) } : task);
+    } catch (err) {
+      // What the earlier runs spent is paid with this one's failure (read by spentBy).
+      if (earlier.length) Object.assign(err as object, { spent: sumUsage([...earlier, spentBy(err)]) });
+      throw err;
+    }
+    if (reply.text.trim() || attempt >= retries) {
+      if (!earlier.length) return reply;
+      return {
+        ...reply,
+        usage: sumUsage([...earlier, reply.usage]),
+        trace: { ...reply.trace, emptyAnswerReruns: attempt },
+      };
+    }
+    earlier.push(reply.usage);
+    onRerun(attempt + 1, retries);
+  }
+}
