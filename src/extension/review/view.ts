@@ -7,7 +7,9 @@ import * as vscode from 'vscode';
 import type { ReviewController } from './controller';
 import { firstLine, hoverText } from './reviewHover';
 import { ownerTitle, reviewLenses } from './reviewLenses';
-import type { Segment } from './session';
+import type { ReviewSession, Segment } from './session';
+import { isInconclusive } from '../../protocol/vocabulary';
+import { actionLabel } from '../../protocol/words';
 
 /** Line ranges per decoration kind, as last drawn (tests read them back through inspect). */
 export interface DrawnRanges {
@@ -124,7 +126,7 @@ export class ReviewView implements vscode.Disposable, vscode.CodeLensProvider, v
             range: new vscode.Range(line, Number.MAX_SAFE_INTEGER, line, Number.MAX_SAFE_INTEGER),
             renderOptions: {
               after: {
-                contentText: `⊘ rejected by the gate: ${ownerTitle(o, s)} “${firstLine(seg.lines.join('\n'))}”`,
+                contentText: `⊘ ${droppedBy(s)}: ${ownerTitle(o, s)} “${firstLine(seg.lines.join('\n'))}”`,
               },
             },
           });
@@ -172,4 +174,11 @@ export class ReviewView implements vscode.Disposable, vscode.CodeLensProvider, v
   dispose(): void {
     for (const d of this.disposables.splice(0)) d.dispose();
   }
+}
+
+/** Why the gate dropped a candidate's lines: a rejection, or a verdict it could not tell from noise. */
+function droppedBy(s: ReviewSession): string {
+  return s.verdict && isInconclusive(s.verdict.action)
+    ? 'not kept, the gate could not tell it from noise'
+    : actionLabel('reject');
 }
