@@ -26,7 +26,7 @@ import type {
   ModelRole,
   Usage,
 } from './types';
-import { spentBy } from './types';
+import { spentBy, sumUsage } from './types';
 
 export interface RetryPolicy {
   /** Attempts per call, the first included (the reference's `retries=5` means 5 attempts). Default 5. */
@@ -139,7 +139,7 @@ class RetryingModelClient implements ModelClient {
     const timeoutMs = req.timeoutMs ?? this.opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     let seconds = 0;
     // Tokens failed attempts had already spent (an agent run cut short): paid for all the same.
-    const spent: Usage = { promptTokens: 0, completionTokens: 0 };
+    let spent: Usage = { promptTokens: 0, completionTokens: 0 };
     for (let attempt = 1; ; attempt++) {
       let reply: BackendReply;
       try {
@@ -152,12 +152,7 @@ class RetryingModelClient implements ModelClient {
         );
       } catch (err) {
         const lost = spentBy(err);
-        if (lost) {
-          spent.promptTokens += lost.promptTokens;
-          spent.completionTokens += lost.completionTokens;
-          spent.cachedTokens = (spent.cachedTokens ?? 0) + (lost.cachedTokens ?? 0);
-          spent.cacheWriteTokens = (spent.cacheWriteTokens ?? 0) + (lost.cacheWriteTokens ?? 0);
-        }
+        if (lost) spent = sumUsage([spent, lost]);
         if (caller.aborted) {
           // Stopped, not failed: what it had spent is paid for all the same.
           if (spent.promptTokens + spent.completionTokens > 0)

@@ -152,6 +152,22 @@ export function spentBy(err: unknown): Usage | undefined {
     : undefined;
 }
 
+/** Tokens of several calls (or runs) as one; the CLI's own price only when every one reported it. */
+export function sumUsage(parts: ReadonlyArray<Usage | undefined>): Usage {
+  const all = parts.filter((u): u is Usage => u !== undefined);
+  const add = (pick: (u: Usage) => number | undefined): number => all.reduce((n, u) => n + (pick(u) ?? 0), 0);
+  const cached = add((u) => u.cachedTokens);
+  const written = add((u) => u.cacheWriteTokens);
+  const priced = all.length > 0 && all.every((u) => u.costUsd !== undefined);
+  return {
+    promptTokens: add((u) => u.promptTokens),
+    completionTokens: add((u) => u.completionTokens),
+    ...(cached ? { cachedTokens: cached } : {}),
+    ...(written ? { cacheWriteTokens: written } : {}),
+    ...(priced ? { costUsd: add((u) => u.costUsd) } : {}),
+  };
+}
+
 /**
  * `err` carrying the usage of the reply it was made from: a reply the provider answered and billed
  * but that cannot be used (empty, refused) is paid for all the same (read back by spentBy).

@@ -4,27 +4,11 @@
  * without answering is not a wrong answer to the task until it has had that second chance. Every
  * run is paid: the reply (or the error) carries the tokens of all of them.
  */
-import { spentBy, type BackendReply, type TaskContext, type Usage } from '../types';
+import { spentBy, sumUsage, type BackendReply, type TaskContext, type Usage } from '../types';
 
 /** The prompt of a run again after an empty answer; it names no skill file (delivery stays as it was). */
 export function withAnswerReminder(prompt: string): string {
   return `${prompt}\n\nThe previous run of this task ended without a final answer. Read task.md again and give the final answer.`;
-}
-
-/** Tokens of several runs of one task; the CLI's own price only when every run reported one. */
-export function sumUsage(parts: ReadonlyArray<Usage | undefined>): Usage {
-  const all = parts.filter((u): u is Usage => u !== undefined);
-  const add = (pick: (u: Usage) => number | undefined): number => all.reduce((n, u) => n + (pick(u) ?? 0), 0);
-  const cached = add((u) => u.cachedTokens);
-  const written = add((u) => u.cacheWriteTokens);
-  const priced = all.length > 0 && all.every((u) => u.costUsd !== undefined);
-  return {
-    promptTokens: add((u) => u.promptTokens),
-    completionTokens: add((u) => u.completionTokens),
-    ...(cached ? { cachedTokens: cached } : {}),
-    ...(written ? { cacheWriteTokens: written } : {}),
-    ...(priced ? { costUsd: add((u) => u.costUsd) } : {}),
-  };
 }
 
 export async function rerunWhileEmpty(
