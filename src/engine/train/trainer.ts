@@ -142,11 +142,13 @@ export class Trainer {
         else besideStep1 = start;
       }
       for (let epoch = 1; epoch <= s.numEpochs; epoch++) {
-        if (state.bufferEpoch !== epoch) {
-          state.buffer = [];
-          state.bufferEpoch = epoch;
-        }
         if (state.lastCompletedEpoch < epoch) {
+          // Only an epoch still to run starts a new buffer: a resume passing a finished epoch keeps
+          // the buffer of the one it resumes in.
+          if (state.bufferEpoch !== epoch) {
+            state.buffer = [];
+            state.bufferEpoch = epoch;
+          }
           const plan = planTrainEpoch(input.splits.train, {
             seed: s.seed,
             epoch,

@@ -39,6 +39,8 @@ const crashes: Crash[] = [
     when: (e) => e.type === 'stage/started' && e.step === 2 && e.stage === 'reflect',
   },
   { name: 'mid-gate', when: progressIn(2, 'evaluate', 5) },
+  // In epoch 2 the analysts read the epoch's earlier steps (the step buffer), which resume keeps.
+  { name: 'mid-rollout in epoch 2', when: progressIn(7, 'rollout', 3) },
   { name: 'after the gate', when: (e) => e.type === 'gate/verdict' && e.step === 2 },
   {
     name: 'mid-slow-update',
