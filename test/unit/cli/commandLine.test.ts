@@ -77,6 +77,26 @@ describe('skillopt command line', function () {
     assert.equal(existsSync(out), false);
   });
 
+  it('refuses a misspelt command with "did you mean", exit 2', () => {
+    for (const [args, near] of [
+      [['trian', cfg], 'train'],
+      [['valdiate', cfg], 'validate'],
+      [['apply-edit', '--skill', 'a'], 'apply-edits'],
+      [['help', 'evl'], 'eval'],
+    ] as const) {
+      const r = cli([...args]);
+      assert.equal(r.code, 2, args.join(' '));
+      assertOneLine(r);
+      assert.match(
+        r.stderr,
+        new RegExp(`unknown command "${args[args[0] === 'help' ? 1 : 0]}"\\. Fix: did you mean ${near}\\?`),
+      );
+    }
+    const far = cli(['frobnicate']);
+    assert.equal(far.code, 2);
+    assert.doesNotMatch(far.stderr, /did you mean/);
+  });
+
   it('refuses an unknown flag on every command without raw parser text', () => {
     for (const args of [
       ['validate', cfg, '--frobnicate', '3'],
