@@ -89,7 +89,15 @@ function unknownCommand(name: string): UsageError {
 
 /** One message per error: a line on stderr, or with --json one object on stdout and nothing else. */
 function reportError(err: unknown, json: boolean): number {
-  const code = err instanceof UsageError ? ExitCode.Usage : ExitCode.Failed;
+  // A stop on a cap or on Ctrl-C keeps its documented code with --json too (eval throws it then).
+  const code =
+    err instanceof UsageError
+      ? ExitCode.Usage
+      : SkillOptError.is(err, 'budget')
+        ? ExitCode.Budget
+        : SkillOptError.is(err, 'cancelled')
+          ? ExitCode.Interrupted
+          : ExitCode.Failed;
   let reason: string;
   let message: string;
   let fix: string | undefined;
