@@ -228,4 +228,25 @@ describe('skillopt command line', function () {
     );
     assert.equal(readFileSync(skill, 'utf8'), before);
   });
+
+  it('apply-edits refuses an edit without the fields its op needs (an apply report passed by mistake)', () => {
+    const skill = join(dir, 'SKILL.md');
+    const edits = join(dir, 'edit_apply_report.json');
+    // A run's edit_apply_report.json: op and target, but only a content_preview.
+    writeFileSync(
+      edits,
+      JSON.stringify([
+        { index: 1, op: 'append', target: '', content_preview: '- x', status: 'applied_append' },
+      ]),
+    );
+    const before = readFileSync(skill, 'utf8');
+    const r = cli(['apply-edits', '--skill', skill, '--edits', edits, '--write']);
+    assert.equal(r.code, 1);
+    assertOneLine(r);
+    assert.match(
+      r.stderr,
+      /\(edits\[0\]\.content\): edit 1 \(append\): op "append" needs a non-empty content\. Fix: /,
+    );
+    assert.equal(readFileSync(skill, 'utf8'), before);
+  });
 });
