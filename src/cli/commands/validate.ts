@@ -5,6 +5,7 @@ import { describeCostLines, estimateCost } from '../../engine/costEstimate';
 import { SkillOptError } from '../../engine/errors';
 import type { Logger } from '../../engine/log';
 import { prepareRun, type PreparedRun } from '../../engine/run';
+import type { TrainSettings } from '../../engine/train/settings';
 import { prepareSmoke, smokePrepared, type SmokeResult } from '../../engine/smoke';
 import { ExitCode } from '../exit';
 import { cfgOptionsFlag, type CommandSpec, configFlag, jsonFlag, verboseFlag } from '../args';
@@ -169,8 +170,19 @@ function reportLines(prepared: PreparedRun): string[] {
       .join(', ')})`,
     ...describeCostLines(estimateCost(prepared)).map((l) => `  ${l}`),
     // The power check: what the selection split can tell apart, before anything is spent.
-    `  gate      ${describeGatePower(gatePower(s, prepared.splits.val.length))}`,
+    `  gate      ${gateLine(s, prepared.splits.val.length)}`,
     `  no skill  ${noSkillLine(prepared)}`,
     ...prepared.warnings.map((w) => `  warning: ${w}`),
   ];
+}
+
+/** The gate as the run will use it: off (use_gate: false), or its test and power, on which score. */
+function gateLine(s: TrainSettings, selectionItems: number): string {
+  if (!s.useGate)
+    return 'off (evaluation.use_gate: false): every candidate is accepted; the selection split only scores it, to keep the best';
+  const metric =
+    s.gateMetric === 'hard'
+      ? ''
+      : ` (on the ${s.gateMetric} score${s.gateMetric === 'mixed' ? `, soft weight ${s.gateMixedWeight}` : ''})`;
+  return `${describeGatePower(gatePower(s, selectionItems))}${metric}`;
 }
