@@ -10,7 +10,7 @@ import { prepareSmoke, smokePrepared, type SmokeResult } from '../../engine/smok
 import { ExitCode } from '../exit';
 import { cfgOptionsFlag, type CommandSpec, configFlag, jsonFlag, verboseFlag } from '../args';
 import { cliModels, parseCommon, stderrLogger } from './common';
-import { renderSmoke, smokeErrorLine } from './smoke';
+import { renderSmoke, smokeError, smokeErrorLine } from './smoke';
 
 export const validateSpec: CommandSpec = {
   name: 'validate',
@@ -67,11 +67,16 @@ export async function runValidate(args: readonly string[]): Promise<number> {
     if (!a.json) process.stdout.write(reportLines(prepared).join('\n') + '\n');
     const result = await runSmoke(prepared);
     if (result === 'cancelled') return ExitCode.Interrupted;
+    const failed = result.outcome === 'errored';
+    // With --json the failure is the report's `error`, as every --json error is: one object, no stderr line.
     process.stdout.write(
-      a.json ? JSON.stringify({ ...report, smoke: result }) + '\n' : renderSmoke(result).join('\n') + '\n',
+      a.json
+        ? JSON.stringify({ ...report, smoke: result, ...(failed ? { error: smokeError(result) } : {}) }) +
+            '\n'
+        : renderSmoke(result).join('\n') + '\n',
     );
-    if (result.outcome === 'errored') {
-      process.stderr.write(`skillopt: ${smokeErrorLine(result)}\n`);
+    if (failed) {
+      if (!a.json) process.stderr.write(`skillopt: ${smokeErrorLine(result)}\n`);
       return ExitCode.Failed;
     }
     return ExitCode.Ok;
