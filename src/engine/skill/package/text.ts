@@ -14,6 +14,8 @@
  * Nothing here is shown raw to a model: prompts render the package through views.ts.
  */
 
+import { withLfLineEndings } from '../lineEndings';
+
 export const SKILL_FILE = 'SKILL.md';
 
 export interface PackageTextFile {
@@ -115,8 +117,10 @@ export function skillBody(text: string): string {
  */
 export function mapSkillBody(text: string, change: (body: string) => string): string {
   const at = trailerStart(text);
-  if (at < 0) return change(text);
-  return change(text.slice(0, at)) + text.slice(at);
+  // A CRLF SKILL.md stays CRLF: the blocks are written with `\n`.
+  const inEol = (body: string): string => withLfLineEndings(body, (lf) => ({ text: change(lf) })).text;
+  if (at < 0) return inEol(text);
+  return inEol(text.slice(0, at)) + text.slice(at);
 }
 
 /** `next`'s SKILL.md with `previous`'s other files: a whole-document rewrite changes SKILL.md only. */
