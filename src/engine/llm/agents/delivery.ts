@@ -6,7 +6,7 @@ import { copyFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { stringify as yamlStringify } from 'yaml';
 import { SkillOptError } from '../../errors';
-import { readOnlySource } from '../../skill/package/folder';
+import { readOnlySource, writeTextFiles } from '../../skill/package/folder';
 import { SKILL_FILE, splitPackage } from '../../skill/package/text';
 import { writeFileAtomic } from '../../store/atomic';
 import type { TaskContext } from '../types';
@@ -43,7 +43,7 @@ export function renderPrompt(
  */
 export function installSkill(skillDir: string, task: TaskContext, description: string): string {
   const pkg = splitPackage(task.skill);
-  for (const f of pkg.files) writeFileAtomic(join(skillDir, ...f.path.split('/')), f.text);
+  writeTextFiles(skillDir, pkg.files);
   for (const f of pkg.readOnly) {
     const from = readOnlySource(f);
     if (!from) {

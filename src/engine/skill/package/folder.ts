@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import {
+  chmodSync,
   copyFileSync,
   existsSync,
   lstatSync,
@@ -81,7 +82,8 @@ export function readPackageFolder(folder: string, readSkill: (path: string) => s
     const bytes = readFileSync(abs);
     const decoded =
       bytes.length <= PACKAGE_TEXT_FILE_MAX && !bytes.includes(0) ? decodeUtf8(bytes) : undefined;
-    if (decoded && 'text' in decoded) files.push({ path, text: decoded.text });
+    if (decoded && 'text' in decoded)
+      files.push({ path, text: decoded.text, ...(isExecutable(abs) ? { executable: true } : {}) });
     else {
       const sha = digest(bytes);
       remember(sha, abs);
@@ -156,7 +158,7 @@ export function writePackageFolder(folder: string, text: string): void {
   for (const left of siblings(folder, 'tmp')) rmSync(left, { recursive: true, force: true });
   mkdirSync(tmp, { recursive: true });
   writeFileAtomic(join(tmp, SKILL_FILE), pkg.skill);
-  for (const f of pkg.files) writeFileAtomic(join(tmp, ...f.path.split('/')), f.text);
+  writeTextFiles(tmp, pkg.files);
   for (const f of pkg.readOnly) {
     const from = readOnlySources.get(f.sha);
     if (!from || !existsSync(from)) {
@@ -179,6 +181,23 @@ export function writePackageFolder(folder: string, text: string): void {
   renameSync(tmp, folder);
   for (const left of [old, ...siblings(folder, 'old')]) rmSync(left, { recursive: true, force: true });
   for (const f of pkg.readOnly) remember(f.sha, join(folder, ...f.path.split('/')));
+}
+
+/** True when the owner may run the file (Windows has no such bit: never there). */
+function isExecutable(path: string): boolean {
+  return (statSync(path).mode & 0o100) !== 0;
+}
+
+/**
+ * Writes a package's text files under `folder`, an executable one with its bits (the copy stays
+ * runnable where the skill is used: snapshots, best_skill/, an agent's workspace).
+ */
+export function writeTextFiles(folder: string, files: readonly PackageTextFile[]): void {
+  for (const f of files) {
+    const to = join(folder, ...f.path.split('/'));
+    writeFileAtomic(to, f.text);
+    if (f.executable) chmodSync(to, 0o755);
+  }
 }
 
 /** Leftovers of a process killed while writing `folder`: its `.tmp-` and `.old-` siblings. */

@@ -1,0 +1,79 @@
+import assert from 'node:assert/strict';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { installSkill } from '../../../src/engine/llm/agents/delivery';
+import { applyEdits, summarizeReport } from '../../../src/engine/skill/applyEdits';
+import { readSkillArtifact, writeSkillArtifact } from '../../../src/engine/skill/package/artifacts';
+import { DEFAULT_PACKAGE_POLICY } from '../../../src/engine/skill/package/policy';
+import { splitPackage } from '../../../src/engine/skill/package/text';
+import { readSkillInit } from '../../../src/engine/skill/skillFile';
+
+const tempDir = (): string => mkdtempSync(join(tmpdir(), 'skillopt-modes-'));
+const mode = (path: string): number => statSync(path).mode & 0o777;
+
+/** A skill folder with an executable script, a plain one, and an executable binary. */
+function folderWithScripts(): string {
+  const d = tempDir();
+  mkdirSync(join(d, 'scripts'));
+  mkdirSync(join(d, 'assets'));
+  writeFileSync(
+    join(d, 'SKILL.md'),
+    '---\nname: x\ndescription: Checks.\n---\n# X\n\nRun scripts/check.sh.\n',
+  );
+  writeFileSync(join(d, 'scripts', 'check.sh'), '#!/bin/sh\necho ok\n');
+  chmodSync(join(d, 'scripts', 'check.sh'), 0o755);
+  writeFileSync(join(d, 'scripts', 'lib.sh'), 'ok() { echo ok; }\n');
+  chmodSync(join(d, 'scripts', 'lib.sh'), 0o644);
+  writeFileSync(join(d, 'assets', 'tool'), Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 1]));
+  chmodSync(join(d, 'assets', 'tool'), 0o755);
+  return d;
+}
+
+describe('executable files of a skill folder', function () {
+  // POSIX modes: Windows has no executable bit to keep.
+  if (process.platform === 'win32') return;
+
+  it('stay executable in snapshots and best_skill/, edited or not, and read back the same', () => {
+    const text = readSkillInit(folderWithScripts(), 200_000).text;
+    const files = splitPackage(text).files;
+    assert.deepEqual(
+      files.map((f) => [f.path, f.executable === true]),
+      [
+        ['scripts/check.sh', true],
+        ['scripts/lib.sh', false],
+      ],
+    );
+    const policy = { ...DEFAULT_PACKAGE_POLICY, editable: ['SKILL.md', 'scripts/**'] };
+    const edited = applyEdits(
+      text,
+      [{ op: 'replace', file: 'scripts/check.sh', target: 'echo ok', content: 'echo checked' }],
+      { packagePolicy: policy },
+    );
+    assert.equal(summarizeReport(edited.report).applied, 1);
+    const run = tempDir();
+    for (const [name, version] of [
+      ['skill_v0000', text],
+      ['best_skill', edited.text],
+    ] as const) {
+      writeSkillArtifact(join(run, `${name}.md`), version);
+      assert.equal(mode(join(run, name, 'scripts', 'check.sh')), 0o755, name);
+      assert.equal(mode(join(run, name, 'scripts', 'lib.sh')) & 0o111, 0, name);
+      assert.equal(mode(join(run, name, 'assets', 'tool')), 0o755, name);
+      assert.equal(readSkillArtifact(join(run, `${name}.md`)), version);
+    }
+    assert.equal(
+      readFileSync(join(run, 'best_skill', 'scripts', 'check.sh'), 'utf8'),
+      '#!/bin/sh\necho checked\n',
+    );
+  });
+
+  it('stay executable in the folder installed into an agent workspace', () => {
+    const text = readSkillInit(folderWithScripts(), 200_000).text;
+    const skillDir = join(tempDir(), '.claude', 'skills', 'x');
+    installSkill(skillDir, { taskId: 't', skill: text, skillName: 'x', prompt: 'p' }, 'Checks.');
+    assert.equal(mode(join(skillDir, 'scripts', 'check.sh')), 0o755);
+    assert.equal(mode(join(skillDir, 'scripts', 'lib.sh')) & 0o111, 0);
+    assert.equal(mode(join(skillDir, 'assets', 'tool')), 0o755);
+  });
+});
