@@ -44,6 +44,23 @@ export function refusalFor(path: string, policy: PackageEditPolicy): string | un
   return undefined;
 }
 
+/**
+ * Why a new file at `path` cannot sit beside the package's `existing` files, or undefined: a path
+ * through one of them (`references/guide.md/x.md`), a folder holding some (`references/guide.md`
+ * when `references/guide.md/…` exists), or one differing only in case, which a case-insensitive
+ * disk (macOS, Windows) would write over.
+ */
+export function collisionFor(path: string, existing: readonly string[]): string | undefined {
+  const lower = path.toLowerCase();
+  for (const other of existing) {
+    const o = other.toLowerCase();
+    if (lower.startsWith(`${o}/`)) return `${path} would be inside ${other}, which is a file`;
+    if (o.startsWith(`${lower}/`)) return `${path} is a folder of the skill (it holds ${other})`;
+    if (o === lower) return `${path} differs from ${other} only in case (one file on macOS and Windows)`;
+  }
+  return undefined;
+}
+
 /** The size rule for a file an edit produced. */
 export function sizeRefusal(path: string, text: string, policy: PackageEditPolicy): string | undefined {
   const bytes = Buffer.byteLength(text, 'utf8');
