@@ -73,9 +73,10 @@ export function readPackageFolder(folder: string, readSkill: (path: string) => s
     if (resources.dirs.includes(entry)) continue;
     leftOut.push(entry);
   }
+  leftOut.push(...resources.leftOut);
   for (const path of resources.files) {
     const abs = join(folder, ...path.split('/'));
-    if (path.split('/').some((part) => part.startsWith('.')) || /\s/.test(path)) {
+    if (/\s/.test(path)) {
       leftOut.push(path);
       continue;
     }
@@ -92,24 +93,43 @@ export function readPackageFolder(folder: string, readSkill: (path: string) => s
   }
   if (leftOut.length) {
     notices.push(
-      `skill folder ${folder}: only SKILL.md and ${SKILL_RESOURCE_DIRS.join('/, ')}/ are part of the skill; left out: ${leftOut.join(', ')}`,
+      `skill folder ${folder}: only SKILL.md and ${SKILL_RESOURCE_DIRS.join('/, ')}/ are part of the skill (without hidden entries, ${LEFT_OUT_DIRS.join('/, ')}/ and names with spaces); left out: ${leftOut.join(', ')}`,
     );
   }
   return { text: joinPackage({ skill, files, readOnly }), notices };
 }
 
 /**
+ * Folders a script's tools fill in beside it (installed packages, compiled caches): they are not
+ * written as part of a skill, can hold thousands of files and links out of the folder (a virtual
+ * environment's interpreter), and would fill every optimizer prompt and run-folder copy.
+ */
+export const LEFT_OUT_DIRS = ['node_modules', '__pycache__'] as const;
+
+/** An entry inside the resource folders that is not part of the skill: hidden, or a tool's folder. */
+export function isLeftOut(name: string): boolean {
+  return name.startsWith('.') || (LEFT_OUT_DIRS as readonly string[]).includes(name);
+}
+
+/**
  * The resource folders of skill folder `folder` that it holds, and their regular files (`references/…`,
  * sorted), walked without following a symbolic link: a link is refused, since through one a skill
  * folder would carry files from elsewhere on the disk (a key, a system folder, a loop back into
- * itself) into the prompts, the run folder and the agents' workspaces.
+ * itself) into the prompts, the run folder and the agents' workspaces. Hidden entries and tools'
+ * folders (`isLeftOut`) are not walked: they are named in `leftOut`.
  */
-export function resourceFiles(folder: string): { dirs: string[]; files: string[] } {
+export function resourceFiles(folder: string): { dirs: string[]; files: string[]; leftOut: string[] } {
   const dirs: string[] = [];
   const files: string[] = [];
+  const leftOut: string[] = [];
   const walk = (rel: string, into: string[]): void => {
-    for (const entry of readdirSync(join(folder, ...rel.split('/')), { withFileTypes: true })) {
+    const entries = readdirSync(join(folder, ...rel.split('/')), { withFileTypes: true });
+    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
       const path = `${rel}/${entry.name}`;
+      if (isLeftOut(entry.name)) {
+        leftOut.push(path);
+        continue;
+      }
       if (entry.isSymbolicLink()) refuseLink(folder, path);
       if (entry.isDirectory()) walk(path, into);
       else if (entry.isFile()) into.push(path);
@@ -125,7 +145,7 @@ export function resourceFiles(folder: string): { dirs: string[]; files: string[]
     walk(dir, inDir);
     files.push(...inDir.sort());
   }
-  return { dirs, files };
+  return { dirs, files, leftOut };
 }
 
 function refuseLink(folder: string, path: string): never {
