@@ -62,4 +62,36 @@ describe('files an edit adds beside the others of a skill folder', () => {
     ]);
     assert.equal(readSkillArtifact(join(run, 'skill_v0001.md')), out);
   });
+
+  it('refuses a file outside references/, scripts/, assets/ (it would be lost on resume) and in a tool folder', () => {
+    const skill = folder();
+    const text = readSkillInit(skill, 200_000).text;
+    const policy = { ...DEFAULT_PACKAGE_POLICY, editable: ['**'] };
+    const { text: out, report } = applyEdits(
+      text,
+      [
+        { op: 'append', file: 'docs/new.md', content: 'a' },
+        { op: 'append', file: 'NOTES.md', content: 'b' },
+        { op: 'append', file: 'scripts/node_modules/x.js', content: 'c' },
+        { op: 'append', file: 'scripts/__pycache__/x.md', content: 'd' },
+        { op: 'append', file: 'scripts/new.sh', content: 'echo e' },
+      ],
+      { packagePolicy: policy },
+    );
+    assert.deepEqual(
+      report.map((r) => r.status),
+      [
+        'skipped_outside_policy',
+        'skipped_outside_policy',
+        'skipped_outside_policy',
+        'skipped_outside_policy',
+        'applied_append',
+      ],
+    );
+    assert.match(report[0]!.error ?? '', /docs\/new\.md is not in references\/, scripts\/, assets\//);
+    assert.match(report[2]!.error ?? '', /not part of the skill \(node_modules\/, __pycache__\/\)/);
+    const run = tempDir();
+    writeSkillArtifact(join(run, 'best_skill.md'), out);
+    assert.equal(readSkillArtifact(join(run, 'best_skill.md')), out);
+  });
 });
