@@ -6,6 +6,7 @@ import { applyEdits } from '../../../src/engine/skill/applyEdits';
 import { readSkillArtifact, writeSkillArtifact } from '../../../src/engine/skill/package/artifacts';
 import { DEFAULT_PACKAGE_POLICY } from '../../../src/engine/skill/package/policy';
 import { splitPackage } from '../../../src/engine/skill/package/text';
+import { optimizerSkillView } from '../../../src/engine/skill/package/views';
 import { readSkillInit } from '../../../src/engine/skill/skillFile';
 
 const tempDir = (): string => mkdtempSync(join(tmpdir(), 'skillopt-paths-'));
@@ -93,5 +94,21 @@ describe('files an edit adds beside the others of a skill folder', () => {
     const run = tempDir();
     writeSkillArtifact(join(run, 'best_skill.md'), out);
     assert.equal(readSkillArtifact(join(run, 'best_skill.md')), out);
+  });
+
+  it('shows the optimizer a file already over max_file_bytes as read-only, since every edit of it is refused', () => {
+    const d = folder();
+    writeFileSync(join(d, 'references', 'api.md'), `# API\n${'x'.repeat(50)}\n`);
+    const text = readSkillInit(d, 200_000).text;
+    const policy = { ...DEFAULT_PACKAGE_POLICY, maxFileBytes: 40, folder: true };
+    const view = optimizerSkillView(text, policy, []);
+    assert.match(view, /- references\/api\.md \(57 bytes, read-only: over the size limit for edited files\)/);
+    assert.match(view, /- references\/guide\.md \(8 bytes, editable\)/);
+    const { report } = applyEdits(
+      text,
+      [{ op: 'replace', file: 'references/api.md', target: '# API', content: '# A' }],
+      { packagePolicy: policy },
+    );
+    assert.match(report[0]!.error ?? '', /max_file_bytes \(40\)/);
   });
 });
