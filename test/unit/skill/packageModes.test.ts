@@ -68,6 +68,26 @@ describe('executable files of a skill folder', function () {
     );
   });
 
+  it('are made of the scripts an edit adds with a #! line', () => {
+    const text = readSkillInit(folderWithScripts(), 200_000).text;
+    const policy = { ...DEFAULT_PACKAGE_POLICY, editable: ['SKILL.md', 'scripts/**', 'references/**'] };
+    const out = applyEdits(
+      text,
+      [
+        { op: 'append', file: 'scripts/dates.py', content: '#!/usr/bin/env python3\nprint("ok")' },
+        { op: 'append', file: 'scripts/notes.txt', content: 'plain notes' },
+        { op: 'append', file: 'references/run.md', content: '#!not a script' },
+      ],
+      { packagePolicy: policy },
+    ).text;
+    const run = tempDir();
+    writeSkillArtifact(join(run, 'candidate_skill.md'), out);
+    assert.equal(mode(join(run, 'candidate_skill', 'scripts', 'dates.py')), 0o755);
+    assert.equal(mode(join(run, 'candidate_skill', 'scripts', 'notes.txt')) & 0o111, 0);
+    assert.equal(mode(join(run, 'candidate_skill', 'references', 'run.md')) & 0o111, 0);
+    assert.equal(readSkillArtifact(join(run, 'candidate_skill.md')), out);
+  });
+
   it('stay executable in the folder installed into an agent workspace', () => {
     const text = readSkillInit(folderWithScripts(), 200_000).text;
     const skillDir = join(tempDir(), '.claude', 'skills', 'x');

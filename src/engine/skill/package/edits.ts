@@ -77,7 +77,13 @@ export function applyPackageEdits(
     const tooBig = sizeRefusal(file, out.text, policy);
     if (tooBig) return refuse(tooBig);
     if (existing) existing.text = out.text;
-    else if (out.text !== '') pkg.files.push({ path: file, text: out.text });
+    // A script the optimizer adds with a `#!` line is made runnable, as its author would.
+    else if (out.text !== '')
+      pkg.files.push({
+        path: file,
+        text: out.text,
+        ...(file.startsWith('scripts/') && out.text.startsWith('#!') ? { executable: true } : {}),
+      });
     report.push(...renumber(out.report));
   });
   return { text: joinPackage(pkg), report };
