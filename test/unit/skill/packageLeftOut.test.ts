@@ -60,4 +60,25 @@ describe("tools' folders inside a skill folder (node_modules/, __pycache__/, hid
     writeFileSync(join(best, 'references', 'guide.md'), '# Guide\n');
     assert.deepEqual(filesOnlyInSkill(best, skill), ['scripts/fill.js']);
   });
+
+  it('says which files the skill names cannot be shown to a model (binary, or text over 128 KiB)', () => {
+    const d = usedSkillFolder();
+    mkdirSync(join(d, 'assets'));
+    writeFileSync(join(d, 'references', 'api.md'), `# API\n${'x'.repeat(140 * 1024)}\n`);
+    writeFileSync(join(d, 'assets', 'form.pdf'), Buffer.from([0x25, 0x50, 0x44, 0x46, 0]));
+    writeFileSync(join(d, 'assets', 'unused.bin'), Buffer.from([0]));
+    writeFileSync(join(d, 'references', 'guide.md'), '# Guide\n\nFill assets/form.pdf.\n');
+    writeFileSync(
+      join(d, 'SKILL.md'),
+      '---\nname: s\ndescription: D.\n---\n# S\n\nSee references/api.md and references/guide.md.\n',
+    );
+    const { notices } = readSkillInit(d, 200_000);
+    const said = notices.filter((n) => n.includes('never shown to a model'));
+    assert.equal(said.length, 1, notices.join('\n'));
+    assert.match(
+      said[0]!,
+      /: references\/api\.md \(\d+ bytes\), assets\/form\.pdf \(5 bytes\) are named by the skill/,
+    );
+    assert.doesNotMatch(said[0]!, /unused/);
+  });
 });

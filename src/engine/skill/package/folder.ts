@@ -96,6 +96,13 @@ export function readPackageFolder(folder: string, readSkill: (path: string) => s
       `skill folder ${folder}: only SKILL.md and ${SKILL_RESOURCE_DIRS.join('/, ')}/ are part of the skill (without hidden entries, ${LEFT_OUT_DIRS.join('/, ')}/ and names with spaces); left out: ${leftOut.join(', ')}`,
     );
   }
+  // A file SKILL.md points to that no chat target can be given: said, since its answers lack it.
+  const named = readOnly.filter((f) => [skill, ...files.map((t) => t.text)].some((t) => t.includes(f.path)));
+  if (named.length) {
+    notices.push(
+      `skill folder ${folder}: ${named.map((f) => `${f.path} (${f.bytes} bytes)`).join(', ')} ${named.length === 1 ? 'is' : 'are'} named by the skill but binary or over ${PACKAGE_TEXT_FILE_MAX / 1024} KiB: never shown to a model, so a chat target answers without ${named.length === 1 ? 'it' : 'them'} (an agent target gets ${named.length === 1 ? 'it' : 'them'} in its folder); split a large text file into smaller ones to have it sent`,
+    );
+  }
   return { text: joinPackage({ skill, files, readOnly }), notices };
 }
 
