@@ -97,3 +97,22 @@ describe('executable files of a skill folder', function () {
     assert.equal(mode(join(skillDir, 'assets', 'tool')), 0o755);
   });
 });
+
+describe('binary files of a skill folder', () => {
+  it('are copied byte for byte as the run read them, even after the skill folder changed one', () => {
+    const d = folderWithScripts();
+    const logo = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0xff, 0xfe, 7]);
+    writeFileSync(join(d, 'assets', 'logo.png'), logo);
+    const text = readSkillInit(d, 200_000).text;
+    const run = tempDir();
+    writeSkillArtifact(join(run, 'skill_v0000.md'), text);
+    // The author edits the asset while the run goes on.
+    writeFileSync(join(d, 'assets', 'logo.png'), Buffer.from([1, 2, 3]));
+    writeSkillArtifact(join(run, 'best_skill.md'), text);
+    assert.deepEqual(readFileSync(join(run, 'best_skill', 'assets', 'logo.png')), logo);
+    const skillDir = join(tempDir(), 'x');
+    installSkill(skillDir, { taskId: 't', skill: text, skillName: 'x', prompt: 'p' }, 'Checks.');
+    assert.deepEqual(readFileSync(join(skillDir, 'assets', 'logo.png')), logo);
+    assert.equal(readSkillArtifact(join(run, 'best_skill.md')), text);
+  });
+});

@@ -7,7 +7,6 @@
 import { createHash } from 'node:crypto';
 import {
   chmodSync,
-  copyFileSync,
   existsSync,
   lstatSync,
   mkdirSync,
@@ -17,6 +16,7 @@ import {
   renameSync,
   rmSync,
   statSync,
+  writeFileSync,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { decodeUtf8 } from '../../data/utf8';
@@ -39,8 +39,11 @@ export const SKILL_RESOURCE_DIRS = ['references', 'scripts', 'assets'] as const;
  */
 export const PACKAGE_TEXT_FILE_MAX = 128 * 1024;
 
-/** Where the bytes of each read-only file were seen, by digest, for writing them into snapshots. */
-const readOnlySources = new Map<string, string>();
+/**
+ * Where the bytes of each read-only file were seen, by digest, in the order seen (the skill folder
+ * first, then the run's copies), for writing them into snapshots and workspaces.
+ */
+const readOnlySources = new Map<string, string[]>();
 
 function digest(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex').slice(0, 16);
@@ -186,21 +189,7 @@ export function writePackageFolder(folder: string, text: string): void {
   mkdirSync(tmp, { recursive: true });
   writeFileAtomic(join(tmp, SKILL_FILE), pkg.skill);
   writeTextFiles(tmp, pkg.files);
-  for (const f of pkg.readOnly) {
-    const from = readOnlySources.get(f.sha);
-    if (!from || !existsSync(from)) {
-      throw new SkillOptError(
-        'skill',
-        `the bytes of the skill's read-only file ${f.path} are no longer on disk`,
-        {
-          file: folder,
-          fix: 'start the run again from the skill folder (a read-only file is copied from where it was read)',
-        },
-      );
-    }
-    mkdirSync(dirname(join(tmp, ...f.path.split('/'))), { recursive: true });
-    copyFileSync(from, join(tmp, ...f.path.split('/')));
-  }
+  for (const f of pkg.readOnly) copyReadOnlyFile(f, join(tmp, ...f.path.split('/')), folder);
   // Swapped in by renames, so a folder of one whole version is always there (or, after a kill
   // between the two renames, its previous version under `.old-`, which readers fall back to).
   const old = `${folder}.old-${process.pid}`;
@@ -244,14 +233,37 @@ export function packageFolderOnDisk(folder: string): string | undefined {
   return siblings(folder, 'old')[0];
 }
 
-/** Keeps the first place a read-only file's bytes were seen while it is still there. */
+/** Adds a place a read-only file's bytes were seen. */
 function remember(sha: string, path: string): void {
-  const known = readOnlySources.get(sha);
-  if (!known || !existsSync(known)) readOnlySources.set(sha, path);
+  const known = readOnlySources.get(sha) ?? [];
+  if (!known.includes(path)) readOnlySources.set(sha, [...known, path]);
 }
 
-/** Where the bytes of a read-only file can be copied from (for installing a package into a workspace). */
-export function readOnlySource(file: PackageReadOnlyFile): string | undefined {
-  const from = readOnlySources.get(file.sha);
-  return from && existsSync(from) ? from : undefined;
+/**
+ * Writes the bytes of read-only file `file` (and its permission bits) at `to`, from the first place
+ * they were seen that still holds exactly them: a file changed in the skill folder since the run
+ * read it is passed over, so every copy is byte for byte the file the run trained with.
+ */
+export function copyReadOnlyFile(file: PackageReadOnlyFile, to: string, where?: string): void {
+  for (const from of readOnlySources.get(file.sha) ?? []) {
+    let bytes: Buffer;
+    try {
+      bytes = readFileSync(from);
+    } catch {
+      continue;
+    }
+    if (digest(bytes) !== file.sha) continue;
+    mkdirSync(dirname(to), { recursive: true });
+    writeFileSync(to, bytes);
+    chmodSync(to, statSync(from).mode & 0o777);
+    return;
+  }
+  throw new SkillOptError(
+    'skill',
+    `the bytes of the skill's read-only file ${file.path} are no longer on disk as the run read them`,
+    {
+      ...(where ? { file: where } : {}),
+      fix: 'start the run again from the skill folder, or put the file back as it was (a read-only file is copied from where it was read)',
+    },
+  );
 }
