@@ -325,6 +325,13 @@ export const evalIdentitySchema = z.looseObject({
   images: z.string().optional(),
 });
 
+/** `run.lock`: the process holding the run folder (runLock.ts); host and start time are for the message. */
+export const lockSchema = z.looseObject({
+  pid: z.number().int(),
+  host: z.string().catch(''),
+  started: z.string().catch(''),
+});
+
 export const batchStateSchema = z.looseObject({
   provider: z.string(),
   model: z.string(),

@@ -1,9 +1,9 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import type { StepRecord } from '../../protocol/records';
 import { planTrainEpoch } from '../data/plan';
 import { SkillOptError } from '../errors';
 import { injectEmptyAppendix } from '../skill/document';
-import { writeJsonAtomic } from '../store/atomic';
+import { makeDir, writeJsonAtomic } from '../store/atomic';
 import { RUN_DIR, RUN_FILE } from '../store/layout';
 import { runEpochEnd } from './epochStages';
 import { finalize, noSkillOff, noSkillRecord } from './finalize';
@@ -69,7 +69,7 @@ export class Trainer {
   private async runLoop(): Promise<TrainOutcome> {
     const { loop } = this;
     const { state, s, ctx, input } = loop;
-    mkdirSync(ctx.outDir, { recursive: true });
+    makeDir(ctx.outDir);
     const resumed = state.restore();
     // A run killed before its first save (during step 1 or its baseline) left its config and the
     // work it paid for: --resume starts it over from that work rather than saying there is no run.
