@@ -6,7 +6,8 @@
  * review by a click on the status bar item and on the step's row (nothing unreviewed on disk); the
  * notification's Accept decides the step; the run's right-click Show Gate History opens its panel;
  * after Stop nothing says the run waits any more, and the waiting notice left in the center
- * decides nothing when clicked. Each check is named; prints `N passed, N failed`.
+ * decides nothing when clicked; the Output channel has the pause, the verdict and the stop. Each
+ * check is named; prints `N passed, N failed`.
  *
  *   node esbuild.mjs && node --import tsx test/integration/review-runner/waiting.ts [OUT_DIR] [light,dark,hc]
  *
@@ -178,6 +179,33 @@ async function session(theme: Theme): Promise<Results> {
       // (The Explorer's badge counts the unsaved SKILL.md: the lines of the accepted step.)
       assert.equal(await badge().locator('.badge-content:visible').count(), 0, 'the badge cleared');
     });
+    await checks.step(
+      `${tag} the Output channel follows the run: the pause, the verdict, the stop`,
+      async () => {
+        await p()
+          .locator('.part.sidebar')
+          .click({ position: { x: 200, y: 290 } });
+        await palette(p(), 'Notifications: Hide Notifications');
+        await palette(p(), 'SkillOpt: Show Log');
+        const lines = p().locator('.part.panel .monaco-editor .view-lines');
+        await lines.filter({ hasText: 'stopped as you asked' }).waitFor({ timeout: 20_000 });
+        // The panel wraps long lines and renders only what it shows: the last lines, joined.
+        const text = (await lines.innerText()).replace(/\s+/g, ' ');
+        assert.match(text, /\[run\] house-style_\S+: step \d+ waits for your review/);
+        // The verdict of the step accepted from the notification, with its score (not "x against x").
+        assert.match(
+          text,
+          new RegExp(
+            `\\[run\\] house-style_\\S+: step ${step} accepted[^(]*\\(scored \\d\\.\\d{3}; best \\d\\.\\d{3}\\)`,
+          ),
+        );
+        assert.match(text, /\[run\] house-style_\S+: stopped as you asked; resume with Resume Run/);
+        await p().mouse.move(5, 5);
+        await p().waitForTimeout(500);
+      },
+    );
+    await checks.screenshot(s.page(), join(out, `output-${theme}.png`), `${tag} output`);
+
     await checks.step(`${tag} a waiting notice clicked after Stop decides nothing, and says so`, async () => {
       // The notices of the run stay in the center (VS Code cannot take them back): their buttons must not act.
       const stale = p()
