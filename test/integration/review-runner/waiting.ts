@@ -6,8 +6,8 @@
  * review by a click on the status bar item and on the step's row (nothing unreviewed on disk); the
  * notification's Accept decides the step; the run's right-click Show Gate History opens its panel;
  * after Stop nothing says the run waits any more, and the waiting notice left in the center
- * decides nothing when clicked; the Output channel has the pause, the verdict and the stop. Each
- * check is named; prints `N passed, N failed`.
+ * decides nothing when clicked; the Output channel has the pause, the verdict and the stop; Quick
+ * Open leaves the run folder out. Each check is named; prints `N passed, N failed`.
  *
  *   node esbuild.mjs && node --import tsx test/integration/review-runner/waiting.ts [OUT_DIR] [light,dark,hc]
  *
@@ -104,6 +104,14 @@ async function session(theme: Theme): Promise<Results> {
       await p().waitForTimeout(800);
     });
     await checks.screenshot(s.page(), join(out, `waiting-reopened-${theme}.png`), `${tag} reopened`);
+    await checks.check(
+      `${tag} the lenses speak plain words, the engine's terms left to the hover`,
+      async () => {
+        const lenses = (await p().locator('.codelens-decoration').allInnerTexts()).join(' | ');
+        assert.match(lenses, /(Insert after a line|Add at the end|Replace)[^|]* · from failed tasks/);
+        assert.doesNotMatch(lenses, /insert_after|append|support \d|source_type|placeholder/);
+      },
+    );
 
     await checks.step(`${tag} reverted and closed again, the waiting step's row brings it back`, async () => {
       await palette(p(), 'View: Revert and Close Editor');
@@ -223,6 +231,20 @@ async function session(theme: Theme): Promise<Results> {
       );
       assert.equal(await p().locator('.tabs-container .tab', { hasText: 'SKILL.md' }).innerText(), before);
       assert.equal(await p().locator('.statusbar-item', { hasText: 'waits for your review' }).count(), 0);
+    });
+    await checks.check(`${tag} Quick Open lists the skill, not the copies in the run folder`, async () => {
+      await p().keyboard.press('Escape');
+      await p().keyboard.press('Control+P');
+      await p().locator('.quick-input-widget input').fill('skill');
+      await p().locator('.quick-input-list .monaco-list-row', { hasText: 'SKILL.md' }).first().waitFor();
+      await p().waitForTimeout(800);
+      const rows = await p().locator('.quick-input-list .monaco-list-row').allInnerTexts();
+      assert.deepEqual(
+        rows.filter((r) => r.includes('.skillopt')),
+        [],
+        `no run-folder file: ${rows.join(' | ')}`,
+      );
+      await p().keyboard.press('Escape');
     });
   } finally {
     await s.end();
