@@ -3,8 +3,9 @@
  * screenshots for a person to look at: a human-first `sim` run started from the Runs view pauses
  * on a step; the status bar, a notification with Review / Accept / Reject, the view's badge and the
  * run's row say so. SKILL.md reverted and closed without a decision comes back into the pending
- * review by a click on the status bar item and on the step's row (nothing unreviewed on disk); the
- * notification's Accept decides the step; the run's right-click Show Gate History opens its panel;
+ * review by a click on the status bar item, on the step's row and on the run row's bell (nothing
+ * unreviewed on disk); the notification's Accept decides the step; the run's right-click Show Gate
+ * History opens its panel;
  * after Stop nothing says the run waits any more, and the waiting notice left in the center
  * decides nothing when clicked; the Output channel has the pause, the verdict and the stop; Quick
  * Open leaves the run folder out. Each check is named; prints `N passed, N failed`.
@@ -124,6 +125,18 @@ async function session(theme: Theme): Promise<Results> {
         .click();
       await lens().waitFor({ timeout: 30_000 });
     });
+
+    await checks.step(`${tag} and the bell on the run's row brings it back`, async () => {
+      await palette(p(), 'View: Revert and Close Editor');
+      await p().locator('.tabs-container .tab', { hasText: 'SKILL.md' }).waitFor({ state: 'detached' });
+      await runRow().hover();
+      const bell = runRow().locator('.action-label[aria-label*="Review the Step the Run Waits For"]');
+      await bell.click({ timeout: 10_000 });
+      await lens().waitFor({ timeout: 30_000 });
+      await runRow().hover();
+      await p().waitForTimeout(500);
+    });
+    await checks.screenshot(s.page(), join(out, `waiting-row-${theme}.png`), `${tag} row action`);
 
     await checks.step(`${tag} the notification's Accept decides the step`, async () => {
       await palette(p(), 'Notifications: Show Notifications');
