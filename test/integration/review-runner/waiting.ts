@@ -15,12 +15,12 @@
  * Screenshots go to .cache/waiting-screenshots/ unless OUT_DIR is given.
  */
 import assert from 'node:assert/strict';
-import { cpSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import type { Results } from '../harness/checks';
 import { palette, repoRoot } from '../harness/host';
-import { openSkillOpt, quickOpen, runThemes, themeSession, webview, widenSideBar } from './ui';
+import { runThemes, themeSession, trainHouseStyle, webview, widenSideBar } from './ui';
 import type { Theme } from './workspace';
 
 const out = resolve(process.argv[2] || join(repoRoot, '.cache', 'waiting-screenshots'));
@@ -51,18 +51,9 @@ async function session(theme: Theme): Promise<Results> {
   try {
     await checks.step(`${tag} a human-first run pauses on a step`, async () => {
       process.env.SKILLOPT_SIM_LATENCY_MS = '30';
-      cpSync(join(repoRoot, 'examples', 'house-style'), ws, { recursive: true });
       const { server, page } = await s.launch();
-      await page.setViewportSize({ width: 1280, height: 720 });
-      await openSkillOpt(page, server, ws, 'SKILL.md');
+      await trainHouseStyle(page, server, ws);
       await widenSideBar(page);
-      await quickOpen(p(), 'SKILL.md');
-      await p()
-        .locator('.monaco-button', { hasText: 'Optimize This Skill' })
-        .first()
-        .click({ timeout: 60_000 });
-      const dialog = p().locator('.monaco-dialog-box', { hasText: 'model calls' });
-      await dialog.locator('.monaco-button', { hasText: 'Start Training' }).click({ timeout: 60_000 });
       await status(p()).waitFor({ timeout: 90_000 });
       step = WAITS.exec(await status(p()).innerText())![1]!;
       // The server runs with the smoke-test driver, which keeps notifications out of toasts: the
