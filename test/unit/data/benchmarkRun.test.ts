@@ -232,4 +232,40 @@ describe('reference benchmarks through a run', function () {
     const off = prepare(config, ['env.shuffle_choices=false']);
     assert.equal(off.splits.val[0].shuffleChoices, undefined);
   });
+
+  it("LiveMathematicianBench split items keep their own id, which seeds the choice shuffle (as the reference's)", () => {
+    const { items, shuffles } = JSON.parse(
+      readFileSync(join(fixtures, 'livemath-split-ids.json'), 'utf8'),
+    ) as {
+      items: { id: string | number }[];
+      shuffles: {
+        id: string;
+        choices: { label: string; text: string }[];
+        correct_choice: { label: string };
+      }[];
+    };
+    write('lmi/train/items.json', JSON.stringify(items.slice(0, 1)));
+    write('lmi/val/items.json', JSON.stringify(items.slice(1, 2)));
+    write('lmi/test/items.json', JSON.stringify(items.slice(2)));
+    write('SKILL.md', '# Skill\n');
+    const config = write(
+      'lmi.yaml',
+      'env:\n  name: livemathematicianbench\n  skill_init: SKILL.md\n  split_mode: split_dir\n  split_dir: lmi\nmodel:\n  optimizer_backend: sim\n  target_backend: sim\ncache:\n  enabled: false\ntrain:\n  seed: 7\n',
+    );
+    const prepared = prepare(config, []);
+    assert.deepEqual(
+      prepared.splits.val.map((t) => t.id),
+      ['17'],
+    );
+    assert.deepEqual([...prepared.splits.test.ids], ['lmb-custom-8']);
+    for (const task of [...prepared.splits.val, withShuffledChoices(prepared.splits.train[0], 7)]) {
+      const want = shuffles.find((s) => s.id === task.id)!;
+      assert.deepEqual(
+        task.choices,
+        want.choices.map((c) => c.text),
+        `${task.id}, drawn as the reference draws it`,
+      );
+      assert.deepEqual(task.answers, [want.correct_choice.label], task.id);
+    }
+  });
 });
