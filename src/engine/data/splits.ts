@@ -88,6 +88,8 @@ export interface SplitLoadOptions {
   mapRecord?: LoadTasksOptions['mapRecord'];
   /** Folders relative image paths are also looked up in. */
   imageDirs?: readonly string[];
+  /** env.scorer gets every field of a task (module, command). */
+  scorerSeesFields?: boolean;
 }
 
 export interface SplitDirOptions extends SplitLoadOptions {
@@ -234,9 +236,12 @@ export function materializeRatioSplit(opts: RatioSplitOptions): LoadedSplits {
   };
 }
 
-function taskOptions(opts: SplitLoadOptions): Pick<LoadTasksOptions, 'mapRecord' | 'imageDirs'> {
+function taskOptions(
+  opts: SplitLoadOptions,
+): Pick<LoadTasksOptions, 'mapRecord' | 'imageDirs' | 'scorerSeesFields'> {
   return {
     ...(opts.mapRecord ? { mapRecord: opts.mapRecord } : {}),
+    ...(opts.scorerSeesFields ? { scorerSeesFields: true } : {}),
     ...(opts.imageDirs ? { imageDirs: opts.imageDirs } : {}),
   };
 }
