@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { RUN_FILE } from '../../../src/engine/store/layout';
 
 const root = join(__dirname, '..', '..', '..');
+const entry = ['--import', 'tsx', join(root, 'src', 'cli', 'main.ts')];
 
 /** `skillopt train … --json | head -1`: the reader leaves; the run stops cleanly, no EPIPE stack. */
 describe('skillopt train: a reader that stops reading', function () {
@@ -19,21 +20,10 @@ describe('skillopt train: a reader that stops reading', function () {
 
   it('stops at a safe point as on Ctrl-C (exit 130), without a stack trace', async () => {
     const out = join(dir, 'run');
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        join(root, 'src', 'cli', 'main.ts'),
-        'train',
-        join(dir, 'skillopt.yaml'),
-        '--out',
-        out,
-        '--json',
-      ],
-      // A slow simulated run, so it has plenty left to write when the reader leaves.
-      { cwd: root, env: { ...process.env, NO_COLOR: '1', SKILLOPT_SIM_LATENCY_MS: '20' } },
-    );
+    const argv = ['train', join(dir, 'skillopt.yaml'), '--out', out, '--json'];
+    // A slow simulated run, so it has plenty left to write when the reader leaves.
+    const env = { ...process.env, NO_COLOR: '1', SKILLOPT_SIM_LATENCY_MS: '20' };
+    const child = spawn(process.execPath, [...entry, ...argv], { cwd: root, env });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     // Read the first line, then close the pipe as `head -1` does.
