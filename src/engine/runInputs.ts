@@ -54,10 +54,12 @@ export function loadData(
   imageDirs: readonly string[],
 ): LoadedSplits {
   const env = cfg.env;
+  const scorerType = typeof env.scorer === 'string' ? env.scorer : env.scorer.type;
   const common = {
     limit: env.limit,
     testEvaluation: cfg.evaluation.eval_test,
     imageDirs,
+    scorerSeesFields: scorerType === 'module' || scorerType === 'command',
     ...(bench?.mapRecord ? { mapRecord: bench.mapRecord } : {}),
   };
   if (env.split_mode === 'split_dir') {

@@ -337,6 +337,12 @@ const CASES: Case[] = [
     place: /b\.md/,
     says: /the skill is not a text file \(it contains NUL bytes\)/,
   },
+  {
+    name: 'skill is a data file (the task file by mistake)',
+    argv: optAt('env.skill_init', 'tasks.jsonl'),
+    place: /tasks\.jsonl \(env\.skill_init\)/,
+    says: /the skill is a \.jsonl file, not Markdown/,
+  },
   { name: 'skill too large', argv: opts('env.max_skill_bytes=10'), place: /SKILL\.md|max_skill_bytes/ },
   {
     name: 'skill folder with a link out of it',
