@@ -1,3 +1,4 @@
+import { dollarCapNotice } from '../../engine/dollarCap';
 import { describeGatePower } from '../../protocol/gateText';
 import { gatePower } from '../../engine/train/gateSettings';
 import { splitPackage } from '../../engine/skill/package/text';
@@ -54,6 +55,9 @@ export async function runValidate(args: readonly string[]): Promise<number> {
     logger: quietCallFailures(stderrLogger(a.values.verbose ? 'debug' : 'warn'), smoke),
   };
   const prepared = smoke ? prepareSmoke(options) : prepareRun({ ...options, dryRun: true });
+  // validate checks a training run: its dollar cap is refused or explained here, before any call.
+  const capNotice = dollarCapNotice(prepared, 'train');
+  if (capNotice) prepared.warnings.push(capNotice);
   try {
     const report = validateReport(prepared);
     if (!smoke) {
