@@ -125,7 +125,7 @@ export function instructionFilesAbove(dir: string): string[] {
   return found;
 }
 
-/** The XDG and home variables of an isolated home. */
+/** The XDG and home variables of an isolated home, and where git stops looking for a repository. */
 export function homeEnv(dirs: TaskDirs): Record<string, string> {
   return {
     HOME: dirs.home,
@@ -139,6 +139,9 @@ export function homeEnv(dirs: TaskDirs): Record<string, string> {
     TMPDIR: dirs.tmp,
     TMP: dirs.tmp,
     TEMP: dirs.tmp,
+    // Git stops at the task folder: a repository above it (workspaces kept in the user's project) is
+    // not the agent's, and Copilot CLI reads AGENTS.md, CLAUDE.md, .github/instructions/… at its root.
+    GIT_CEILING_DIRECTORIES: dirs.root,
   };
 }
 
