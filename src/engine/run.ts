@@ -19,6 +19,7 @@ import { taskDataDigest } from './data/digest';
 import { loadData, loadSkill } from './runInputs';
 import { estimateCalls, type CallEstimate } from './callEstimate';
 import { SkillOptError } from './errors';
+import { checkDollarCap } from './dollarCap';
 import type { EngineEvent } from '../protocol/events';
 import { silentLogger, type Logger } from './log';
 import { createScorer, type Scorer } from './scoring/scorers';
@@ -136,6 +137,11 @@ export function prepareRun(opts: PrepareOptions): PreparedRun {
     testItems: splits.test.unsealForEvaluation(),
     logger: opts.logger ?? silentLogger,
   });
+  const capNotice = checkDollarCap(
+    cfg,
+    [models.target, models.optimizer, models.judge],
+    models.accounting.prices,
+  );
   const allTasks = [...splits.train, ...splits.val, ...splits.test.unsealForEvaluation()];
   checkInputFiles(allTasks, models.target.backend === 'command');
   const turns = turnsFor(cfg, bench?.name, models.target);
@@ -193,6 +199,7 @@ export function prepareRun(opts: PrepareOptions): PreparedRun {
       ...skill.notices,
       ...skillNotices,
       ...models.notices,
+      ...(capNotice ? [capNotice] : []),
       ...turns.notices,
       ...activation.notices,
     ],

@@ -5,11 +5,12 @@ import { describeCostLines, estimateCost } from '../../engine/costEstimate';
 import { SkillOptError } from '../../engine/errors';
 import type { Logger } from '../../engine/log';
 import { prepareRun, type PreparedRun } from '../../engine/run';
+import type { TrainSettings } from '../../engine/train/settings';
 import { prepareSmoke, smokePrepared, type SmokeResult } from '../../engine/smoke';
 import { ExitCode } from '../exit';
 import { cfgOptionsFlag, type CommandSpec, configFlag, jsonFlag, verboseFlag } from '../args';
 import { cliModels, parseCommon, stderrLogger } from './common';
-import { renderSmoke, smokeErrorLine } from './smoke';
+import { renderSmoke, smokeError, smokeErrorLine } from './smoke';
 import { onStopSignals } from '../stopSignals';
 
 export const validateSpec: CommandSpec = {
@@ -67,11 +68,16 @@ export async function runValidate(args: readonly string[]): Promise<number> {
     if (!a.json) process.stdout.write(reportLines(prepared).join('\n') + '\n');
     const result = await runSmoke(prepared);
     if (result === 'cancelled') return ExitCode.Interrupted;
+    const failed = result.outcome === 'errored';
+    // With --json the failure is the report's `error`, as every --json error is: one object, no stderr line.
     process.stdout.write(
-      a.json ? JSON.stringify({ ...report, smoke: result }) + '\n' : renderSmoke(result).join('\n') + '\n',
+      a.json
+        ? JSON.stringify({ ...report, smoke: result, ...(failed ? { error: smokeError(result) } : {}) }) +
+            '\n'
+        : renderSmoke(result).join('\n') + '\n',
     );
-    if (result.outcome === 'errored') {
-      process.stderr.write(`skillopt: ${smokeErrorLine(result)}\n`);
+    if (failed) {
+      if (!a.json) process.stderr.write(`skillopt: ${smokeErrorLine(result)}\n`);
       return ExitCode.Failed;
     }
     return ExitCode.Ok;
@@ -170,8 +176,19 @@ function reportLines(prepared: PreparedRun): string[] {
       .join(', ')})`,
     ...describeCostLines(estimateCost(prepared)).map((l) => `  ${l}`),
     // The power check: what the selection split can tell apart, before anything is spent.
-    `  gate      ${describeGatePower(gatePower(s, prepared.splits.val.length))}`,
+    `  gate      ${gateLine(s, prepared.splits.val.length)}`,
     `  no skill  ${noSkillLine(prepared)}`,
     ...prepared.warnings.map((w) => `  warning: ${w}`),
   ];
+}
+
+/** The gate as the run will use it: off (use_gate: false), or its test and power, on which score. */
+function gateLine(s: TrainSettings, selectionItems: number): string {
+  if (!s.useGate)
+    return 'off (evaluation.use_gate: false): every candidate is accepted; the selection split only scores it, to keep the best';
+  const metric =
+    s.gateMetric === 'hard'
+      ? ''
+      : ` (on the ${s.gateMetric} score${s.gateMetric === 'mixed' ? `, soft weight ${s.gateMixedWeight}` : ''})`;
+  return `${describeGatePower(gatePower(s, selectionItems))}${metric}`;
 }

@@ -4,13 +4,16 @@
  */
 import { realpathSync, statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
+import { fileKind } from '../regularFile';
 import { isInside } from '../store/atomic';
 
 export type ContainedLookup =
   /** The file's real path: a regular file inside a root. */
   | { found: string }
-  /** Where it was looked for: nothing there (or not a regular file). */
+  /** Where it was looked for: nothing there. */
   | { missing: string[] }
+  /** Something that is not a regular file (a folder, a FIFO, a device): never read. */
+  | { notFile: string; kind: string }
   /** It would leave every root: by its text (absolute, `..`), or through a symbolic link. */
   | { outside: 'path' | 'link'; path: string };
 
@@ -27,14 +30,17 @@ export function findContained(
   const inside = candidates.filter((c) => roots.some((r) => isInside(c, resolve(r))));
   if (!inside.length) return { outside: 'path', path: candidates[0] };
   const realRoots = roots.map((r) => realPath(r) ?? resolve(r));
+  let notFile: { notFile: string; kind: string } | undefined;
   for (const c of inside) {
     const real = realPath(c);
     if (real === undefined) continue;
     if (!realRoots.some((r) => isInside(real, r))) return { outside: 'link', path: c };
     // A device or a FIFO is never read: it could hang the load or never end.
-    if (statSync(real).isFile()) return { found: real };
+    const st = statSync(real);
+    if (st.isFile()) return { found: real };
+    notFile ??= { notFile: c, kind: fileKind(st) };
   }
-  return { missing: inside };
+  return notFile ?? { missing: inside };
 }
 
 function realPath(path: string): string | undefined {

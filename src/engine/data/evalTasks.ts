@@ -82,6 +82,12 @@ function findInputFile(name: string, taskFile: string, place: ErrorPlace): strin
           : `leads out of ${folder}`;
     throw new SkillOptError('tasks', `Input file ${name} ${why}`, { ...place, fix: copyFix });
   }
+  if ('notFile' in found) {
+    throw new SkillOptError('tasks', `Input file ${name} is ${found.kind}, not a regular file`, {
+      ...place,
+      fix: `put a regular file at ${found.notFile}`,
+    });
+  }
   throw new SkillOptError('tasks', `Input file ${name} not found`, {
     ...place,
     fix: `put it at ${resolve(root, name)} (paths are relative to the skill folder for evals/evals.json, else to the eval file)`,

@@ -114,3 +114,42 @@ export function noteTriggerUnread(
     );
   }
 }
+
+/**
+ * A plain task record is read from the first present field of each of `groups` (taskFiles.ts's
+ * taskFieldNames) and `should_trigger`. Another name of a group that is also given is not used (the
+ * first wins); a field of no group reaches only a scorer that gets the whole task (module, command).
+ */
+export function notePlainUnread(
+  rec: Record<string, unknown>,
+  groups: Readonly<Record<string, readonly string[]>>,
+  notices: Set<string>,
+  scorerSeesFields: boolean,
+): void {
+  const firstOf = new Map<string, string>();
+  for (const names of Object.values(groups)) {
+    const first = names.find((n) => given(rec[n]));
+    for (const n of names) if (first) firstOf.set(n, first);
+  }
+  const grouped = new Set(Object.values(groups).flat());
+  for (const [key, value] of Object.entries(rec)) {
+    if (key === 'should_trigger' || !given(value)) continue;
+    const first = firstOf.get(key);
+    if (first !== undefined && first !== key) {
+      const names = Object.values(groups).find((g) => g.includes(key)) ?? [];
+      notices.add(
+        `task field "${key}" is not used: "${first}" is, the first present of ${names.join(', ')} (remove the other, or rename it)`,
+      );
+    } else if (!grouped.has(key) && !scorerSeesFields) {
+      notices.add(
+        `task field "${key}" is not used: a task is read from its id, input, answers, task type, context, choices and images, and only a module or command env.scorer gets its other fields`,
+      );
+    }
+  }
+}
+
+function given(v: unknown): boolean {
+  if (v === undefined || v === null) return false;
+  if (typeof v === 'string') return v.trim() !== '';
+  return !(Array.isArray(v) && v.length === 0);
+}

@@ -70,6 +70,16 @@ function checkImage(path: string, taskId: string, dirs: readonly string[], place
       },
     );
   }
+  if ('notFile' in lookup) {
+    throw new SkillOptError(
+      'tasks',
+      `Task "${taskId}" names image "${path}", which is ${lookup.kind}, not a regular file`,
+      {
+        ...place,
+        fix: `put the image file at ${lookup.notFile}, or correct the path in the task`,
+      },
+    );
+  }
   if ('missing' in lookup) {
     throw new SkillOptError('tasks', `Task "${taskId}" names image "${path}", which does not exist`, {
       ...place,

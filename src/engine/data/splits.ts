@@ -87,6 +87,8 @@ export interface SplitLoadOptions {
   mapRecord?: LoadTasksOptions['mapRecord'];
   /** Folders relative image paths are also looked up in. */
   imageDirs?: readonly string[];
+  /** env.scorer gets every field of a task (module, command). */
+  scorerSeesFields?: boolean;
 }
 
 export interface SplitDirOptions extends SplitLoadOptions {
@@ -228,9 +230,12 @@ export function materializeRatioSplit(opts: RatioSplitOptions): LoadedSplits {
   };
 }
 
-function taskOptions(opts: SplitLoadOptions): Pick<LoadTasksOptions, 'mapRecord' | 'imageDirs'> {
+function taskOptions(
+  opts: SplitLoadOptions,
+): Pick<LoadTasksOptions, 'mapRecord' | 'imageDirs' | 'scorerSeesFields'> {
   return {
     ...(opts.mapRecord ? { mapRecord: opts.mapRecord } : {}),
+    ...(opts.scorerSeesFields ? { scorerSeesFields: true } : {}),
     ...(opts.imageDirs ? { imageDirs: opts.imageDirs } : {}),
   };
 }

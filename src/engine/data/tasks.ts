@@ -3,7 +3,7 @@ import { SkillOptError } from '../errors';
 import type { ErrorPlace } from '../errors';
 import type { Assertion } from '../scoring/assertions';
 import { applyEvalRecord, type TaskInputFile } from './evalTasks';
-import { noteTriggerUnread } from './evalUnread';
+import { notePlainUnread, noteTriggerUnread } from './evalUnread';
 import { taskImages } from './images';
 import { isRecord, readTaskRecords, taskFieldNames } from './taskFiles';
 import type { RawTaskRecord, TaskFile } from './taskFiles';
@@ -51,6 +51,8 @@ export interface LoadTasksOptions {
   mapRecord?: (record: Record<string, unknown>, index: number) => Record<string, unknown> | undefined;
   /** Folders a relative image path is also looked up in, after the task file's own folder. */
   imageDirs?: readonly string[];
+  /** env.scorer is a module or command scorer, which gets every field of a task (no notice for them). */
+  scorerSeesFields?: boolean;
 }
 
 /** Read and convert a task file (JSONL, JSON array / `{items|data: [...]}`, or CSV with a header row). */
@@ -100,6 +102,8 @@ export function toTaskItems(file: TaskFile, opts: LoadTasksOptions = {}): TaskIt
         ].filter((n): n is string => n !== undefined),
         notices,
       );
+    if (item.shouldTrigger === undefined && !opts.mapRecord && !evalRecord)
+      notePlainUnread(mapped, taskFieldNames, notices, opts.scorerSeesFields ?? false);
     item.fields = original.record;
     const images = firstPresent(mapped, taskFieldNames.images);
     if (images)

@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import { basename, extname } from 'node:path';
 import { SkillOptError } from '../errors';
 import { decodeUtf8 } from '../data/utf8';
 import { readRegularFile } from '../regularFile';
@@ -10,16 +11,39 @@ import { isSkillFolder, readPackageFolder } from './package/folder';
  */
 export function readSkillInit(path: string, maxBytes: number): { text: string; notices: string[] } {
   if (isSkillFolder(path)) return readPackageFolder(path, (p) => readSkillText(p, maxBytes));
+  const base = basename(path).toLowerCase();
+  // A dot file (`.env`) has no extension to Node; its whole name is one.
+  const ext = extname(base) || (base.startsWith('.') ? base : '');
+  // A config, task, data or code file is the wrong path, never a skill: its text would be trained
+  // and sent in every target prompt (a `.env`, a key file). Refused before anything is read.
+  if (NOT_SKILL_EXTENSIONS.has(ext)) {
+    throw new SkillOptError('skill', `the skill is a ${ext} file, not Markdown`, {
+      file: path,
+      key: 'env.skill_init',
+      fix: 'point env.skill_init at the SKILL.md (or skill folder) you mean; to train this text anyway, save it as a .md file',
+    });
+  }
   const text = readSkillText(path, maxBytes);
-  // Any text file reads; one that is not Markdown is more likely the wrong path than a skill, and
-  // its text goes into every prompt and the run folder: said before anything is spent.
-  const notices = /\.(md|markdown)$/i.test(path)
+  // Other text reads (a .txt prompt, a file without extension), with a notice: more likely the wrong
+  // path than a skill, and its text goes into every prompt and the run folder.
+  const notices = MARKDOWN_EXTENSIONS.has(ext)
     ? []
     : [
         `env.skill_init: ${path} is not a Markdown (.md) file; its text is trained as the skill and sent in every target prompt. Point env.skill_init at the SKILL.md (or skill folder) you mean`,
       ];
   return { text, notices };
 }
+
+const MARKDOWN_EXTENSIONS = new Set(['.md', '.markdown']);
+
+/** Extensions of files that are data, config or code: never the text of a skill. */
+const NOT_SKILL_EXTENSIONS = new Set(
+  (
+    '.json .jsonl .ndjson .yaml .yml .toml .ini .cfg .conf .env .csv .tsv .xml .parquet .sqlite .db ' +
+    '.py .js .mjs .cjs .ts .tsx .jsx .sh .bash .ps1 .bat .rb .go .rs .java .c .h .cpp .cs .php ' +
+    '.pem .key .crt .p12 .pdf .docx .xlsx .zip .gz .tar .png .jpg .jpeg .gif .webp'
+  ).split(' '),
+);
 
 /**
  * The text of the skill to train, refused before anything is spent when it cannot be a Markdown

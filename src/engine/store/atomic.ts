@@ -6,6 +6,7 @@ import {
   realpathSync,
   renameSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
@@ -76,10 +77,34 @@ export function writeJsonAtomic(path: string, value: unknown): void {
   writeFileAtomic(path, JSON.stringify(value, null, 2) + '\n');
 }
 
+/**
+ * `mkdirSync(dir, { recursive: true })` one level at a time: Node's recursive mkdir loops forever
+ * where a folder exists but refuses new entries with ENOENT (`/proc/x`), so an `--out` there hung.
+ */
+export function mkdirs(dir: string): void {
+  const missing: string[] = [];
+  let at = resolve(dir);
+  while (!present(at) && dirname(at) !== at) {
+    missing.push(at);
+    at = dirname(at);
+  }
+  for (const d of missing.reverse()) {
+    try {
+      mkdirSync(d);
+    } catch (err) {
+      // Made meanwhile by another writer (a parallel reply's write): fine if it is a folder.
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || !statSync(d).isDirectory()) throw err;
+    }
+  }
+  if (!statSync(dir).isDirectory()) {
+    throw Object.assign(new Error(`ENOTDIR: not a directory, mkdir '${dir}'`), { code: 'ENOTDIR' });
+  }
+}
+
 /** Makes a folder (and its parents), with a file-system refusal as a user error naming it. */
 export function makeDir(dir: string): void {
   try {
-    mkdirSync(dir, { recursive: true });
+    mkdirs(dir);
   } catch (err) {
     throw writeError(err, dir);
   }
@@ -143,7 +168,7 @@ export function checkInsideRun(path: string): void {
 function ensureDir(dir: string): void {
   if (knownDirs.has(dir)) return;
   checkInsideRun(dir);
-  mkdirSync(dir, { recursive: true });
+  mkdirs(dir);
   if (knownDirs.size > 10_000) knownDirs.clear();
   knownDirs.add(dir);
 }

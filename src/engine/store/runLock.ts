@@ -16,8 +16,10 @@ import {
   writeSync,
 } from 'node:fs';
 import { hostname } from 'node:os';
+import type { z } from 'zod';
 import { SkillOptError } from '../errors';
 import { RUN_FILE, RunLayout } from './layout';
+import { lockSchema } from './runSchemas';
 
 /**
  * A lock file that cannot be read is being written by a process that creates it in two steps (an
@@ -25,21 +27,18 @@ import { RUN_FILE, RunLayout } from './layout';
  */
 export const UNREADABLE_LOCK_GRACE_MS = 30_000;
 
-interface LockInfo {
-  pid: number;
-  host: string;
-  started: string;
-}
+type LockInfo = Pick<z.infer<typeof lockSchema>, 'pid' | 'host' | 'started'>;
 
+/** The lock's holder; undefined when the file is missing, half-written or not a lock. */
 function readLock(path: string): LockInfo | undefined {
+  let raw: unknown;
   try {
-    const raw = JSON.parse(readFileSync(path, 'utf8')) as Partial<LockInfo>;
-    return typeof raw.pid === 'number'
-      ? { pid: raw.pid, host: raw.host ?? '', started: raw.started ?? '' }
-      : undefined;
+    raw = JSON.parse(readFileSync(path, 'utf8'));
   } catch {
     return undefined;
   }
+  const parsed = lockSchema.safeParse(raw);
+  return parsed.success ? parsed.data : undefined;
 }
 
 function alive(pid: number): boolean {

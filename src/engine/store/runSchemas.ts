@@ -49,6 +49,7 @@ const gatePower: z.ZodType<GatePower> = z.object({
   items: int,
   repeats: int,
   alpha: num,
+  graded: z.boolean().optional(),
 });
 
 const stepBufferEntry = z.looseObject({
@@ -322,6 +323,13 @@ export const evalIdentitySchema = z.looseObject({
   target: z.string(),
   digest: z.string().min(1),
   images: z.string().optional(),
+});
+
+/** `run.lock`: the process holding the run folder (runLock.ts); host and start time are for the message. */
+export const lockSchema = z.looseObject({
+  pid: z.number().int(),
+  host: z.string().catch(''),
+  started: z.string().catch(''),
 });
 
 export const batchStateSchema = z.looseObject({

@@ -204,14 +204,19 @@ export function checkErrored(results: readonly RolloutResult[], what: string, ma
   // failed the same way it is the fix; otherwise it is part of the first error's text.
   const own = splitFix(errored[0].error ?? '', byKind.size > 1);
   const [first, firstFix] = [own.problem, own.fix];
-  const resume =
-    'resume the run (nothing answered so far is paid again); the skill was not judged on these items';
+  const paid = 'nothing answered so far is paid again; the skill was not judged on these items';
+  const resume = `resume the run (${paid})`;
   throw new SkillOptError(
     'target',
     `the target could not answer ${errored.length} of ${results.length} items in ${what} (${causes}). First error: ${first}`,
     {
       key: 'limits.max_errored_share',
-      fix: firstFix ? `${firstFix}, then ${resume}` : `fix the cause above and ${resume}`,
+      // A provider's fix may already say to resume (a 5xx, a rate limit): not said twice.
+      fix: !firstFix
+        ? `fix the cause above and ${resume}`
+        : /\bresume\b/.test(firstFix)
+          ? `${firstFix} (${paid})`
+          : `${firstFix}, then ${resume}`,
     },
   );
 }

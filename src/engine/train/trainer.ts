@@ -1,9 +1,9 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import type { StepRecord } from '../../protocol/records';
 import { planTrainEpoch } from '../data/plan';
 import { SkillOptError } from '../errors';
 import { injectEmptyAppendix } from '../skill/document';
-import { writeJsonAtomic } from '../store/atomic';
+import { makeDir, writeJsonAtomic } from '../store/atomic';
 import { RUN_DIR, RUN_FILE } from '../store/layout';
 import { runEpochEnd } from './epochStages';
 import { finalize, noSkillOff, noSkillRecord } from './finalize';
@@ -69,9 +69,13 @@ export class Trainer {
   private async runLoop(): Promise<TrainOutcome> {
     const { loop } = this;
     const { state, s, ctx, input } = loop;
-    mkdirSync(ctx.outDir, { recursive: true });
+    makeDir(ctx.outDir);
     const resumed = state.restore();
-    if (resumed) {
+    // A run killed before its first save (during step 1 or its baseline) left its config and the
+    // work it paid for: --resume starts it over from that work rather than saying there is no run.
+    const killedEarly =
+      !resumed && input.requireResume === true && existsSync(loop.layout.file(RUN_FILE.config));
+    if (resumed || killedEarly) {
       const saved = readArtifact<Record<string, unknown>>(
         loop.layout.file(RUN_FILE.config),
         artifactSchemas.config,
@@ -83,10 +87,16 @@ export class Trainer {
           message: `resuming under a changed config (--force); the steps already done keep their results: ${changed.join('; ')}`,
         });
       }
+      if (killedEarly)
+        ctx.emit({
+          type: 'warning',
+          message:
+            'no step of this run was saved before it stopped: it starts again at step 1, reusing the replies it kept (the ledger keeps what was paid)',
+        });
     } else if (input.requireResume) {
       throw new SkillOptError('config', 'there is no run to resume in this folder', {
         file: ctx.outDir,
-        fix: 'check the --out folder (it holds runtime_state.json once a run has started), or leave out --resume to start one',
+        fix: 'check the --out folder (it holds config.json once a run has started), or leave out --resume to start one',
       });
     }
     const dataNotice = input.taskData && checkSameData(loop.layout, input.taskData, resumed);
@@ -142,11 +152,13 @@ export class Trainer {
         else besideStep1 = start;
       }
       for (let epoch = 1; epoch <= s.numEpochs; epoch++) {
-        if (state.bufferEpoch !== epoch) {
-          state.buffer = [];
-          state.bufferEpoch = epoch;
-        }
         if (state.lastCompletedEpoch < epoch) {
+          // Only an epoch still to run starts a new buffer: a resume passing a finished epoch keeps
+          // the buffer of the one it resumes in.
+          if (state.bufferEpoch !== epoch) {
+            state.buffer = [];
+            state.bufferEpoch = epoch;
+          }
           const plan = planTrainEpoch(input.splits.train, {
             seed: s.seed,
             epoch,

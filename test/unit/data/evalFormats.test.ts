@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { materializeRatioSplit } from '../../../src/engine/data/splits';
 import { readTaskRecords } from '../../../src/engine/data/taskFiles';
@@ -75,6 +76,28 @@ describe("the user's own eval files", () => {
         { line: 3, key: 'evals[0].files[0]' },
         /Input file evals\/files\/none\.txt not found/,
       );
+    });
+
+    it('refuses an input file that is a FIFO or a folder as such, not as missing', function () {
+      if (process.platform === 'win32') this.skip();
+      mkdirSync(join(tmp.path, 's', 'evals', 'files', 'dir.txt'), { recursive: true });
+      execFileSync('mkfifo', [join(tmp.path, 's', 'evals', 'files', 'pipe.txt')]);
+      for (const [name, kind] of [
+        ['pipe.txt', 'a FIFO \\(named pipe\\)'],
+        ['dir.txt', 'a folder'],
+      ]) {
+        const evals = write(
+          's/evals/evals.json',
+          JSON.stringify({
+            evals: [{ id: 1, prompt: 'p', expectations: ['x'], files: [`evals/files/${name}`] }],
+          }),
+        );
+        refused(
+          () => loadTasks(evals),
+          { key: 'evals[0].files[0]' },
+          new RegExp(`Input file evals/files/${name.replace('.', '\\.')} is ${kind}, not a regular file`),
+        );
+      }
     });
 
     it('refuses a binary input file for a chat target before any call, and gives it to an agent target', () => {

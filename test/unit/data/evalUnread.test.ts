@@ -186,6 +186,34 @@ describe('eval fields that are not read are named, once per file', () => {
     assert.ok(fileNotices.every((n) => n.startsWith(`${file}: `)));
   });
 
+  it('plain tasks: an unread field and a second name of one field get one notice each, as the eval shapes do', () => {
+    const path = tmp.write(
+      'tasks.jsonl',
+      [
+        { id: 'a', question: 'q1', answer: 'x', label: 'y', difficulty: 'hard', source: '' },
+        { id: 'b', question: 'q2', answer: 'z', difficulty: 'easy', notes: ['n'] },
+        { id: 'c', question: 'q3', answer: 'w', task_type: 'date', context: 'c' },
+      ]
+        .map((r) => JSON.stringify(r))
+        .join('\n'),
+    );
+    const { notices } = read(path);
+    assert.deepEqual(
+      notices.map((n) => /field "(\w+)"/.exec(n)?.[1]),
+      ['label', 'difficulty', 'notes'],
+      'once per field name; blank fields and read ones are not named',
+    );
+    assert.match(notices[0], /"answer" is, the first present of answers, answer, expected/);
+    assert.match(notices[1], /only a module or command env\.scorer gets its other fields/);
+    // A module or command scorer gets the whole record: only the shadowed name is said.
+    const withScorer = readTaskRecords(path);
+    toTaskItems(withScorer, { scorerSeesFields: true });
+    assert.deepEqual(
+      (withScorer.notices ?? []).map((n) => /field "(\w+)"/.exec(n)?.[1]),
+      ['label'],
+    );
+  });
+
   it('leaves the fixtures that use only read fields without such notices', () => {
     for (const file of [
       join(evalFixtures, 'invoice-totals', 'evals', 'evals.json'),

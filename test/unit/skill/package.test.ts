@@ -36,6 +36,7 @@ import {
   withoutPackageView,
 } from '../../../src/engine/skill/package/views';
 import { readSkillInit } from '../../../src/engine/skill/skillFile';
+import { SkillOptError } from '../../../src/engine/errors';
 import { defaultConfig } from '../../../src/engine/config/schema';
 import { settingsFromConfig } from '../../../src/engine/train/fromConfig';
 import type { RolloutResult } from '../../../src/protocol/records';
@@ -98,6 +99,22 @@ describe('skill packages', () => {
     const { text, notices } = readSkillInit(join(d, 'hosts'), 200_000);
     assert.equal(text, '127.0.0.1 localhost\n');
     assert.match(notices.join('\n'), /env\.skill_init: .*hosts is not a Markdown \(\.md\) file/);
+  });
+
+  it('refuses a config, data or code file as env.skill_init before reading it', () => {
+    const d = tempDir();
+    for (const name of ['skillopt.yaml', 'tasks.JSONL', 'grade.py', '.env']) {
+      writeFileSync(join(d, name), 'text\n');
+      assert.throws(
+        () => readSkillInit(join(d, name), 200_000),
+        (err: unknown) =>
+          SkillOptError.is(err, 'skill') &&
+          err.place.key === 'env.skill_init' &&
+          /not Markdown/.test(err.message) &&
+          /save it as a \.md file/.test(err.place.fix ?? ''),
+        name,
+      );
+    }
   });
 
   it('round-trips texts without a trailing newline and empty files', () => {

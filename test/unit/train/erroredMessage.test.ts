@@ -53,6 +53,17 @@ describe('errored items: the stop message', () => {
     );
   });
 
+  it('says "resume" once when the first error’s own fix already says it (a failing provider)', () => {
+    const failing =
+      'openai m: 500 boom after 6 attempts. Fix: the provider at http://h/v1 is failing; resume the run later.';
+    const msg = messageOf([row('1', 'server', failing), row('2', 'server', failing), row('3')]);
+    assert.equal(msg.split('resume').length, 2, msg);
+    assert.match(
+      msg,
+      /Fix: the provider at http:\/\/h\/v1 is failing; resume the run later \(nothing answered so far is paid again; /,
+    );
+  });
+
   it('splits a message at its own fix, trimming the full stops', () => {
     assert.deepEqual(splitFix('a. Fix: b.'), { problem: 'a', fix: 'b' });
     assert.deepEqual(splitFix('no fix here.'), { problem: 'no fix here' });
