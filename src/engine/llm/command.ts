@@ -395,7 +395,7 @@ export class CommandBackend implements ChatBackend {
       this.options.logger?.log(
         'warn',
         'command',
-        `instruction files above the agent workspaces (${this.agentsRoot}) may reach the agent: ${found.join(', ')}. Move them, or set a different workspace folder`,
+        `instruction files or skills above the agent workspaces (${this.agentsRoot}) may reach the agent: ${found.join(', ')}. Move them, or set a different workspace folder`,
       );
     }
   }
