@@ -15,9 +15,9 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-/** Whether `pid` is gone within about five seconds. */
-export async function waitUntilDead(pid: number): Promise<boolean> {
-  for (let i = 0; i < 100; i++) {
+/** Whether `pid` is gone within `ms` (about five seconds unless told). */
+export async function waitUntilDead(pid: number, ms = 5_000): Promise<boolean> {
+  for (let i = 0; i < ms / 50; i++) {
     if (!isAlive(pid)) return true;
     await new Promise((r) => setTimeout(r, 50));
   }

@@ -128,7 +128,7 @@ describe('cli: stopping a run mid-task ends its agents and removes their folders
       made.push(resolve(r.agents, '..'));
       assert.notEqual(r.code, 0, r.output);
       assert.equal(
-        await waitUntilDead(r.helper),
+        await waitUntilDead(r.helper, 15_000),
         true,
         `the agent's helper ${r.helper} still runs\n${r.output}`,
       );
