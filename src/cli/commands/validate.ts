@@ -1,4 +1,5 @@
-import { describeGatePower } from '../../protocol/gateText';
+import { dollarCapNotice } from '../../engine/dollarCap';
+import { describeGatePower, GATE_OFF_TEXT } from '../../protocol/gateText';
 import { gatePower } from '../../engine/train/gateSettings';
 import { splitPackage } from '../../engine/skill/package/text';
 import { describeCostLines, estimateCost } from '../../engine/costEstimate';
@@ -55,6 +56,9 @@ export async function runValidate(args: readonly string[]): Promise<number> {
     logger: quietCallFailures(stderrLogger(a.values.verbose ? 'debug' : 'warn'), smoke),
   };
   const prepared = smoke ? prepareSmoke(options) : prepareRun({ ...options, dryRun: true });
+  // validate checks a training run: its dollar cap is refused or explained here, before any call.
+  const capNotice = dollarCapNotice(prepared, 'train');
+  if (capNotice) prepared.warnings.push(capNotice);
   try {
     const report = validateReport(prepared);
     if (!smoke) {
@@ -184,11 +188,11 @@ function reportLines(prepared: PreparedRun): string[] {
 
 /** The gate as the run will use it: off (use_gate: false), or its test and power, on which score. */
 function gateLine(s: TrainSettings, selectionItems: number): string {
-  if (!s.useGate)
-    return 'off (evaluation.use_gate: false): every candidate is accepted; the selection split only scores it, to keep the best';
+  const power = gatePower(s, selectionItems);
+  if (!power) return GATE_OFF_TEXT;
   const metric =
     s.gateMetric === 'hard'
       ? ''
       : ` (on the ${s.gateMetric} score${s.gateMetric === 'mixed' ? `, soft weight ${s.gateMixedWeight}` : ''})`;
-  return `${describeGatePower(gatePower(s, selectionItems))}${metric}`;
+  return `${describeGatePower(power)}${metric}`;
 }

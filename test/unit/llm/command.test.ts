@@ -90,6 +90,14 @@ describe('llm/command splitCommand and presets', () => {
     );
     assert.equal(text, '---\nname: caps\ndescription: "Use it: always"\n---\n\n# Skill\n\n- rule\n');
   });
+
+  it("keeps a skill's own front matter, also behind a byte-order mark (which it drops) and with CRLF", () => {
+    const own = '---\r\nname: caps\r\ndescription: Mine.\r\n---\r\n# Skill\r\n';
+    const render = (skill: string): string =>
+      renderSkillFile({ taskId: 't', skill, skillName: 'caps', prompt: 'q' }, 'Not mine');
+    assert.equal(render(own), own);
+    assert.equal(render(`\uFEFF${own}`), own);
+  });
 });
 
 describe('llm/command CommandBackend', function () {
