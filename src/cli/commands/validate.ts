@@ -12,6 +12,7 @@ import { ExitCode } from '../exit';
 import { cfgOptionsFlag, type CommandSpec, configFlag, jsonFlag, verboseFlag } from '../args';
 import { cliModels, parseCommon, stderrLogger } from './common';
 import { renderSmoke, smokeError, smokeErrorLine } from './smoke';
+import { onStopSignals } from '../stopSignals';
 
 export const validateSpec: CommandSpec = {
   name: 'validate',
@@ -108,7 +109,7 @@ function quietCallFailures(logger: Logger, smoke: boolean): Logger {
 async function runSmoke(prepared: PreparedRun): Promise<SmokeResult | 'cancelled'> {
   const controller = new AbortController();
   const onSigint = (): void => controller.abort();
-  process.on('SIGINT', onSigint);
+  const offStopSignals = onStopSignals(onSigint);
   try {
     return await smokePrepared(prepared, { signal: controller.signal });
   } catch (err) {
@@ -118,7 +119,7 @@ async function runSmoke(prepared: PreparedRun): Promise<SmokeResult | 'cancelled
     }
     throw err;
   } finally {
-    process.off('SIGINT', onSigint);
+    offStopSignals();
   }
 }
 
