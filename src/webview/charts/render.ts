@@ -248,6 +248,9 @@ export function scoreConfig(
       backgroundColor: p.muted,
       borderWidth: 2,
       pointRadius: 0,
+      // No points are drawn; the style is the legend's key: a vertical bar, as the intervals are.
+      pointStyle: 'line',
+      pointRotation: 90,
       spanGaps: false,
       hidden: hidden.has('gate interval (paired)'),
     },
@@ -259,6 +262,8 @@ export function scoreConfig(
       borderWidth: 1.5,
       borderDash: [1, 4],
       pointRadius: 0,
+      // The legend's key: a short dash, not the interval's bar in the same colour.
+      pointStyle: 'dash',
       hidden: hidden.has('no skill (target alone)'),
     },
     markerSet('accepted', m.accepted, p.green, 'triangle', 6, hidden),
