@@ -226,7 +226,7 @@ export function buildModels(
       // An agent preset by the CLI it runs (its client's backend is the generic `command`).
       target:
         targetBackend instanceof CommandBackend && targetBackend.preset
-          ? `${targetBackend.preset.label} agent CLI ${target.model}`
+          ? `${targetBackend.preset.label}${targetBackend.preset.label.endsWith(' CLI') ? '' : ' CLI'} agent ${target.model}`
           : `${target.backend} ${target.model}${target.backend === 'sim' ? ' (SIMULATED)' : ''}`,
     },
     close: () => Promise.resolve(),

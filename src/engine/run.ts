@@ -228,6 +228,7 @@ export function makeContext(
     settings: prepared.settings,
     optimizer: models.optimizer,
     target: models.target,
+    ...(models.target.backend === 'command' ? { targetName: models.describe.target } : {}),
     scorer: prepared.scorer,
     outDir,
     signal: hooks.signal,

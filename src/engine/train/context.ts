@@ -11,6 +11,8 @@ export interface RunContext {
   settings: TrainSettings;
   optimizer: ModelClient;
   target: ModelClient;
+  /** The target as the run's start names it (`openai/gpt-5`, or an agent preset's CLI and model). */
+  targetName?: string;
   scorer: Scorer;
   outDir: string;
   signal: AbortSignal;

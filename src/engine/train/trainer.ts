@@ -126,7 +126,7 @@ export class Trainer {
         test: input.splits.test.size,
       },
       optimizer: `${ctx.optimizer.backend}/${ctx.optimizer.model}`,
-      target: `${ctx.target.backend}/${ctx.target.model}`,
+      target: ctx.targetName ?? `${ctx.target.backend}/${ctx.target.model}`,
       simulated: ctx.optimizer.backend === 'sim' || ctx.target.backend === 'sim',
       ...(resumed ? { resumedFromStep: state.lastCompletedStep + 1 } : {}),
       ...(s.useGate ? { gatePower: gatePower(s, input.splits.val.length) } : { gateOff: true }),

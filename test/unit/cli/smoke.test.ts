@@ -282,7 +282,7 @@ describe('skillopt validate --smoke', function () {
       assert.equal(r.code, 0, r.stdout + r.stderr);
       const { smoke } = JSON.parse(r.stdout) as { smoke: SmokeResult };
       assert.equal(smoke.outcome, 'answered');
-      assert.match(smoke.target, /^Claude Code agent CLI loopback-target-model/);
+      assert.match(smoke.target, /^Claude Code CLI agent loopback-target-model/);
       assert.equal(smoke.predicted, smoke.expected[0]);
       assert.equal(smoke.hard, 1);
       assert.equal(smoke.skill_loaded, true);

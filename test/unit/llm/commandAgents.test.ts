@@ -453,7 +453,7 @@ describe('models: agent target wiring', () => {
       );
       const claude = build({ target_backend: 'claude_code_exec', target: 'claude-x' }, env);
       assert.equal(claude.target.backend, 'command');
-      assert.equal(claude.describe.target, 'Claude Code agent CLI claude-x');
+      assert.equal(claude.describe.target, 'Claude Code CLI agent claude-x');
       for (const n of [...codex.notices, ...claude.notices]) assert.doesNotMatch(n, /target_command/);
       assert.throws(
         () => build({ target_backend: 'cursor_exec' }, env),
