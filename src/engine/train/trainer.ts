@@ -70,22 +70,24 @@ export class Trainer {
     const { state, s, ctx, input } = loop;
     makeDir(ctx.outDir);
     const resumed = state.restore();
-    if (resumed) {
-      const saved = readArtifact<Record<string, unknown>>(
-        loop.layout.file(RUN_FILE.config),
-        artifactSchemas.config,
-      );
-      const changed = saved ? checkSameConfig(ctx.outDir, saved, input.flatConfig, input.forceConfig) : [];
+    // config.json is written before the first call: a run killed before its first runtime_state.json
+    // (during the baseline, with calls paid) has started too, and resumes from its beginning.
+    const saved = readArtifact<Record<string, unknown>>(
+      loop.layout.file(RUN_FILE.config),
+      artifactSchemas.config,
+    );
+    if (saved) {
+      const changed = checkSameConfig(ctx.outDir, saved, input.flatConfig, input.forceConfig);
       if (changed.length) {
         ctx.emit({
           type: 'warning',
           message: `resuming under a changed config (--force); the steps already done keep their results: ${changed.join('; ')}`,
         });
       }
-    } else if (input.requireResume) {
+    } else if (!resumed && input.requireResume) {
       throw new SkillOptError('config', 'there is no run to resume in this folder', {
         file: ctx.outDir,
-        fix: 'check the --out folder (it holds runtime_state.json once a run has started), or leave out --resume to start one',
+        fix: 'check the --out folder (it holds config.json once a run has started), or leave out --resume to start one',
       });
     }
     const dataNotice = input.taskData && checkSameData(loop.layout, input.taskData, resumed);

@@ -241,6 +241,27 @@ describe('one run per folder (CLI processes)', function () {
     assert.ok(!existsSync(join(out, RUN_FILE.history)));
   });
 
+  it('resumes a run killed before its first state was saved (during the baseline), and guards its config', () => {
+    const first = train();
+    assert.equal(first.code, 0, first.out);
+    // What a kill during the baseline leaves: the config, the data digest, the splits, the ledger.
+    const kept = new Set<string>([
+      RUN_FILE.config,
+      RUN_FILE.ledger,
+      RUN_FILE.dataDigest,
+      RUN_DIR.generatedSplits,
+      RUN_DIR.skills,
+    ]);
+    for (const name of readdirSync(out)) if (!kept.has(name)) rmSync(join(out, name), { recursive: true });
+    assert.ok(!existsSync(join(out, RUN_FILE.state)));
+    const other = train([], ['train.seed=7']);
+    assert.equal(other.code, 1, other.out);
+    assert.match(other.out, /started with a different config \(seed: 42 → 7\)/);
+    const resumed = train(['--resume']);
+    assert.equal(resumed.code, 0, resumed.out);
+    assert.ok(existsSync(join(out, RUN_FILE.history)));
+  });
+
   it('goes on from its own copy when the skill file changed since the run started, and says so', () => {
     const first = train([]);
     assert.equal(first.code, 0, first.out);
