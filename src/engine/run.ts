@@ -38,6 +38,7 @@ import { tokenSummary } from './llm/tokenSummary';
 import { acquireRunLock } from './store/runLock';
 import { containWrites, makeDir, removeStaleTemps } from './store/atomic';
 import { defaultRunsRoot, RUN_FILE, RunLayout } from './store/layout';
+import { refuseResumeWithoutRun } from './train/sameRun';
 import { RunLedger } from './llm/ledger';
 import { setMaxListeners } from 'node:events';
 import type { TrainSettings } from './train/settings';
@@ -293,6 +294,7 @@ export async function trainPrepared(
     const wait = Math.max(0, 250 - (Date.now() - lastEmit));
     pendingTimer = setTimeout(emitTotals, wait);
   });
+  if (hooks.requireResume) refuseResumeWithoutRun(prepared.outDir);
   makeDir(prepared.outDir);
   let release: (() => void) | undefined;
   let detach: (() => void) | undefined;
@@ -348,7 +350,6 @@ export async function trainPrepared(
       }),
       accountingSnapshot: () => models.accounting.snapshot(),
       resumeCommand: hooks.resumeCommand,
-      ...(hooks.requireResume ? { requireResume: true } : {}),
       ...(hooks.forceConfig ? { forceConfig: true } : {}),
       ...(hooks.reviewer ? { reviewer: hooks.reviewer } : {}),
       ...(prepared.activation ? { activation: prepared.activation } : {}),

@@ -5,7 +5,9 @@
  * (caps, concurrency, timeouts, cache, review mode, prices, keys, the speed options whose decisions are
  * identical by construction) may change between sessions.
  */
+import { existsSync } from 'node:fs';
 import { SkillOptError } from '../errors';
+import { RUN_FILE, RunLayout } from '../store/layout';
 
 const OPERATIONAL = new Set([
   'optimizer_concurrency',
@@ -101,5 +103,19 @@ export function checkSameConfig(
   throw new SkillOptError('config', `this run folder was started with a different config (${list}${more})`, {
     file: outDir,
     fix: 'resume with the config the run was started with, pass --force to go on under the new one (keeping the steps done), train into another --out folder, or start this folder afresh with --fresh',
+  });
+}
+
+/**
+ * `--resume` on a folder where no run has started: refused before the folder is made or its ledger
+ * opened, so the refusal leaves nothing behind. A run has started once config.json is written (before
+ * its first call); a folder with only runtime_state.json is the Python SkillOpt's.
+ */
+export function refuseResumeWithoutRun(outDir: string): void {
+  const layout = new RunLayout(outDir);
+  if (existsSync(layout.file(RUN_FILE.config)) || existsSync(layout.file(RUN_FILE.state))) return;
+  throw new SkillOptError('config', 'there is no run to resume in this folder', {
+    file: outDir,
+    fix: 'check the --out folder (it holds config.json once a run has started), or leave out --resume to start one',
   });
 }

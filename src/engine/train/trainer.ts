@@ -71,7 +71,7 @@ export class Trainer {
     makeDir(ctx.outDir);
     const resumed = state.restore();
     // config.json is written before the first call: a run killed before its first runtime_state.json
-    // (during the baseline, with calls paid) has started too, and resumes from its beginning.
+    // (during the baseline, with calls paid) has started too, and keeps its config.
     const saved = readArtifact<Record<string, unknown>>(
       loop.layout.file(RUN_FILE.config),
       artifactSchemas.config,
@@ -84,11 +84,6 @@ export class Trainer {
           message: `resuming under a changed config (--force); the steps already done keep their results: ${changed.join('; ')}`,
         });
       }
-    } else if (!resumed && input.requireResume) {
-      throw new SkillOptError('config', 'there is no run to resume in this folder', {
-        file: ctx.outDir,
-        fix: 'check the --out folder (it holds config.json once a run has started), or leave out --resume to start one',
-      });
     }
     const dataNotice = input.taskData && checkSameData(loop.layout, input.taskData, resumed);
     if (dataNotice) ctx.emit({ type: 'warning', message: dataNotice });

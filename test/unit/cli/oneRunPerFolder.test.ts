@@ -238,7 +238,8 @@ describe('one run per folder (CLI processes)', function () {
     const r = cli(['train', config, '--out', out, '--resume']);
     assert.equal(r.code, 1, r.out);
     assert.match(r.out, /no run to resume/);
-    assert.ok(!existsSync(join(out, RUN_FILE.history)));
+    // Refused before the folder is made or a ledger row written: nothing is left behind.
+    assert.ok(!existsSync(out), 'the refused resume made the run folder');
   });
 
   it('resumes a run killed before its first state was saved (during the baseline), and guards its config', () => {
