@@ -126,6 +126,30 @@ describe('one run per folder (CLI processes)', function () {
     assert.equal(JSON.parse(readFileSync(join(out, RUN_FILE.config), 'utf8')).seed, 7);
   });
 
+  it("--fresh in a folder of the person's own (--out beside the config) deletes only what the run wrote", () => {
+    const mine = readdirSync(dir).sort();
+    writeFileSync(join(dir, 'notes.txt'), 'mine');
+    const args = [
+      'train',
+      config,
+      '--out',
+      dir,
+      '--cfg-options',
+      'train.num_epochs=1',
+      'cache.enabled=false',
+    ];
+    assert.equal(cli(args).code, 0);
+    const again = cli([...args, '--fresh']);
+    assert.equal(again.code, 0, again.out);
+    for (const name of [...mine, 'notes.txt'])
+      assert.ok(existsSync(join(dir, name)), `--fresh deleted ${name}`);
+    assert.equal(readFileSync(join(dir, 'notes.txt'), 'utf8'), 'mine');
+    assert.match(
+      again.out,
+      /--fresh deleted the run in .* and kept 5 file\(s\) no run writes: SKILL\.md, notes\.txt/,
+    );
+  });
+
   it('--force goes on under a changed config, keeping the steps done, but never with other data or batches', () => {
     const first = train([]);
     assert.equal(first.code, 0, first.out);
