@@ -1,10 +1,11 @@
 import { SkillOptError } from '../engine/errors';
 import { VERSION } from '../protocol/vocabulary';
-import { type CommandSpec, renderHelp, wantsHelp, wantsJson } from './args';
+import { type CommandSpec, nearest, renderHelp, wantsHelp, wantsJson } from './args';
 import { applyEditsSpec, runApplyEdits } from './commands/applyEdits';
 import { evalSpec, runEval } from './commands/eval';
 import { runTrain, trainSpec } from './commands/train';
 import { runValidate, validateSpec } from './commands/validate';
+import { handleClosedOutput } from './closedOutput';
 import { ExitCode, UsageError } from './exit';
 
 const commands: Record<
@@ -40,6 +41,7 @@ Example:
 Exit codes: 0 done, 1 failed, 2 bad command line, 3 stopped by a budget cap, 130 stopped by Ctrl-C.`;
 
 export async function main(argv: readonly string[]): Promise<number> {
+  handleClosedOutput();
   // `--json` before the command applies to it; with no command it still asks for a JSON error.
   const leadingJson = argv.length > 0 && wantsJson(argv.slice(0, 1));
   const [command, ...rest] = leadingJson ? [argv[1], argv[0], ...argv.slice(2)] : argv;
@@ -82,15 +84,22 @@ export async function main(argv: readonly string[]): Promise<number> {
 }
 
 function unknownCommand(name: string): UsageError {
-  return new UsageError(
-    `unknown command "${name}"`,
-    `use one of ${Object.keys(commands).join(', ')} (see skillopt --help)`,
-  );
+  const near = nearest(name, Object.keys(commands));
+  const all = `use one of ${Object.keys(commands).join(', ')} (see skillopt --help)`;
+  return new UsageError(`unknown command "${name}"`, near ? `did you mean ${near}? (${all})` : all);
 }
 
 /** One message per error: a line on stderr, or with --json one object on stdout and nothing else. */
 function reportError(err: unknown, json: boolean): number {
-  const code = err instanceof UsageError ? ExitCode.Usage : ExitCode.Failed;
+  // A stop on a cap or on Ctrl-C keeps its documented code with --json too (eval throws it then).
+  const code =
+    err instanceof UsageError
+      ? ExitCode.Usage
+      : SkillOptError.is(err, 'budget')
+        ? ExitCode.Budget
+        : SkillOptError.is(err, 'cancelled')
+          ? ExitCode.Interrupted
+          : ExitCode.Failed;
   let reason: string;
   let message: string;
   let fix: string | undefined;

@@ -19,6 +19,7 @@ import { taskDataDigest } from './data/digest';
 import { loadData, loadSkill } from './runInputs';
 import { estimateCalls, type CallEstimate } from './callEstimate';
 import { SkillOptError } from './errors';
+import { dollarCapNotice } from './dollarCap';
 import type { EngineEvent } from '../protocol/events';
 import { silentLogger, type Logger } from './log';
 import { createScorer, type Scorer } from './scoring/scorers';
@@ -263,6 +264,8 @@ export async function trainPrepared(
   const { models } = prepared;
   // Every in-flight model call listens on the run's signal; hundreds at once are expected.
   setMaxListeners(0, hooks.signal);
+  const capNotice = dollarCapNotice(prepared, 'train');
+  if (capNotice) hooks.emit({ type: 'warning', message: capNotice });
   const limits = prepared.config.limits;
   const holder: { trainer?: Trainer } = {};
   const ctx = makeContext(prepared, hooks, prepared.outDir, (stage, reason) =>

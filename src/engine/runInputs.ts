@@ -1,7 +1,7 @@
 /** A run's inputs read from the config before anything is spent: the skill to train and the task splits. */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { LoadedConfig } from './config/load';
 import type { SkillOptConfig } from './config/schema';
 import type { Benchmark } from './data/benchmarks';
@@ -9,6 +9,7 @@ import { defaultSplitOutputDir, effectiveSplitSeed } from './data/splitRatio';
 import { loadSplitDir, materializeRatioSplit, type LoadedSplits } from './data/splits';
 import { SkillOptError } from './errors';
 import { checkSkillMarkers } from './skill/markers';
+import { isSkillFolder } from './skill/package/folder';
 import { skillBody } from './skill/package/text';
 import { readSkillInit } from './skill/skillFile';
 
@@ -71,9 +72,16 @@ export function loadData(
     return loadSplitDir({ splitDir: env.split_dir, ...common });
   }
   if (!env.data_path) {
+    // skill-creator keeps a skill's evals beside it: named, so it is one line to use them.
+    const skillDir =
+      !env.skill_init || isSkillFolder(env.skill_init) ? env.skill_init : dirname(env.skill_init);
+    const evals = skillDir ? join(skillDir, 'evals', 'evals.json') : '';
     throw new SkillOptError('config', 'no task data', {
       key: 'env.data_path',
-      fix: 'set env.data_path to a JSONL/JSON/CSV/YAML task file (ratio mode), or use split_mode: split_dir with env.split_dir',
+      fix:
+        evals && existsSync(evals)
+          ? `set env.data_path: ${evals} (the skill-creator evals in your skill folder, read as they are)`
+          : 'set env.data_path to a JSONL/JSON/CSV/YAML task file (ratio mode), or use split_mode: split_dir with env.split_dir',
     });
   }
   const name = env.name || basename(env.data_path).replace(/\.[^.]+$/, '');

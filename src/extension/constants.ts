@@ -71,6 +71,8 @@ export const TreeItemContext = {
   /** The runs of one skill (the Runs view grouped by skill). */
   skillGroup: 'skillopt.skillGroup',
   runLive: 'skillopt.run.live',
+  /** A live run paused for the person: its row offers the review beside Stop. */
+  runWaiting: 'skillopt.run.live.waiting',
   runResumable: 'skillopt.run.resumable',
   runFinished: 'skillopt.run.finished',
   runOther: 'skillopt.run',

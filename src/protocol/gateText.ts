@@ -72,11 +72,20 @@ const times = (items: number, repeats: number): string =>
   `${items} items × ${repeats} repeat${repeats === 1 ? '' : 's'}`;
 
 /** `20 items × 1 repeat: only Δ ≥ 0.250 can be told from noise at alpha 0.05; for Δ 0.10, 3 repeats or 50 items` */
-export function describePower(items: number, repeats: number, alpha: number, target = 0.1): string {
+export function describePower(
+  items: number,
+  repeats: number,
+  alpha: number,
+  target = 0.1,
+  graded = false,
+): string {
   const d = smallestDetectableDelta(items, repeats, alpha);
   const k = itemsNeeded(alpha);
   if (d === null)
     return `${times(items, repeats)}: no Δ can be told from noise at alpha ${alpha} (the paired gate needs at least ${k} selection items; repeats do not help)`;
+  // Partial credit moves an item by any amount: only the count of items that must move is bounded.
+  if (graded)
+    return `${times(items, repeats)}: at least ${k} items must move the candidate's way to be told from noise at alpha ${alpha} (Δ ≥ ${d.toFixed(3)} if each moves a whole point; partial-credit scores can show a smaller Δ)`;
   const needRepeats = Math.ceil(k / (target * Math.max(1, items)));
   const needItems = Math.ceil(k / (target * Math.max(1, repeats)));
   const hint =
@@ -89,12 +98,14 @@ export function powerSummary(p: GatePower): string {
   const d = smallestDetectableDelta(p.items, p.repeats, p.alpha);
   if (d === null)
     return `no Δ detectable (${times(p.items, p.repeats)}, alpha ${p.alpha}; at least ${itemsNeeded(p.alpha)} items needed)`;
+  if (p.graded)
+    return `≥ ${itemsNeeded(p.alpha)} items must move (${times(p.items, p.repeats)}, alpha ${p.alpha})`;
   return `only Δ ≥ ${d.toFixed(3)} detectable (${times(p.items, p.repeats)}, alpha ${p.alpha})`;
 }
 
 /** `gate paired; 19 items × 1 repeat: only Δ ≥ 0.263 can be told from noise at alpha 0.05; …` */
 export function describeGatePower(p: GatePower): string {
-  return `${p.test}; ${describePower(p.items, p.repeats, p.alpha)}`;
+  return `${p.test}; ${describePower(p.items, p.repeats, p.alpha, 0.1, p.graded === true)}`;
 }
 
 /** Said wherever the no-skill row would be when the run did not measure it. */

@@ -145,6 +145,11 @@ export interface GatePower {
   items: number;
   repeats: number;
   alpha: number;
+  /**
+   * The gate compares partial-credit scores (gate_metric soft or mixed): an item can move by less
+   * than a whole point, so the test bounds how many items must move, not how small Δ may be.
+   */
+  graded?: boolean;
 }
 
 /** Ours: the target's hard score with no skill at all (evaluation.no_skill_baseline). */

@@ -3,8 +3,9 @@
  * extension: Quick Open a SKILL.md without a config, Optimize This Skill from the Command Palette,
  * the guided setup typed into its quick picks, Start Training from the dialog, every step the
  * human-first run waits on reviewed from the palette, Apply Best Skill and its notification, then
- * the accessible names a screen reader announces: the status bar item, the Runs tree rows and the
- * Gate History controls. No mouse click anywhere. Each check is counted by `npm test`.
+ * the accessible names a screen reader announces: the status bar item, the review's lenses (as the
+ * keyboard reaches them), the Runs tree rows and the Gate History controls. No mouse click
+ * anywhere. Each check is counted by `npm test`.
  *
  *   node esbuild.mjs && node --import tsx test/e2e/keyboardOnly.ts
  */
@@ -150,7 +151,27 @@ async function main(): Promise<number> {
           .locator('.codelens-decoration', { hasText: /Accept/ })
           .first()
           .waitFor({ timeout: 30_000 });
-        if (reviewed === 0) await p().screenshot({ path: join(shots, 'review.png') });
+        if (reviewed === 0) {
+          await p().screenshot({ path: join(shots, 'review.png') });
+          // The lenses as the keyboard reaches them: their commands for the current line, by name.
+          await p().keyboard.press('Control+Home');
+          await command(p(), 'Show CodeLens Commands for Current Line');
+          const rows = p().locator('.quick-input-list .monaco-list-row');
+          await rows.first().waitFor({ timeout: 10_000 });
+          const names = await rows.evaluateAll((els: Named[]) =>
+            els.map((e) => e.getAttribute('aria-label') ?? ''),
+          );
+          assert.ok(
+            names.some((n) => /^Accept All/.test(n)),
+            `Accept All among ${names.join(' | ')}`,
+          );
+          assert.ok(
+            names.some((n) => /^Reject All/.test(n)),
+            `Reject All among ${names.join(' | ')}`,
+          );
+          for (const n of names) assert.doesNotMatch(n, /\$\(|\*\*|^\s*$/, 'a plain, non-empty name');
+          await p().keyboard.press('Escape');
+        }
         await command(p(), 'SkillOpt: Accept Candidate');
         // The decision reaches the engine: this step stops waiting (the next one may wait in turn).
         await status(`step ${step} waits for your review`).waitFor({ state: 'detached', timeout: 60_000 });

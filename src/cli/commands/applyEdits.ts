@@ -3,6 +3,7 @@ import { loadConfig } from '../../engine/config/load';
 import { defaultConfig, type SkillOptConfig } from '../../engine/config/schema';
 import { formatConfigWarning } from '../../engine/config/schema/problems';
 import { SkillOptError } from '../../engine/errors';
+import { editSchema } from '../../engine/llm/contracts/payload';
 import type { Edit } from '../../engine/skill/applyEdits';
 import { unifiedDiff } from '../../engine/skill/hunks';
 import { OUTSIDE_POLICY } from '../../engine/skill/package/edits';
@@ -50,7 +51,8 @@ export const applyEditsSpec: CommandSpec = {
   legacy: false,
   notes: `Edits file: a JSON array of edits, or an object with an "edits" array (a SkillOpt patch, such as a
 run's merged_patch.json or ranked_edits.json). Each edit has "op" (${OPS.join(' | ')}),
-"content" (the new text) and, except for append, "target" (exact text that anchors it); "file" names
+"content" (the new text; not empty for append and insert_after, none for delete) and, except for append,
+"target" (exact text that anchors it); an edit missing one is refused, naming it; "file" names
 the file of a skill folder it edits (default SKILL.md). Edits apply in order, each to the result of the last:
   {"edits": [
     {"op": "insert_after", "target": "## Rules", "content": "- Write dates as YYYY-MM-DD."},
@@ -111,6 +113,18 @@ function readEdits(path: string): Edit[] {
         file: path,
         key: `edits[${i}].op`,
         fix: `use one of ${OPS.join(', ')}`,
+      });
+    }
+    // What training requires of an edit (a non-empty content to append, a target to anchor on): an
+    // edit without it would otherwise apply as empty text (an apply report passed by mistake, a typo).
+    const checked = editSchema.safeParse(e);
+    const issue = checked.success ? undefined : checked.error.issues[0];
+    if (issue) {
+      const field = issue.path.map(String).join('.');
+      throw new SkillOptError('config', `edit ${i + 1} (${op}): ${issue.message}`, {
+        file: path,
+        key: `edits[${i}]${field ? `.${field}` : ''}`,
+        fix: 'give each edit the fields its op needs (see skillopt apply-edits --help)',
       });
     }
     return e as Edit;

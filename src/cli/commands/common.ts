@@ -157,6 +157,8 @@ export function readInputFile(path: string, what: string, flag: string): string 
 /**
  * A command line to print (a resume command): secrets in overrides are masked (pass them again,
  * or use the environment variable), and arguments are quoted so the line can be pasted into a shell.
+ * It starts with `cd` to the folder the command ran in: the config, flag values and the reference
+ * configs' repo-root paths (skill_init, split_dir) may be relative to it, so it works pasted anywhere.
  */
 export function commandLine(
   command: string,
@@ -164,9 +166,13 @@ export function commandLine(
   a: CommonArgs,
   /** Overrides of ours (no secrets) added after the user's, as they are. */
   added: readonly string[] = [],
+  cwd: string = process.cwd(),
 ): string {
   const overrides = [...a.overrides.map(redactOverride), ...added];
   return [
+    'cd',
+    shellQuote(cwd),
+    '&&',
     command,
     ...words.map(shellQuote),
     ...redactLegacy(a.legacyArgs).map(shellQuote),

@@ -141,6 +141,10 @@ export async function runEval(args: readonly string[]): Promise<number> {
       ],
       a,
     );
+  const printer = new PrettyPrinter(process.stdout);
+  // The config's notices (a mapped or ignored key, the backend a --backend picked, the scorer):
+  // as train shows them, never dropped unsaid; with --json they are the summary's `warnings`.
+  if (!a.json) for (const w of prepared.warnings) printer.handle({ type: 'warning', message: w });
   if (cancelBatch) {
     try {
       return await cancelBatches(prepared, a.json, again());
@@ -148,7 +152,6 @@ export async function runEval(args: readonly string[]): Promise<number> {
       await prepared.models.close();
     }
   }
-  const printer = new PrettyPrinter(process.stdout);
   const emit = (e: EngineEvent): void => {
     if (!a.json) printer.handle(e);
   };
@@ -165,7 +168,8 @@ export async function runEval(args: readonly string[]): Promise<number> {
       signal: controller.signal,
     });
     if (a.json) {
-      process.stdout.write(JSON.stringify(summary) + '\n');
+      const { warnings } = prepared;
+      process.stdout.write(JSON.stringify(warnings.length ? { ...summary, warnings } : summary) + '\n');
     } else {
       process.stdout.write(
         `\n${summary.split}: hard ${summary.hard.toFixed(4)}, soft ${summary.soft.toFixed(4)} over ${summary.n_items - (summary.errored?.length ?? 0)} answered items (target only; no optimizer calls)\n`,

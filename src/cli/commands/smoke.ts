@@ -58,7 +58,14 @@ export function renderSmoke(r: SmokeResult): string[] {
 
 /** One line for stderr when the target errored: where (the task and target), what, and the fix. */
 export function smokeErrorLine(r: SmokeResult): string {
+  const { message, fix } = smokeError(r);
+  return `${message}${fix ? `. Fix: ${fix}` : ''}`;
+}
+
+/** The smoke failure as the `{"error": {reason, message, fix}}` of `--json`. */
+export function smokeError(r: SmokeResult): { reason: 'target'; message: string; fix?: string } {
   const e = r.error;
   const what = e ? `${e.label} [${e.kind}]: ${e.message}` : 'no answer';
-  return `smoke task ${r.task_id}: the target ${r.target} did not answer (${what})${e?.fix ? `. Fix: ${e.fix}` : ''}`;
+  const message = `smoke task ${r.task_id}: the target ${r.target} did not answer (${what})`;
+  return { reason: 'target', message, ...(e?.fix ? { fix: e.fix } : {}) };
 }

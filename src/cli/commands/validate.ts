@@ -1,3 +1,4 @@
+import { dollarCapNotice } from '../../engine/dollarCap';
 import { describeGatePower } from '../../protocol/gateText';
 import { gatePower } from '../../engine/train/gateSettings';
 import { splitPackage } from '../../engine/skill/package/text';
@@ -5,11 +6,12 @@ import { describeCostLines, estimateCost } from '../../engine/costEstimate';
 import { SkillOptError } from '../../engine/errors';
 import type { Logger } from '../../engine/log';
 import { prepareRun, type PreparedRun } from '../../engine/run';
+import type { TrainSettings } from '../../engine/train/settings';
 import { prepareSmoke, smokePrepared, type SmokeResult } from '../../engine/smoke';
 import { ExitCode } from '../exit';
 import { cfgOptionsFlag, type CommandSpec, configFlag, jsonFlag, verboseFlag } from '../args';
 import { cliModels, parseCommon, stderrLogger } from './common';
-import { renderSmoke, smokeErrorLine } from './smoke';
+import { renderSmoke, smokeError, smokeErrorLine } from './smoke';
 
 export const validateSpec: CommandSpec = {
   name: 'validate',
@@ -53,6 +55,9 @@ export async function runValidate(args: readonly string[]): Promise<number> {
     logger: quietCallFailures(stderrLogger(a.values.verbose ? 'debug' : 'warn'), smoke),
   };
   const prepared = smoke ? prepareSmoke(options) : prepareRun({ ...options, dryRun: true });
+  // validate checks a training run: its dollar cap is refused or explained here, before any call.
+  const capNotice = dollarCapNotice(prepared, 'train');
+  if (capNotice) prepared.warnings.push(capNotice);
   try {
     const report = validateReport(prepared);
     if (!smoke) {
@@ -66,11 +71,16 @@ export async function runValidate(args: readonly string[]): Promise<number> {
     if (!a.json) process.stdout.write(reportLines(prepared).join('\n') + '\n');
     const result = await runSmoke(prepared);
     if (result === 'cancelled') return ExitCode.Interrupted;
+    const failed = result.outcome === 'errored';
+    // With --json the failure is the report's `error`, as every --json error is: one object, no stderr line.
     process.stdout.write(
-      a.json ? JSON.stringify({ ...report, smoke: result }) + '\n' : renderSmoke(result).join('\n') + '\n',
+      a.json
+        ? JSON.stringify({ ...report, smoke: result, ...(failed ? { error: smokeError(result) } : {}) }) +
+            '\n'
+        : renderSmoke(result).join('\n') + '\n',
     );
-    if (result.outcome === 'errored') {
-      process.stderr.write(`skillopt: ${smokeErrorLine(result)}\n`);
+    if (failed) {
+      if (!a.json) process.stderr.write(`skillopt: ${smokeErrorLine(result)}\n`);
       return ExitCode.Failed;
     }
     return ExitCode.Ok;
@@ -169,8 +179,19 @@ function reportLines(prepared: PreparedRun): string[] {
       .join(', ')})`,
     ...describeCostLines(estimateCost(prepared)).map((l) => `  ${l}`),
     // The power check: what the selection split can tell apart, before anything is spent.
-    `  gate      ${describeGatePower(gatePower(s, prepared.splits.val.length))}`,
+    `  gate      ${gateLine(s, prepared.splits.val.length)}`,
     `  no skill  ${noSkillLine(prepared)}`,
     ...prepared.warnings.map((w) => `  warning: ${w}`),
   ];
+}
+
+/** The gate as the run will use it: off (use_gate: false), or its test and power, on which score. */
+function gateLine(s: TrainSettings, selectionItems: number): string {
+  if (!s.useGate)
+    return 'off (evaluation.use_gate: false): every candidate is accepted; the selection split only scores it, to keep the best';
+  const metric =
+    s.gateMetric === 'hard'
+      ? ''
+      : ` (on the ${s.gateMetric} score${s.gateMetric === 'mixed' ? `, soft weight ${s.gateMixedWeight}` : ''})`;
+  return `${describeGatePower(gatePower(s, selectionItems))}${metric}`;
 }

@@ -91,7 +91,17 @@ export function prepareActivation(
   const fm = parseFrontMatter(skill);
   const description = fm?.description?.trim();
   if (!description) {
-    throw new SkillOptError('skill', 'the skill has no front-matter description to train', {
+    // Said precisely: a description that is there but unreadable is fixed differently from none.
+    const why = !fm
+      ? 'SKILL.md does not start with a --- front-matter block'
+      : fm.errors.length
+        ? `its front matter is not valid YAML (line ${(fm.errors[0]?.line ?? 0) + 1}: ${fm.errors[0]?.message ?? ''})`
+        : 'description' in fm.data && typeof fm.data.description !== 'string'
+          ? `its description is not text (${Array.isArray(fm.data.description) ? 'a list' : typeof fm.data.description}); quote it or write it as one string`
+          : 'description' in fm.data
+            ? 'its description is empty'
+            : 'its front matter has no description key';
+    throw new SkillOptError('skill', `the skill has no front-matter description to train: ${why}`, {
       key: 'activation.enabled',
       fix: 'start SKILL.md with ---, name: <folder name>, description: <when to use it>, --- ; or set activation.enabled: false',
     });

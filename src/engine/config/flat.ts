@@ -159,6 +159,11 @@ export function redactOverride(override: string): string {
   return secret ? `${key}=${mask(value)}` : `${key}=${scrubUrl(value)}`;
 }
 
+/** A token count written as text (the reference's `minimax_max_tokens: "8000"`), not a credential. */
+function isCount(key: string, value: string): boolean {
+  return /tokens$/i.test(key) && /^\d+$/.test(value.trim());
+}
+
 function mask(value: string): string {
   return value.length <= 8 ? '***' : `${value.slice(0, 4)}...${value.slice(-4)}`;
 }
@@ -179,7 +184,8 @@ function redact(value: unknown): unknown {
   if (!isPlainObject(value)) return value;
   const out: Record<string, unknown> = {};
   for (const [key, v] of Object.entries(value)) {
-    out[key] = SECRET_NAME.test(key) && typeof v === 'string' && v !== '' ? mask(v) : redact(v);
+    out[key] =
+      SECRET_NAME.test(key) && typeof v === 'string' && v !== '' && !isCount(key, v) ? mask(v) : redact(v);
   }
   return out;
 }

@@ -15,11 +15,9 @@ export function extractAnswer(text: string, tag = 'answer'): ExtractedAnswer {
   const name = tag.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const pairs = [...text.matchAll(new RegExp(`<${name}>([\\s\\S]*?)</${name}>`, 'gi'))];
   const last = pairs[pairs.length - 1];
-  if (last) return { answer: (last[1] ?? '').trim(), via: 'tag' };
-  const lines = text.split(/\r?\n/).filter((l) => l.trim() !== '');
-  const line = lines[lines.length - 1];
-  if (line === undefined) return { answer: '', via: 'empty' };
-  return { answer: line.trim(), via: 'last-line' };
+  // Lines and blanks as Python's splitlines() and strip() see them (a lone \r, \x85, U+2028 … end a line).
+  if (last) return { answer: pyStrip(last[1] ?? ''), via: 'tag' };
+  return lastLine(text);
 }
 
 // Python's str.splitlines() boundaries.

@@ -10,6 +10,7 @@ import {
   type MarkerHit,
   type ProtectedSpan,
 } from './markers';
+import { withLfLineEndings } from './lineEndings';
 import { applyPackageEdits, namesOtherFiles } from './package/edits';
 import type { PackageEditPolicy } from './package/policy';
 import { isPackageText } from './package/text';
@@ -321,7 +322,12 @@ export function applyEdits(skill: string, edits: readonly Edit[], options: Apply
   return applyToText(skill, edits, options);
 }
 
+/** One file's edits, in its own line endings (a CRLF file is edited as `\n` and written back as CRLF). */
 function applyToText(skill: string, edits: readonly Edit[], options: ApplyOptions = {}): ApplyResult {
+  return withLfLineEndings(skill, (lf) => applyToLfText(lf, edits, options));
+}
+
+function applyToLfText(skill: string, edits: readonly Edit[], options: ApplyOptions): ApplyResult {
   if (!Array.isArray(edits)) {
     throw new SkillOptError('llm-reply', 'the edits of a patch must be a list', {
       key: 'edits',

@@ -10,7 +10,8 @@ import {
   pyStrip,
   stripMarkers,
 } from './markers';
-import { mapSkillBody } from './package/text';
+import { usesCrlf } from './lineEndings';
+import { mapSkillBody, skillBody } from './package/text';
 
 export {
   ALL_MARKERS,
@@ -136,7 +137,12 @@ export function replaceAppendix(skill: string, notes: readonly string[]): string
   const markerCount = skill.split(APPENDIX_START).length - 1 + (skill.split(APPENDIX_END).length - 1);
   const only = blocks.length === 1 ? blocks[0] : undefined;
   if (only && markerCount === 2) {
-    return skill.slice(0, only.start) + renderAppendix(notes) + skill.slice(only.end);
+    const block = renderAppendix(notes);
+    return (
+      skill.slice(0, only.start) +
+      (usesCrlf(skillBody(skill)) ? block.replace(/\n/g, '\r\n') : block) +
+      skill.slice(only.end)
+    );
   }
   return mapSkillBody(
     skill,

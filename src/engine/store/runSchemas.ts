@@ -49,6 +49,7 @@ const gatePower: z.ZodType<GatePower> = z.object({
   items: int,
   repeats: int,
   alpha: num,
+  graded: z.boolean().optional(),
 });
 
 const stepBufferEntry = z.looseObject({

@@ -55,5 +55,6 @@ export function gatePower(s: TrainSettings, selectionItems: number): GatePower {
     items: s.selEnvNum > 0 ? Math.min(s.selEnvNum, selectionItems) : selectionItems,
     repeats: s.repeats,
     alpha: s.gate.onInconclusive === 'more_repeats' ? s.gate.alpha / 2 : s.gate.alpha,
+    ...(s.gateMetric !== 'hard' ? { graded: true } : {}),
   };
 }

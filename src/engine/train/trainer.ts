@@ -70,8 +70,9 @@ export class Trainer {
     const { state, s, ctx, input } = loop;
     makeDir(ctx.outDir);
     const resumed = state.restore();
-    // config.json is written before the first call: a run killed before its first runtime_state.json
-    // (during the baseline, with calls paid) has started too, and keeps its config.
+    // config.json is written before the first call: a run killed before its first save (during
+    // step 1 or its baseline, with calls paid) has started too, keeps its config, and starts over
+    // from the work it paid for. --resume on a folder with no run is refused before (run.ts).
     const saved = readArtifact<Record<string, unknown>>(
       loop.layout.file(RUN_FILE.config),
       artifactSchemas.config,
@@ -84,6 +85,12 @@ export class Trainer {
           message: `resuming under a changed config (--force); the steps already done keep their results: ${changed.join('; ')}`,
         });
       }
+      if (!resumed)
+        ctx.emit({
+          type: 'warning',
+          message:
+            'no step of this run was saved before it stopped: it starts again at step 1, reusing the replies it kept (the ledger keeps what was paid)',
+        });
     }
     const dataNotice = input.taskData && checkSameData(loop.layout, input.taskData, resumed);
     if (dataNotice) ctx.emit({ type: 'warning', message: dataNotice });
@@ -138,11 +145,13 @@ export class Trainer {
         else besideStep1 = start;
       }
       for (let epoch = 1; epoch <= s.numEpochs; epoch++) {
-        if (state.bufferEpoch !== epoch) {
-          state.buffer = [];
-          state.bufferEpoch = epoch;
-        }
         if (state.lastCompletedEpoch < epoch) {
+          // Only an epoch still to run starts a new buffer: a resume passing a finished epoch keeps
+          // the buffer of the one it resumes in.
+          if (state.bufferEpoch !== epoch) {
+            state.buffer = [];
+            state.bufferEpoch = epoch;
+          }
           const plan = planTrainEpoch(input.splits.train, {
             seed: s.seed,
             epoch,

@@ -4,6 +4,7 @@
  * Pure, for tests.
  */
 import type { EngineEvent } from '../../protocol/events';
+import { isAccepted, STOPPED_BY_REQUEST } from '../../protocol/vocabulary';
 import { candidateName } from '../../protocol/webview';
 import { actionLabel } from '../../protocol/words';
 import { formatScore } from './treeNodes';
@@ -17,14 +18,18 @@ export function runLogLine(name: string, event: EngineEvent): string | undefined
           : event.origin === 'human'
             ? `step ${event.step}`
             : candidateName(event.origin, event.step, event.epoch);
-      return `${name}: ${what} ${actionLabel(event.action)} (${formatScore(event.candidateScore)} against ${formatScore(event.currentScore)}; best ${formatScore(event.bestScore)})`;
+      // The event's current score is the run's after the decision: an accepted candidate's own.
+      const scores = isAccepted(event.action)
+        ? `scored ${formatScore(event.candidateScore)}`
+        : `${formatScore(event.candidateScore)} against ${formatScore(event.currentScore)}`;
+      return `${name}: ${what} ${actionLabel(event.action)} (${scores}; best ${formatScore(event.bestScore)})`;
     }
     case 'review/requested':
       return `${name}: step ${event.step} waits for your review`;
     case 'run/finished':
       return `${name}: finished; best selection score ${formatScore(event.bestScore)} at step ${event.bestStep} (initial ${formatScore(event.baselineScore)})${event.reportPath ? `; report ${event.reportPath}` : ''}`;
     case 'run/stopped':
-      return `${name}: stopped (${event.reason}); resume with Resume Run or ${event.resumeCommand}`;
+      return `${name}: ${event.reason === STOPPED_BY_REQUEST ? 'stopped as you asked' : `stopped (${event.reason})`}; resume with Resume Run or ${event.resumeCommand}`;
     case 'run/failed':
       return `${name}: failed: ${event.message}`;
     case 'warning':

@@ -101,7 +101,12 @@ function runIcon(run: RunView): NodeIcon {
 
 function runContext(run: RunView): string {
   const status = effectiveStatus(run);
-  if (status === 'running') return run.live ? TreeItemContext.runLive : TreeItemContext.runOther;
+  if (status === 'running') {
+    if (!run.live) return TreeItemContext.runOther;
+    return run.live.status === 'running' && run.live.waiting
+      ? TreeItemContext.runWaiting
+      : TreeItemContext.runLive;
+  }
   const batch = run.batches ? runWithBatchSuffix : '';
   if (status === 'interrupted') return TreeItemContext.runResumable + batch;
   if (status === 'finished') return TreeItemContext.runFinished + batch;

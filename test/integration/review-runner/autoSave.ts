@@ -11,11 +11,11 @@
  * Screenshots go to .cache/auto-save-screenshots/ unless OUT_DIR is given.
  */
 import assert from 'node:assert/strict';
-import { cpSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Results } from '../harness/checks';
 import { palette, repoRoot } from '../harness/host';
-import { openSkillOpt, quickOpen, runThemes, themeSession } from './ui';
+import { runThemes, themeSession, trainHouseStyle } from './ui';
 import type { Theme } from './workspace';
 
 const out = resolve(process.argv[2] || join(repoRoot, '.cache', 'auto-save-screenshots'));
@@ -33,18 +33,8 @@ async function session(theme: Theme): Promise<Results> {
     p().locator('.notifications-center .notification-list-item', { hasText: WARNING }).first();
   try {
     await checks.step(`${tag} a human-first run waits with the review's lines in SKILL.md`, async () => {
-      cpSync(join(repoRoot, 'examples', 'house-style'), ws, { recursive: true });
       const { server, page } = await s.launch();
-      await page.setViewportSize({ width: 1280, height: 720 });
-      await openSkillOpt(page, server, ws, 'SKILL.md');
-      await quickOpen(p(), 'SKILL.md');
-      // The Runs view's own button (the palette can lag behind activation in this browser).
-      await p()
-        .locator('.monaco-button', { hasText: 'Optimize This Skill' })
-        .first()
-        .click({ timeout: 60_000 });
-      const dialog = p().locator('.monaco-dialog-box', { hasText: 'model calls' });
-      await dialog.locator('.monaco-button', { hasText: 'Start Training' }).click({ timeout: 60_000 });
+      await trainHouseStyle(page, server, ws);
       await p().locator('.codelens-decoration', { hasText: 'Accept' }).first().waitFor({ timeout: 90_000 });
     });
 

@@ -3,7 +3,8 @@
  * screenshots for a person to look at: two skills with runs of the CLI (one trained twice), each
  * under a row named from its front matter; the rows' accessible labels and tree levels; the
  * keyboard (collapse, expand, move into a skill's runs); a run row's inline actions as in the flat
- * list; and the title's toggle to one list and back. Each check is named; prints `N passed, N failed`.
+ * list, and its right-click Show Gate History; and the title's toggle to one list and back. Each
+ * check is named; prints `N passed, N failed`.
  *
  *   node esbuild.mjs && node --import tsx test/integration/review-runner/runsView.ts [OUT_DIR] [light,dark,hc]
  *
@@ -14,8 +15,8 @@ import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import type { Results } from '../harness/checks';
-import { repoRoot } from '../harness/host';
-import { openSkillOpt, runThemesWithCliRun, themeSession, widenSideBar } from './ui';
+import { palette, repoRoot } from '../harness/host';
+import { openSkillOpt, runThemesWithCliRun, themeSession, webview, widenSideBar } from './ui';
 import { type Theme } from './workspace';
 
 const out = resolve(process.argv[2] || join(repoRoot, '.cache', 'runs-view-screenshots'));
@@ -160,6 +161,23 @@ async function session(theme: Theme, cliRun: string): Promise<Results> {
       s.page(),
       join(out, `runs-by-skill-actions-${theme}.png`),
       `${tag} runs-by-skill-actions`,
+    );
+    await checks.step(
+      `${tag} right-click on a run inside a skill, Show Gate History opens its panel`,
+      async () => {
+        const row = view().locator('.monaco-list-row', { hasText: '2026-05-09_house-style' }).first();
+        await row.click({ button: 'right' });
+        const item = p().locator('.monaco-menu .action-label', { hasText: 'Show Gate History' }).first();
+        await item.waitFor();
+        // A menu ignores a click that comes as it opens (taken for the one that opened it).
+        await p().waitForTimeout(400);
+        await item.click();
+        await webview(p())
+          .locator('#app h1', { hasText: /Gate History: 2026-05-09_house-style/ })
+          .waitFor({ timeout: 30_000 });
+        await palette(p(), 'View: Close All Editors');
+        await rest();
+      },
     );
     await checks.step(`${tag} the title's "Show Runs as a List" shows one list`, async () => {
       await view().locator('.pane-header').hover();

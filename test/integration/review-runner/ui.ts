@@ -1,6 +1,6 @@
 /** Workbench moves for the review screenshots, on top of test/integration/harness/host.ts. */
 import type { BrowserContext, Frame, FrameLocator, Page } from 'playwright-core';
-import { mkdirSync } from 'node:fs';
+import { cpSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Checks, combine, report, type Results } from '../harness/checks';
 import {
@@ -125,6 +125,21 @@ export async function widenSideBar(page: Page): Promise<void> {
   await page.mouse.down();
   await page.mouse.move(bar.x + 470, bar.y + 200, { steps: 5 });
   await page.mouse.up();
+}
+
+/**
+ * Opens the house-style example copied to `ws` on the SkillOpt side bar and trains its SKILL.md from
+ * the Runs view's own button (the palette can lag behind activation in this browser), through the
+ * start dialog's Start Training.
+ */
+export async function trainHouseStyle(page: Page, server: Server, ws: string): Promise<void> {
+  cpSync(join(repoRoot, 'examples', 'house-style'), ws, { recursive: true });
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await openSkillOpt(page, server, ws, 'SKILL.md');
+  await quickOpen(page, 'SKILL.md');
+  await page.locator('.monaco-button', { hasText: 'Optimize This Skill' }).first().click({ timeout: 60_000 });
+  const dialog = page.locator('.monaco-dialog-box', { hasText: 'model calls' });
+  await dialog.locator('.monaco-button', { hasText: 'Start Training' }).click({ timeout: 60_000 });
 }
 
 export async function pick(page: Page, label: string | RegExp): Promise<void> {

@@ -72,6 +72,26 @@ describe('activation: the plan refuses bad combinations before spending', () => 
     );
   });
 
+  it('says why the skill has no description to train: none, empty, not text, bad YAML, no front matter', () => {
+    const cases: [string, RegExp][] = [
+      ['---\nname: house-style\n---\n# S\n', /: its front matter has no description key/],
+      ['---\nname: house-style\ndescription: >-\n---\n# S\n', /: its description is empty/],
+      ['---\nname: house-style\ndescription: 42\n---\n# S\n', /: its description is not text \(number\)/],
+      ['---\nname: house-style\ndescription:\n  - a\n---\n# S\n', /: its description is not text \(a list\)/],
+      ['---\ndescription: a\ndescription: b\n---\n# S\n', /: its front matter is not valid YAML \(line 3: /],
+      ['# S\n', /: SKILL.md does not start with a --- front-matter block/],
+    ];
+    for (const [skill, message] of cases) {
+      const file = join(tmp.path, 'SKILL.md');
+      writeFileSync(file, skill);
+      refused(
+        ['activation.enabled=true', `activation.trigger_file=${triggers}`, `env.skill_init=${file}`],
+        'activation.enabled',
+        message,
+      );
+    }
+  });
+
   it('refuses a limit above 1,024 characters in the config itself', () => {
     assert.throws(
       () => prepareSim(join(tmp.path, 'run'), ['activation.max_description_chars=2000']),

@@ -242,6 +242,13 @@ const CASES: Case[] = [
   { name: 'task file missing', argv: opts('env.data_path=nope.jsonl'), place: /nope\.jsonl/ },
   { name: 'no task file', argv: opts('env.data_path='), place: /env\.data_path/ },
   {
+    name: 'no task file, with skill-creator evals beside the skill',
+    setup: (d) => evalsNaming(d, 'stamp.txt'),
+    argv: opts('env.data_path='),
+    place: /env\.data_path/,
+    says: /Fix: set env\.data_path: \S+\/evals\/evals\.json \(the skill-creator evals in your skill folder/,
+  },
+  {
     name: 'task file not JSON',
     setup: (d) => writeFileSync(join(d, 't.jsonl'), 'this is not json\n'),
     argv: optAt('env.data_path', 't.jsonl'),

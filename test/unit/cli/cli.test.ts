@@ -384,7 +384,7 @@ describe('skillopt CLI', function () {
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     assert.equal(code, 130, stdout + stderr);
     // The line can be pasted where `skillopt` is not on PATH (the README runs it through npx).
-    assert.match(stdout, /Resume with:\n\s+npx skillopt train .* --resume/);
+    assert.match(stdout, /Resume with:\n\s+cd \S+ && npx skillopt train .* --resume/);
     const history = JSON.parse(readFileSync(join(out, 'history.json'), 'utf8')) as unknown[];
     assert.ok(history.length >= 1 && history.length < 50, `${history.length} steps recorded`);
   });

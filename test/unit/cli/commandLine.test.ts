@@ -77,6 +77,26 @@ describe('skillopt command line', function () {
     assert.equal(existsSync(out), false);
   });
 
+  it('refuses a misspelt command with "did you mean", exit 2', () => {
+    for (const [args, near] of [
+      [['trian', cfg], 'train'],
+      [['valdiate', cfg], 'validate'],
+      [['apply-edit', '--skill', 'a'], 'apply-edits'],
+      [['help', 'evl'], 'eval'],
+    ] as const) {
+      const r = cli([...args]);
+      assert.equal(r.code, 2, args.join(' '));
+      assertOneLine(r);
+      assert.match(
+        r.stderr,
+        new RegExp(`unknown command "${args[args[0] === 'help' ? 1 : 0]}"\\. Fix: did you mean ${near}\\?`),
+      );
+    }
+    const far = cli(['frobnicate']);
+    assert.equal(far.code, 2);
+    assert.doesNotMatch(far.stderr, /did you mean/);
+  });
+
   it('refuses an unknown flag on every command without raw parser text', () => {
     for (const args of [
       ['validate', cfg, '--frobnicate', '3'],
@@ -205,6 +225,27 @@ describe('skillopt command line', function () {
     assert.match(
       r.stderr,
       /edits\.json \(edits\[1\]\.op\): edit 2 has an unknown op "frobnicate"\. Fix: use one of append/,
+    );
+    assert.equal(readFileSync(skill, 'utf8'), before);
+  });
+
+  it('apply-edits refuses an edit without the fields its op needs (an apply report passed by mistake)', () => {
+    const skill = join(dir, 'SKILL.md');
+    const edits = join(dir, 'edit_apply_report.json');
+    // A run's edit_apply_report.json: op and target, but only a content_preview.
+    writeFileSync(
+      edits,
+      JSON.stringify([
+        { index: 1, op: 'append', target: '', content_preview: '- x', status: 'applied_append' },
+      ]),
+    );
+    const before = readFileSync(skill, 'utf8');
+    const r = cli(['apply-edits', '--skill', skill, '--edits', edits, '--write']);
+    assert.equal(r.code, 1);
+    assertOneLine(r);
+    assert.match(
+      r.stderr,
+      /\(edits\[0\]\.content\): edit 1 \(append\): op "append" needs a non-empty content\. Fix: /,
     );
     assert.equal(readFileSync(skill, 'utf8'), before);
   });

@@ -86,7 +86,7 @@ describe('skillopt eval --batch (CLI, loopback batch API)', function () {
     assert.match(first.stdout, /Submitted eval batch batch_loopback_\d+ \(openai_compatible\)/);
     assert.match(
       first.stdout,
-      /Stopped: Stopped waiting for openai_compatible batch (\S+) \(eval evaluation\); the .* is left running at the provider; resuming this folder collects it without paying twice\. Answered items are kept; continue with:\n {2}(?:npx skillopt|skillopt|npm run skillopt --) eval \S+ --skill \S+ --split test --out \S+ --batch --cfg-options /,
+      /Stopped: Stopped waiting for openai_compatible batch (\S+) \(eval evaluation\); the .* is left running at the provider; resuming this folder collects it without paying twice\. Answered items are kept; continue with:\n {2}cd \S+ && (?:npx skillopt|skillopt|npm run skillopt --) eval \S+ --skill \S+ --split test --out \S+ --batch --cfg-options /,
     );
     assert.equal(api.batches.size, 1);
     assert.equal(api.cancelRequests.length, 0);
@@ -132,7 +132,7 @@ describe('skillopt eval --batch (CLI, loopback batch API)', function () {
       // The command that collects them is the evaluation's own, with --batch and without the cancel.
       assert.match(
         cancel.stdout,
-        /ask the rest one by one at list price:\n {2}(?:npx skillopt|skillopt|npm run skillopt --) eval \S+ --skill \S+ --split test --out \S+ --batch --cfg-options /,
+        /ask the rest one by one at list price:\n {2}cd \S+ && (?:npx skillopt|skillopt|npm run skillopt --) eval \S+ --skill \S+ --split test --out \S+ --batch --cfg-options /,
       );
       assert.doesNotMatch(cancel.stdout, /skillopt eval .*--cancel-batch/);
       assert.equal(sentAlone(), 0);

@@ -178,6 +178,20 @@ describe('skillopt validate --smoke', function () {
     assert.equal(target.requests.length, 1);
     assert.equal(optimizer.requests.length, 0);
     assertNothingLeft();
+
+    // --json: one object on stdout with the report, the smoke result and the error; stderr quiet.
+    const j = await openAiSmoke('--json');
+    assert.equal(j.code, 1, j.stdout + j.stderr);
+    assert.equal(j.stderr, '');
+    assert.equal(j.stdout.trim().split('\n').length, 1, j.stdout);
+    const out = JSON.parse(j.stdout) as {
+      smoke: SmokeResult;
+      error: { reason: string; message: string; fix?: string };
+    };
+    assert.equal(out.smoke.outcome, 'errored');
+    assert.equal(out.error.reason, 'target');
+    assert.match(out.error.message, /^smoke task distance-008: .*not authorised.*\[auth\]/);
+    assert.match(out.error.fix ?? '', /^check the API key/);
   });
 
   describe('agent targets', () => {

@@ -164,6 +164,21 @@ describe('config/flat', () => {
       assert.equal(input.azure_openai_api_key, 'azkey-0123456789-abcd', 'input not modified');
     });
 
+    it('keeps a token count written as text (minimax_max_tokens: "8000"), not a token', () => {
+      const out = redactSecrets({
+        minimax_max_tokens: '8000',
+        qwen_chat_max_tokens: ' 4096 ',
+        auth_token: '123456789',
+        max_tokens: 'abcdefghij',
+      });
+      assert.deepEqual(out, {
+        minimax_max_tokens: '8000',
+        qwen_chat_max_tokens: ' 4096 ',
+        auth_token: '1234...6789',
+        max_tokens: 'abcd...ghij',
+      });
+    });
+
     it('recurses through nested objects and lists', () => {
       const out = redactSecrets({
         env: { judge: { API_KEY: '12345678', auth_token: '123456789' } },

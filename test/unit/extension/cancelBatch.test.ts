@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EVAL_FILE, RUN_FILE } from '../../../src/engine/store/layout';
@@ -14,36 +14,10 @@ import { Commands } from '../../../src/extension/constants';
 import type { RunView } from '../../../src/extension/runs/liveState';
 import { runNode } from '../../../src/extension/runs/treeNodes';
 import type { CancelledBatchInfo } from '../../../src/protocol/engine';
+import { menuOf } from './menus';
 
 const root = join(__dirname, '..', '..', '..');
 const pythonRun = join(root, 'test', 'fixtures', 'skillopt-python-run');
-
-interface MenuItem {
-  command: string;
-  when?: string;
-}
-const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
-  contributes: { menus: Record<string, MenuItem[]> };
-};
-
-/** The `viewItem` term of a Runs view `when` clause, evaluated as VS Code does (== or =~). */
-function showsFor(when: string, contextValue: string): boolean {
-  if (!when.includes('view == skillopt.runs')) return false;
-  const eq = /viewItem == (\S+)/.exec(when);
-  if (eq) return eq[1] === contextValue;
-  const re = /viewItem =~ \/(.+?)\/(?:\s|$)/.exec(when);
-  return re ? new RegExp(re[1]!).test(contextValue) : false;
-}
-
-/** The run commands a row's context menu offers (trust granted). */
-function menuOf(contextValue: string): string[] {
-  return pkg.contributes.menus['view/item/context']!.filter(
-    (m) => m.when !== undefined && showsFor(m.when, contextValue),
-  )
-    .map((m) => m.command)
-    .filter((c, i, all) => all.indexOf(c) === i)
-    .sort();
-}
 
 describe('extension: Cancel Provider Batch (tree rows, menus, words)', () => {
   let dir: string;

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { runLogLine } from '../../../src/extension/runs/runLog';
+import { actionLabel } from '../../../src/protocol/words';
 import { runNotice, staleReviewNotice, warningNotice } from '../../../src/extension/runs/runNotice';
 
 describe('extension runs: the notification when a run ends', () => {
@@ -122,6 +123,30 @@ describe('extension runs: the Output channel follows a run', () => {
       }),
       'hs: step 3 rejected by the gate (0.500 against 0.550; best 0.550)',
     );
+    // An accepted candidate is the run's current skill after the verdict: no "0.737 against 0.737".
+    assert.equal(
+      runLogLine('hs', {
+        type: 'gate/verdict',
+        step: 1,
+        epoch: 1,
+        origin: 'step',
+        action: 'accept_new_best',
+        candidateScore: 0.737,
+        currentScore: 0.737,
+        bestScore: 0.737,
+        cacheHit: false,
+      }),
+      `hs: step 1 ${actionLabel('accept_new_best')} (scored 0.737; best 0.737)`,
+    );
+    // The person's own Stop in plain words; another reason as the engine gives it.
+    for (const [reason, said] of [
+      ['stopped by request', 'stopped as you asked'],
+      ['token budget reached', 'stopped (token budget reached)'],
+    ])
+      assert.equal(
+        runLogLine('hs', { type: 'run/stopped', outDir: '/r', reason, resumeCommand: 'skillopt resume /r' }),
+        `hs: ${said}; resume with Resume Run or skillopt resume /r`,
+      );
     assert.equal(
       runLogLine('hs', {
         type: 'run/finished',

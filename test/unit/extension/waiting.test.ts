@@ -9,6 +9,8 @@ import { started } from './events';
 import { applyEvent, type LiveState, type RunView } from '../../../src/extension/runs/liveState';
 import { reviewNotice, type ReviewRequest } from '../../../src/extension/runs/runNotice';
 import { runNode, stepNodes } from '../../../src/extension/runs/treeNodes';
+import { Commands, ReviewCommands } from '../../../src/extension/constants';
+import { menuOf } from './menus';
 
 const request: ReviewRequest = {
   type: 'review/requested',
@@ -74,6 +76,16 @@ describe('extension runs: a run waiting for the person', () => {
     assert.equal(row?.command?.command, 'skillopt.review.openWaiting');
     const busy = stepNodes(view(fold([started, stage])), 1).find((n) => n.step === 2);
     assert.equal(busy?.command, undefined, 'a step the engine works on opens nothing');
+  });
+
+  it("offers the review on the waiting run's row (inline and in its menu) beside Stop, and only while it waits", () => {
+    const waiting = runNode(view(fold([started, stage, request]))).contextValue!;
+    assert.deepEqual(menuOf(waiting, 'inline'), [ReviewCommands.openWaiting, Commands.stopRun].sort());
+    assert.ok(menuOf(waiting).includes(ReviewCommands.openWaiting));
+    assert.ok(menuOf(waiting).includes('skillopt.showGateHistory'));
+    const busy = runNode(view(fold([started, stage]))).contextValue!;
+    assert.deepEqual(menuOf(busy, 'inline'), [Commands.stopRun]);
+    assert.ok(!menuOf(busy).includes(ReviewCommands.openWaiting));
   });
 
   it('says when the gate could not tell the candidate from noise (on_inconclusive: ask), with its test', () => {

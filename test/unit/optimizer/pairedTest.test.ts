@@ -10,7 +10,9 @@ import {
   signTest,
   smallestDetectableDelta,
 } from '../../../src/engine/optimizer/pairedTest';
-import { powerSummary } from '../../../src/protocol/gateText';
+import { describeGatePower, powerSummary } from '../../../src/protocol/gateText';
+import { cliInProcess as cli } from '../../support/cliInProcess';
+import { exampleConfig } from '../train/helpers';
 
 /** Expected p-values from scipy 1.17.1 (pairedTest.scipy.py beside this file). */
 const TAILS: Array<[number, number, number]> = [
@@ -177,5 +179,28 @@ describe('paired gate statistics', () => {
     );
     // At alpha 0.025 (two looks of more_repeats) six items are needed.
     assert.equal(smallestDetectableDelta(5, 2, 0.025), null);
+  });
+
+  it('with partial-credit scores (gate_metric soft, mixed) bounds how many items must move, not Δ', async () => {
+    // 5 of 19 items each up by 0.02: Δ ≈ 0.005, far under 5 / 19, and yet p = 1/32 ≤ 0.05.
+    const ids = Array.from({ length: 19 }, (_, i) => `q${i}`);
+    const current = new Map(ids.map((id) => [id, 0.5]));
+    const candidate = new Map(ids.map((id, i) => [id, i < 5 ? 0.52 : 0.5]));
+    const t = pairedTest(candidate, current, { alpha: 0.05, seed: 1 });
+    assert.ok(t.pValue <= 0.05 && t.meanDelta < 0.01, `p ${t.pValue}, Δ ${t.meanDelta}`);
+    const graded = { test: 'paired', items: 19, repeats: 1, alpha: 0.05, graded: true } as const;
+    assert.equal(
+      describeGatePower(graded),
+      "paired; 19 items × 1 repeat: at least 5 items must move the candidate's way to be told from noise at alpha 0.05 (Δ ≥ 0.263 if each moves a whole point; partial-credit scores can show a smaller Δ)",
+    );
+    assert.equal(powerSummary(graded), '≥ 5 items must move (19 items × 1 repeat, alpha 0.05)');
+    // validate says it for a soft gate, and keeps the Δ bound for the hard one (0–1 scores).
+    const gateLine = async (metric: string): Promise<string> =>
+      (await cli(['validate', exampleConfig, '--cfg-options', `evaluation.gate_metric=${metric}`])).stdout
+        .split('\n')
+        .find((l) => l.trim().startsWith('gate ')) ?? '';
+    assert.match(await gateLine('soft'), /at least 5 items must move/);
+    assert.match(await gateLine('mixed'), /at least 5 items must move/);
+    assert.match(await gateLine('hard'), /only Δ ≥ 0\.263 can be told from noise/);
   });
 });

@@ -112,4 +112,31 @@ describe('scorers agree with the reference evaluators (probe fixtures)', () => {
       close(r.soft, c.soft, JSON.stringify(c.response));
     }
   });
+
+  it('SearchQA and LiveMathematicianBench: answers read across the line breaks and blanks Python knows', async () => {
+    const { choices, cases } = readProbes<{
+      choices: { label: string; text: string }[];
+      cases: {
+        response: string;
+        extracted: string;
+        searchqa_hard_vs_Paris: number;
+        choice_label: string;
+        choice_hard_vs_B: number;
+      }[];
+    }>('extract-linebreaks.json');
+    const searchqa = createScorer('normalized_exact', ctx);
+    const choice = createScorer('choice', ctx);
+    const task = item(['B'], {
+      choices: choices.map((c) => c.text),
+      choiceLabels: choices.map((c) => c.label),
+    });
+    for (const c of cases) {
+      const what = JSON.stringify(c.response);
+      const predicted = extractAnswer(c.response).answer;
+      assert.equal(predicted, c.extracted, `extraction of ${what}`);
+      assert.equal((await searchqa.score(predicted, item(['Paris']))).hard, c.searchqa_hard_vs_Paris, what);
+      const r = await choice.score(predicted, task);
+      assert.equal(r.hard, c.choice_hard_vs_B, `${what} (the reference read ${c.choice_label}): ${r.reason}`);
+    }
+  });
 });

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EngineEvent } from '../../../src/protocol/events';
 import type { RuntimeState, StepRecord } from '../../../src/protocol/records';
-import { prepareRun } from '../../../src/engine/run';
+import { prepareRun, trainPrepared } from '../../../src/engine/run';
 import { matches, midStageStops, slowGateStop, type MidStageStop } from './midStageStops';
 import { startOpenAiServer } from '../../support/loopback/openaiServer';
 import { scriptedModels, scriptedWireOverrides } from '../../support/loopback/scriptedModels';
@@ -39,6 +39,8 @@ const crashes: Crash[] = [
     when: (e) => e.type === 'stage/started' && e.step === 2 && e.stage === 'reflect',
   },
   { name: 'mid-gate', when: progressIn(2, 'evaluate', 5) },
+  // In epoch 2 the analysts read the epoch's earlier steps (the step buffer), which resume keeps.
+  { name: 'mid-rollout in epoch 2', when: progressIn(7, 'rollout', 3) },
   { name: 'after the gate', when: (e) => e.type === 'gate/verdict' && e.step === 2 },
   {
     name: 'mid-slow-update',
@@ -131,6 +133,51 @@ describe('kill and resume', function () {
     } finally {
       await server.close();
       dir.cleanup();
+    }
+  });
+});
+
+describe('kill and resume: killed before the first save', function () {
+  this.timeout(120_000);
+
+  it('--resume after a SIGKILL in step 1 (no runtime_state.json yet) goes on from the paid work', async () => {
+    const refDir = tempDir('skillopt-ref-');
+    const probe = prepareRun({ configPath: exampleConfig, dryRun: true, outDir: '/nonexistent-probe' });
+    const tasks = [...probe.splits.train, ...probe.splits.val, ...probe.splits.test.unsealForEvaluation()];
+    const server = await startOpenAiServer(scriptedModels(tasks), { latencyMs: 25 });
+    const wire = ['cache.enabled=false', ...scriptedWireOverrides(server.url)];
+    const dir = tempDir('skillopt-kill-');
+    try {
+      await runSim(prepareSim(refDir.path, wire.slice(1)));
+      const seen: EngineEvent[] = [];
+      await trainUntilKilled(exampleConfig, dir.path, wire, (e) => {
+        seen.push(e);
+        return progressIn(1, 'rollout', 3)(e, seen);
+      });
+      assert.equal(existsSync(join(dir.path, 'runtime_state.json')), false, 'the kill came after a save');
+      const paidBefore = read(dir.path, 'ledger.jsonl');
+      assert.match(paidBefore, /"kind":"usage"/, 'the killed process paid nothing');
+
+      const events: EngineEvent[] = [];
+      const outcome = await trainPrepared(prepareSim(dir.path, wire.slice(1)), {
+        emit: (e) => events.push(e),
+        signal: new AbortController().signal,
+        resumeCommand: 'resume',
+        requireResume: true,
+      });
+      assert.equal(outcome.status, 'finished');
+      assert.ok(
+        events.some((e) => e.type === 'warning' && /starts again at step 1/.test(e.message)),
+        'no word that the run starts over',
+      );
+      assert.deepEqual(comparableHistory(dir.path), comparableHistory(refDir.path));
+      // What the killed process paid stays in the ledger, counted in the totals.
+      assert.ok(read(dir.path, 'ledger.jsonl').startsWith(paidBefore));
+      assert.ok(spend(dir.path).ledgerCalls >= spend(refDir.path).ledgerCalls);
+    } finally {
+      await server.close();
+      dir.cleanup();
+      refDir.cleanup();
     }
   });
 });

@@ -2,11 +2,9 @@
  * How the skill and the task reach the agent: the SKILL.md written into the task's workspace and
  * the prompt, with the task alone (native) or a line naming the skill file first (pointer).
  */
-import { copyFileSync, mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { stringify as yamlStringify } from 'yaml';
-import { SkillOptError } from '../../errors';
-import { readOnlySource } from '../../skill/package/folder';
+import { copyReadOnlyFile, writeTextFiles } from '../../skill/package/folder';
 import { SKILL_FILE, splitPackage } from '../../skill/package/text';
 import { writeFileAtomic } from '../../store/atomic';
 import type { TaskContext } from '../types';
@@ -43,22 +41,8 @@ export function renderPrompt(
  */
 export function installSkill(skillDir: string, task: TaskContext, description: string): string {
   const pkg = splitPackage(task.skill);
-  for (const f of pkg.files) writeFileAtomic(join(skillDir, ...f.path.split('/')), f.text);
-  for (const f of pkg.readOnly) {
-    const from = readOnlySource(f);
-    if (!from) {
-      throw new SkillOptError(
-        'skill',
-        `the bytes of the skill's read-only file ${f.path} are no longer on disk`,
-        {
-          fix: 'start the run again from the skill folder (a read-only file is copied from where it was read)',
-        },
-      );
-    }
-    const to = join(skillDir, ...f.path.split('/'));
-    mkdirSync(dirname(to), { recursive: true });
-    copyFileSync(from, to);
-  }
+  writeTextFiles(skillDir, pkg.files);
+  for (const f of pkg.readOnly) copyReadOnlyFile(f, join(skillDir, ...f.path.split('/')));
   const skillFile = join(skillDir, SKILL_FILE);
   writeFileAtomic(skillFile, renderSkillFile({ ...task, skill: pkg.skill }, description));
   return skillFile;

@@ -9,7 +9,7 @@ import { resourceFiles, SKILL_RESOURCE_DIRS } from '../../skill/package/folder';
 import { createHash } from 'node:crypto';
 import {
   chmodSync,
-  cpSync,
+  copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -179,12 +179,17 @@ export function sweepStaleTaskDirs(agentsRoot: string, maxAgeMs: number): void {
  */
 export { SKILL_RESOURCE_DIRS };
 
-/** Copies the skill's resource folders (references/, scripts/, assets/) into the workspace's skill directory. */
+/**
+ * Copies the files of the skill's resource folders (references/, scripts/, assets/) into the
+ * workspace's skill directory: the files a skill folder is trained with, so hidden entries and
+ * tools' folders (node_modules/, __pycache__/) stay behind here too.
+ */
 export function copySkillFolder(from: string, to: string): void {
   mkdirSync(to, { recursive: true });
-  for (const name of SKILL_RESOURCE_DIRS) {
-    const src = join(from, name);
-    if (existsSync(src) && statSync(src).isDirectory()) cpSync(src, join(to, name), { recursive: true });
+  for (const path of resourceFiles(from).files) {
+    const target = join(to, ...path.split('/'));
+    mkdirSync(dirname(target), { recursive: true });
+    copyFileSync(join(from, ...path.split('/')), target);
   }
 }
 

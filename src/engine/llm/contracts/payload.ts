@@ -59,7 +59,7 @@ export interface Edit {
   [key: string]: unknown;
 }
 
-const editSchema: z.ZodType<Edit> = z
+export const editSchema: z.ZodType<Edit> = z
   .looseObject(
     {
       op: looseEnum(EDIT_OPS),

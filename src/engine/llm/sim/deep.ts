@@ -8,7 +8,7 @@
 import { extractJson } from '../json';
 import type { ChatMessage } from '../types';
 import { DEEP_FIRST_TURN_HEADING, DEEP_PATCH_HEADING, DEEP_REFINE_HEADING } from '../../prompts/deep';
-import { habits, harmfulRules, type Habit } from './habits';
+import { habits, harmfulRules, parseTrajectories, type Habit, type Trajectory } from './habits';
 
 type Json = Record<string, unknown>;
 type Mode = 'edits' | 'revise_suggestions' | 'skill_candidates';
@@ -24,32 +24,11 @@ interface SimHypothesis {
   confidence: 'low' | 'medium' | 'high';
 }
 
-interface Trajectory {
-  id: string;
-  type: string;
-  answer: string;
-  expected: string;
-}
-
 function between(text: string, open: string, close: string): string {
   const a = text.indexOf(open);
   if (a < 0) return '';
   const b = text.indexOf(close, a + open.length);
   return b < 0 ? '' : text.slice(a + open.length, b).trim();
-}
-
-function parseTrajectories(section: string): Trajectory[] {
-  const out: Trajectory[] = [];
-  for (const block of section.split(/^### Trajectory \d+ /m).slice(1)) {
-    const line = (key: string): string => new RegExp(`^${key}: (.*)$`, 'm').exec(block)?.[1]?.trim() ?? '';
-    out.push({
-      id: /^\(id=(.+?)\)/.exec(block)?.[1] ?? '',
-      type: line('task_type'),
-      answer: line('model answer'),
-      expected: line('expected').split(' | ')[0] ?? '',
-    });
-  }
-  return out;
 }
 
 function budgetOf(text: string): number {

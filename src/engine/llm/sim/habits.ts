@@ -154,3 +154,26 @@ export function hash(text: string): number {
 export function nextTurn(latencyMs = 0): Promise<void> {
   return new Promise((resolve) => (latencyMs > 0 ? setTimeout(resolve, latencyMs) : setImmediate(resolve)));
 }
+
+/** One trajectory of the analyst prompt's material, as the simulated optimizer reads it back. */
+export interface Trajectory {
+  id: string;
+  type: string;
+  answer: string;
+  expected: string;
+}
+
+/** The trajectories of a prompt section (`### Trajectory N (id=…)` blocks). */
+export function parseTrajectories(section: string): Trajectory[] {
+  const out: Trajectory[] = [];
+  for (const block of section.split(/^### Trajectory \d+ /m).slice(1)) {
+    const line = (key: string): string => new RegExp(`^${key}: (.*)$`, 'm').exec(block)?.[1]?.trim() ?? '';
+    out.push({
+      id: /^\(id=(.+?)\)/.exec(block)?.[1] ?? '',
+      type: line('task_type'),
+      answer: line('model answer'),
+      expected: line('expected').split(' | ')[0] ?? '',
+    });
+  }
+  return out;
+}

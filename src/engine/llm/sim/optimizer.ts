@@ -4,7 +4,7 @@ import type { BackendReply, ChatBackend, ChatMessage, ChatRequest } from '../typ
 import { simDeepReflect, simMetaReflect } from './deep';
 import { estimateTokens } from './target';
 import { LAPSE_HEADING } from '../../prompts/skillAware';
-import { habits, harmfulRules, hash, neutralRules, nextTurn } from './habits';
+import { habits, harmfulRules, hash, neutralRules, nextTurn, parseTrajectories } from './habits';
 
 type Json = Record<string, unknown>;
 type Mode = 'edits' | 'revise_suggestions' | 'skill_candidates';
@@ -32,27 +32,6 @@ function modeOf(system: string): Mode {
   if (system.includes('"revise_suggestions"')) return 'revise_suggestions';
   if (system.includes('"skill_candidates"')) return 'skill_candidates';
   return 'edits';
-}
-
-interface Trajectory {
-  id: string;
-  type: string;
-  answer: string;
-  expected: string;
-}
-
-function parseTrajectories(user: string): Trajectory[] {
-  const out: Trajectory[] = [];
-  for (const block of user.split(/^### Trajectory \d+ /m).slice(1)) {
-    const line = (key: string): string => new RegExp(`^${key}: (.*)$`, 'm').exec(block)?.[1]?.trim() ?? '';
-    out.push({
-      id: /^\(id=(.+?)\)/.exec(block)?.[1] ?? '',
-      type: line('task_type'),
-      answer: line('model answer'),
-      expected: line('expected').split(' | ')[0] ?? '',
-    });
-  }
-  return out;
 }
 
 /** Insert before the protected blocks, as an append does, so full rewrites keep them at the tail. */

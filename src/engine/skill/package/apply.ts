@@ -7,7 +7,7 @@
 import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SkillOptError } from '../../errors';
-import { SKILL_RESOURCE_DIRS } from './folder';
+import { isLeftOut, SKILL_RESOURCE_DIRS } from './folder';
 import { SKILL_FILE } from './text';
 
 export interface FileToApply {
@@ -75,6 +75,8 @@ export function filesOnlyInSkill(bestDir: string, skillDir: string): string[] {
     if (!existsSync(root) || !lstatSync(root).isDirectory()) continue;
     for (const rel of regularFiles(root)) {
       const path = `${dir}/${rel}`;
+      // Not part of the skill (hidden, a tool's folder): training never read it, so it is not news.
+      if (path.split('/').some(isLeftOut)) continue;
       if (!existsSync(join(bestDir, ...path.split('/')))) out.push(path);
     }
   }

@@ -5,7 +5,7 @@
  * in the report (`skipped_outside_policy`, with the reason), like every other skipped edit.
  */
 import type { ApplyOptions, ApplyResult, Edit, EditReportRow } from '../applyEdits';
-import { refusalFor, sizeRefusal, DEFAULT_PACKAGE_POLICY } from './policy';
+import { collisionFor, refusalFor, sizeRefusal, DEFAULT_PACKAGE_POLICY } from './policy';
 import { joinPackage, SKILL_FILE, splitPackage } from './text';
 
 export const OUTSIDE_POLICY = 'skipped_outside_policy';
@@ -63,6 +63,10 @@ export function applyPackageEdits(
       return refuse(`${file} is carried read-only (a binary file, or over the text size limit)`);
     const refusal = refusalFor(file, policy);
     if (refusal) return refuse(refusal);
+    const collision = existing
+      ? undefined
+      : collisionFor(file, [SKILL_FILE, ...pkg.files.map((f) => f.path), ...pkg.readOnly.map((f) => f.path)]);
+    if (collision) return refuse(collision);
     if (!existing && pkg.files.length + 1 > policy.maxFiles)
       return refuse(
         `adding ${file} would make ${pkg.files.length + 1} files, over optimizer.package_edits.max_files (${policy.maxFiles})`,
@@ -73,7 +77,13 @@ export function applyPackageEdits(
     const tooBig = sizeRefusal(file, out.text, policy);
     if (tooBig) return refuse(tooBig);
     if (existing) existing.text = out.text;
-    else if (out.text !== '') pkg.files.push({ path: file, text: out.text });
+    // A script the optimizer adds with a `#!` line is made runnable, as its author would.
+    else if (out.text !== '')
+      pkg.files.push({
+        path: file,
+        text: out.text,
+        ...(file.startsWith('scripts/') && out.text.startsWith('#!') ? { executable: true } : {}),
+      });
     report.push(...renumber(out.report));
   });
   return { text: joinPackage(pkg), report };

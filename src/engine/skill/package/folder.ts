@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import {
-  copyFileSync,
+  chmodSync,
   existsSync,
   lstatSync,
   mkdirSync,
@@ -16,6 +16,7 @@ import {
   renameSync,
   rmSync,
   statSync,
+  writeFileSync,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { decodeUtf8 } from '../../data/utf8';
@@ -38,8 +39,11 @@ export const SKILL_RESOURCE_DIRS = ['references', 'scripts', 'assets'] as const;
  */
 export const PACKAGE_TEXT_FILE_MAX = 128 * 1024;
 
-/** Where the bytes of each read-only file were seen, by digest, for writing them into snapshots. */
-const readOnlySources = new Map<string, string>();
+/**
+ * Where the bytes of each read-only file were seen, by digest, in the order seen (the skill folder
+ * first, then the run's copies), for writing them into snapshots and workspaces.
+ */
+const readOnlySources = new Map<string, string[]>();
 
 function digest(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex').slice(0, 16);
@@ -72,16 +76,18 @@ export function readPackageFolder(folder: string, readSkill: (path: string) => s
     if (resources.dirs.includes(entry)) continue;
     leftOut.push(entry);
   }
+  leftOut.push(...resources.leftOut);
   for (const path of resources.files) {
     const abs = join(folder, ...path.split('/'));
-    if (path.split('/').some((part) => part.startsWith('.')) || /\s/.test(path)) {
+    if (/\s/.test(path)) {
       leftOut.push(path);
       continue;
     }
     const bytes = readFileSync(abs);
     const decoded =
       bytes.length <= PACKAGE_TEXT_FILE_MAX && !bytes.includes(0) ? decodeUtf8(bytes) : undefined;
-    if (decoded && 'text' in decoded) files.push({ path, text: decoded.text });
+    if (decoded && 'text' in decoded)
+      files.push({ path, text: decoded.text, ...(isExecutable(abs) ? { executable: true } : {}) });
     else {
       const sha = digest(bytes);
       remember(sha, abs);
@@ -90,24 +96,50 @@ export function readPackageFolder(folder: string, readSkill: (path: string) => s
   }
   if (leftOut.length) {
     notices.push(
-      `skill folder ${folder}: only SKILL.md and ${SKILL_RESOURCE_DIRS.join('/, ')}/ are part of the skill; left out: ${leftOut.join(', ')}`,
+      `skill folder ${folder}: only SKILL.md and ${SKILL_RESOURCE_DIRS.join('/, ')}/ are part of the skill (without hidden entries, ${LEFT_OUT_DIRS.join('/, ')}/ and names with spaces); left out: ${leftOut.join(', ')}`,
+    );
+  }
+  // A file SKILL.md points to that no chat target can be given: said, since its answers lack it.
+  const named = readOnly.filter((f) => [skill, ...files.map((t) => t.text)].some((t) => t.includes(f.path)));
+  if (named.length) {
+    notices.push(
+      `skill folder ${folder}: ${named.map((f) => `${f.path} (${f.bytes} bytes)`).join(', ')} ${named.length === 1 ? 'is' : 'are'} named by the skill but binary or over ${PACKAGE_TEXT_FILE_MAX / 1024} KiB: never shown to a model, so a chat target answers without ${named.length === 1 ? 'it' : 'them'} (an agent target gets ${named.length === 1 ? 'it' : 'them'} in its folder); split a large text file into smaller ones to have it sent`,
     );
   }
   return { text: joinPackage({ skill, files, readOnly }), notices };
 }
 
 /**
+ * Folders a script's tools fill in beside it (installed packages, compiled caches): they are not
+ * written as part of a skill, can hold thousands of files and links out of the folder (a virtual
+ * environment's interpreter), and would fill every optimizer prompt and run-folder copy.
+ */
+export const LEFT_OUT_DIRS = ['node_modules', '__pycache__'] as const;
+
+/** An entry inside the resource folders that is not part of the skill: hidden, or a tool's folder. */
+export function isLeftOut(name: string): boolean {
+  return name.startsWith('.') || (LEFT_OUT_DIRS as readonly string[]).includes(name);
+}
+
+/**
  * The resource folders of skill folder `folder` that it holds, and their regular files (`references/…`,
  * sorted), walked without following a symbolic link: a link is refused, since through one a skill
  * folder would carry files from elsewhere on the disk (a key, a system folder, a loop back into
- * itself) into the prompts, the run folder and the agents' workspaces.
+ * itself) into the prompts, the run folder and the agents' workspaces. Hidden entries and tools'
+ * folders (`isLeftOut`) are not walked: they are named in `leftOut`.
  */
-export function resourceFiles(folder: string): { dirs: string[]; files: string[] } {
+export function resourceFiles(folder: string): { dirs: string[]; files: string[]; leftOut: string[] } {
   const dirs: string[] = [];
   const files: string[] = [];
+  const leftOut: string[] = [];
   const walk = (rel: string, into: string[]): void => {
-    for (const entry of readdirSync(join(folder, ...rel.split('/')), { withFileTypes: true })) {
+    const entries = readdirSync(join(folder, ...rel.split('/')), { withFileTypes: true });
+    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
       const path = `${rel}/${entry.name}`;
+      if (isLeftOut(entry.name)) {
+        leftOut.push(path);
+        continue;
+      }
       if (entry.isSymbolicLink()) refuseLink(folder, path);
       if (entry.isDirectory()) walk(path, into);
       else if (entry.isFile()) into.push(path);
@@ -123,7 +155,7 @@ export function resourceFiles(folder: string): { dirs: string[]; files: string[]
     walk(dir, inDir);
     files.push(...inDir.sort());
   }
-  return { dirs, files };
+  return { dirs, files, leftOut };
 }
 
 function refuseLink(folder: string, path: string): never {
@@ -156,22 +188,8 @@ export function writePackageFolder(folder: string, text: string): void {
   for (const left of siblings(folder, 'tmp')) rmSync(left, { recursive: true, force: true });
   mkdirSync(tmp, { recursive: true });
   writeFileAtomic(join(tmp, SKILL_FILE), pkg.skill);
-  for (const f of pkg.files) writeFileAtomic(join(tmp, ...f.path.split('/')), f.text);
-  for (const f of pkg.readOnly) {
-    const from = readOnlySources.get(f.sha);
-    if (!from || !existsSync(from)) {
-      throw new SkillOptError(
-        'skill',
-        `the bytes of the skill's read-only file ${f.path} are no longer on disk`,
-        {
-          file: folder,
-          fix: 'start the run again from the skill folder (a read-only file is copied from where it was read)',
-        },
-      );
-    }
-    mkdirSync(dirname(join(tmp, ...f.path.split('/'))), { recursive: true });
-    copyFileSync(from, join(tmp, ...f.path.split('/')));
-  }
+  writeTextFiles(tmp, pkg.files);
+  for (const f of pkg.readOnly) copyReadOnlyFile(f, join(tmp, ...f.path.split('/')), folder);
   // Swapped in by renames, so a folder of one whole version is always there (or, after a kill
   // between the two renames, its previous version under `.old-`, which readers fall back to).
   const old = `${folder}.old-${process.pid}`;
@@ -179,6 +197,23 @@ export function writePackageFolder(folder: string, text: string): void {
   renameSync(tmp, folder);
   for (const left of [old, ...siblings(folder, 'old')]) rmSync(left, { recursive: true, force: true });
   for (const f of pkg.readOnly) remember(f.sha, join(folder, ...f.path.split('/')));
+}
+
+/** True when the owner may run the file (Windows has no such bit: never there). */
+function isExecutable(path: string): boolean {
+  return (statSync(path).mode & 0o100) !== 0;
+}
+
+/**
+ * Writes a package's text files under `folder`, an executable one with its bits (the copy stays
+ * runnable where the skill is used: snapshots, best_skill/, an agent's workspace).
+ */
+export function writeTextFiles(folder: string, files: readonly PackageTextFile[]): void {
+  for (const f of files) {
+    const to = join(folder, ...f.path.split('/'));
+    writeFileAtomic(to, f.text);
+    if (f.executable) chmodSync(to, 0o755);
+  }
 }
 
 /** Leftovers of a process killed while writing `folder`: its `.tmp-` and `.old-` siblings. */
@@ -198,14 +233,37 @@ export function packageFolderOnDisk(folder: string): string | undefined {
   return siblings(folder, 'old')[0];
 }
 
-/** Keeps the first place a read-only file's bytes were seen while it is still there. */
+/** Adds a place a read-only file's bytes were seen. */
 function remember(sha: string, path: string): void {
-  const known = readOnlySources.get(sha);
-  if (!known || !existsSync(known)) readOnlySources.set(sha, path);
+  const known = readOnlySources.get(sha) ?? [];
+  if (!known.includes(path)) readOnlySources.set(sha, [...known, path]);
 }
 
-/** Where the bytes of a read-only file can be copied from (for installing a package into a workspace). */
-export function readOnlySource(file: PackageReadOnlyFile): string | undefined {
-  const from = readOnlySources.get(file.sha);
-  return from && existsSync(from) ? from : undefined;
+/**
+ * Writes the bytes of read-only file `file` (and its permission bits) at `to`, from the first place
+ * they were seen that still holds exactly them: a file changed in the skill folder since the run
+ * read it is passed over, so every copy is byte for byte the file the run trained with.
+ */
+export function copyReadOnlyFile(file: PackageReadOnlyFile, to: string, where?: string): void {
+  for (const from of readOnlySources.get(file.sha) ?? []) {
+    let bytes: Buffer;
+    try {
+      bytes = readFileSync(from);
+    } catch {
+      continue;
+    }
+    if (digest(bytes) !== file.sha) continue;
+    mkdirSync(dirname(to), { recursive: true });
+    writeFileSync(to, bytes);
+    chmodSync(to, statSync(from).mode & 0o777);
+    return;
+  }
+  throw new SkillOptError(
+    'skill',
+    `the bytes of the skill's read-only file ${file.path} are no longer on disk as the run read them`,
+    {
+      ...(where ? { file: where } : {}),
+      fix: 'start the run again from the skill folder, or put the file back as it was (a read-only file is copied from where it was read)',
+    },
+  );
 }

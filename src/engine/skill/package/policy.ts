@@ -3,7 +3,7 @@
  * edit outside it is refused with the reason and recorded in the apply report, never dropped.
  */
 import { minimatch } from 'minimatch';
-import { PACKAGE_TEXT_FILE_MAX } from './folder';
+import { isLeftOut, LEFT_OUT_DIRS, PACKAGE_TEXT_FILE_MAX, SKILL_RESOURCE_DIRS } from './folder';
 import { SKILL_FILE } from './text';
 
 export interface PackageEditPolicy {
@@ -38,9 +38,31 @@ const matches = (path: string, globs: readonly string[]): boolean =>
 export function refusalFor(path: string, policy: PackageEditPolicy): string | undefined {
   if (!SAFE_PATH.test(path) || path.split('/').includes('..'))
     return `"${path}" is not a relative path inside the skill folder (letters, digits, ".", "_", "-", "/")`;
+  // A file anywhere else would not be read back (resume, best_skill/, eval): the skill is these only.
+  if (path !== SKILL_FILE && !SKILL_RESOURCE_DIRS.some((dir) => path.startsWith(`${dir}/`)))
+    return `${path} is not in ${SKILL_RESOURCE_DIRS.join('/, ')}/: only SKILL.md and those folders are part of a skill`;
+  if (path.split('/').some(isLeftOut))
+    return `${path} is in a folder that is not part of the skill (${LEFT_OUT_DIRS.join('/, ')}/)`;
   if (matches(path, policy.readOnly)) return `${path} is read-only under optimizer.package_edits.read_only`;
   if (!matches(path, policy.editable))
     return `${path} is not editable under optimizer.package_edits.editable (${policy.editable.join(', ')})`;
+  return undefined;
+}
+
+/**
+ * Why a new file at `path` cannot sit beside the package's `existing` files, or undefined: a path
+ * through one of them (`references/guide.md/x.md`), a folder holding some (`references/guide.md`
+ * when `references/guide.md/…` exists), or one differing only in case, which a case-insensitive
+ * disk (macOS, Windows) would write over.
+ */
+export function collisionFor(path: string, existing: readonly string[]): string | undefined {
+  const lower = path.toLowerCase();
+  for (const other of existing) {
+    const o = other.toLowerCase();
+    if (lower.startsWith(`${o}/`)) return `${path} would be inside ${other}, which is a file`;
+    if (o.startsWith(`${lower}/`)) return `${path} is a folder of the skill (it holds ${other})`;
+    if (o === lower) return `${path} differs from ${other} only in case (one file on macOS and Windows)`;
+  }
   return undefined;
 }
 

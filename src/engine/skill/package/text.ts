@@ -6,7 +6,13 @@
  *   <!-- skillopt:file references/guide.md -->
  *   …the file's text…
  *   <!-- skillopt:end references/guide.md -->
+ *   <!-- skillopt:file scripts/check.sh +x -->
+ *   …
+ *   <!-- skillopt:end scripts/check.sh -->
  *   <!-- skillopt:readonly assets/logo.png 2048 3fa2c1d09b7e4455 -->
+ *
+ * `+x` marks a file that was executable in the folder: its copies (snapshots, best_skill/, the
+ * agents' workspaces) are made executable too, so `./scripts/check.sh` runs where the skill is used.
  *
  * Text files are trained; read-only entries (binary files, files over the size limit) are named by
  * path, size and digest only and their bytes come from the folder they were read from. A skill
@@ -14,11 +20,15 @@
  * Nothing here is shown raw to a model: prompts render the package through views.ts.
  */
 
+import { withLfLineEndings } from '../lineEndings';
+
 export const SKILL_FILE = 'SKILL.md';
 
 export interface PackageTextFile {
   path: string;
   text: string;
+  /** Executable in the folder it was read from (a script run as `./scripts/x.sh`). */
+  executable?: boolean;
 }
 
 export interface PackageReadOnlyFile {
@@ -37,7 +47,7 @@ export interface SkillPackage {
   readOnly: PackageReadOnlyFile[];
 }
 
-const FILE_START = /^<!-- skillopt:file (\S+) -->$/;
+const FILE_START = /^<!-- skillopt:file (\S+)( \+x)? -->$/;
 const READ_ONLY = /^<!-- skillopt:readonly (\S+) (\d+) ([0-9a-f]{16}) -->$/;
 const TRAILER_START = /\n<!-- skillopt:(?:file|readonly) \S+/;
 
@@ -74,7 +84,7 @@ function parseTrailer(trailer: string): Omit<SkillPackage, 'skill'> | undefined 
     const body = rest.slice(nl + 1);
     const end = body.indexOf(close);
     if (end < 0) return undefined;
-    files.push({ path: start[1], text: body.slice(0, end) });
+    files.push({ path: start[1], text: body.slice(0, end), ...(start[2] ? { executable: true } : {}) });
     rest = body.slice(end + close.length);
   }
   return { files, readOnly };
@@ -98,7 +108,8 @@ export function joinPackage(pkg: SkillPackage): string {
   const files = [...pkg.files].sort((a, b) => a.path.localeCompare(b.path));
   const readOnly = [...pkg.readOnly].sort((a, b) => a.path.localeCompare(b.path));
   let out = pkg.skill;
-  for (const f of files) out += `\n<!-- skillopt:file ${f.path} -->\n${f.text}\n${endLine(f.path)}`;
+  for (const f of files)
+    out += `\n<!-- skillopt:file ${f.path}${f.executable ? ' +x' : ''} -->\n${f.text}\n${endLine(f.path)}`;
   for (const f of readOnly) out += `\n<!-- skillopt:readonly ${f.path} ${f.bytes} ${f.sha} -->`;
   return out;
 }
@@ -115,8 +126,10 @@ export function skillBody(text: string): string {
  */
 export function mapSkillBody(text: string, change: (body: string) => string): string {
   const at = trailerStart(text);
-  if (at < 0) return change(text);
-  return change(text.slice(0, at)) + text.slice(at);
+  // A CRLF SKILL.md stays CRLF: the blocks are written with `\n`.
+  const inEol = (body: string): string => withLfLineEndings(body, (lf) => ({ text: change(lf) })).text;
+  if (at < 0) return inEol(text);
+  return inEol(text.slice(0, at)) + text.slice(at);
 }
 
 /** `next`'s SKILL.md with `previous`'s other files: a whole-document rewrite changes SKILL.md only. */

@@ -5,7 +5,7 @@
  * touched; binary and read-only files are named, never shown. A single-file skill is shown as is.
  */
 import type { RolloutResult } from '../../../protocol/records';
-import { refusalFor, type PackageEditPolicy } from './policy';
+import { refusalFor, sizeRefusal, type PackageEditPolicy } from './policy';
 import { SKILL_FILE, splitPackage, type SkillPackage } from './text';
 
 const fileBlock = (path: string, text: string): string =>
@@ -58,11 +58,16 @@ export function optimizerSkillView(
   if (!policy.folder && !pkg.files.length && !pkg.readOnly.length) return text.trim();
   const shown = touched ?? linkedFiles(pkg);
   const mark = (path: string): string => (refusalFor(path, policy) ? 'read-only' : 'editable');
+  // A file already over max_file_bytes cannot take any edit: said, so no edit is spent on it.
+  const markFile = (f: { path: string; text: string }): string =>
+    mark(f.path) === 'editable' && sizeRefusal(f.path, f.text, policy)
+      ? 'read-only: over the size limit for edited files'
+      : mark(f.path);
   const tree = [
     `- ${SKILL_FILE} (${mark(SKILL_FILE)})`,
     ...pkg.files.map(
       (f) =>
-        `- ${f.path} (${Buffer.byteLength(f.text, 'utf8')} bytes, ${mark(f.path)}${shown.includes(f.path) ? ', shown below' : ''})`,
+        `- ${f.path} (${Buffer.byteLength(f.text, 'utf8')} bytes, ${markFile(f)}${shown.includes(f.path) ? ', shown below' : ''})`,
     ),
     ...pkg.readOnly.map((f) => `- ${f.path} (${f.bytes} bytes, binary or too large: read-only, not shown)`),
   ];
