@@ -39,7 +39,7 @@ import { tokenSummary } from './llm/tokenSummary';
 import { acquireRunLock } from './store/runLock';
 import { containWrites, makeDir, removeStaleTemps } from './store/atomic';
 import { defaultRunsRoot, RUN_FILE, RunLayout } from './store/layout';
-import { refuseResumeWithoutRun } from './train/sameRun';
+import { refuseForeignFolder, refuseResumeWithoutRun } from './train/sameRun';
 import { RunLedger } from './llm/ledger';
 import { setMaxListeners } from 'node:events';
 import type { TrainSettings } from './train/settings';
@@ -259,6 +259,8 @@ export async function trainPrepared(
     reviewer?: Reviewer;
     requireResume?: boolean;
     forceConfig?: boolean;
+    /** The folder holds files of the person's beside a run --fresh just cleared: not refused. */
+    keepsOtherFiles?: boolean;
   },
 ): Promise<TrainOutcome> {
   const { models } = prepared;
@@ -298,6 +300,7 @@ export async function trainPrepared(
     pendingTimer = setTimeout(emitTotals, wait);
   });
   if (hooks.requireResume) refuseResumeWithoutRun(prepared.outDir);
+  else if (!hooks.keepsOtherFiles) refuseForeignFolder(prepared.outDir);
   makeDir(prepared.outDir);
   let release: (() => void) | undefined;
   let detach: (() => void) | undefined;

@@ -152,6 +152,8 @@ export async function runTrain(args: readonly string[]): Promise<number> {
       logger,
       ...(a.values.resume ? { requireResume: true } : {}),
       ...(a.values.force ? { forceConfig: true } : {}),
+      // --fresh emptied a run folder and named the files of the person's it kept there.
+      ...(keptByFresh.length ? { keepsOtherFiles: true } : {}),
     });
     // The run's whole spend, earlier processes included (the ledger is merged into the accounting).
     if (!a.json)

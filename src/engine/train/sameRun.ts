@@ -5,8 +5,9 @@
  * (caps, concurrency, timeouts, cache, review mode, prices, keys, the speed options whose decisions are
  * identical by construction) may change between sessions.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { SkillOptError } from '../errors';
+import { isTempName } from '../store/atomic';
 import { RUN_FILE, RunLayout } from '../store/layout';
 
 const OPERATIONAL = new Set([
@@ -125,5 +126,29 @@ export function refuseResumeWithoutRun(outDir: string): void {
   throw new SkillOptError('config', 'there is no run to resume in this folder', {
     file: outDir,
     fix: 'check the --out folder (it holds config.json once a run has started), or leave out --resume to start one',
+  });
+}
+
+/** Files whose presence says a folder is a run's (a run killed early may have written only these). */
+const RUN_MARKERS = [RUN_FILE.config, RUN_FILE.state, RUN_FILE.ledger, RUN_FILE.dataDigest];
+
+/**
+ * A new run only in a new or empty folder, or in a run's: in a folder of the person's own (`--out .`
+ * beside the config) it would overwrite a `report.md` or write into a `skills/` folder of theirs.
+ */
+export function refuseForeignFolder(outDir: string): void {
+  const layout = new RunLayout(outDir);
+  if (!existsSync(outDir) || RUN_MARKERS.some((f) => existsSync(layout.file(f)))) return;
+  let entries: string[];
+  try {
+    entries = readdirSync(outDir).filter((n) => !n.startsWith(RUN_FILE.lock) && !isTempName(n));
+  } catch {
+    return; // Not a folder, or unreadable: the first write says so, naming it.
+  }
+  if (!entries.length) return;
+  const shown = entries.sort().slice(0, 5).join(', ') + (entries.length > 5 ? ', …' : '');
+  throw new SkillOptError('config', `the folder holds files but no run (${shown})`, {
+    file: outDir,
+    fix: 'give --out a new or empty folder (e.g. runs/first): a run writes report.md, skills/, steps/ and more into it, and --fresh deletes them',
   });
 }

@@ -101,6 +101,12 @@ const CASES: Case[] = [
     argv: (d) => ['train', join(d, 'skillopt.yaml'), '--out', join(d, 'SKILL.md')],
     place: /SKILL\.md/,
   },
+  {
+    name: "--out is a folder of the person's own (beside the config)",
+    argv: (d) => ['train', join(d, 'skillopt.yaml'), '--out', d],
+    place: /cfg\b/,
+    says: /the folder holds files but no run \(SKILL\.md, skillopt\.yaml/,
+  },
   // ── the config file ──
   {
     name: 'YAML syntax error',

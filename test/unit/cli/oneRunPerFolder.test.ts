@@ -126,28 +126,26 @@ describe('one run per folder (CLI processes)', function () {
     assert.equal(JSON.parse(readFileSync(join(out, RUN_FILE.config), 'utf8')).seed, 7);
   });
 
-  it("--fresh in a folder of the person's own (--out beside the config) deletes only what the run wrote", () => {
-    const mine = readdirSync(dir).sort();
-    writeFileSync(join(dir, 'notes.txt'), 'mine');
-    const args = [
-      'train',
-      config,
-      '--out',
-      dir,
-      '--cfg-options',
-      'train.num_epochs=1',
-      'cache.enabled=false',
-    ];
-    assert.equal(cli(args).code, 0);
-    const again = cli([...args, '--fresh']);
+  it('--fresh deletes only what the run wrote: files put into the run folder stay, named', () => {
+    assert.equal(train().code, 0);
+    writeFileSync(join(out, 'notes.txt'), 'mine');
+    writeFileSync(join(out, 'SKILL.md'), 'mine');
+    const again = train(['--fresh']);
     assert.equal(again.code, 0, again.out);
-    for (const name of [...mine, 'notes.txt'])
-      assert.ok(existsSync(join(dir, name)), `--fresh deleted ${name}`);
-    assert.equal(readFileSync(join(dir, 'notes.txt'), 'utf8'), 'mine');
+    assert.equal(readFileSync(join(out, 'notes.txt'), 'utf8'), 'mine');
+    assert.equal(readFileSync(join(out, 'SKILL.md'), 'utf8'), 'mine');
     assert.match(
       again.out,
-      /--fresh deleted the run in .* and kept 5 file\(s\) no run writes: SKILL\.md, notes\.txt/,
+      /--fresh deleted the run in .* and kept 2 file\(s\) no run writes: SKILL\.md, notes\.txt/,
     );
+  });
+
+  it("refuses a new run in a folder of the person's own, before writing anything there", () => {
+    const before = readdirSync(dir).sort();
+    const r = cli(['train', config, '--out', dir, '--cfg-options', 'train.num_epochs=1']);
+    assert.equal(r.code, 1, r.out);
+    assert.match(r.out, /the folder holds files but no run \(SKILL\.md, skillopt\.yaml, tasks\.jsonl/);
+    assert.deepEqual(readdirSync(dir).sort(), before);
   });
 
   it('--force goes on under a changed config, keeping the steps done, but never with other data or batches', () => {
