@@ -28,6 +28,7 @@ import { checkInputFiles } from './train/inputFiles';
 import { unreviewedModeNotice } from './train/humanReview';
 import { checkSkillForRun } from './skill/lintForRun';
 import { isSkillFolder } from './skill/package/folder';
+import { policyGlobNotices } from './skill/package/policy';
 import { SKILL_FILE, skillBody } from './skill/package/text';
 import { buildModels, type ModelSetup, type ModelEnvironment } from './models';
 import { settingsFromConfig } from './train/fromConfig';
@@ -194,6 +195,7 @@ export function prepareRun(opts: PrepareOptions): PreparedRun {
       ...imageNotices,
       ...skill.notices,
       ...skillNotices,
+      ...(isSkillFolder(cfg.env.skill_init) ? policyGlobNotices(cfg.optimizer.package_edits) : []),
       ...models.notices,
       ...turns.notices,
       ...activation.notices,
