@@ -40,6 +40,7 @@ import { tokenSummary } from './llm/tokenSummary';
 import { acquireRunLock } from './store/runLock';
 import { containWrites, makeDir, removeStaleTemps } from './store/atomic';
 import { defaultRunsRoot, RUN_FILE, RunLayout } from './store/layout';
+import { refuseForeignFolder, refuseResumeWithoutRun } from './train/sameRun';
 import { RunLedger } from './llm/ledger';
 import { setMaxListeners } from 'node:events';
 import type { TrainSettings } from './train/settings';
@@ -261,6 +262,8 @@ export async function trainPrepared(
     reviewer?: Reviewer;
     requireResume?: boolean;
     forceConfig?: boolean;
+    /** The folder holds files of the person's beside a run --fresh just cleared: not refused. */
+    keepsOtherFiles?: boolean;
   },
 ): Promise<TrainOutcome> {
   const { models } = prepared;
@@ -299,6 +302,8 @@ export async function trainPrepared(
     const wait = Math.max(0, 250 - (Date.now() - lastEmit));
     pendingTimer = setTimeout(emitTotals, wait);
   });
+  if (hooks.requireResume) refuseResumeWithoutRun(prepared.outDir);
+  else if (!hooks.keepsOtherFiles) refuseForeignFolder(prepared.outDir);
   makeDir(prepared.outDir);
   let release: (() => void) | undefined;
   let detach: (() => void) | undefined;
@@ -354,7 +359,6 @@ export async function trainPrepared(
       }),
       accountingSnapshot: () => models.accounting.snapshot(),
       resumeCommand: hooks.resumeCommand,
-      ...(hooks.requireResume ? { requireResume: true } : {}),
       ...(hooks.forceConfig ? { forceConfig: true } : {}),
       ...(hooks.reviewer ? { reviewer: hooks.reviewer } : {}),
       ...(prepared.activation ? { activation: prepared.activation } : {}),

@@ -103,7 +103,7 @@ export async function runTrain(args: readonly string[]): Promise<number> {
     });
   const prepared = cancelBatch ? batchTargetOnly(prepare) : prepare();
   // Only once the config and data are known good, and never under a run another process is writing.
-  if (a.values.fresh && outArg && holdsRun(outArg)) clearRunFolder(outArg);
+  const keptByFresh = a.values.fresh && outArg && holdsRun(outArg) ? clearRunFolder(outArg) : [];
   // Printed and sent as an event: secrets in overrides are masked (pass them again, or use the
   // environment variable), and arguments are quoted so the line can be pasted into a shell.
   const resumeWords = [a.config, '--out', prepared.outDir, '--resume'];
@@ -128,6 +128,11 @@ export async function runTrain(args: readonly string[]): Promise<number> {
     else printer.handle(e);
   };
   for (const w of prepared.warnings) emit({ type: 'warning', message: w });
+  if (keptByFresh.length)
+    emit({
+      type: 'warning',
+      message: `--fresh deleted the run in ${outArg} and kept ${keptByFresh.length} file(s) no run writes: ${keptByFresh.slice(0, 8).join(', ')}${keptByFresh.length > 8 ? ', …' : ''}`,
+    });
   if (!a.json) process.stdout.write(`Estimated model calls: at most ~${prepared.estimate.total}\n`);
 
   const controller = new AbortController();
@@ -147,6 +152,8 @@ export async function runTrain(args: readonly string[]): Promise<number> {
       logger,
       ...(a.values.resume ? { requireResume: true } : {}),
       ...(a.values.force ? { forceConfig: true } : {}),
+      // --fresh emptied a run folder and named the files of the person's it kept there.
+      ...(keptByFresh.length ? { keepsOtherFiles: true } : {}),
     });
     // The run's whole spend, earlier processes included (the ledger is merged into the accounting).
     if (!a.json)

@@ -41,6 +41,9 @@ export function writeFileAtomic(path: string, data: string): void {
 /** The temp names writeFileAtomic uses: `<file>.<pid>.<8 hex>.tmp`. */
 const TEMP_NAME = /\.\d+\.[0-9a-f]{8}\.tmp$/;
 
+/** Whether a file name is one of writeFileAtomic's temp names. */
+export const isTempName = (name: string): boolean => TEMP_NAME.test(name);
+
 /** Starts anywhere: a killed process with a reused pid may have left its temp names behind. */
 let tempCount = Math.floor(Math.random() * 0x1_0000_0000);
 

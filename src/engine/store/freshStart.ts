@@ -1,20 +1,38 @@
 /**
  * `--fresh`: empty a run folder so a new run starts in it. It holds the folder's lock while it
  * deletes, so a run another process is writing there is refused (naming the holder) rather than
- * deleted under it.
+ * deleted under it. Only what a run writes is deleted: a run trained into a folder of the person's
+ * own (`--out .` beside the config, the skill and the tasks) leaves those files alone.
  */
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { isTempName } from './atomic';
 import { writeError } from './ioErrors';
-import { RUN_FILE } from './layout';
+import { RUN_DIR, RUN_FILE } from './layout';
 import { acquireRunLock } from './runLock';
 
-/** Deletes everything in run folder `dir` but the lock it takes while doing so. */
-export function clearRunFolder(dir: string): void {
+/** The top-level names a run writes (layout.ts); nothing else in a run folder is the run's. */
+const RUN_ENTRIES: ReadonlySet<string> = new Set([...Object.values(RUN_FILE), ...Object.values(RUN_DIR)]);
+
+function isRunEntry(name: string): boolean {
+  // The lock's own temp and takeover-guard files start with its name.
+  return RUN_ENTRIES.has(name) || name.startsWith(RUN_FILE.lock) || isTempName(name);
+}
+
+/**
+ * Deletes what a run wrote in run folder `dir`, but the lock it takes while doing so; returns the
+ * names it kept because no run writes them (the person's own files).
+ */
+export function clearRunFolder(dir: string): string[] {
   const release = acquireRunLock(dir);
+  const kept: string[] = [];
   try {
     for (const entry of readdirSync(dir)) {
       if (entry === RUN_FILE.lock) continue;
+      if (!isRunEntry(entry)) {
+        kept.push(entry);
+        continue;
+      }
       const path = join(dir, entry);
       try {
         // A link is removed itself; what it points to is never followed.
@@ -26,4 +44,5 @@ export function clearRunFolder(dir: string): void {
   } finally {
     release();
   }
+  return kept.sort();
 }

@@ -1,4 +1,13 @@
-import { closeSync, constants, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  ftruncateSync,
+  openSync,
+  readFileSync,
+  writeSync,
+} from 'node:fs';
 import type { z } from 'zod';
 import { SkillOptError } from '../errors';
 import { checkInsideRun, withParentDir, writeFileAtomic } from './atomic';
@@ -65,8 +74,18 @@ export function appendJsonl(path: string, row: unknown): void {
   try {
     withParentDir(path, () => {
       const fd = openSync(path, APPEND_NO_FOLLOW, 0o666);
+      let before: number | undefined;
       try {
-        writeSync(fd, line);
+        before = fstatSync(fd).size;
+        const bytes = Buffer.from(line);
+        if (writeSync(fd, bytes) < bytes.length) {
+          throw Object.assign(new Error(`ENOSPC: no space left on device, write`), { code: 'ENOSPC' });
+        }
+      } catch (err) {
+        // A row cut short (a full disk writes what fits) would leave a file its reader refuses: the
+        // file goes back to its last whole row.
+        if (before !== undefined) ftruncateSync(fd, before);
+        throw err;
       } finally {
         closeSync(fd);
       }

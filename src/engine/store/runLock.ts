@@ -18,6 +18,7 @@ import {
 import { hostname } from 'node:os';
 import type { z } from 'zod';
 import { SkillOptError } from '../errors';
+import { writeError } from './ioErrors';
 import { RUN_FILE, RunLayout } from './layout';
 import { lockSchema } from './runSchemas';
 
@@ -71,7 +72,17 @@ function age(path: string): number | undefined {
  * temp name is one removeStaleTemps (store/atomic.ts) cleans up after a kill.
  */
 function createLock(path: string, me: LockInfo): boolean {
+  try {
+    return linkLock(path, me);
+  } catch (err) {
+    // A full disk or a read-only folder: a user error naming the file, not a stack trace.
+    throw writeError(err, path);
+  }
+}
+
+function linkLock(path: string, me: LockInfo): boolean {
   const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  // Left behind when this write fails (a full disk): removeStaleTemps cleans it at the next start.
   writeFileSync(tmp, JSON.stringify(me), { flag: 'wx' });
   try {
     linkSync(tmp, path);

@@ -44,8 +44,6 @@ export interface TrainInput {
   /** Accounting rows (per stage, role and model) for the report's spend by role. */
   accountingSnapshot: () => AccountingSnapshot;
   resumeCommand: string;
-  /** `--resume`: refuse to start a new run when the folder holds none. */
-  requireResume?: boolean;
   /** `--force`: resume under a changed config (not one that changes the data or epoch plan). */
   forceConfig?: boolean;
   /** The person in the loop; without one every review mode behaves like `auto`. */

@@ -5,7 +5,10 @@
  * (caps, concurrency, timeouts, cache, review mode, prices, keys, the speed options whose decisions are
  * identical by construction) may change between sessions.
  */
+import { existsSync, readdirSync } from 'node:fs';
 import { SkillOptError } from '../errors';
+import { isTempName } from '../store/atomic';
+import { RUN_FILE, RunLayout } from '../store/layout';
 
 const OPERATIONAL = new Set([
   'optimizer_concurrency',
@@ -109,5 +112,43 @@ export function checkSameConfig(
   throw new SkillOptError('config', `this run folder was started with a different config (${list}${more})`, {
     file: outDir,
     fix: 'resume with the config the run was started with, pass --force to go on under the new one (keeping the steps done), train into another --out folder, or start this folder afresh with --fresh',
+  });
+}
+
+/**
+ * `--resume` on a folder where no run has started: refused before the folder is made or its ledger
+ * opened, so the refusal leaves nothing behind. A run has started once config.json is written (before
+ * its first call); a folder with only runtime_state.json is the Python SkillOpt's.
+ */
+export function refuseResumeWithoutRun(outDir: string): void {
+  const layout = new RunLayout(outDir);
+  if (existsSync(layout.file(RUN_FILE.config)) || existsSync(layout.file(RUN_FILE.state))) return;
+  throw new SkillOptError('config', 'there is no run to resume in this folder', {
+    file: outDir,
+    fix: 'check the --out folder (it holds config.json once a run has started), or leave out --resume to start one',
+  });
+}
+
+/** Files whose presence says a folder is a run's (a run killed early may have written only these). */
+const RUN_MARKERS = [RUN_FILE.config, RUN_FILE.state, RUN_FILE.ledger, RUN_FILE.dataDigest];
+
+/**
+ * A new run only in a new or empty folder, or in a run's: in a folder of the person's own (`--out .`
+ * beside the config) it would overwrite a `report.md` or write into a `skills/` folder of theirs.
+ */
+export function refuseForeignFolder(outDir: string): void {
+  const layout = new RunLayout(outDir);
+  if (!existsSync(outDir) || RUN_MARKERS.some((f) => existsSync(layout.file(f)))) return;
+  let entries: string[];
+  try {
+    entries = readdirSync(outDir).filter((n) => !n.startsWith(RUN_FILE.lock) && !isTempName(n));
+  } catch {
+    return; // Not a folder, or unreadable: the first write says so, naming it.
+  }
+  if (!entries.length) return;
+  const shown = entries.sort().slice(0, 5).join(', ') + (entries.length > 5 ? ', …' : '');
+  throw new SkillOptError('config', `the folder holds files but no run (${shown})`, {
+    file: outDir,
+    fix: 'give --out a new or empty folder (e.g. runs/first): a run writes report.md, skills/, steps/ and more into it, and --fresh deletes them',
   });
 }

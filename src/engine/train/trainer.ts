@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import type { StepRecord } from '../../protocol/records';
 import { planTrainEpoch } from '../data/plan';
 import { SkillOptError } from '../errors';
@@ -71,33 +70,27 @@ export class Trainer {
     const { state, s, ctx, input } = loop;
     makeDir(ctx.outDir);
     const resumed = state.restore();
-    // A run killed before its first save (during step 1 or its baseline) left its config and the
-    // work it paid for: --resume starts it over from that work rather than saying there is no run.
-    const killedEarly =
-      !resumed && input.requireResume === true && existsSync(loop.layout.file(RUN_FILE.config));
-    if (resumed || killedEarly) {
-      const saved = readArtifact<Record<string, unknown>>(
-        loop.layout.file(RUN_FILE.config),
-        artifactSchemas.config,
-      );
-      const changed = saved ? checkSameConfig(ctx.outDir, saved, input.flatConfig, input.forceConfig) : [];
+    // config.json is written before the first call: a run killed before its first save (during
+    // step 1 or its baseline, with calls paid) has started too, keeps its config, and starts over
+    // from the work it paid for. --resume on a folder with no run is refused before (run.ts).
+    const saved = readArtifact<Record<string, unknown>>(
+      loop.layout.file(RUN_FILE.config),
+      artifactSchemas.config,
+    );
+    if (saved) {
+      const changed = checkSameConfig(ctx.outDir, saved, input.flatConfig, input.forceConfig);
       if (changed.length) {
         ctx.emit({
           type: 'warning',
           message: `resuming under a changed config (--force); the steps already done keep their results: ${changed.join('; ')}`,
         });
       }
-      if (killedEarly)
+      if (!resumed)
         ctx.emit({
           type: 'warning',
           message:
             'no step of this run was saved before it stopped: it starts again at step 1, reusing the replies it kept (the ledger keeps what was paid)',
         });
-    } else if (input.requireResume) {
-      throw new SkillOptError('config', 'there is no run to resume in this folder', {
-        file: ctx.outDir,
-        fix: 'check the --out folder (it holds config.json once a run has started), or leave out --resume to start one',
-      });
     }
     const dataNotice = input.taskData && checkSameData(loop.layout, input.taskData, resumed);
     if (dataNotice) ctx.emit({ type: 'warning', message: dataNotice });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startAnthropicServer } from '../../support/loopback/anthropicServer';
 import type { LoopbackServer, Script } from '../../support/loopback/core';
@@ -100,6 +100,12 @@ const CASES: Case[] = [
     name: '--out is a file',
     argv: (d) => ['train', join(d, 'skillopt.yaml'), '--out', join(d, 'SKILL.md')],
     place: /SKILL\.md/,
+  },
+  {
+    name: "--out is a folder of the person's own (beside the config)",
+    argv: (d) => ['train', join(d, 'skillopt.yaml'), '--out', d],
+    place: /cfg\b/,
+    says: /the folder holds files but no run \(SKILL\.md, skillopt\.yaml/,
   },
   // ── the config file ──
   {
@@ -631,6 +637,54 @@ describe('bad input: one message with the place and the fix, no stack trace', fu
       writeFileSync(join(full, 'filler'), Buffer.alloc(40 * 1024));
       const r = await cli(['train', join(d, 'skillopt.yaml'), '--out', join(full, 'run')]);
       assertOneMessage({ name: 'disk full', place: /full\/run/, says: /disk is full/ }, r);
+    } finally {
+      execFileSync('umount', [full]);
+    }
+  });
+
+  it('a disk that fills up mid-run: resumed while full, one message; with space again, the run ends', async function () {
+    const full = join(tmp.path, 'midrun');
+    if (!mountTmpfs(full, 'size=400k')) this.skip();
+    try {
+      const argv = [
+        'train',
+        join(d, 'skillopt.yaml'),
+        '--out',
+        join(full, 'run'),
+        '--cfg-options',
+        'train.num_epochs=1',
+      ];
+      const first = await cli(argv);
+      assertOneMessage({ name: 'disk fills mid-run', place: /midrun\/run/, says: /disk is full/ }, first);
+      assert.ok(existsSync(join(full, 'run', 'config.json')), 'the disk filled before the run started');
+      // The lock is the first write of a resume.
+      assertOneMessage(
+        { name: 'resume on a full disk', place: /midrun\/run/, says: /disk is full/ },
+        await cli([...argv, '--resume']),
+      );
+      execFileSync('mount', ['-o', 'remount,size=20m', full]);
+      // No row cut short by the full disk is left in the ledger for the resume to refuse.
+      const resumed = await cli([...argv, '--resume']);
+      assert.equal(resumed.code, 0, resumed.stderr);
+    } finally {
+      execFileSync('umount', [full]);
+    }
+  });
+
+  it('a resume on a disk with no byte left: the lock cannot be written, one message', async function () {
+    const full = join(tmp.path, 'nobyte');
+    if (!mountTmpfs(full, 'size=64k')) this.skip();
+    try {
+      const run = join(full, 'run');
+      mkdirSync(run);
+      writeFileSync(join(run, 'config.json'), '{}');
+      try {
+        writeFileSync(join(full, 'filler'), Buffer.alloc(128 * 1024));
+      } catch {
+        // ENOSPC: the disk is now full to the last byte.
+      }
+      const r = await cli(['train', join(d, 'skillopt.yaml'), '--out', run, '--resume']);
+      assertOneMessage({ name: 'no byte left', place: /nobyte\/run/, says: /disk is full/ }, r);
     } finally {
       execFileSync('umount', [full]);
     }

@@ -126,6 +126,28 @@ describe('one run per folder (CLI processes)', function () {
     assert.equal(JSON.parse(readFileSync(join(out, RUN_FILE.config), 'utf8')).seed, 7);
   });
 
+  it('--fresh deletes only what the run wrote: files put into the run folder stay, named', () => {
+    assert.equal(train().code, 0);
+    writeFileSync(join(out, 'notes.txt'), 'mine');
+    writeFileSync(join(out, 'SKILL.md'), 'mine');
+    const again = train(['--fresh']);
+    assert.equal(again.code, 0, again.out);
+    assert.equal(readFileSync(join(out, 'notes.txt'), 'utf8'), 'mine');
+    assert.equal(readFileSync(join(out, 'SKILL.md'), 'utf8'), 'mine');
+    assert.match(
+      again.out,
+      /--fresh deleted the run in .* and kept 2 file\(s\) no run writes: SKILL\.md, notes\.txt/,
+    );
+  });
+
+  it("refuses a new run in a folder of the person's own, before writing anything there", () => {
+    const before = readdirSync(dir).sort();
+    const r = cli(['train', config, '--out', dir, '--cfg-options', 'train.num_epochs=1']);
+    assert.equal(r.code, 1, r.out);
+    assert.match(r.out, /the folder holds files but no run \(SKILL\.md, skillopt\.yaml, tasks\.jsonl/);
+    assert.deepEqual(readdirSync(dir).sort(), before);
+  });
+
   it('--force goes on under a changed config, keeping the steps done, but never with other data or batches', () => {
     const first = train([]);
     assert.equal(first.code, 0, first.out);
@@ -238,7 +260,29 @@ describe('one run per folder (CLI processes)', function () {
     const r = cli(['train', config, '--out', out, '--resume']);
     assert.equal(r.code, 1, r.out);
     assert.match(r.out, /no run to resume/);
-    assert.ok(!existsSync(join(out, RUN_FILE.history)));
+    // Refused before the folder is made or a ledger row written: nothing is left behind.
+    assert.ok(!existsSync(out), 'the refused resume made the run folder');
+  });
+
+  it('resumes a run killed before its first state was saved (during the baseline), and guards its config', () => {
+    const first = train();
+    assert.equal(first.code, 0, first.out);
+    // What a kill during the baseline leaves: the config, the data digest, the splits, the ledger.
+    const kept = new Set<string>([
+      RUN_FILE.config,
+      RUN_FILE.ledger,
+      RUN_FILE.dataDigest,
+      RUN_DIR.generatedSplits,
+      RUN_DIR.skills,
+    ]);
+    for (const name of readdirSync(out)) if (!kept.has(name)) rmSync(join(out, name), { recursive: true });
+    assert.ok(!existsSync(join(out, RUN_FILE.state)));
+    const other = train([], ['train.seed=7']);
+    assert.equal(other.code, 1, other.out);
+    assert.match(other.out, /started with a different config \(seed: 42 → 7\)/);
+    const resumed = train(['--resume']);
+    assert.equal(resumed.code, 0, resumed.out);
+    assert.ok(existsSync(join(out, RUN_FILE.history)));
   });
 
   it('goes on from its own copy when the skill file changed since the run started, and says so', () => {
