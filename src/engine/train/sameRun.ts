@@ -5,7 +5,10 @@
  * (caps, concurrency, timeouts, cache, review mode, prices, keys, the speed options whose decisions are
  * identical by construction) may change between sessions.
  */
+import { existsSync } from 'node:fs';
 import { SkillOptError } from '../errors';
+import { RUN_FILE, RunLayout } from '../store/layout';
+import { artifactSchemas, readArtifact } from '../store/runSchemas';
 
 const OPERATIONAL = new Set([
   'optimizer_concurrency',
@@ -110,4 +113,15 @@ export function checkSameConfig(
     file: outDir,
     fix: 'resume with the config the run was started with, pass --force to go on under the new one (keeping the steps done), train into another --out folder, or start this folder afresh with --fresh',
   });
+}
+
+/**
+ * What `train --out DIR` would refuse about the run DIR already holds (a committed run under
+ * another config), checked without writing anything: `validate --out DIR`.
+ */
+export function checkOutFolderConfig(outDir: string, now: Record<string, unknown>): void {
+  const layout = new RunLayout(outDir);
+  if (!existsSync(layout.file(RUN_FILE.state))) return;
+  const saved = readArtifact<Record<string, unknown>>(layout.file(RUN_FILE.config), artifactSchemas.config);
+  if (saved) checkSameConfig(outDir, saved, now);
 }
