@@ -5,6 +5,7 @@ import { applyEditsSpec, runApplyEdits } from './commands/applyEdits';
 import { evalSpec, runEval } from './commands/eval';
 import { runTrain, trainSpec } from './commands/train';
 import { runValidate, validateSpec } from './commands/validate';
+import { handleClosedOutput } from './closedOutput';
 import { ExitCode, UsageError } from './exit';
 
 const commands: Record<
@@ -40,6 +41,7 @@ Example:
 Exit codes: 0 done, 1 failed, 2 bad command line, 3 stopped by a budget cap, 130 stopped by Ctrl-C.`;
 
 export async function main(argv: readonly string[]): Promise<number> {
+  handleClosedOutput();
   // `--json` before the command applies to it; with no command it still asks for a JSON error.
   const leadingJson = argv.length > 0 && wantsJson(argv.slice(0, 1));
   const [command, ...rest] = leadingJson ? [argv[1], argv[0], ...argv.slice(2)] : argv;

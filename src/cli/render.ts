@@ -5,6 +5,7 @@ import { capAdvice } from './capResume';
 import { describeActivation } from '../protocol/activationText';
 import {
   describeGatePower,
+  GATE_OFF_TEXT,
   describeGateTest,
   describeItemRegressions,
   describeNoSkill,
@@ -55,6 +56,7 @@ export class PrettyPrinter {
         );
         this.line(`  optimizer ${e.optimizer}, target ${e.target}`);
         if (e.gatePower) this.line(`  gate ${describeGatePower(e.gatePower)}`);
+        else if (e.gateOff) this.line(`  gate ${GATE_OFF_TEXT}`);
         this.line(`  run folder ${e.outDir}`);
         break;
       case 'baseline/scored':

@@ -39,6 +39,8 @@ export interface CostEstimate {
 
 /** Characters per token: the documented estimate used for skill length too. */
 const CHARS_PER_TOKEN = 4;
+/** The low end's target reply: a short answer. */
+const TARGET_REPLY_LOW = 40;
 /** What one earlier turn adds to a multi-turn item's later prompts at the high end: a tool result (a document read is capped at 4,000 characters). */
 const TURN_HISTORY_TOKENS = 1000;
 
@@ -65,8 +67,16 @@ export function estimateCost(prepared: PreparedRun): CostEstimate {
   const skill = initialSkill.length;
   // Prompt sizes in characters (system text and formatting are a few hundred characters).
   const targetPrompt = skill + taskChars + 600;
-  const trajectory = taskChars + s.trajectoryChars + 200;
-  const optimizerPrompt = skill + s.minibatchSize * trajectory + 3000;
+  // An analyst reads its minibatch's trajectories: at the low end short replies, at the high end
+  // each one as long as the run keeps (trajectoryChars), so a short-answer task's range starts low.
+  const trajectory = {
+    low: taskChars + TARGET_REPLY_LOW * CHARS_PER_TOKEN + 200,
+    high: taskChars + s.trajectoryChars + 200,
+  };
+  const optimizerPrompt = {
+    low: skill + s.minibatchSize * trajectory.low + 3000,
+    high: skill + s.minibatchSize * trajectory.high + 3000,
+  };
   // The prefix each role's calls share (costCache.ts): the target's system prompt is the skill;
   // an analyst's is its system prompt, then the skill (failure and success analysts differ).
   const prefix = {
@@ -76,10 +86,12 @@ export function estimateCost(prepared: PreparedRun): CostEstimate {
   const perCall = {
     target: {
       prompt: targetPrompt / CHARS_PER_TOKEN,
-      reply: { low: 40, high: Math.min(s.targetMaxTokens || 2000, 2000) },
+      promptLow: targetPrompt / CHARS_PER_TOKEN,
+      reply: { low: TARGET_REPLY_LOW, high: Math.min(s.targetMaxTokens || 2000, 2000) },
     },
     optimizer: {
-      prompt: optimizerPrompt / CHARS_PER_TOKEN,
+      prompt: optimizerPrompt.high / CHARS_PER_TOKEN,
+      promptLow: optimizerPrompt.low / CHARS_PER_TOKEN,
       reply: { low: 300, high: 2500 },
     },
   };
@@ -110,6 +122,7 @@ export function estimateCost(prepared: PreparedRun): CostEstimate {
     // One agent task is several model requests, each resending the CLI's system prompt and tools.
     const task = perCall.target.prompt;
     perCall.target.prompt = task + AGENT_REQUESTS.low * agent.overhead;
+    perCall.target.promptLow = perCall.target.prompt;
     perCall.target.reply = {
       low: AGENT_REQUESTS.low * 40,
       high: AGENT_REQUESTS.high * perCall.target.reply.high,
@@ -134,7 +147,7 @@ export function estimateCost(prepared: PreparedRun): CostEstimate {
     const n = { low: callsFor.low[kind], high: callsFor.high[kind] };
     if (n.high === 0 || simulatedRoles.includes(role)) continue;
     const p = perCall[role];
-    const prompt = { low: p.prompt, high: p.prompt + (role === 'target' ? history + agentHigh : 0) };
+    const prompt = { low: p.promptLow, high: p.prompt + (role === 'target' ? history + agentHigh : 0) };
     const billed = client.billedProvider ?? client.backend;
     const provider = kind === 'batch' ? batchProvider(billed) : billed;
     tokens.low += n.low * (prompt.low + p.reply.low);

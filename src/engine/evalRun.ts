@@ -5,6 +5,7 @@ import type { TaskItem } from './data/tasks';
 import { makeContext, STOPPED_CALLS_WAIT_MS, type PreparedRun, type RunHooks } from './run';
 import { containWrites, makeDir, writeJsonAtomic } from './store/atomic';
 import { SkillOptError } from './errors';
+import { dollarCapNotice } from './dollarCap';
 import { BudgetGuard } from './llm/budget';
 import { RunLedger } from './llm/ledger';
 import { EVAL_FILE, RUN_FILE, RunLayout, repeatDir } from './store/layout';
@@ -76,6 +77,8 @@ export async function evalPrepared(
       key: 'aa',
       fix: 'ask for 2 to 20 runs, e.g. 4',
     });
+  const capNotice = dollarCapNotice(prepared, 'eval');
+  if (capNotice) opts.emit({ type: 'warning', message: capNotice });
   const chosen = evalItemsOf(prepared, opts.split);
   const outDir = prepared.outDir;
   const run = new RunLayout(outDir);

@@ -19,7 +19,7 @@ import { taskDataDigest } from './data/digest';
 import { loadData, loadSkill } from './runInputs';
 import { estimateCalls, type CallEstimate } from './callEstimate';
 import { SkillOptError } from './errors';
-import { checkDollarCap } from './dollarCap';
+import { dollarCapNotice } from './dollarCap';
 import type { EngineEvent } from '../protocol/events';
 import { silentLogger, type Logger } from './log';
 import { createScorer, type Scorer } from './scoring/scorers';
@@ -28,6 +28,7 @@ import { checkInputFiles } from './train/inputFiles';
 import { unreviewedModeNotice } from './train/humanReview';
 import { checkSkillForRun } from './skill/lintForRun';
 import { isSkillFolder } from './skill/package/folder';
+import { policyGlobNotices } from './skill/package/policy';
 import { SKILL_FILE, skillBody } from './skill/package/text';
 import { buildModels, type ModelSetup, type ModelEnvironment } from './models';
 import { settingsFromConfig } from './train/fromConfig';
@@ -137,11 +138,6 @@ export function prepareRun(opts: PrepareOptions): PreparedRun {
     testItems: splits.test.unsealForEvaluation(),
     logger: opts.logger ?? silentLogger,
   });
-  const capNotice = checkDollarCap(
-    cfg,
-    [models.target, models.optimizer, models.judge],
-    models.accounting.prices,
-  );
   const allTasks = [...splits.train, ...splits.val, ...splits.test.unsealForEvaluation()];
   checkInputFiles(allTasks, models.target.backend === 'command');
   const turns = turnsFor(cfg, bench?.name, models.target);
@@ -198,8 +194,8 @@ export function prepareRun(opts: PrepareOptions): PreparedRun {
       ...imageNotices,
       ...skill.notices,
       ...skillNotices,
+      ...(isSkillFolder(cfg.env.skill_init) ? policyGlobNotices(cfg.optimizer.package_edits) : []),
       ...models.notices,
-      ...(capNotice ? [capNotice] : []),
       ...turns.notices,
       ...activation.notices,
     ],
@@ -269,6 +265,8 @@ export async function trainPrepared(
   const { models } = prepared;
   // Every in-flight model call listens on the run's signal; hundreds at once are expected.
   setMaxListeners(0, hooks.signal);
+  const capNotice = dollarCapNotice(prepared, 'train');
+  if (capNotice) hooks.emit({ type: 'warning', message: capNotice });
   const limits = prepared.config.limits;
   const holder: { trainer?: Trainer } = {};
   const ctx = makeContext(prepared, hooks, prepared.outDir, (stage, reason) =>

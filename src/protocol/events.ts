@@ -69,6 +69,8 @@ export type EngineEvent =
       resumedFromStep?: number;
       /** What the gate can tell from noise on the selection split (the power check). */
       gatePower?: GatePower;
+      /** evaluation.use_gate: false: every candidate is accepted (GATE_OFF_TEXT). */
+      gateOff?: true;
     }
   | { type: 'stage/started'; step: number; epoch: number; stage: StageName }
   | { type: 'stage/finished'; step: number; epoch: number; stage: StageName; seconds: number }

@@ -103,6 +103,10 @@ export function powerSummary(p: GatePower): string {
   return `only Δ ≥ ${d.toFixed(3)} detectable (${times(p.items, p.repeats)}, alpha ${p.alpha})`;
 }
 
+/** The gate under evaluation.use_gate: false (the reference's --use_gate False), wherever the gate is described. */
+export const GATE_OFF_TEXT =
+  'off (evaluation.use_gate: false): every candidate is accepted; the selection split only scores it, to keep the best';
+
 /** `gate paired; 19 items × 1 repeat: only Δ ≥ 0.263 can be told from noise at alpha 0.05; …` */
 export function describeGatePower(p: GatePower): string {
   return `${p.test}; ${describePower(p.items, p.repeats, p.alpha, 0.1, p.graded === true)}`;

@@ -10,6 +10,7 @@ import { SkillOptError } from '../engine/errors';
 import type { EngineEvent } from '../protocol/events';
 import { levelAtLeast, type Logger } from '../engine/log';
 import { VERSION, type LogLevel } from '../protocol/vocabulary';
+import { dollarCapNotice } from '../engine/dollarCap';
 import { describeCostLines, estimateCost } from '../engine/costEstimate';
 import { evalPrepared } from '../engine/evalRun';
 import { prepareRun, trainPrepared, type PreparedRun } from '../engine/run';
@@ -145,6 +146,8 @@ export function serve(transport: Transport): RpcConnection {
   conn.onRequest(EngineRequests.validate, async (src) => {
     const prepared = prepare(src, { dryRun: true });
     await prepared.models.close();
+    // The start dialog is for training: its dollar cap is refused or explained before Start.
+    const capNotice = dollarCapNotice(prepared, 'train');
     return {
       configPath: prepared.loaded.files[0] ?? src.configPath,
       skillPath: prepared.skillPath,
@@ -167,7 +170,7 @@ export function serve(transport: Transport): RpcConnection {
       optimizer: prepared.models.describe.optimizer,
       target: prepared.models.describe.target,
       simulated: prepared.models.simulated,
-      warnings: prepared.warnings,
+      warnings: capNotice ? [...prepared.warnings, capNotice] : prepared.warnings,
       gatePower: gatePower(prepared.settings, prepared.splits.val.length),
       ...(prepared.estimate.once.no_skill !== undefined
         ? { noSkillCalls: prepared.estimate.once.no_skill }

@@ -57,6 +57,16 @@ describe('cost estimate before a run', () => {
     assert.match(describeCost(dear), /^Estimated cost: \$\d+\.\d\d – \$\d+\.\d\d at list prices/);
   });
 
+  it('prices analysts reading short trajectories at the low end, trajectories as long as the run keeps at the high end', () => {
+    const run = prepare(['model.optimizer=gpt-4o', 'model.target=gpt-4o', 'model.prompt_caching=false']);
+    const kept = estimateCost(run);
+    // Trajectories kept twice as long: analyst prompts at the high end grow, the low end stays.
+    run.settings.trajectoryChars *= 2;
+    const longer = estimateCost(run);
+    assert.equal(longer.low, kept.low);
+    assert.ok(longer.high! > kept.high!, `${longer.high} against ${kept.high}`);
+  });
+
   it('counts one appendix consolidation per step only when skill-aware reflection can consolidate', () => {
     const plain = prepare(['optimizer.use_skill_aware_reflection=true']).estimate;
     assert.equal(plain.perStep.appendix_consolidate, undefined);

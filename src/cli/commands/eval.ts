@@ -19,6 +19,7 @@ import { withBatchApi } from '../../engine/cancelBatches';
 import { batchTargetOnly, cancelBatches } from './cancelBatch';
 import { cliModels, commandLine, parseCommon, readInputFile, stderrLogger } from './common';
 import { invokedAs } from '../invocation';
+import { onStopSignals } from '../stopSignals';
 
 const splits = ['train', 'val', 'test', 'all', 'valid_seen', 'valid_unseen', 'selection'] as const;
 
@@ -157,7 +158,7 @@ export async function runEval(args: readonly string[]): Promise<number> {
   };
   const controller = new AbortController();
   const onSigint = (): void => controller.abort();
-  process.on('SIGINT', onSigint);
+  const offStopSignals = onStopSignals(onSigint);
   try {
     const summary = await evalPrepared(prepared, {
       skill,
@@ -200,7 +201,7 @@ export async function runEval(args: readonly string[]): Promise<number> {
     );
     return capped ? ExitCode.Budget : ExitCode.Interrupted;
   } finally {
-    process.off('SIGINT', onSigint);
+    offStopSignals();
     await prepared.models.close();
   }
 }

@@ -17,6 +17,7 @@ import { batchTargetOnly, cancelBatches } from './cancelBatch';
 import { cliModels, commandLine, parseCommon, stderrLogger } from './common';
 import { invokedAs } from '../invocation';
 import { raisingCap } from '../capResume';
+import { onStopSignals } from '../stopSignals';
 
 export const trainSpec: CommandSpec = {
   name: 'train',
@@ -137,8 +138,7 @@ export async function runTrain(args: readonly string[]): Promise<number> {
     process.stderr.write('\nStopping at the next safe point (Ctrl-C again to quit at once)…\n');
     controller.abort();
   };
-  process.on('SIGINT', onSigint);
-  process.on('SIGTERM', onSigint);
+  const offStopSignals = onStopSignals(onSigint);
   try {
     const outcome = await trainPrepared(prepared, {
       emit,
@@ -176,8 +176,7 @@ export async function runTrain(args: readonly string[]): Promise<number> {
     }
     return ExitCode.Ok;
   } finally {
-    process.off('SIGINT', onSigint);
-    process.off('SIGTERM', onSigint);
+    offStopSignals();
     await prepared.models.close();
   }
 }

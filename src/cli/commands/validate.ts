@@ -1,4 +1,5 @@
-import { describeGatePower } from '../../protocol/gateText';
+import { dollarCapNotice } from '../../engine/dollarCap';
+import { describeGatePower, GATE_OFF_TEXT } from '../../protocol/gateText';
 import { gatePower } from '../../engine/train/gateSettings';
 import { splitPackage } from '../../engine/skill/package/text';
 import { describeCostLines, estimateCost } from '../../engine/costEstimate';
@@ -12,6 +13,7 @@ import { ExitCode } from '../exit';
 import { cfgOptionsFlag, type CommandSpec, configFlag, jsonFlag, verboseFlag } from '../args';
 import { cliModels, parseCommon, stderrLogger } from './common';
 import { renderSmoke, smokeError, smokeErrorLine } from './smoke';
+import { onStopSignals } from '../stopSignals';
 
 export const validateSpec: CommandSpec = {
   name: 'validate',
@@ -55,6 +57,9 @@ export async function runValidate(args: readonly string[]): Promise<number> {
     logger: quietCallFailures(stderrLogger(a.values.verbose ? 'debug' : 'warn'), smoke),
   };
   const prepared = smoke ? prepareSmoke(options) : prepareRun({ ...options, dryRun: true });
+  // validate checks a training run: its dollar cap is refused or explained here, before any call.
+  const capNotice = dollarCapNotice(prepared, 'train');
+  if (capNotice) prepared.warnings.push(capNotice);
   try {
     // --out naming a run: what train would refuse about it (another config) is refused here too.
     if (typeof a.values.out === 'string') checkOutFolderConfig(prepared.outDir, prepared.flatConfig);
@@ -107,7 +112,7 @@ function quietCallFailures(logger: Logger, smoke: boolean): Logger {
 async function runSmoke(prepared: PreparedRun): Promise<SmokeResult | 'cancelled'> {
   const controller = new AbortController();
   const onSigint = (): void => controller.abort();
-  process.on('SIGINT', onSigint);
+  const offStopSignals = onStopSignals(onSigint);
   try {
     return await smokePrepared(prepared, { signal: controller.signal });
   } catch (err) {
@@ -117,7 +122,7 @@ async function runSmoke(prepared: PreparedRun): Promise<SmokeResult | 'cancelled
     }
     throw err;
   } finally {
-    process.off('SIGINT', onSigint);
+    offStopSignals();
   }
 }
 
@@ -186,11 +191,11 @@ function reportLines(prepared: PreparedRun): string[] {
 
 /** The gate as the run will use it: off (use_gate: false), or its test and power, on which score. */
 function gateLine(s: TrainSettings, selectionItems: number): string {
-  if (!s.useGate)
-    return 'off (evaluation.use_gate: false): every candidate is accepted; the selection split only scores it, to keep the best';
+  const power = gatePower(s, selectionItems);
+  if (!power) return GATE_OFF_TEXT;
   const metric =
     s.gateMetric === 'hard'
       ? ''
       : ` (on the ${s.gateMetric} score${s.gateMetric === 'mixed' ? `, soft weight ${s.gateMixedWeight}` : ''})`;
-  return `${describeGatePower(gatePower(s, selectionItems))}${metric}`;
+  return `${describeGatePower(power)}${metric}`;
 }

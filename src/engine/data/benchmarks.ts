@@ -116,8 +116,11 @@ function liveMathTask(
     useTheorem && typeof n.theorem === 'string' && n.theorem ? `Theorem:\n${n.theorem}` : '',
     useSketch && typeof n.sketch === 'string' && n.sketch ? `Proof sketch:\n${n.sketch}` : '',
   ].filter((s) => s !== '');
+  // The reference reads split items as they are, so an item's own id names it and seeds its choice
+  // shuffle; monthly items (normalised by readLiveMathRaw, which drops any id) are month:no.
+  const own = typeof rec.id === 'number' ? String(rec.id) : typeof rec.id === 'string' ? rec.id : '';
   return {
-    id: n.id,
+    id: own !== '' ? own : n.id,
     question: n.question,
     answer: (n.correct_choice as { label: string }).label,
     choices: choices.map((c) => c.text),

@@ -50,6 +50,14 @@ export function findDataFile(dir: string): string | undefined {
   return undefined;
 }
 
+/** The split folder's other task files, which are not read (one file per split, as the reference reads one). */
+export function unreadDataFiles(dir: string, read: string): string[] {
+  return readdirSync(dir)
+    .sort()
+    .filter((n) => join(dir, n) !== read && dataExtensions.some((e) => n.toLowerCase().endsWith(e)))
+    .filter((n) => isFile(join(dir, n)));
+}
+
 export function resolveDataFile(dataPath: string): string {
   if (isFile(dataPath)) return dataPath;
   const st = statSync(dataPath, { throwIfNoEntry: false });

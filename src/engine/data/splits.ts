@@ -1,4 +1,4 @@
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { SkillOptError } from '../errors';
 import { writeJsonAtomic } from '../store/atomic';
 import { PyRandom } from './pyRandom';
@@ -19,6 +19,7 @@ import {
   splitNames,
   type SplitManifest,
   type SplitName,
+  unreadDataFiles,
 } from './splitFolders';
 
 export { canonicalSplitName, splitNames, type SplitManifest, type SplitName } from './splitFolders';
@@ -146,6 +147,11 @@ export function loadSplitDir(opts: SplitDirOptions): LoadedSplits {
       });
     }
     files[name] = file;
+    const unread = unreadDataFiles(sub, file);
+    if (unread.length)
+      notices.push(
+        `${name}/: read ${basename(file)} only (one task file per split); not read: ${unread.join(', ')}`,
+      );
     const records = readTaskRecords(file);
     const items = toTaskItems(records, {
       requireAnswers: opts.requireAnswers ?? true,

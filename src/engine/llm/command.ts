@@ -58,6 +58,7 @@ import { rerunWhileEmpty } from './agents/emptyAnswer';
 import { agentSpent, notInstalledError, readFinishedRun, stoppedRunUsage } from './agents/outcome';
 import { isAgentName, PRESETS, type AgentName, type AgentPreset, type AgentSettings } from './agents/presets';
 import { runProcess, SpawnError, type ProcessResult } from './agents/process';
+import { trackTaskFolder, untrackTaskFolder } from './agents/exitCleanup';
 import type { BackendReply, ChatBackend, ChatRequest, TaskContext } from './types';
 
 export { splitCommand } from './agents/argv';
@@ -272,14 +273,18 @@ export class CommandBackend implements ChatBackend {
       sweepStaleTaskDirs(this.agentsRoot, STALE_MS);
     }
     const dirs = makeTaskDirs(this.agentsRoot);
-    this.warnAboutInstructionFiles(dirs);
     const keep = this.options.keepWorkspaces === true;
+    if (!keep) trackTaskFolder(dirs.root);
+    this.warnAboutInstructionFiles(dirs);
     const fixed = this.preset?.fixedDirs?.() ?? [];
     enterFixedDirs(fixed);
     try {
       return await this.runIn(dirs, task, signal);
     } finally {
-      if (!keep) removeTaskDirs(dirs);
+      if (!keep) {
+        removeTaskDirs(dirs);
+        untrackTaskFolder(dirs.root);
+      }
       leaveFixedDirs(fixed);
     }
   }
@@ -390,7 +395,7 @@ export class CommandBackend implements ChatBackend {
       this.options.logger?.log(
         'warn',
         'command',
-        `instruction files above the agent workspaces (${this.agentsRoot}) may reach the agent: ${found.join(', ')}. Move them, or set a different workspace folder`,
+        `instruction files or skills above the agent workspaces (${this.agentsRoot}) may reach the agent: ${found.join(', ')}. Move them, or set a different workspace folder`,
       );
     }
   }

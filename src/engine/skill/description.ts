@@ -17,7 +17,13 @@ export function withDescription(skill: string, description: string): string {
     .join('\n');
   const doc = parseDocument(source);
   doc.set('description', description);
-  const front = doc.toString({ lineWidth: 0 }).replace(/\n$/, '').split('\n').join(eol);
+  // Every line ends as the file's do: the lines are joined with `\n`, so each carries its `\r`.
+  const front = doc
+    .toString({ lineWidth: 0 })
+    .replace(/\n$/, '')
+    .split('\n')
+    .map((l) => (eol === '\r\n' ? `${l}\r` : l))
+    .join('\n');
   return [lines[0], front, ...lines.slice(fm.endLine)].join('\n');
 }
 

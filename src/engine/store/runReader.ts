@@ -115,7 +115,10 @@ export function readRunFolder(dir: string): RunFolder {
     ? 'running'
     : summary
       ? 'finished'
-      : state || history.length
+      : // A run killed before its first save has its config and a ledger of what it paid: resumable.
+        state ||
+          history.length ||
+          (existsSync(layout.file(RUN_FILE.config)) && existsSync(layout.file(RUN_FILE.ledger)))
         ? 'interrupted'
         : 'empty';
   const epochNums = new Set(history.map((r) => r.epoch));

@@ -182,7 +182,7 @@ function writeSummary(
     final_test_delta_hard: tests.final && tests.baseline ? th(tests.final)! - th(tests.baseline)! : null,
     ...(check ? { test_check: check } : {}),
     ...(noSkill ? { no_skill_selection_hard: noSkill.selection, no_skill_test_hard: noSkill.test } : {}),
-    gate_power: power,
+    ...(power ? { gate_power: power } : {}),
     total_wall_time_s: round1((Date.now() - loop.started) / 1000),
     token_summary: loop.input.totalTokens(),
     prompt_cache: promptCacheSummary(loop.input.accountingSnapshot().totals),

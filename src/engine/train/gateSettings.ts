@@ -47,9 +47,11 @@ export function gateSettingsFromConfig(cfg: SkillOptConfig): GateSettings {
 
 /**
  * The power check's inputs: the selection items a gate compares on (evaluation.sel_env_num caps the
- * split), the repeats, and alpha, halved when `more_repeats` looks twice.
+ * split), the repeats, and alpha, halved when `more_repeats` looks twice. None without a gate.
  */
-export function gatePower(s: TrainSettings, selectionItems: number): GatePower {
+export function gatePower(s: TrainSettings, selectionItems: number): GatePower | undefined {
+  // No gate (use_gate: false): nothing is told from noise, so there is no power to state.
+  if (!s.useGate) return undefined;
   return {
     test: s.gate.test,
     items: s.selEnvNum > 0 ? Math.min(s.selEnvNum, selectionItems) : selectionItems,

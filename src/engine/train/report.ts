@@ -60,6 +60,8 @@ export interface RunReport {
   no_skill_off?: true;
   /** What the gate could tell from noise on the selection split (the power check). */
   gate_power?: GatePower;
+  /** evaluation.use_gate: false: every candidate was accepted. */
+  gate_off?: true;
   /** evaluation.early_stop / speed.speculate, when on: calls they saved or added (this process). */
   speed?: SpeedFigures;
   skill_length: Array<{ step: number; chars: number; tokens: number }>;
@@ -153,6 +155,7 @@ export function buildReport(args: {
   noSkill?: NoSkillScores;
   noSkillOff?: boolean;
   gatePower?: GatePower;
+  gateOff?: boolean;
   activation?: ActivationSummary;
   speed?: SpeedFigures;
 }): RunReport {
@@ -219,6 +222,7 @@ export function buildReport(args: {
     ...(args.noSkill ? { no_skill: args.noSkill } : {}),
     ...(args.noSkillOff ? { no_skill_off: true as const } : {}),
     ...(args.gatePower ? { gate_power: args.gatePower } : {}),
+    ...(args.gateOff ? { gate_off: true as const } : {}),
     ...(args.speed ? { speed: args.speed } : {}),
     skill_length: h.map((r) => ({
       step: r.step,

@@ -5,6 +5,7 @@ import { promptCacheText } from '../llm/spendText';
 import { activationReportLines } from '../activation/summary';
 import {
   describeGatePower,
+  GATE_OFF_TEXT,
   describeGateTest,
   describeItemRegressions,
   NO_SKILL_OFF,
@@ -83,6 +84,7 @@ export function renderReport(
     `Proposed by analysts ${e.proposed}, after merging ${e.merged}, applied to candidates ${e.applied}, kept by the gate ${e.kept} (acceptance ${e.acceptance_rate === null ? '–' : `${(e.acceptance_rate * 100).toFixed(0)}%`}).`,
     `Steps: ${r.steps.total} (accepted ${r.steps.accepted}, rejected ${r.steps.rejected}, ${r.steps.inconclusive ? `inconclusive ${r.steps.inconclusive}, ` : ''}skipped ${r.steps.skipped}); human decisions ${r.steps.human_decisions}.`,
     ...(r.gate_power ? ['', `Gate: ${describeGatePower(r.gate_power)}.`] : []),
+    ...(r.gate_off ? ['', `Gate: ${GATE_OFF_TEXT}.`] : []),
     ...(r.stopped_early ? ['', `Stopped early: ${r.stopped_early}.`] : []),
     ...(r.speed ? ['', speedLine(r.speed)] : []),
     '',

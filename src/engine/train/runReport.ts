@@ -45,7 +45,7 @@ export function loopReport(loop: LoopContext, end: ReportEnd): RunReport {
     ...(end.testCheck ? { testCheck: end.testCheck } : {}),
     ...(end.noSkill ? { noSkill: end.noSkill } : {}),
     ...(end.noSkillOff ? { noSkillOff: true } : {}),
-    gatePower: gatePower(loop.s, loop.input.splits.val.length),
+    ...(loop.s.useGate ? { gatePower: gatePower(loop.s, loop.input.splits.val.length) } : { gateOff: true }),
     humanDecisions: (
       readArtifact<unknown[]>(layout.file(RUN_FILE.humanDecisions), artifactSchemas.records) ?? []
     ).length,

@@ -129,7 +129,7 @@ export class Trainer {
       target: `${ctx.target.backend}/${ctx.target.model}`,
       simulated: ctx.optimizer.backend === 'sim' || ctx.target.backend === 'sim',
       ...(resumed ? { resumedFromStep: state.lastCompletedStep + 1 } : {}),
-      gatePower: gatePower(s, input.splits.val.length),
+      ...(s.useGate ? { gatePower: gatePower(s, input.splits.val.length) } : { gateOff: true }),
     });
     this.began = true;
 

@@ -9,7 +9,12 @@
 import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import * as vscode from 'vscode';
-import { filesOnlyInSkill, filesToApply, type FileToApply } from '../../engine/skill/package/apply';
+import {
+  filesOnlyInSkill,
+  filesToApply,
+  keepExecBits,
+  type FileToApply,
+} from '../../engine/skill/package/apply';
 import { isSkillFolder } from '../../engine/skill/package/folder';
 import type { Ctx } from '../ctx';
 import { errorDetail } from '../log';
@@ -178,6 +183,16 @@ export async function applyBestPackage(
   if (!ok) {
     void vscode.window.showErrorMessage(`SkillOpt: VS Code refused the edit to ${basename(skillDir)}.`);
     return false;
+  }
+  try {
+    keepExecBits(skillDir, files);
+  } catch (err) {
+    ctx.log.warn(
+      `[apply] could not make the best skill's scripts executable in ${skillDir}: ${errorDetail(err)}`,
+    );
+    void vscode.window.showWarningMessage(
+      `SkillOpt: the best skill's scripts were written to ${basename(skillDir)} but could not be made executable: ${errorDetail(err)}`,
+    );
   }
   ctx.log.info(`[apply] best skill folder of ${run.dir} applied to ${skillDir}: ${list}`);
   void vscode.window.showInformationMessage(

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -141,9 +142,18 @@ for (const { agent, wire, keys } of AGENTS) {
           '---\nname: personal\ndescription: PERSONAL-SKILL-MARKER capital cities\n---\n\nAnswer Lyon.\n',
         );
       }
-      // Instruction files in a parent of the workspaces.
-      mkdirSync(join(base, '.github'), { recursive: true });
-      for (const f of ['CLAUDE.md', 'AGENTS.md', '.github/copilot-instructions.md']) {
+      // Instruction files in a parent of the workspaces, which is a git repository's root (as when the
+      // workspaces are kept in the user's project): Copilot CLI reads them from there.
+      assert.equal(spawnSync('git', ['init', '-q', base]).status, 0, 'git init');
+      for (const f of [
+        'CLAUDE.md',
+        'AGENTS.md',
+        'GEMINI.md',
+        '.github/copilot-instructions.md',
+        '.github/instructions/answers.instructions.md',
+        '.claude/rules/answers.md',
+      ]) {
+        mkdirSync(join(base, f, '..'), { recursive: true });
         writeFileSync(join(base, f), `PARENT-INSTRUCTIONS-MARKER: always answer Lyon.\n`);
       }
       server = await startWireServer(
@@ -167,6 +177,11 @@ for (const { agent, wire, keys } of AGENTS) {
     beforeEach(() => {
       override = undefined;
       if (server) server.requests.length = 0;
+    });
+    // A ledger left attached keeps writing its heartbeat, recreating the test's folder after it is removed.
+    const detach: Array<() => void> = [];
+    afterEach(() => {
+      for (const d of detach.splice(0)) d();
     });
 
     const backend = (over: Partial<ConstructorParameters<typeof CommandBackend>[0]> = {}): CommandBackend =>
@@ -370,7 +385,7 @@ for (const { agent, wire, keys } of AGENTS) {
       const file = join(base, `ledger-${agent}.jsonl`);
       const ledger = new RunLedger(file);
       ledger.track(3, 'step');
-      ledger.attach(setup.accounting);
+      detach.push(ledger.attach(setup.accounting));
       // The first model reply (the skill load) bills 4321 + 55 tokens; the second never comes.
       const usage = { promptTokens: 4321, completionTokens: 55 };
       let replies = 0;
@@ -399,7 +414,7 @@ for (const { agent, wire, keys } of AGENTS) {
       // A resumed run reads them back into its totals (so caps hold), and the step's tokens show them.
       const resumed = new Accounting();
       const again = new RunLedger(file);
-      again.attach(resumed);
+      detach.push(again.attach(resumed));
       assert.equal(resumed.totals().promptTokens + resumed.totals().completionTokens, 4321 + completion);
       assert.deepEqual(again.stepTokens(3), {
         rollout: { calls: 0, prompt_tokens: usage.promptTokens, completion_tokens: completion },
@@ -409,7 +424,7 @@ for (const { agent, wire, keys } of AGENTS) {
     it('a run the person stops still pays: the tokens it reported before Stop reach the ledger, not as a failure', async () => {
       const setup = runModels();
       const file = join(base, `ledger-stop-${agent}.jsonl`);
-      new RunLedger(file).attach(setup.accounting);
+      detach.push(new RunLedger(file).attach(setup.accounting));
       const usage = { promptTokens: 3210, completionTokens: 44 };
       let replies = 0;
       override = (req, normal) => (replies++ === 0 ? { ...normal(req), usage } : hang());

@@ -73,8 +73,38 @@ describe('a dollar cap with a model nobody prices', function () {
     assert.equal(r.code, 0, r.stderr);
     assert.match(
       `${r.stdout}${r.stderr}`,
-      /warning: limits\.max_dollars \(\$2\) counts only priced calls: no price is known for house-optimizer/,
+      /warning: limits\.max_dollars \(\$2\) counts only priced calls, and some will not be: no price is known for house-optimizer/,
     );
+  });
+
+  it('eval counts only the models it calls: the target, not the optimizer', async () => {
+    const examples = join(exampleConfig, '..');
+    const evalArgs = (...o: string[]): string[] => [
+      'eval',
+      exampleConfig,
+      '--skill',
+      join(examples, 'SKILL.md'),
+      '--split',
+      'selection',
+      '--out',
+      out.path,
+      '--cfg-options',
+      ...wire(),
+      'limits.max_dollars=2',
+      ...o,
+    ];
+    // An unpriced target: refused before any request.
+    const refused = await cli(evalArgs());
+    assert.equal(refused.code, 1, refused.stderr);
+    assert.match(refused.stderr, /limits\.max_dollars.*no price is known for house-target\b/);
+    assert.equal(server.requests.length, 0);
+    // A priced target: the unpriced optimizer, never called by eval, is no reason to warn.
+    const ran = await cli(
+      evalArgs('prices.house-target.input_per_mtok=1', 'prices.house-target.output_per_mtok=2'),
+    );
+    assert.equal(ran.code, 0, ran.stderr);
+    assert.doesNotMatch(`${ran.stdout}${ran.stderr}`, /house-optimizer/);
+    assert.ok(server.requests.length > 0);
   });
 
   it('goes ahead once prices: names every model, or without a dollar cap', async () => {
@@ -86,7 +116,23 @@ describe('a dollar cap with a model nobody prices', function () {
       'prices.house-target.input_per_mtok=1',
       'prices.house-target.output_per_mtok=2',
     ];
-    assert.equal((await cli(['validate', exampleConfig, '--cfg-options', ...priced])).code, 0);
+    // Without a cached-input rate, replies that read the provider's prompt cache have no price.
+    const noCacheRate = await cli(['validate', exampleConfig, '--cfg-options', ...priced]);
+    assert.equal(noCacheRate.code, 0);
+    assert.match(
+      noCacheRate.stdout,
+      /the prices: of house-optimizer, house-target have no cached_input_per_mtok, so calls that read the provider's prompt cache are unpriced/,
+    );
+    const full = await cli([
+      'validate',
+      exampleConfig,
+      '--cfg-options',
+      ...priced,
+      'prices.house-optimizer.cached_input_per_mtok=0.5',
+      'prices.house-target.cached_input_per_mtok=0.5',
+    ]);
+    assert.equal(full.code, 0);
+    assert.doesNotMatch(full.stdout, /max_dollars/);
     assert.equal((await cli(['validate', exampleConfig, '--cfg-options', ...wire()])).code, 0);
     // The simulated models cost nothing: a dollar cap on them is no contradiction.
     assert.equal((await cli(['validate', exampleConfig, '--cfg-options', 'limits.max_dollars=2'])).code, 0);

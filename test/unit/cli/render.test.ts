@@ -64,23 +64,30 @@ describe('CLI: the finished run', () => {
     );
   });
 
+  const started = {
+    type: 'run/started',
+    runId: '/r',
+    outDir: '/r',
+    totalSteps: 4,
+    epochs: 1,
+    stepsPerEpoch: 4,
+    splitSizes: { train: 25, val: 20, test: 18 },
+    optimizer: 'sim/o',
+    target: 'sim/t',
+    simulated: true,
+  } as const;
+
   it('says at the start what the gate can tell from noise (the power check)', () => {
-    const out = printed({
-      type: 'run/started',
-      runId: '/r',
-      outDir: '/r',
-      totalSteps: 4,
-      epochs: 1,
-      stepsPerEpoch: 4,
-      splitSizes: { train: 25, val: 20, test: 18 },
-      optimizer: 'sim/o',
-      target: 'sim/t',
-      simulated: true,
-      gatePower: { test: 'paired', items: 20, repeats: 1, alpha: 0.05 },
-    });
+    const out = printed({ ...started, gatePower: { test: 'paired', items: 20, repeats: 1, alpha: 0.05 } });
     assert.match(
       out,
       /gate paired; 20 items × 1 repeat: only Δ ≥ 0\.250 can be told from noise at alpha 0\.05; for Δ 0\.10, 3 repeats or 50 selection items/,
     );
+  });
+
+  it('says at the start that the gate is off under use_gate: false, not a strict gate', () => {
+    const out = printed({ ...started, gateOff: true });
+    assert.match(out, /gate off \(evaluation\.use_gate: false\): every candidate is accepted/);
+    assert.doesNotMatch(out, /strict/);
   });
 });

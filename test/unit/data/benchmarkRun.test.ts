@@ -189,18 +189,23 @@ describe('reference benchmarks through a run', function () {
     assert.throws(() => prepare(config, []), /benchmark "alfworld" needs the ALFWorld text-game simulator/);
   });
 
+  /** A LiveMathematicianBench split folder lm/ of `items` cut at `a` and `b`, trained with train.seed 7. */
+  const liveMathConfig = (items: unknown[], [a, b]: [number, number]): string => {
+    write('lm/train/items.json', JSON.stringify(items.slice(0, a)));
+    write('lm/val/items.json', JSON.stringify(items.slice(a, b)));
+    write('lm/test/items.json', JSON.stringify(items.slice(b)));
+    write('SKILL.md', '# Skill\n');
+    return write(
+      'lm.yaml',
+      'env:\n  name: livemathematicianbench\n  skill_init: SKILL.md\n  split_mode: split_dir\n  split_dir: lm\nmodel:\n  optimizer_backend: sim\n  target_backend: sim\ncache:\n  enabled: false\ntrain:\n  seed: 7\n',
+    );
+  };
+
   it('LiveMathematicianBench split items: choice scorer, evaluation choices drawn with train.seed', () => {
     const { normalized } = JSON.parse(readFileSync(join(fixtures, 'livemath.json'), 'utf8')) as {
       normalized: { id: string }[];
     };
-    write('lm/train/items.json', JSON.stringify(normalized.slice(0, 2)));
-    write('lm/val/items.json', JSON.stringify(normalized.slice(2, 3)));
-    write('lm/test/items.json', JSON.stringify(normalized.slice(3)));
-    write('SKILL.md', '# Skill\n');
-    const config = write(
-      'lm.yaml',
-      'env:\n  name: livemathematicianbench\n  skill_init: SKILL.md\n  split_mode: split_dir\n  split_dir: lm\nmodel:\n  optimizer_backend: sim\n  target_backend: sim\ncache:\n  enabled: false\ntrain:\n  seed: 7\n',
-    );
+    const config = liveMathConfig(normalized, [2, 3]);
     const prepared = prepare(config, []);
     assert.equal(prepared.scorer.name, 'choice');
     const [val] = prepared.splits.val;
@@ -231,5 +236,34 @@ describe('reference benchmarks through a run', function () {
     );
     const off = prepare(config, ['env.shuffle_choices=false']);
     assert.equal(off.splits.val[0].shuffleChoices, undefined);
+  });
+
+  it("LiveMathematicianBench split items keep their own id, which seeds the choice shuffle (as the reference's)", () => {
+    const { items, shuffles } = JSON.parse(
+      readFileSync(join(fixtures, 'livemath-split-ids.json'), 'utf8'),
+    ) as {
+      items: { id: string | number }[];
+      shuffles: {
+        id: string;
+        choices: { label: string; text: string }[];
+        correct_choice: { label: string };
+      }[];
+    };
+    const config = liveMathConfig(items, [1, 2]);
+    const prepared = prepare(config, []);
+    assert.deepEqual(
+      prepared.splits.val.map((t) => t.id),
+      ['17'],
+    );
+    assert.deepEqual([...prepared.splits.test.ids], ['lmb-custom-8']);
+    for (const task of [...prepared.splits.val, withShuffledChoices(prepared.splits.train[0], 7)]) {
+      const want = shuffles.find((s) => s.id === task.id)!;
+      assert.deepEqual(
+        task.choices,
+        want.choices.map((c) => c.text),
+        `${task.id}, drawn as the reference draws it`,
+      );
+      assert.deepEqual(task.answers, [want.correct_choice.label], task.id);
+    }
   });
 });

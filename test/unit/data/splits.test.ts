@@ -56,6 +56,27 @@ describe('splits', () => {
       assert.equal(s.manifest, null);
     });
 
+    it('reads one task file per split and names the others it does not read', () => {
+      for (const name of ['train', 'val', 'test']) {
+        mkdirSync(join(dir, name));
+        writeFileSync(
+          join(dir, name, 'items.json'),
+          JSON.stringify([{ id: `${name}0`, question: 'Q', answer: 'A' }]),
+        );
+      }
+      writeFileSync(
+        join(dir, 'train', 'items2.json'),
+        JSON.stringify([{ id: 'x', question: 'Q', answer: 'A' }]),
+      );
+      writeFileSync(join(dir, 'train', 'more.csv'), 'id,question,answer\ny,Q,A\n');
+      writeFileSync(join(dir, 'train', 'README.md'), 'not a task file');
+      const s = loadSplitDir({ splitDir: dir });
+      assert.deepEqual(ids(s.train), ['train0']);
+      assert.deepEqual(s.notices, [
+        'train/: read items.json only (one task file per split); not read: items2.json, more.csv',
+      ]);
+    });
+
     it('truncates every split with limit', () => {
       const s = loadSplitDir({ splitDir: join(fixtures, 'split_dir'), limit: 2 });
       assert.deepEqual([ids(s.train), ids(s.val), s.test.size], [['tr0', 'tr1'], ['va0', 'va1'], 2]);

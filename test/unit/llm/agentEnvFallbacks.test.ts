@@ -178,4 +178,45 @@ describe('llm/agents: the reference’s environment variables for the agent CLIs
       models.notices.join('\n'),
     );
   });
+
+  it('names each variable of the CLI’s own that its allow-listed environment drops, and the way through', () => {
+    const dropped = (notices: string[]) => notices.filter((n) => n.includes('does not reach'));
+    const copilot = build('copilot_exec', {
+      // Provider settings reach it; the reference's variables are SkillOpt's; its home is the task's.
+      COPILOT_PROVIDER_BASE_URL: 'http://127.0.0.1:1/v1',
+      COPILOT_PROVIDER_API_KEY_COMMAND: 'print-key',
+      COPILOT_PROVIDER_MAX_PROMPT_TOKENS: '8000',
+      COPILOT_PROVIDER_WIRE_MODEL: 'local-model',
+      COPILOT_EXEC_ALLOW_ALL_TOOLS: 'false',
+      COPILOT_HOME: '/somewhere',
+      COPILOT_CUSTOM_INSTRUCTIONS_DIRS: '/my/instructions',
+      OPENAI_LOG: 'debug',
+    });
+    assert.deepEqual(dropped(copilot.notices), [
+      'COPILOT_CUSTOM_INSTRUCTIONS_DIRS is set but does not reach Copilot CLI (agents see an allow-listed environment); add it to model.target_env_passthrough to pass it',
+    ]);
+    const passed = build('copilot_exec', { COPILOT_CUSTOM_INSTRUCTIONS_DIRS: '/x' }, (m) => {
+      m.target_env_passthrough = ['COPILOT_CUSTOM_INSTRUCTIONS_DIRS'];
+    });
+    assert.deepEqual(dropped(passed.notices), []);
+    const claude = build('claude_code_exec', {
+      ANTHROPIC_API_KEY: 'k',
+      ANTHROPIC_SMALL_FAST_MODEL: 'claude-haiku',
+      CLAUDE_CODE_EXEC_EFFORT: 'high',
+      CLAUDE_CONFIG_DIR: '/mine',
+      CODEX_HOME: '/theirs',
+    });
+    assert.deepEqual(dropped(claude.notices), [
+      'ANTHROPIC_SMALL_FAST_MODEL is set but does not reach Claude Code (agents see an allow-listed environment); add it to model.target_env_passthrough to pass it',
+    ]);
+    const codex = build('codex_exec', {
+      OPENAI_API_KEY: 'k',
+      OPENAI_BASE_URL: 'http://x',
+      CODEX_SANDBOX: 'read-only',
+      CODEX_QUIET_MODE: '1',
+    });
+    assert.deepEqual(dropped(codex.notices), [
+      'CODEX_QUIET_MODE is set but does not reach Codex (agents see an allow-listed environment); add it to model.target_env_passthrough to pass it',
+    ]);
+  });
 });

@@ -33,6 +33,15 @@ describe('llm/agents: the warning about instruction files above the workspaces',
     writeFileSync(join(root, 'CLAUDE.md'), 'always answer Lyon\n');
     mkdirSync(join(root, 'project', '.github'), { recursive: true });
     writeFileSync(join(root, 'project', '.github', 'copilot-instructions.md'), 'always answer Lyon\n');
+    // Skills in the project above them (Claude Code and Copilot CLI list those); an empty skills folder is not named.
+    mkdirSync(join(root, 'project', '.claude', 'skills', 'capitals'), { recursive: true });
+    writeFileSync(
+      join(root, 'project', '.claude', 'skills', 'capitals', 'SKILL.md'),
+      '---\nname: capitals\n---\n',
+    );
+    mkdirSync(join(root, '.github', 'skills', 'other'), { recursive: true });
+    writeFileSync(join(root, '.github', 'skills', 'other', 'SKILL.md'), '---\nname: other\n---\n');
+    mkdirSync(join(root, 'project', '.agents', 'skills', 'empty'), { recursive: true });
     mkdirSync(join(root, 'sibling'), { recursive: true });
     writeFileSync(join(root, 'sibling', 'AGENTS.md'), 'always answer Lyon\n');
     const workspaces = join(root, 'project', 'agents');
@@ -57,6 +66,9 @@ describe('llm/agents: the warning about instruction files above the workspaces',
     assert.ok(w.message.includes(join(root, 'CLAUDE.md')), w.message);
     assert.ok(w.message.includes(join(root, 'project', '.github', 'copilot-instructions.md')), w.message);
     assert.ok(!w.message.includes('sibling'), w.message);
+    assert.ok(w.message.includes(join(root, 'project', '.claude', 'skills')), w.message);
+    assert.ok(w.message.includes(join(root, '.github', 'skills')), w.message);
+    assert.ok(!w.message.includes('.agents'), w.message);
     assert.match(w.message, /Move them, or set a different workspace folder$/);
   });
 });

@@ -20,6 +20,7 @@ import {
   type CommandBackendOptions,
 } from '../../../src/engine/llm/command';
 import type { ChatRequest } from '../../../src/engine/llm/types';
+import { waitUntilDead } from '../../support/processes';
 
 const fakeAgent = resolve(__dirname, '../../fixtures/fakecli/fakeAgent.cjs');
 
@@ -30,29 +31,6 @@ function request(prompt: string, skill: string, taskId = 't1'): ChatRequest {
     messages: [{ role: 'user', content: prompt }],
     task: { taskId, skill, skillName: 'capitals', prompt },
   };
-}
-
-/** Alive means running: a zombie (exited, not yet reaped by init) counts as dead. */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return true;
-  }
-}
-
-async function waitUntilDead(pid: number): Promise<boolean> {
-  for (let i = 0; i < 100; i++) {
-    if (!isAlive(pid)) return true;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return false;
 }
 
 describe('llm/command splitCommand and presets', () => {
@@ -111,6 +89,14 @@ describe('llm/command splitCommand and presets', () => {
       'Use it: always',
     );
     assert.equal(text, '---\nname: caps\ndescription: "Use it: always"\n---\n\n# Skill\n\n- rule\n');
+  });
+
+  it("keeps a skill's own front matter, also behind a byte-order mark (which it drops) and with CRLF", () => {
+    const own = '---\r\nname: caps\r\ndescription: Mine.\r\n---\r\n# Skill\r\n';
+    const render = (skill: string): string =>
+      renderSkillFile({ taskId: 't', skill, skillName: 'caps', prompt: 'q' }, 'Not mine');
+    assert.equal(render(own), own);
+    assert.equal(render(`\uFEFF${own}`), own);
   });
 });
 

@@ -8,6 +8,8 @@ import {
   replaceAppendix,
   replaceSlowUpdate,
 } from '../../../src/engine/skill/document';
+import { withDescription } from '../../../src/engine/skill/description';
+import { parseFrontMatter } from '../../../src/engine/skill/frontMatter';
 import { usesCrlf } from '../../../src/engine/skill/lineEndings';
 import { joinPackage, splitPackage } from '../../../src/engine/skill/package/text';
 
@@ -78,6 +80,19 @@ describe('skill files with Windows line endings (CRLF)', () => {
     const { report } = applyEdits(mixed, [{ op: 'replace', target: 'A\nB', content: 'X' }]);
     assert.equal(report[0]?.status, 'skipped_replace_target_not_found');
     assert.equal(applyEdits(mixed, [{ op: 'replace', target: 'B\nC', content: 'X' }]).text, '# A\r\nX\r\n');
+  });
+});
+
+describe('the description the activation track writes into a CRLF SKILL.md', () => {
+  it('keeps every line CRLF, the byte-order mark, a folded style and the other keys', () => {
+    const skill =
+      '\uFEFF---\r\nname: x\r\ndescription: >\r\n  Folded one\r\n  two.\r\nlicense: MIT # keep\r\n---\r\n# X\r\n';
+    const out = withDescription(skill, 'Formats dates: ISO.');
+    assert.equal(
+      out,
+      '\uFEFF---\r\nname: x\r\ndescription: >-\r\n  Formats dates: ISO.\r\nlicense: MIT # keep\r\n---\r\n# X\r\n',
+    );
+    assert.equal(parseFrontMatter(out)?.description, 'Formats dates: ISO.');
   });
 });
 

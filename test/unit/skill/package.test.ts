@@ -7,6 +7,7 @@ import {
   readFileSync,
   renameSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -19,7 +20,7 @@ import {
   readSkillToScore,
   writeSkillArtifact,
 } from '../../../src/engine/skill/package/artifacts';
-import { filesOnlyInSkill, filesToApply } from '../../../src/engine/skill/package/apply';
+import { filesOnlyInSkill, filesToApply, keepExecBits } from '../../../src/engine/skill/package/apply';
 import { readRunPackage } from '../../../src/engine/skill/package/folder';
 import { DEFAULT_PACKAGE_POLICY } from '../../../src/engine/skill/package/policy';
 import {
@@ -349,6 +350,29 @@ describe('skill packages', () => {
         ['references/new.md', 'added'],
       ],
     );
+  });
+
+  it('keeps a script executable when Apply Best writes it as bytes (new or changed)', () => {
+    const trained = skillFolder();
+    const best = tempDir();
+    mkdirSync(join(best, 'scripts'));
+    writeFileSync(join(best, 'SKILL.md'), readFileSync(join(trained, 'SKILL.md')));
+    writeFileSync(join(best, 'scripts', 'lint.sh'), '#!/bin/sh\necho ok\n', { mode: 0o755 });
+    writeFileSync(join(best, 'scripts', 'notes.txt'), 'plain\n', { mode: 0o644 });
+    const files = filesToApply(best, trained);
+    assert.deepEqual(
+      files.map((f) => [f.path, f.status, f.execBits]),
+      [
+        ['scripts/lint.sh', 'added', 0o111],
+        ['scripts/notes.txt', 'added', undefined],
+      ],
+    );
+    // What the WorkspaceEdit does: bytes only, with the default mode.
+    mkdirSync(join(trained, 'scripts'), { recursive: true });
+    for (const f of files) writeFileSync(join(trained, f.path), f.bytes, { mode: 0o644 });
+    keepExecBits(trained, files);
+    assert.equal(statSync(join(trained, 'scripts', 'lint.sh')).mode & 0o777, 0o755);
+    assert.equal(statSync(join(trained, 'scripts', 'notes.txt')).mode & 0o777, 0o644);
   });
 
   it('names the files only the trained folder holds (Apply Best keeps them)', () => {

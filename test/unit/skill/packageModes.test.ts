@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { installSkill } from '../../../src/engine/llm/agents/delivery';
 import { applyEdits, summarizeReport } from '../../../src/engine/skill/applyEdits';
 import { readSkillArtifact, writeSkillArtifact } from '../../../src/engine/skill/package/artifacts';
+import { readEditTarget, replayEdits, writeChanges } from '../../../src/engine/skill/package/replay';
 import { DEFAULT_PACKAGE_POLICY } from '../../../src/engine/skill/package/policy';
 import { splitPackage } from '../../../src/engine/skill/package/text';
 import { readSkillInit } from '../../../src/engine/skill/skillFile';
@@ -95,6 +96,30 @@ describe('executable files of a skill folder', function () {
     assert.equal(mode(join(skillDir, 'scripts', 'check.sh')), 0o755);
     assert.equal(mode(join(skillDir, 'scripts', 'lib.sh')) & 0o111, 0);
     assert.equal(mode(join(skillDir, 'assets', 'tool')), 0o755);
+  });
+});
+
+describe('skillopt apply-edits --write on a skill folder', () => {
+  if (process.platform === 'win32') return;
+
+  it('keeps an edited script executable and makes a #! script it adds executable', () => {
+    const d = folderWithScripts();
+    const target = readEditTarget(d, 200_000);
+    const policy = { ...DEFAULT_PACKAGE_POLICY, editable: ['SKILL.md', 'scripts/**'], folder: true };
+    const result = replayEdits(
+      target,
+      [
+        { op: 'replace', file: 'scripts/check.sh', target: 'echo ok', content: 'echo checked' },
+        { op: 'append', file: 'scripts/lib.sh', content: 'two() { echo 2; }' },
+        { op: 'append', file: 'scripts/new.sh', content: '#!/bin/sh\necho new' },
+      ],
+      { anchorMode: 'strict', policy, keepDescription: false },
+    );
+    writeChanges(target, result.changes);
+    assert.equal(readFileSync(join(d, 'scripts', 'check.sh'), 'utf8'), '#!/bin/sh\necho checked\n');
+    assert.equal(mode(join(d, 'scripts', 'check.sh')), 0o755);
+    assert.equal(mode(join(d, 'scripts', 'lib.sh')), 0o644);
+    assert.equal(mode(join(d, 'scripts', 'new.sh')), 0o755);
   });
 });
 

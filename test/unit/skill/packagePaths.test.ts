@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { applyEdits } from '../../../src/engine/skill/applyEdits';
 import { readSkillArtifact, writeSkillArtifact } from '../../../src/engine/skill/package/artifacts';
-import { DEFAULT_PACKAGE_POLICY } from '../../../src/engine/skill/package/policy';
+import { DEFAULT_PACKAGE_POLICY, policyGlobNotices } from '../../../src/engine/skill/package/policy';
+import { prepareRun } from '../../../src/engine/run';
+import { packageExample } from '../train/packageExample';
 import { splitPackage } from '../../../src/engine/skill/package/text';
 import { optimizerSkillView } from '../../../src/engine/skill/package/views';
 import { readSkillInit } from '../../../src/engine/skill/skillFile';
@@ -110,5 +112,33 @@ describe('files an edit adds beside the others of a skill folder', () => {
       { packagePolicy: policy },
     );
     assert.match(report[0]!.error ?? '', /max_file_bytes \(40\)/);
+  });
+
+  it('says which optimizer.package_edits globs can match nothing an edit may change, before the run', () => {
+    assert.deepEqual(
+      policyGlobNotices({
+        editable: ['SKILL.md', '*.md', '**/*.md', 'references/**', 'docs/**', 'scripts', 'NOTES.md'],
+        read_only: ['{references,scripts}/x.md', 'evals/**'],
+      }).map((n) => n.replace(/ matches nothing.*/, '')),
+      [
+        'optimizer.package_edits.editable: "docs/**"',
+        'optimizer.package_edits.editable: "scripts"',
+        'optimizer.package_edits.editable: "NOTES.md"',
+        'optimizer.package_edits.read_only: "evals/**"',
+      ],
+    );
+    const root = tempDir();
+    const run = prepareRun({
+      configPath: packageExample(root),
+      outDir: join(root, 'run'),
+      overrides: ['optimizer.package_edits.editable=["SKILL.md","docs/**"]'],
+      models: { trustedWorkspace: true },
+    });
+    assert.ok(
+      run.warnings.some((w) =>
+        /package_edits\.editable: "docs\/\*\*" matches nothing an edit may change/.test(w),
+      ),
+      run.warnings.join('\n'),
+    );
   });
 });

@@ -79,6 +79,18 @@ describe('run folder reader', () => {
     }
   });
 
+  it('marks a run killed before its first save (config and ledger, no state) as interrupted, so it can be resumed', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'skillopt-early-'));
+    try {
+      writeFileSync(join(dir, 'config.json'), '{}\n');
+      assert.equal(readRunFolder(dir).status, 'empty');
+      writeFileSync(join(dir, 'ledger.jsonl'), '{"kind":"usage","calls":1}\n');
+      assert.equal(readRunFolder(dir).status, 'interrupted');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('links the conversation the rollout wrote, for long task ids and ids with unsafe characters', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'skillopt-reader-'));
     try {

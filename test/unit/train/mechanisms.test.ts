@@ -112,9 +112,17 @@ describe('mechanisms beyond the reference code', function () {
   });
 
   it('counts a force-accepted step that beats the best as an improvement for patience (use_gate: false)', async () => {
-    const { outcome } = await runSim(
+    const { outcome, events } = await runSim(
       prepareSim(dir.path, ['evaluation.use_gate=false', 'evaluation.patience=1', 'train.num_epochs=2']),
     );
+    // No gate, so no power check to state: the start and the report say the gate is off instead.
+    const started = events.find((e) => e.type === 'run/started');
+    assert.ok(started?.type === 'run/started' && started.gateOff && !started.gatePower);
+    assert.match(
+      readFileSync(join(dir.path, 'report.md'), 'utf8'),
+      /^Gate: off \(evaluation\.use_gate: false\)/m,
+    );
+    assert.equal(readJson<{ gate_power?: unknown }>(dir.path, 'summary.json').gate_power, undefined);
     // Gated steps only (a skipped step has no candidate); each force-accepted, some the new best.
     const gated = readJson<StepRecord[]>(dir.path, 'history.json').filter((r) => !isSkipped(r.action));
     assert.ok(gated.every((r) => r.action === 'force_accept'));

@@ -64,6 +64,33 @@ describe('engine process protocol (in-process transport)', function () {
     );
   });
 
+  it("the start dialog's validate refuses a dollar cap no model's price can reach, or names what it will not count", async () => {
+    // The target on an OpenAI-compatible server (no built-in price); nothing is sent by validate.
+    const wire = [
+      'model.target_backend=openai',
+      'model.target=house-target',
+      'model.target_base_url=http://127.0.0.1:9/v1',
+      'limits.max_dollars=3',
+    ];
+    const source = (extra: string[]) => ({
+      configPath: join(dir, 'skillopt.yaml'),
+      overrides: [...wire, ...extra],
+      keys: { openai: 'test-key-not-real' },
+    });
+    await assert.rejects(
+      host.sendRequest(EngineRequests.validate, source([])),
+      (err: unknown) => err instanceof RpcError && /no price is known for house-target/.test(err.message),
+    );
+    const half = await host.sendRequest(
+      EngineRequests.validate,
+      source(['prices.house-target.input_per_mtok=1', 'prices.house-target.output_per_mtok=2']),
+    );
+    assert.ok(
+      half.warnings.some((w) => /max_dollars \(\$3\) .*house-target have no cached_input_per_mtok/.test(w)),
+      half.warnings.join('\n'),
+    );
+  });
+
   it('stops a run on request and answers decisions for unknown runs as ignored', async () => {
     const source = {
       configPath: join(dir, 'skillopt.yaml'),

@@ -19,8 +19,9 @@ export const DEFAULT_DESCRIPTION =
 export const CUSTOM_SKILL_ROOT = PRESETS.codex.skillRoot;
 
 export function renderSkillFile(task: TaskContext, description: string): string {
-  // A skill that already brings its own front matter is written unchanged.
-  if (/^---\r?\n/.test(task.skill)) return task.skill;
+  // A skill that already brings its own front matter is written unchanged, but for a byte-order
+  // mark (a Windows editor's), which would hide the `---` from a host's front-matter reader.
+  if (/^\uFEFF?---\r?\n/.test(task.skill)) return task.skill.replace(/^\uFEFF/, '');
   const front = yamlStringify({ name: task.skillName, description }, { lineWidth: 0 });
   return `---\n${front}---\n\n${task.skill.trimEnd()}\n`;
 }

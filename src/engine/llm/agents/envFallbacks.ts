@@ -120,6 +120,15 @@ export function agentEnv(m: ModelSection, agent: AgentName, vars: NodeJS.Process
   return { model: model as ModelSection, origin, notices };
 }
 
+/** The variables SkillOpt itself reads for `agent` (the reference's), which are not the CLI's. */
+export function referenceVariables(agent: AgentName): string[] {
+  return [
+    ...FALLBACKS[agent].flatMap(([, names]) => names),
+    ...(agent === 'claude' ? OVERRIDDEN_BY_CONFIG.map(([name]) => name) : []),
+    ...(agent === 'codex' ? ['CODEX_EXEC_FULL_AUTO'] : []),
+  ];
+}
+
 /** The reference runs an agent once more when its final answer is empty (EXEC_EMPTY_RESPONSE_RETRIES). */
 export const DEFAULT_EMPTY_ANSWER_RETRIES = 1;
 

@@ -14,6 +14,7 @@ import { AgentRunError, CommandBackend, type AgentName, type AgentSettings } fro
 import type { ModelClient } from '../types';
 import { agentEnv, emptyAnswerRetries } from './envFallbacks';
 import { PRESETS, presetProgram } from './presets';
+import { droppedAgentVariables } from './droppedEnv';
 import { findOnPath } from './process';
 
 /** The reference's agent-target names (§10.1) and ours, mapped onto the presets. */
@@ -172,6 +173,7 @@ export function buildAgentBackend(
   }
   const { settings, program, notices } = agentSettings(cfg, agent, vars);
   env.notices?.push(...notices);
+  if (agent) env.notices?.push(...droppedAgentVariables(PRESETS[agent], vars, m.target_env_passthrough));
   // A key the user stored for this provider is the target's own: it may reach the agent.
   const shared: Record<string, string> = {};
   if (agent === 'claude' && env.keys?.anthropic && !vars.ANTHROPIC_API_KEY)

@@ -113,7 +113,14 @@ export function ancestors(dir: string): string[] {
   return out;
 }
 
-/** Instruction files in the folders above `dir` (which an agent could read into its context). */
+/**
+ * Skill folders Claude Code (`.claude/skills`) and Copilot CLI (`.github/skills`) discover in every
+ * folder above their workspace, as the real CLIs do (seen against a loopback model): a project's own
+ * skills, the one being trained among them, would be listed to the agent beside the candidate.
+ */
+export const SKILL_FOLDERS_ABOVE = ['.claude/skills', '.github/skills', '.agents/skills'] as const;
+
+/** Instruction files and skill folders in the folders above `dir` (which an agent could read into its context). */
 export function instructionFilesAbove(dir: string): string[] {
   const found: string[] = [];
   for (const a of ancestors(dir)) {
@@ -121,11 +128,24 @@ export function instructionFilesAbove(dir: string): string[] {
       const p = join(a, f);
       if (existsSync(p)) found.push(p);
     }
+    for (const f of SKILL_FOLDERS_ABOVE) {
+      const p = join(a, f);
+      if (hasSkill(p)) found.push(p);
+    }
   }
   return found;
 }
 
-/** The XDG and home variables of an isolated home. */
+/** Whether `folder` holds a `<name>/SKILL.md`. */
+function hasSkill(folder: string): boolean {
+  try {
+    return readdirSync(folder).some((n) => existsSync(join(folder, n, 'SKILL.md')));
+  } catch {
+    return false;
+  }
+}
+
+/** The XDG and home variables of an isolated home, and where git stops looking for a repository. */
 export function homeEnv(dirs: TaskDirs): Record<string, string> {
   return {
     HOME: dirs.home,
@@ -139,6 +159,9 @@ export function homeEnv(dirs: TaskDirs): Record<string, string> {
     TMPDIR: dirs.tmp,
     TMP: dirs.tmp,
     TEMP: dirs.tmp,
+    // Git stops at the task folder: a repository above it (workspaces kept in the user's project) is
+    // not the agent's, and Copilot CLI reads AGENTS.md, CLAUDE.md, .github/instructions/… at its root.
+    GIT_CEILING_DIRECTORIES: dirs.root,
   };
 }
 

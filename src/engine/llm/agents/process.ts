@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { accessSync, constants as fsConstants, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { cancelledError } from '../../errors';
+import { trackAgentGroup, untrackAgentGroup } from './exitCleanup';
 
 /** Keeps the first and last `max/2` bytes of a stream and counts the rest. */
 class HeadTail {
@@ -123,6 +124,8 @@ export function runProcess(argv: readonly string[], opts: RunProcessOptions): Pr
       stdio: ['ignore', 'pipe', 'pipe'],
       windowsHide: true,
     });
+    // Killed with this process if it exits before the run ends the agent (exitCleanup.ts).
+    if (child.pid !== undefined) trackAgentGroup(child.pid);
     let timedOut = false;
     let aborted = false;
     let exitCode: number | null = null;
@@ -178,7 +181,10 @@ export function runProcess(argv: readonly string[], opts: RunProcessOptions): Pr
       exitCode = code;
       exitSignal = sig;
       // Helpers the agent left behind in its group would keep running (and keep our pipes open).
-      if (child.pid !== undefined) killTree(child.pid, 'SIGKILL');
+      if (child.pid !== undefined) {
+        killTree(child.pid, 'SIGKILL');
+        untrackAgentGroup(child.pid);
+      }
       // A straggler outside the group may still hold the pipes; do not wait for it forever.
       const drain = setTimeout(() => {
         child.stdout.destroy();

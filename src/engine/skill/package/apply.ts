@@ -4,7 +4,7 @@
  * writing itself is the caller's (a WorkspaceEdit there). A path that would lead through a symbolic
  * link is refused, so nothing is ever written outside the skill folder.
  */
-import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { SkillOptError } from '../../errors';
 import { isLeftOut, SKILL_RESOURCE_DIRS } from './folder';
@@ -15,6 +15,8 @@ export interface FileToApply {
   path: string;
   status: 'added' | 'changed';
   bytes: Buffer;
+  /** The best copy's execute bits (a script): a WorkspaceEdit writes bytes only, so they are set after. */
+  execBits?: number;
 }
 
 /** Regular files under `root`, relative and `/`-separated; symbolic links are not followed. */
@@ -54,13 +56,29 @@ export function filesToApply(bestDir: string, skillDir: string): FileToApply[] {
   for (const path of regularFiles(bestDir)) {
     checkNoLink(skillDir, path);
     const to = join(skillDir, ...path.split('/'));
-    const bytes = readFileSync(join(bestDir, ...path.split('/')));
-    if (!existsSync(to)) out.push({ path, status: 'added', bytes });
-    else if (!readFileSync(to).equals(bytes)) out.push({ path, status: 'changed', bytes });
+    const from = join(bestDir, ...path.split('/'));
+    const bytes = readFileSync(from);
+    const exec = statSync(from).mode & 0o111;
+    const bits = exec ? { execBits: exec } : {};
+    if (!existsSync(to)) out.push({ path, status: 'added', bytes, ...bits });
+    else if (!readFileSync(to).equals(bytes)) out.push({ path, status: 'changed', bytes, ...bits });
   }
   return out.sort((a, b) =>
     a.path === SKILL_FILE ? -1 : b.path === SKILL_FILE ? 1 : a.path.localeCompare(b.path),
   );
+}
+
+/**
+ * After the files are written: a script the best skill holds as executable stays executable in the
+ * skill folder (a new `scripts/check.sh` would otherwise be written plain and `./scripts/check.sh` fail).
+ */
+export function keepExecBits(skillDir: string, files: readonly FileToApply[]): void {
+  for (const f of files) {
+    if (!f.execBits) continue;
+    const to = join(skillDir, ...f.path.split('/'));
+    const mode = statSync(to, { throwIfNoEntry: false })?.mode;
+    if (mode !== undefined && (mode & f.execBits) !== f.execBits) chmodSync(to, (mode | f.execBits) & 0o7777);
+  }
 }
 
 /**

@@ -19,6 +19,11 @@ export function editFile(edit: unknown): string {
   return file.trim().replace(/\\/g, '/').replace(/^\.\//, '');
 }
 
+/** A file an edit adds that is made runnable, as its author would: a `#!` script in scripts/. */
+export function isAddedScript(path: string, text: string): boolean {
+  return path.startsWith('scripts/') && text.startsWith('#!');
+}
+
 /** True when some edit names a file other than SKILL.md. */
 export function namesOtherFiles(edits: readonly unknown[]): boolean {
   return Array.isArray(edits) && edits.some((e) => editFile(e) !== SKILL_FILE);
@@ -77,12 +82,11 @@ export function applyPackageEdits(
     const tooBig = sizeRefusal(file, out.text, policy);
     if (tooBig) return refuse(tooBig);
     if (existing) existing.text = out.text;
-    // A script the optimizer adds with a `#!` line is made runnable, as its author would.
     else if (out.text !== '')
       pkg.files.push({
         path: file,
         text: out.text,
-        ...(file.startsWith('scripts/') && out.text.startsWith('#!') ? { executable: true } : {}),
+        ...(isAddedScript(file, out.text) ? { executable: true } : {}),
       });
     report.push(...renumber(out.report));
   });

@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import {
   chmodSync,
+  copyFileSync,
   existsSync,
   lstatSync,
   mkdirSync,
@@ -16,7 +17,6 @@ import {
   renameSync,
   rmSync,
   statSync,
-  writeFileSync,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { decodeUtf8 } from '../../data/utf8';
@@ -233,6 +233,9 @@ export function packageFolderOnDisk(folder: string): string | undefined {
   return siblings(folder, 'old')[0];
 }
 
+/** The size and modification time at which a source was last found to hold its digest's bytes. */
+const verified = new Map<string, string>();
+
 /** Adds a place a read-only file's bytes were seen. */
 function remember(sha: string, path: string): void {
   const known = readOnlySources.get(sha) ?? [];
@@ -246,16 +249,17 @@ function remember(sha: string, path: string): void {
  */
 export function copyReadOnlyFile(file: PackageReadOnlyFile, to: string, where?: string): void {
   for (const from of readOnlySources.get(file.sha) ?? []) {
-    let bytes: Buffer;
-    try {
-      bytes = readFileSync(from);
-    } catch {
-      continue;
+    const stat = statSync(from, { throwIfNoEntry: false });
+    if (!stat?.isFile()) continue;
+    const stamp = `${file.sha} ${stat.size} ${stat.mtimeMs}`;
+    // Hashed once per version of the file (a large asset is copied for every task of an agent target).
+    if (verified.get(from) !== stamp) {
+      if (digest(readFileSync(from)) !== file.sha) continue;
+      verified.set(from, stamp);
     }
-    if (digest(bytes) !== file.sha) continue;
     mkdirSync(dirname(to), { recursive: true });
-    writeFileSync(to, bytes);
-    chmodSync(to, statSync(from).mode & 0o777);
+    copyFileSync(from, to);
+    chmodSync(to, stat.mode & 0o777);
     return;
   }
   throw new SkillOptError(

@@ -93,3 +93,27 @@ export function policyFromConfig(
     ...(folder ? { folder } : {}),
   };
 }
+
+/**
+ * One notice per `editable` / `read_only` glob of `optimizer.package_edits` that can match nothing
+ * an edit may change (SKILL.md or a file in references/, scripts/, assets/): such a glob would
+ * otherwise do nothing unsaid.
+ */
+export function policyGlobNotices(cfg: { editable: string[]; read_only: string[] }): string[] {
+  const canMatch = (glob: string): boolean => {
+    if (minimatch(SKILL_FILE, glob)) return true;
+    const first = glob.split('/')[0] ?? '';
+    return (
+      glob.includes('/') &&
+      (/[*?[{]/.test(first) || (SKILL_RESOURCE_DIRS as readonly string[]).includes(first))
+    );
+  };
+  return (['editable', 'read_only'] as const).flatMap((key) =>
+    cfg[key]
+      .filter((g) => !canMatch(g))
+      .map(
+        (g) =>
+          `optimizer.package_edits.${key}: "${g}" matches nothing an edit may change (only SKILL.md and files in ${SKILL_RESOURCE_DIRS.join('/, ')}/ are part of a skill, relative to its folder)`,
+      ),
+  );
+}

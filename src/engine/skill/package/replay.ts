@@ -3,6 +3,7 @@
  * (`skillopt apply-edits`): the skill read as env.skill_init is (a file, or a folder through the
  * package reader), edits applied under optimizer.package_edits, and each changed file written back.
  */
+import { chmodSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { SkillOptError } from '../../errors';
 import { writeFileAtomic } from '../../store/atomic';
@@ -11,7 +12,7 @@ import { keepDescription } from '../description';
 import { readSkillInit } from '../skillFile';
 import { checkNoLink } from './apply';
 import { packageChanges, type PackageChange } from './changes';
-import { editFile, OUTSIDE_POLICY } from './edits';
+import { editFile, isAddedScript, OUTSIDE_POLICY } from './edits';
 import { isSkillFolder } from './folder';
 import type { PackageEditPolicy } from './policy';
 import { SKILL_FILE, skillBody } from './text';
@@ -83,13 +84,23 @@ export function writeChanges(target: EditTarget, changes: readonly PackageChange
   if (!target.folder) {
     const change = changes[0];
     if (!change) return [];
-    writeFileAtomic(target.path, change.after.endsWith('\n') ? change.after : `${change.after}\n`);
+    writeKeepingMode(target.path, change.after.endsWith('\n') ? change.after : `${change.after}\n`);
     return [target.path];
   }
   return changes.map((c) => {
     checkNoLink(target.path, c.path, 'apply-edits');
     const to = join(target.path, ...c.path.split('/'));
-    writeFileAtomic(to, c.after);
+    writeKeepingMode(to, c.after, c.status === 'added' && isAddedScript(c.path, c.after) ? 0o755 : undefined);
     return to;
   });
+}
+
+/**
+ * Writes `text` at `path` with the permission bits of the file it replaces (the write goes through
+ * a new file, which would otherwise make an executable script plain), or `added` for a new one.
+ */
+function writeKeepingMode(path: string, text: string, added?: number): void {
+  const mode = statSync(path, { throwIfNoEntry: false })?.mode ?? added;
+  writeFileAtomic(path, text);
+  if (mode !== undefined) chmodSync(path, mode & 0o777);
 }
