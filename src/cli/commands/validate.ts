@@ -6,6 +6,7 @@ import { describeCostLines, estimateCost } from '../../engine/costEstimate';
 import { SkillOptError } from '../../engine/errors';
 import type { Logger } from '../../engine/log';
 import { prepareRun, type PreparedRun } from '../../engine/run';
+import { checkOutFolderConfig } from '../../engine/train/sameRun';
 import type { TrainSettings } from '../../engine/train/settings';
 import { prepareSmoke, smokePrepared, type SmokeResult } from '../../engine/smoke';
 import { ExitCode } from '../exit';
@@ -60,6 +61,8 @@ export async function runValidate(args: readonly string[]): Promise<number> {
   const capNotice = dollarCapNotice(prepared, 'train');
   if (capNotice) prepared.warnings.push(capNotice);
   try {
+    // --out naming a run: what train would refuse about it (another config) is refused here too.
+    if (typeof a.values.out === 'string') checkOutFolderConfig(prepared.outDir, prepared.flatConfig);
     const report = validateReport(prepared);
     if (!smoke) {
       process.stdout.write(

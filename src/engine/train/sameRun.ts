@@ -9,6 +9,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { SkillOptError } from '../errors';
 import { isTempName } from '../store/atomic';
 import { RUN_FILE, RunLayout } from '../store/layout';
+import { artifactSchemas, readArtifact } from '../store/runSchemas';
 
 const OPERATIONAL = new Set([
   'optimizer_concurrency',
@@ -151,4 +152,15 @@ export function refuseForeignFolder(outDir: string): void {
     file: outDir,
     fix: 'give --out a new or empty folder (e.g. runs/first): a run writes report.md, skills/, steps/ and more into it, and --fresh deletes them',
   });
+}
+
+/**
+ * What `train --out DIR` would refuse about the run DIR already holds (a committed run under
+ * another config), checked without writing anything: `validate --out DIR`.
+ */
+export function checkOutFolderConfig(outDir: string, now: Record<string, unknown>): void {
+  const layout = new RunLayout(outDir);
+  if (!existsSync(layout.file(RUN_FILE.state))) return;
+  const saved = readArtifact<Record<string, unknown>>(layout.file(RUN_FILE.config), artifactSchemas.config);
+  if (saved) checkSameConfig(outDir, saved, now);
 }

@@ -172,6 +172,9 @@ describe('config/disposition: every reference key is honoured, mapped or refused
       const cases: Array<[string, RegExp]> = [
         ['model:\n  target_minimax_api_key: abc\n', /never read .*Fix: use model\.minimax_base_url/],
         ['model:\n  copilot_chat_timeout: 60\n', /Fix: use limits\.request_timeout_s/],
+        // Accepted and read nowhere until the agent targets' trace keys were refused alike.
+        ['model:\n  codex_trace_to_optimizer: false\n', /codex_trace_to_optimizer \(false\) cannot leave/],
+        ['model:\n  claude_trace_to_optimizer: false\n', /claude_trace_to_optimizer \(false\) cannot leave/],
       ];
       for (const [yaml, message] of cases) {
         const file = write(dir, 'c.yaml', yaml);
@@ -184,7 +187,7 @@ describe('config/disposition: every reference key is honoured, mapped or refused
       const off = write(
         dir,
         'off.yaml',
-        'optimizer:\n  use_skill_aware_reflection: false\nenv:\n  max_turns: 1\n',
+        'optimizer:\n  use_skill_aware_reflection: false\nenv:\n  max_turns: 1\nmodel:\n  claude_trace_to_optimizer: true\n',
       );
       assert.deepEqual(loadConfig(off).warnings, []);
     } finally {

@@ -115,6 +115,11 @@ export const DISPOSITIONS: Readonly<Record<string, Disposition>> = {
     'remove it (the analysts see each task’s agent run summary)',
     (v) => v !== false,
   ),
+  'model.claude_trace_to_optimizer': refused(
+    'cannot leave the agent run out of the trajectories here',
+    'remove it (the analysts see each task’s agent run summary)',
+    (v) => v !== false,
+  ),
   ...each(
     ROLES.flatMap((r) => azure.map((k) => `model.${r}azure_openai_${k}`)),
     honoured,
