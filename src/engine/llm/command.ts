@@ -62,11 +62,9 @@ import { trackTaskFolder, untrackTaskFolder } from './agents/exitCleanup';
 import type { BackendReply, ChatBackend, ChatRequest, TaskContext } from './types';
 
 export { splitCommand } from './agents/argv';
-export { renderPrompt, renderSkillFile, type Delivery } from './agents/delivery';
+export { renderPrompt, renderSkillFile } from './agents/delivery';
 export { AgentRunError, classifyRun } from './agents/errors';
-export type { AgentErrorKind } from './agents/errors';
-export { PRESETS as AGENT_PRESETS, type AgentName, type AgentSettings } from './agents/presets';
-export { runProcess, type ProcessResult, type RunProcessOptions } from './agents/process';
+export { type AgentName, type AgentSettings } from './agents/presets';
 
 export interface CommandBackendOptions {
   /** A known agent CLI; its preset decides argv, skill folder, output format and isolation. */
