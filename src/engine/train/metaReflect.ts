@@ -32,7 +32,7 @@ export interface MetaReflectArgs {
   metaSkill?: string;
   /** `<run>/meta_reflect/epoch_XX` (`RunLayout.epochDir('meta_reflect', epoch)`) */
   dir: string;
-  /** Edit budget; default `learningRate` (the lead may pass `optimizer.meta_learning_rate`). */
+  /** Edit budget; default `learningRate` (the loop passes none: optimizer.meta_learning_rate has no effect, see disposition.ts). */
   budget?: number;
   /** Gate score of the current skill when the epoch began, for the first step's "before". */
   startScore?: number;

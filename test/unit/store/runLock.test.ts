@@ -58,25 +58,38 @@ describe('run folder lock', () => {
     this.timeout(60_000);
     const stale = JSON.stringify({ pid: 2 ** 22 + 12345, host: '', started: '' });
     const lockModule = join(__dirname, '../../../src/engine/store/runLock.ts');
-    // Each process waits for the same instant, then takes the lock and holds it long enough that a
-    // second winner would overlap it.
+    // Each process waits for the same instant, then tries to take the lock and says it has tried;
+    // the winner holds the lock until all have tried (a process that starts late on a loaded machine
+    // must still meet it held, not find it released and win a second time).
     const script = `
       const { acquireRunLock } = require(${JSON.stringify(lockModule)});
-      const at = Number(process.argv[2]);
+      const { mkdirSync, readdirSync, writeFileSync } = require('node:fs');
+      const { join } = require('node:path');
+      const [, folder, atArg, tried, countArg] = process.argv;
+      const at = Number(atArg);
       while (Date.now() < at) {}
+      let release;
       try {
-        const release = acquireRunLock(process.argv[1]);
+        release = acquireRunLock(folder);
         console.log('won');
-        setTimeout(release, 1500);
       } catch (err) {
         console.log('refused: ' + err.message);
+      }
+      mkdirSync(tried, { recursive: true });
+      writeFileSync(join(tried, String(process.pid)), '');
+      if (release) {
+        const until = Date.now() + 30000;
+        const wait = () =>
+          readdirSync(tried).length >= Number(countArg) || Date.now() > until ? release() : setTimeout(wait, 20);
+        wait();
       }`;
     const outcomes: string[] = [];
     for (let round = 0; round < 4; round++) {
       writeFileSync(lock(), stale);
       const at = Date.now() + 2500;
+      const tried = join(dir.path, `tried-${round}`);
       const runs = Array.from({ length: 6 }, () =>
-        execFileAsync(process.execPath, ['--import', 'tsx', '-e', script, dir.path, String(at)]),
+        execFileAsync(process.execPath, ['--import', 'tsx', '-e', script, dir.path, String(at), tried, '6']),
       );
       const lines = (await Promise.all(runs)).map((r) => r.stdout.trim());
       assert.equal(lines.filter((l) => l === 'won').length, 1, lines.join('\n'));
