@@ -71,6 +71,10 @@ export const evalSpec: CommandSpec = {
   ],
 };
 
+/** Said when --split is left out, for the reference's users (its default is all). */
+export const DEFAULT_SPLIT_NOTICE =
+  "no --split given: scoring the test split (the reference SkillOpt's eval_only.py scores all splits by default; pass --split all for that)";
+
 /** `skillopt eval`: score a skill on a split with the target only; writes eval_summary.json. */
 export async function runEval(args: readonly string[]): Promise<number> {
   const a = parseCommon(args, evalSpec);
@@ -145,6 +149,8 @@ export async function runEval(args: readonly string[]): Promise<number> {
   const printer = new PrettyPrinter(process.stdout);
   // The config's notices (a mapped or ignored key, the backend a --backend picked, the scorer):
   // as train shows them, never dropped unsaid; with --json they are the summary's `warnings`.
+  // The reference's eval_only.py scores every split when --split is left out; here the sealed test split.
+  if (typeof a.values.split !== 'string' && !cancelBatch) prepared.warnings.push(DEFAULT_SPLIT_NOTICE);
   if (!a.json) for (const w of prepared.warnings) printer.handle({ type: 'warning', message: w });
   if (cancelBatch) {
     try {

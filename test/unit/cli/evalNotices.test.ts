@@ -38,6 +38,17 @@ describe('skillopt eval: the notices of mapped keys', function () {
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.match(r.stdout, /^warning: --steps_per_epoch \(train\.steps_per_epoch\): .*ignored/m);
     assert.match(r.stdout, /val: hard \d\.\d{4}/);
+    // --split was given: the reference's different default is nobody's surprise.
+    assert.doesNotMatch(r.stdout, /no --split given/);
+  });
+
+  it("says which split it scores when --split is left out (the reference's eval_only.py scores all)", async () => {
+    const args = argv([]);
+    args.splice(args.indexOf('--split'), 2);
+    const r = await cliInProcess(args);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /^warning: no --split given: scoring the test split .*pass --split all/m);
+    assert.match(r.stdout, /test: hard \d\.\d{4}/);
   });
 
   it('with --json, puts them in the one summary object as warnings', async () => {
