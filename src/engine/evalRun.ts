@@ -181,7 +181,8 @@ export async function evalPrepared(
     cached_tokens: spent.cachedTokens,
     dollars: spent.dollars,
     ...(prepared.models.simulated ? { simulated: true as const } : {}),
-    ...(aa ? { aa } : {}),
+    // An A/A sampled from the cache repeats an earlier evaluation's noise: said beside its figures.
+    ...(aa ? { aa: spent.cacheHits ? { ...aa, cache_hits: spent.cacheHits } : aa } : {}),
   };
   writeJsonAtomic(run.file(EVAL_FILE.summary), result);
   return result;

@@ -146,6 +146,11 @@ export function aaText(r: AaRecord): string[] {
     `A/A check: the same skill scored ${r.runs} times on ${r.items} items (${r.metric}): ${r.scores.map((s) => s.toFixed(3)).join(', ')} (spread ${spread.toFixed(3)}); ${r.changed_items} item(s) scored differently between runs.`,
     `  strict gate (the reference rule): would accept the skill over itself in ${r.strict_accepts} of ${r.comparisons} comparisons (${pct(r.strict_accepts)}).`,
     `  paired gate (alpha ${r.alpha}): ${r.paired_accepts} accepted (${pct(r.paired_accepts)}), ${r.paired_inconclusive} inconclusive.`,
+    ...(r.cache_hits
+      ? [
+          `  ${r.cache_hits} answer(s) came from the response cache: the noise of the evaluation that first sampled them, not new samples; set cache.enabled: false (or --cfg-options cache.enabled=false) to sample anew.`,
+        ]
+      : []),
     ...(r.strict_accepts > 0
       ? [
           '  Every one of those accepts is noise: consider evaluation.gate_test: paired, evaluation.repeats, or a larger selection split.',

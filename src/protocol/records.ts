@@ -180,6 +180,8 @@ export interface AaRecord {
   paired_inconclusive: number;
   /** Items whose score differs between at least two runs. */
   changed_items: number;
+  /** Answers replayed from the response cache (an earlier evaluation's samples, not fresh ones). */
+  cache_hits?: number;
 }
 
 /** Per-item selection scores (the mean over repeats), by task id; errored items are absent. */

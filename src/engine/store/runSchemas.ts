@@ -43,6 +43,7 @@ const aaRecord: z.ZodType<AaRecord> = z.object({
   paired_accepts: int,
   paired_inconclusive: int,
   changed_items: int,
+  cache_hits: int.optional(),
 });
 const gatePower: z.ZodType<GatePower> = z.object({
   test: z.enum(['strict', 'paired']),

@@ -330,4 +330,34 @@ describe('skillopt eval --aa (CLI, loopback OpenAI wire, noisy target)', functio
     assert.equal(bad.code, 2);
     assert.match(bad.stdout + bad.stderr, /--aa must be a whole number from 2 to 20 \(got 1\)/);
   });
+
+  it('says when the A/A answers were replayed from the response cache, not sampled anew', async () => {
+    const aa = (out: string): ReturnType<typeof cli> =>
+      cli([
+        'eval',
+        join(dir, 'skillopt.yaml'),
+        '--skill',
+        join(dir, 'SKILL.md'),
+        '--split',
+        'selection',
+        '--aa',
+        '2',
+        '--out',
+        join(dir, out),
+        '--cfg-options',
+        `cache.dir=${join(dir, 'aa-cache')}`,
+        ...scriptedWireOverrides(server.url),
+      ]);
+    const first = await aa('aa-first');
+    assert.equal(first.code, 0, first.stdout + first.stderr);
+    assert.doesNotMatch(first.stdout, /came from the response cache/);
+    const second = await aa('aa-second');
+    assert.equal(second.code, 0, second.stdout + second.stderr);
+    assert.match(second.stdout, /\d+ answer\(s\) came from the response cache: .*cache\.enabled: false/);
+    const summary = JSON.parse(readFileSync(join(dir, 'aa-second', 'eval_summary.json'), 'utf8')) as {
+      aa: { cache_hits?: number };
+      cache_hits: number;
+    };
+    assert.ok(summary.cache_hits > 0 && summary.aa.cache_hits === summary.cache_hits);
+  });
 });
