@@ -15,7 +15,7 @@ import {
   withImageDetail,
 } from './data/benchmarkRun';
 import type { LoadedSplits } from './data/splits';
-import { taskDataDigest } from './data/digest';
+import { taskDataDigest, type TaskDataDigest } from './data/digest';
 import { loadData, loadSkill } from './runInputs';
 import { estimateCalls, type CallEstimate } from './callEstimate';
 import { SkillOptError } from './errors';
@@ -218,6 +218,18 @@ export interface RunHooks {
 }
 
 /** The context every stage receives, for a training run or eval-only. */
+/** The fingerprint of the run's task data, as a run folder records it (train/sameData.ts). */
+export function preparedDataDigest(prepared: PreparedRun): TaskDataDigest {
+  return taskDataDigest(
+    {
+      train: prepared.splits.train,
+      selection: prepared.splits.val,
+      test: prepared.splits.test.unsealForEvaluation(),
+    },
+    prepared.splits.source,
+  );
+}
+
 export function makeContext(
   prepared: PreparedRun,
   hooks: RunHooks,
@@ -338,14 +350,7 @@ export async function trainPrepared(
       splits: prepared.splits,
       initialSkill: prepared.initialSkill,
       flatConfig: prepared.flatConfig,
-      taskData: taskDataDigest(
-        {
-          train: prepared.splits.train,
-          selection: prepared.splits.val,
-          test: prepared.splits.test.unsealForEvaluation(),
-        },
-        prepared.splits.source,
-      ),
+      taskData: preparedDataDigest(prepared),
       budgetCheck: () => budget.check(),
       capReached: () => {
         const hit = budget.reached();

@@ -44,6 +44,24 @@ export function checkSameData(layout: RunLayout, now: TaskDataDigest, resumed: b
       ? 'this run folder has no record of the task data it started with (an older SkillOpt or the Python SkillOpt wrote it): it goes on without checking that the data are the same; from now on a resume checks them'
       : undefined;
   }
+  refuseDataChanges(layout, saved, now);
+  return undefined;
+}
+
+/**
+ * What `train --out DIR` would refuse about the task data of the run DIR holds, checked without
+ * writing anything: `validate --out DIR`.
+ */
+export function checkOutFolderData(layout: RunLayout, now: TaskDataDigest): void {
+  const saved = readDataDigest(layout.file(RUN_FILE.dataDigest));
+  if (saved) refuseDataChanges(layout, saved, now);
+}
+
+function refuseDataChanges(
+  layout: RunLayout,
+  saved: NonNullable<ReturnType<typeof readDataDigest>>,
+  now: TaskDataDigest,
+): void {
   const changes = DIGEST_SPLITS.filter((s) => saved.splits[s].sha256 !== now.splits[s].sha256).map(
     (s) => `the ${s} split (${splitChange(saved.splits[s], now.splits[s])})`,
   );
@@ -63,7 +81,7 @@ export function checkSameData(layout: RunLayout, now: TaskDataDigest, resumed: b
   if (!changes.length && saved.source && now.source && saved.source.sha256 !== now.source.sha256) {
     changes.push(`the data file the splits are cut from (${now.source.file}), beyond the items the run uses`);
   }
-  if (!changes.length) return undefined;
+  if (!changes.length) return;
   throw new SkillOptError('tasks', `the task data changed since this run started: ${changes.join('; ')}`, {
     file: layout.root,
     fix: 'restore the data the run started with and resume, train into another --out folder, or start this folder afresh with --fresh (--force cannot go on with other data: the finished steps were scored on the old)',

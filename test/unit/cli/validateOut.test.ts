@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -61,6 +61,28 @@ describe('skillopt validate --out', function () {
     const t = cli(['train', join(dir, 'skillopt.yaml'), ...args]);
     assert.equal(t.code, 1, t.out);
     assert.match(t.out, /started with a different config \(seed: 42 → 7\)/);
+  });
+
+  it('refuses task data that changed since the run started, naming the item, as train does', () => {
+    const tasks = join(dir, 'tasks.jsonl');
+    const before = readFileSync(tasks, 'utf8');
+    const [first, ...rest] = before.split('\n');
+    const item = JSON.parse(first) as { id: string; answer?: unknown };
+    writeFileSync(tasks, [JSON.stringify({ ...item, answer: 'something else' }), ...rest].join('\n'));
+    try {
+      const args = ['--out', join(dir, 'run'), '--cfg-options', 'train.num_epochs=1'];
+      const v = cli(['validate', join(dir, 'skillopt.yaml'), ...args]);
+      assert.equal(v.code, 1, v.out);
+      assert.match(
+        v.out,
+        new RegExp(`the task data changed since this run started: .*item ${item.id} changed`),
+      );
+      const t = cli(['train', join(dir, 'skillopt.yaml'), ...args]);
+      assert.equal(t.code, 1, t.out);
+      assert.match(t.out, /the task data changed since this run started/);
+    } finally {
+      writeFileSync(tasks, before);
+    }
   });
 
   it('says nothing about a folder without a run', () => {
