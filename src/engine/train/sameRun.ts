@@ -155,12 +155,13 @@ export function refuseForeignFolder(outDir: string): void {
 }
 
 /**
- * What `train --out DIR` would refuse about the run DIR already holds (a committed run under
- * another config), checked without writing anything: `validate --out DIR`.
+ * What `train --out DIR` would refuse about DIR (a folder of the person's files, or a run under
+ * another config, even one killed before its first save), checked without writing anything:
+ * `validate --out DIR`.
  */
 export function checkOutFolderConfig(outDir: string, now: Record<string, unknown>): void {
+  refuseForeignFolder(outDir);
   const layout = new RunLayout(outDir);
-  if (!existsSync(layout.file(RUN_FILE.state))) return;
   const saved = readArtifact<Record<string, unknown>>(layout.file(RUN_FILE.config), artifactSchemas.config);
   if (saved) checkSameConfig(outDir, saved, now);
 }

@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
-import { checkSameConfig } from '../../../src/engine/train/sameRun';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { checkOutFolderConfig, checkSameConfig } from '../../../src/engine/train/sameRun';
 
 describe('train/sameRun: resuming under the config a run was started with', () => {
   it('takes a value stored masked by an older run (minimax_max_tokens "***") as unchanged', () => {
@@ -12,6 +15,28 @@ describe('train/sameRun: resuming under the config a run was started with', () =
     assert.throws(
       () => checkSameConfig('/run', { minimax_max_tokens: '8000' }, { minimax_max_tokens: '4000' }),
       /different config \(minimax_max_tokens: "8000" → "4000"\)/,
+    );
+  });
+});
+
+describe('train/sameRun: validate --out checks the run folder as train would', () => {
+  let dir: string;
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'skillopt-samerun-'))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  // A run killed during its baseline has config.json and no runtime_state.json; train resumes it and
+  // refuses another config there (trainer.ts), so validate must refuse it too.
+  it('refuses another config for a run killed before its first save', () => {
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ seed: 42 }));
+    assert.throws(() => checkOutFolderConfig(dir, { seed: 7 }), /different config \(seed: 42 → 7\)/);
+    assert.doesNotThrow(() => checkOutFolderConfig(dir, { seed: 42 }));
+  });
+
+  it("refuses a folder of the person's files with no run in it, as train does", () => {
+    writeFileSync(join(dir, 'notes.md'), 'mine');
+    assert.throws(
+      () => checkOutFolderConfig(dir, { seed: 42 }),
+      /the folder holds files but no run \(notes\.md\)/,
     );
   });
 });
