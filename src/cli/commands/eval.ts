@@ -161,6 +161,8 @@ export async function runEval(args: readonly string[]): Promise<number> {
   }
   const emit = (e: EngineEvent): void => {
     if (!a.json) printer.handle(e);
+    // With --json a warning the evaluation says (the dollar cap's) joins the summary's `warnings`.
+    else if (e.type === 'warning') prepared.warnings.push(e.message);
   };
   const controller = new AbortController();
   const onSigint = (): void => controller.abort();

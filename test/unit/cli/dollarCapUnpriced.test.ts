@@ -107,6 +107,33 @@ describe('a dollar cap with a model nobody prices', function () {
     assert.ok(server.requests.length > 0);
   });
 
+  it("eval --json keeps the cap's notice in its one summary object (it was dropped unsaid)", async () => {
+    const r = await cli([
+      'eval',
+      exampleConfig,
+      '--skill',
+      join(exampleConfig, '..', 'SKILL.md'),
+      '--split',
+      'selection',
+      '--out',
+      out.path,
+      '--json',
+      '--cfg-options',
+      ...wire(),
+      'limits.max_dollars=2',
+      'prices.house-target.input_per_mtok=1',
+      'prices.house-target.output_per_mtok=2',
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stdout.trim().split('\n');
+    assert.equal(lines.length, 1, r.stdout);
+    const summary = JSON.parse(lines[0]) as { warnings?: string[] };
+    assert.ok(
+      summary.warnings?.some((w) => /house-target have no cached_input_per_mtok/.test(w)),
+      lines[0],
+    );
+  });
+
   it('goes ahead once prices: names every model, or without a dollar cap', async () => {
     const priced = [
       ...wire(),
