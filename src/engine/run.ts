@@ -217,7 +217,6 @@ export interface RunHooks {
   logger?: Logger;
 }
 
-/** The context every stage receives, for a training run or eval-only. */
 /** The fingerprint of the run's task data, as a run folder records it (train/sameData.ts). */
 export function preparedDataDigest(prepared: PreparedRun): TaskDataDigest {
   return taskDataDigest(
@@ -230,6 +229,7 @@ export function preparedDataDigest(prepared: PreparedRun): TaskDataDigest {
   );
 }
 
+/** The context every stage receives, for a training run or eval-only. */
 export function makeContext(
   prepared: PreparedRun,
   hooks: RunHooks,
