@@ -7,6 +7,7 @@ import { readSkillArtifact } from '../../engine/skill/package/artifacts';
 import { packageChanges } from '../../engine/skill/package/changes';
 import { isPackageText } from '../../engine/skill/package/text';
 import { packageDirOf, RUN_DIR, RUN_FILE, RunLayout } from '../../engine/store/layout';
+import { dollarCapNotice } from '../../engine/dollarCap';
 import { clearRunFolder } from '../../engine/store/freshStart';
 import { ExitCode, UsageError } from '../exit';
 import { PrettyPrinter } from '../render';
@@ -103,6 +104,8 @@ export async function runTrain(args: readonly string[]): Promise<number> {
     });
   const prepared = cancelBatch ? batchTargetOnly(prepare) : prepare();
   // Only once the config and data are known good, and never under a run another process is writing.
+  // A cap no price can reach is refused in trainPrepared: checked here too, before --fresh deletes.
+  if (a.values.fresh) dollarCapNotice(prepared, 'train');
   const keptByFresh = a.values.fresh && outArg && holdsRun(outArg) ? clearRunFolder(outArg) : [];
   // Printed and sent as an event: secrets in overrides are masked (pass them again, or use the
   // environment variable), and arguments are quoted so the line can be pasted into a shell.

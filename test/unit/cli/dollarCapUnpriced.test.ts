@@ -56,6 +56,31 @@ describe('a dollar cap with a model nobody prices', function () {
     assert.equal(existsSync(join(out.path, 'ledger.jsonl')), false);
   });
 
+  it('train --fresh refuses before it deletes the run already in the folder', async () => {
+    const first = await cli([
+      'train',
+      exampleConfig,
+      '--out',
+      out.path,
+      '--cfg-options',
+      'train.num_epochs=1',
+    ]);
+    assert.equal(first.code, 0, first.stderr);
+    const r = await cli([
+      'train',
+      exampleConfig,
+      '--out',
+      out.path,
+      '--fresh',
+      '--cfg-options',
+      ...wire(),
+      'limits.max_dollars=2',
+    ]);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /limits\.max_dollars.*no price is known/);
+    assert.ok(existsSync(join(out.path, 'runtime_state.json')), 'the refused --fresh deleted the run');
+  });
+
   it('validate says the same', async () => {
     const r = await cli(['validate', exampleConfig, '--cfg-options', ...wire(), 'limits.max_dollars=2']);
     assert.equal(r.code, 1);
