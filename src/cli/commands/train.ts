@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { relative } from 'node:path';
 import type { EngineEvent } from '../../protocol/events';
 import { prepareRun, trainPrepared } from '../../engine/run';
@@ -9,6 +8,7 @@ import { isPackageText } from '../../engine/skill/package/text';
 import { packageDirOf, RUN_DIR, RUN_FILE, RunLayout } from '../../engine/store/layout';
 import { dollarCapNotice } from '../../engine/dollarCap';
 import { clearRunFolder } from '../../engine/store/freshStart';
+import { holdsRun } from '../../engine/train/sameRun';
 import { ExitCode, UsageError } from '../exit';
 import { PrettyPrinter } from '../render';
 import { spendLine } from '../../engine/llm/spendText';
@@ -88,9 +88,6 @@ export async function runTrain(args: readonly string[]): Promise<number> {
       '--resume needs --out DIR (the run folder to continue)',
       'add --out with the run folder the first run printed',
     );
-  // A folder holds a run once it has a state, or a data record (a run stopped before its first commit).
-  const holdsRun = (dir: string): boolean =>
-    [RUN_FILE.state, RUN_FILE.dataDigest].some((f) => existsSync(new RunLayout(dir).file(f)));
   const logger = stderrLogger(a.values.verbose ? 'debug' : 'warn');
   const prepare = (): ReturnType<typeof prepareRun> =>
     prepareRun({

@@ -133,13 +133,18 @@ export function refuseResumeWithoutRun(outDir: string): void {
 /** Files whose presence says a folder is a run's (a run killed early may have written only these). */
 const RUN_MARKERS = [RUN_FILE.config, RUN_FILE.state, RUN_FILE.ledger, RUN_FILE.dataDigest];
 
+/** Whether `dir` holds a run, even one killed before its first save (what `--fresh` clears). */
+export function holdsRun(dir: string): boolean {
+  const layout = new RunLayout(dir);
+  return RUN_MARKERS.some((f) => existsSync(layout.file(f)));
+}
+
 /**
  * A new run only in a new or empty folder, or in a run's: in a folder of the person's own (`--out .`
  * beside the config) it would overwrite a `report.md` or write into a `skills/` folder of theirs.
  */
 export function refuseForeignFolder(outDir: string): void {
-  const layout = new RunLayout(outDir);
-  if (!existsSync(outDir) || RUN_MARKERS.some((f) => existsSync(layout.file(f)))) return;
+  if (!existsSync(outDir) || holdsRun(outDir)) return;
   let entries: string[];
   try {
     entries = readdirSync(outDir).filter((n) => !n.startsWith(RUN_FILE.lock) && !isTempName(n));
