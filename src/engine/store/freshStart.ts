@@ -8,15 +8,27 @@ import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { isTempName } from './atomic';
 import { writeError } from './ioErrors';
-import { RUN_DIR, RUN_FILE } from './layout';
+import { packageDirOf, RUN_DIR, RUN_FILE } from './layout';
 import { acquireRunLock } from './runLock';
 
-/** The top-level names a run writes (layout.ts); nothing else in a run folder is the run's. */
+/**
+ * The top-level names a run writes (layout.ts); nothing else in a run folder is the run's. A skill
+ * file of a skill-folder run has its package folder beside it (best_skill/, packageDirOf).
+ */
 const RUN_ENTRIES: ReadonlySet<string> = new Set([...Object.values(RUN_FILE), ...Object.values(RUN_DIR)]);
+const PACKAGE_DIRS = Object.values(RUN_FILE)
+  .filter((f) => f.endsWith('.md'))
+  .map(packageDirOf);
 
 function isRunEntry(name: string): boolean {
-  // The lock's own temp and takeover-guard files start with its name.
-  return RUN_ENTRIES.has(name) || name.startsWith(RUN_FILE.lock) || isTempName(name);
+  // The lock's own temp and takeover-guard files start with its name; a package folder's write
+  // leaves `.tmp-`/`.old-` siblings after a kill (skill/package/folder.ts).
+  return (
+    RUN_ENTRIES.has(name) ||
+    name.startsWith(RUN_FILE.lock) ||
+    isTempName(name) ||
+    PACKAGE_DIRS.some((d) => name === d || name.startsWith(`${d}.tmp-`) || name.startsWith(`${d}.old-`))
+  );
 }
 
 /**
