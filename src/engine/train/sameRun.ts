@@ -130,8 +130,11 @@ export function refuseResumeWithoutRun(outDir: string): void {
   });
 }
 
-/** Files whose presence says a folder is a run's (a run killed early may have written only these). */
-const RUN_MARKERS = [RUN_FILE.config, RUN_FILE.state, RUN_FILE.ledger, RUN_FILE.dataDigest];
+/**
+ * Files whose presence says a folder is a run's (a run killed early may have written only these).
+ * Not config.json alone: a run writes its ledger first, and a project folder may hold a config.json.
+ */
+const RUN_MARKERS = [RUN_FILE.state, RUN_FILE.ledger, RUN_FILE.dataDigest];
 
 /** Whether `dir` holds a run, even one killed before its first save (what `--fresh` clears). */
 export function holdsRun(dir: string): boolean {

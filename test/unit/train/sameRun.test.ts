@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkOutFolderConfig, checkSameConfig } from '../../../src/engine/train/sameRun';
+import { checkOutFolderConfig, checkSameConfig, holdsRun } from '../../../src/engine/train/sameRun';
 
 describe('train/sameRun: resuming under the config a run was started with', () => {
   it('takes a value stored masked by an older run (minimax_max_tokens "***") as unchanged', () => {
@@ -24,9 +24,10 @@ describe('train/sameRun: validate --out checks the run folder as train would', (
   beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'skillopt-samerun-'))));
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  // A run killed during its baseline has config.json and no runtime_state.json; train resumes it and
-  // refuses another config there (trainer.ts), so validate must refuse it too.
+  // A run killed during its baseline has its ledger and config.json, no runtime_state.json; train
+  // resumes it and refuses another config there (trainer.ts), so validate must refuse it too.
   it('refuses another config for a run killed before its first save', () => {
+    writeFileSync(join(dir, 'ledger.jsonl'), '');
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ seed: 42 }));
     assert.throws(() => checkOutFolderConfig(dir, { seed: 7 }), /different config \(seed: 42 → 7\)/);
     assert.doesNotThrow(() => checkOutFolderConfig(dir, { seed: 42 }));
@@ -38,5 +39,15 @@ describe('train/sameRun: validate --out checks the run folder as train would', (
       () => checkOutFolderConfig(dir, { seed: 42 }),
       /the folder holds files but no run \(notes\.md\)/,
     );
+  });
+
+  // A run writes its ledger (the session's start) before config.json, so a config.json alone is the
+  // person's (`--out .` in a project): not a run --fresh may clear, nor one train may start in.
+  it("takes a folder with only the person's config.json for no run", () => {
+    writeFileSync(join(dir, 'config.json'), '{}');
+    assert.equal(holdsRun(dir), false);
+    assert.throws(() => checkOutFolderConfig(dir, {}), /the folder holds files but no run \(config\.json\)/);
+    writeFileSync(join(dir, 'ledger.jsonl'), '');
+    assert.equal(holdsRun(dir), true);
   });
 });
