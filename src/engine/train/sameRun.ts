@@ -118,12 +118,11 @@ export function checkSameConfig(
 
 /**
  * `--resume` on a folder where no run has started: refused before the folder is made or its ledger
- * opened, so the refusal leaves nothing behind. A run has started once config.json is written (before
- * its first call); a folder with only runtime_state.json is the Python SkillOpt's.
+ * opened, so the refusal leaves nothing behind. A run has started once its ledger is written (before
+ * config.json and its first call); a folder with only runtime_state.json is the Python SkillOpt's.
  */
 export function refuseResumeWithoutRun(outDir: string): void {
-  const layout = new RunLayout(outDir);
-  if (existsSync(layout.file(RUN_FILE.config)) || existsSync(layout.file(RUN_FILE.state))) return;
+  if (holdsRun(outDir)) return;
   throw new SkillOptError('config', 'there is no run to resume in this folder', {
     file: outDir,
     fix: 'check the --out folder (it holds config.json once a run has started), or leave out --resume to start one',

@@ -2,7 +2,12 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkOutFolderConfig, checkSameConfig, holdsRun } from '../../../src/engine/train/sameRun';
+import {
+  checkOutFolderConfig,
+  checkSameConfig,
+  holdsRun,
+  refuseResumeWithoutRun,
+} from '../../../src/engine/train/sameRun';
 
 describe('train/sameRun: resuming under the config a run was started with', () => {
   it('takes a value stored masked by an older run (minimax_max_tokens "***") as unchanged', () => {
@@ -47,6 +52,7 @@ describe('train/sameRun: validate --out checks the run folder as train would', (
     writeFileSync(join(dir, 'config.json'), '{}');
     assert.equal(holdsRun(dir), false);
     assert.throws(() => checkOutFolderConfig(dir, {}), /the folder holds files but no run \(config\.json\)/);
+    assert.throws(() => refuseResumeWithoutRun(dir), /there is no run to resume in this folder/);
     writeFileSync(join(dir, 'ledger.jsonl'), '');
     assert.equal(holdsRun(dir), true);
   });
