@@ -1,24 +1,11 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { prepareRun } from '../../../src/engine/run';
 import { RunLayout, STEP_FILE } from '../../../src/engine/store/layout';
 import { runSim, tempDir } from '../train/helpers';
 import { bothFileSteps, filesOf, GUIDE, packageExample } from '../train/packageExample';
-
-const root = join(__dirname, '..', '..', '..');
-const withVersion = ['--import', pathToFileURL(join(root, 'test', 'support', 'version.ts')).href];
-
-function cli(args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(
-    process.execPath,
-    ['--import', 'tsx', ...withVersion, join(root, 'src', 'cli', 'main.ts'), ...args],
-    { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } },
-  );
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+import { cliProcess as cli } from '../../support/cliProcess';
 
 /**
  * `apply-edits` on a skill folder replays a training step's update: the run's own patch files

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import {
   copyFileSync,
   cpSync,
@@ -12,8 +12,8 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { RUN_FILE } from '../../../src/engine/store/layout';
+import { cliProcess, type CliRun } from '../../support/cliProcess';
 
 /** The environment without what npm sets for a script (npm_command, npm_lifecycle_event, …). */
 function withoutNpm(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
@@ -23,20 +23,8 @@ function withoutNpm(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 const root = join(__dirname, '..', '..', '..');
 const example = join(root, 'examples', 'house-style');
 
-/** The version the bundles get from esbuild, set for a CLI started from source (test/support/version.ts). */
-const withVersion = ['--import', pathToFileURL(join(root, 'test', 'support', 'version.ts')).href];
-
-function cli(
-  args: string[],
-  cwd = root,
-  env: NodeJS.ProcessEnv = process.env,
-): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(
-    process.execPath,
-    ['--import', 'tsx', ...withVersion, join(root, 'src', 'cli', 'main.ts'), ...args],
-    { cwd, encoding: 'utf8', env: { ...env, NO_COLOR: '1' } },
-  );
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+function cli(args: string[], cwd?: string, env?: NodeJS.ProcessEnv): CliRun {
+  return cliProcess(args, { cwd, env });
 }
 
 describe('skillopt CLI', function () {

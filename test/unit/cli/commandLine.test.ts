@@ -1,20 +1,11 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { cliProcess as cli } from '../../support/cliProcess';
 
 const root = join(__dirname, '..', '..', '..');
 const example = join(root, 'examples', 'house-style');
-
-function cli(args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'src', 'cli', 'main.ts'), ...args], {
-    cwd: root,
-    encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1' },
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
 
 /** One line on stderr, nothing on stdout, no stack or raw node error text. */
 function assertOneLine(r: { stdout: string; stderr: string }): void {

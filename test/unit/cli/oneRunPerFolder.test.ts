@@ -1,29 +1,17 @@
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { RUN_DIR, RUN_FILE } from '../../../src/engine/store/layout';
 import type { EngineEvent } from '../../../src/protocol/events';
+import { cliEntry as entry, cliProcess } from '../../support/cliProcess';
 
 const root = join(__dirname, '..', '..', '..');
 const example = join(root, 'examples', 'house-style');
-const entry = [
-  '--import',
-  'tsx',
-  '--import',
-  pathToFileURL(join(root, 'test', 'support', 'version.ts')).href,
-  join(root, 'src', 'cli', 'main.ts'),
-];
-
 function cli(args: string[], env: NodeJS.ProcessEnv = {}): { code: number | null; out: string } {
-  const r = spawnSync(process.execPath, [...entry, ...args], {
-    cwd: root,
-    encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1', ...env },
-  });
-  return { code: r.status, out: r.stdout + r.stderr };
+  const r = cliProcess(args, { env: { ...process.env, ...env } });
+  return { code: r.code, out: r.stdout + r.stderr };
 }
 
 /** One live process per run folder, and a run folder belongs to the config it was started with. */

@@ -1,17 +1,15 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { parse, stringify } from 'yaml';
+import { cliProcess } from '../../support/cliProcess';
 
 // Every config a user may copy from the README must pass `skillopt validate`: each ```yaml block is
 // laid over the bundled example config (the README's blocks are sections, not whole configs).
 
 const root = join(__dirname, '..', '..', '..');
 const example = join(root, 'examples', 'house-style');
-const withVersion = ['--import', pathToFileURL(join(root, 'test', 'support', 'version.ts')).href];
 
 /** The README's ```yaml blocks, with the line each starts on. */
 function readmeYamlBlocks(): { line: number; text: string }[] {
@@ -56,12 +54,8 @@ describe('README config examples', function () {
       const base = parse(readFileSync(join(example, 'skillopt.yaml'), 'utf8')) as Tree;
       const cfg = join(dir, 'skillopt.yaml');
       writeFileSync(cfg, stringify(overlay(base, top)));
-      const r = spawnSync(
-        process.execPath,
-        ['--import', 'tsx', ...withVersion, join(root, 'src', 'cli', 'main.ts'), 'validate', cfg, '--json'],
-        { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } },
-      );
-      assert.equal(r.status, 0, `README.md:${block.line}: ${r.stdout}${r.stderr}`);
+      const r = cliProcess(['validate', cfg, '--json']);
+      assert.equal(r.code, 0, `README.md:${block.line}: ${r.stdout}${r.stderr}`);
       const report = JSON.parse(r.stdout) as { warnings?: string[] };
       // A key validate only warns about (no effect, ignored, misspelt) is drift too.
       const drift = (report.warnings ?? []).filter((w) => /no effect|ignored|did you mean|not read/i.test(w));

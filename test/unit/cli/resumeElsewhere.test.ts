@@ -3,19 +3,11 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { shellQuote } from '../../../src/cli/commands/common';
 import { RUN_FILE } from '../../../src/engine/store/layout';
+import { cliEntry, cliProcess } from '../../support/cliProcess';
 
 const root = join(__dirname, '..', '..', '..');
-// tsx by file URL: the run starts in a temporary folder, where a bare 'tsx' does not resolve.
-const entry = [
-  '--import',
-  pathToFileURL(require.resolve('tsx')).href,
-  '--import',
-  pathToFileURL(join(root, 'test', 'support', 'version.ts')).href,
-  join(root, 'src', 'cli', 'main.ts'),
-];
 
 /**
  * A reference user's layout: the config in configs/, its paths written for the repo root, the
@@ -37,10 +29,8 @@ describe('the printed resume command works pasted from another folder', function
   afterEach(() => rmSync(repo, { recursive: true, force: true }));
 
   it('after a stop on a cap, from a folder other than the one it ran in', () => {
-    const first = spawnSync(
-      process.execPath,
+    const first = cliProcess(
       [
-        ...entry,
         'train',
         '--config',
         'configs/hs.yaml',
@@ -52,16 +42,16 @@ describe('the printed resume command works pasted from another folder', function
         'cache.enabled=false',
         'limits.max_tokens=20000',
       ],
-      { cwd: repo, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } },
+      { cwd: repo },
     );
     const printed = first.stdout + first.stderr;
-    assert.equal(first.status, 3, printed);
+    assert.equal(first.code, 3, printed);
     const line = /Resume with:\n {2}(.*)\n/.exec(printed)?.[1] ?? '';
     // The program is started as the shell found it (tests run the TypeScript entry through tsx).
     const program = /^(?:cd \S+ && )?(.*?) train /.exec(line)?.[1] ?? '';
     assert.ok(program, line);
     const pasted = line
-      .replace(program, [process.execPath, ...entry].map(shellQuote).join(' '))
+      .replace(program, [process.execPath, ...cliEntry].map(shellQuote).join(' '))
       .replace(/MORE_THAN_\d+/, '60000');
     const history = join(repo, 'runs', 'r', RUN_FILE.history);
     const steps = (JSON.parse(readFileSync(history, 'utf8')) as unknown[]).length;

@@ -11,7 +11,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { cliEntry } from '../../support/cliProcess';
 import { waitUntilDead } from '../../support/processes';
 
 /**
@@ -22,7 +22,6 @@ import { waitUntilDead } from '../../support/processes';
  */
 const root = resolve(__dirname, '..', '..', '..');
 const fakeAgent = join(root, 'test', 'fixtures', 'fakecli', 'fakeAgent.cjs');
-const version = pathToFileURL(join(root, 'test', 'support', 'version.ts')).href;
 
 function writeProject(dir: string, pidFile: string): string {
   writeFileSync(
@@ -78,15 +77,11 @@ async function stopMidTask(
     command === 'train'
       ? ['train', config, '--out', join(dir, 'out')]
       : ['eval', config, '--skill', join(dir, 'SKILL.md'), '--split', 'test', '--out', join(dir, 'out')];
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', '--import', version, join(root, 'src', 'cli', 'main.ts'), ...args],
-    {
-      cwd: root,
-      env: { PATH: process.env.PATH, HOME: join(dir, 'home'), OPENAI_API_KEY: 'sk-fake', NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const child = spawn(process.execPath, [...cliEntry, ...args], {
+    cwd: root,
+    env: { PATH: process.env.PATH, HOME: join(dir, 'home'), OPENAI_API_KEY: 'sk-fake', NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr.on('data', (d: Buffer) => (output += d.toString()));

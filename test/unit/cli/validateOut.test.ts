@@ -1,24 +1,13 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { cliProcess } from '../../support/cliProcess';
 
 const root = join(__dirname, '..', '..', '..');
-const withVersion = ['--import', pathToFileURL(join(root, 'test', 'support', 'version.ts')).href];
-
 function cli(args: string[]): { code: number | null; out: string } {
-  const r = spawnSync(
-    process.execPath,
-    ['--import', 'tsx', ...withVersion, join(root, 'src', 'cli', 'main.ts'), ...args],
-    {
-      cwd: root,
-      encoding: 'utf8',
-      env: { ...process.env, NO_COLOR: '1' },
-    },
-  );
-  return { code: r.status, out: r.stdout + r.stderr };
+  const r = cliProcess(args);
+  return { code: r.code, out: r.stdout + r.stderr };
 }
 
 // The README: `validate --out DIR` checks the run folder a train would use. A folder holding a run

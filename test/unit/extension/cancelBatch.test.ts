@@ -10,7 +10,7 @@ import {
   confirmCancelText,
   earlierEvaluationCancelled,
 } from '../../../src/extension/commands/cancelBatchText';
-import { Commands } from '../../../src/extension/constants';
+import { Commands, TreeItemContext } from '../../../src/extension/constants';
 import type { RunView } from '../../../src/extension/runs/liveState';
 import { runNode } from '../../../src/extension/runs/treeNodes';
 import type { CancelledBatchInfo } from '../../../src/protocol/engine';
@@ -65,7 +65,7 @@ describe('extension: Cancel Provider Batch (tree rows, menus, words)', () => {
     assert.ok(!menuOf('skillopt.run.resumable').includes(Commands.cancelProviderBatch));
     assert.ok(menuOf('skillopt.run.finished.batch').includes(Commands.applyBestSkill));
     assert.ok(menuOf('skillopt.run.batch').includes(Commands.cancelProviderBatch));
-    for (const live of ['skillopt.run.live', 'skillopt.run'])
+    for (const live of [TreeItemContext.runLive, TreeItemContext.runWaiting, TreeItemContext.runOther])
       assert.ok(!menuOf(live).includes(Commands.cancelProviderBatch), live);
   });
 

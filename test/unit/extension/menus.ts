@@ -21,13 +21,16 @@ function showsFor(when: string, contextValue: string): boolean {
   return re ? new RegExp(re[1]!).test(contextValue) : false;
 }
 
-/** The commands a row offers (trust granted): its context menu, or only its inline actions. */
+/**
+ * The commands a row offers (trust granted): its context menu, or its inline actions (the icons on
+ * the row, which VS Code shows only there, not in the context menu).
+ */
 export function menuOf(contextValue: string, only?: 'inline'): string[] {
   return pkg.contributes.menus['view/item/context']!.filter(
     (m) =>
       m.when !== undefined &&
       showsFor(m.when, contextValue) &&
-      (only === undefined || m.group?.startsWith('inline') === true),
+      (m.group?.startsWith('inline') === true) === (only === 'inline'),
   )
     .map((m) => m.command)
     .filter((c, i, all) => all.indexOf(c) === i)

@@ -86,6 +86,11 @@ describe('extension runs: a run waiting for the person', () => {
     const busy = runNode(view(fold([started, stage]))).contextValue!;
     assert.deepEqual(menuOf(busy, 'inline'), [Commands.stopRun]);
     assert.ok(!menuOf(busy).includes(ReviewCommands.openWaiting));
+    // Waiting is a live run with one more action: every other action of a live row stays on it.
+    assert.deepEqual(
+      menuOf(waiting).filter((c) => c !== ReviewCommands.openWaiting),
+      menuOf(busy),
+    );
   });
 
   it('says when the gate could not tell the candidate from noise (on_inconclusive: ask), with its test', () => {
