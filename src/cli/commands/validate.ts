@@ -59,10 +59,10 @@ export async function runValidate(args: readonly string[]): Promise<number> {
     logger: quietCallFailures(stderrLogger(a.values.verbose ? 'debug' : 'warn'), smoke),
   };
   const prepared = smoke ? prepareSmoke(options) : prepareRun({ ...options, dryRun: true });
-  // validate checks a training run: its dollar cap is refused or explained here, before any call.
-  const capNotice = dollarCapNotice(prepared, 'train');
-  if (capNotice) prepared.warnings.push(capNotice);
   try {
+    // validate checks a training run: its dollar cap is refused or explained here, before any call.
+    const capNotice = dollarCapNotice(prepared, 'train');
+    if (capNotice) prepared.warnings.push(capNotice);
     // --out naming a run: what train would refuse about it (another config) is refused here too.
     if (typeof a.values.out === 'string') {
       checkOutFolderConfig(prepared.outDir, prepared.flatConfig);
