@@ -677,6 +677,8 @@ describe('bad input: one message with the place and the fix, no stack trace', fu
     try {
       const run = join(full, 'run');
       mkdirSync(run);
+      // A started run: its ledger (written first) and its config.
+      writeFileSync(join(run, 'ledger.jsonl'), '');
       writeFileSync(join(run, 'config.json'), '{}');
       try {
         writeFileSync(join(full, 'filler'), Buffer.alloc(128 * 1024));
