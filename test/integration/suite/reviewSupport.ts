@@ -96,18 +96,7 @@ export async function simRun(): Promise<SimRun> {
   };
 }
 
-/** The engine's "waiting for you" before the gate, for a candidate event (human-first). */
-export function askBeforeGate(ready: Ready): EngineEvent {
-  return {
-    type: 'review/requested',
-    step: ready.step,
-    epoch: ready.epoch,
-    phase: 'before_gate',
-    candidateHash: ready.candidateHash,
-    candidatePath: ready.candidatePath,
-    edits: ready.edits,
-  };
-}
+export { askBeforeGate } from '../../support/reviewEvents';
 
 /** First step whose gate verdict matches. */
 export function stepWhere(run: SimRun, accepted: boolean): number {

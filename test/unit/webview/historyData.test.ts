@@ -15,6 +15,7 @@ import { existsSync } from 'node:fs';
 import { verdictKind, verdictLabel } from '../../../src/webview/charts/viewModel';
 import { prepareSim, runSim, tempDir } from '../train/helpers';
 import { aaCheckOf } from '../../support/gateTest';
+import { askBeforeGate } from '../../support/reviewEvents';
 
 const aaCheck = aaCheckOf(4, 5);
 
@@ -125,15 +126,7 @@ describe('gate history data', function () {
     const cut = events.findIndex((e) => e.type === 'candidate/ready' && e.origin === 'step');
     for (const e of events.slice(0, cut + 1)) live.apply(e);
     const ready = events[cut] as Extract<EngineEvent, { type: 'candidate/ready' }>;
-    live.apply({
-      type: 'review/requested',
-      step: ready.step,
-      epoch: ready.epoch,
-      phase: 'before_gate',
-      candidateHash: ready.candidateHash,
-      candidatePath: ready.candidatePath,
-      edits: ready.edits,
-    });
+    live.apply(askBeforeGate(ready));
     const input = { ...folderInput(tmp.path), run: undefined, live, stepEdits: () => [] };
     assert.equal(buildGateHistory(input).steps.find((r) => r.origin === 'step')?.action, 'waiting');
     live.apply({ type: 'run/stopped', outDir: tmp.path, reason: 'stopped by request', resumeCommand: 'r' });
