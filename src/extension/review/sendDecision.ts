@@ -39,6 +39,15 @@ export async function sendDecision(
       void vscode.window.showWarningMessage(
         `SkillOpt: ${name} is not run by this VS Code window, so the run did not receive your decision on step ${params.step} (this document has it). Decide in the window or terminal that runs it.`,
       );
+    } else if (result.applied === 'stale') {
+      // Drawn for a question the run no longer asks (it stopped and asked again, or moved on).
+      const name = ctx.runs.get(init.runId)?.name ?? basename(init.runDir ?? init.runId);
+      ctx.log.warn(
+        `review: ${name} no longer asks the question this decision on step ${params.step} answers`,
+      );
+      void vscode.window.showWarningMessage(
+        `SkillOpt: ${name} no longer asks the question you answered on step ${params.step} (the run asked it again or moved on), so your decision was not applied. Review the step the run waits on now.`,
+      );
     } else if (entry.outcome === 'ignored') {
       ctx.log.info(
         `review: the engine had no use for the decision on step ${params.step} (${result.applied})`,
