@@ -47,6 +47,15 @@ async function session(theme: Theme): Promise<Results> {
     p().locator('.notifications-center .notification-list-item', { hasText: text }).first();
   const badge = (): ReturnType<Page['locator']> =>
     p().locator('.activitybar .action-item', { has: p().locator('.action-label[aria-label*="SkillOpt"]') });
+  /** Accepts step `n` from its waiting notice; done once the status bar no longer says it waits. */
+  const acceptFromNotice = async (n: string): Promise<void> => {
+    const item = notice(`until you review step ${n} (`);
+    await item.waitFor({ timeout: 20_000 });
+    await item.locator('.monaco-button', { hasText: /^Accept$/ }).click();
+    await p()
+      .locator('.statusbar-item', { hasText: `step ${n} waits for your review` })
+      .waitFor({ state: 'detached', timeout: 60_000 });
+  };
   let step = '';
   try {
     await checks.step(`${tag} a human-first run pauses on a step`, async () => {
@@ -131,17 +140,7 @@ async function session(theme: Theme): Promise<Results> {
 
     await checks.step(`${tag} the notification's Accept decides the step`, async () => {
       await palette(p(), 'Notifications: Show Notifications');
-      const item = p().locator('.notifications-center .notification-list-item', {
-        hasText: `until you review step ${step}`,
-      });
-      await item.first().waitFor({ timeout: 20_000 });
-      await item
-        .first()
-        .locator('.monaco-button', { hasText: /^Accept$/ })
-        .click();
-      await p()
-        .locator('.statusbar-item', { hasText: `step ${step} waits for your review` })
-        .waitFor({ state: 'detached', timeout: 60_000 });
+      await acceptFromNotice(step);
       await p().keyboard.press('Escape');
     });
 
@@ -258,16 +257,7 @@ async function session(theme: Theme): Promise<Results> {
         const asked = WAITS.exec(
           await p().locator('.statusbar-item', { hasText: WAITS }).first().innerText(),
         )![1]!;
-        const notices = p().locator('.notifications-center .notification-list-item', {
-          hasText: `until you review step ${asked} (`,
-        });
-        await notices
-          .first()
-          .locator('.monaco-button', { hasText: /^Accept$/ })
-          .click();
-        await p()
-          .locator('.statusbar-item', { hasText: `step ${asked} waits for your review` })
-          .waitFor({ state: 'detached', timeout: 60_000 });
+        await acceptFromNotice(asked);
         assert.equal(await notice('no longer asks the question').count(), 0, 'no stale answer');
         await p().keyboard.press('Escape');
       },
