@@ -23,7 +23,9 @@ export async function sendDecision(
   params: DecideParams,
   sent: SentDecision[],
 ): Promise<void> {
-  await decisions.record(init.runDir ?? init.runId, init.origin, params);
+  const runKey = init.runDir ?? init.runId;
+  const prior = decisions.stepOf(runKey, init.origin, params.step);
+  await decisions.record(runKey, init.origin, params);
   const entry: SentDecision = { params, outcome: 'failed' };
   sent.push(entry);
   try {
@@ -41,6 +43,7 @@ export async function sendDecision(
       );
     } else if (result.applied === 'stale') {
       // Drawn for a question the run no longer asks (it stopped and asked again, or moved on).
+      await decisions.restore(runKey, init.origin, params.step, prior);
       const name = ctx.runs.get(init.runId)?.name ?? basename(init.runDir ?? init.runId);
       ctx.log.warn(
         `review: ${name} no longer asks the question this decision on step ${params.step} answers`,
