@@ -1,20 +1,16 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SimOptimizerBackend } from '../../../src/engine/llm/sim/optimizer';
-import type { ChatMessage } from '../../../src/engine/llm/types';
 import { prepareRun } from '../../../src/engine/run';
 import type { EditReportRow } from '../../../src/engine/skill/applyEdits';
 import { parseFrontMatter } from '../../../src/engine/skill/frontMatter';
-import type { Stage } from '../../../src/engine/llm/types';
+import type { LoopbackServer } from '../../support/loopback/core';
+import { startOpenAiServer } from '../../support/loopback/openaiServer';
 import {
-  contentText,
-  type LoopbackServer,
-  type RecordedRequest,
-  type Reply,
-} from '../../support/loopback/core';
-import { openAiMessages, startOpenAiServer } from '../../support/loopback/openaiServer';
-import { scriptedModels, scriptedWireOverrides } from '../../support/loopback/scriptedModels';
+  changedSimReply,
+  scriptedModels,
+  scriptedWireOverrides,
+} from '../../support/loopback/scriptedModels';
 import { readJson, runSim, tempDir } from './helpers';
 import { packageExample } from './packageExample';
 
@@ -37,28 +33,6 @@ describe('training a skill folder keeps the front matter the agents load it by (
     for (const s of servers) await s.close();
     root.cleanup();
   });
-
-  /** The sim optimizer's reply to this request, its JSON changed by `change`. */
-  async function simReply(
-    req: RecordedRequest,
-    stage: Stage,
-    change: (reply: Record<string, unknown>) => void,
-  ): Promise<Reply> {
-    const body = req.body as { system?: unknown };
-    const messages: ChatMessage[] = openAiMessages(req).map((m) => ({
-      role: m.role as ChatMessage['role'],
-      content: contentText(m.content),
-    }));
-    if (body.system !== undefined) messages.unshift({ role: 'system', content: contentText(body.system) });
-    const out = await new SimOptimizerBackend('scripted-optimizer').call({
-      role: 'optimizer',
-      stage,
-      messages,
-    });
-    const reply = JSON.parse(/```json\n([\s\S]*)\n```/.exec(out.text)![1]!) as Record<string, unknown>;
-    change(reply);
-    return { kind: 'reply', text: '```json\n' + JSON.stringify(reply) + '\n```' };
-  }
 
   async function train(
     out: string,
@@ -92,7 +66,7 @@ describe('training a skill folder keeps the front matter the agents load it by (
     await train(out, [], (req, stage) => {
       if (stage !== 'analyst' || injected) return undefined;
       injected++;
-      return simReply(req, 'analyst', (reply) => {
+      return changedSimReply(req, 'analyst', (reply) => {
         const patch = reply.patch as { edits: unknown[] };
         patch.edits = [
           {
@@ -125,7 +99,7 @@ describe('training a skill folder keeps the front matter the agents load it by (
     const out = join(root.path, 'rewrite');
     await train(out, ['optimizer.skill_update_mode=rewrite_from_suggestions'], (req, stage) => {
       if (stage !== 'rewrite') return undefined;
-      return simReply(req, 'rewrite', (reply) => {
+      return changedSimReply(req, 'rewrite', (reply) => {
         reply.new_skill = String(reply.new_skill).replace(/^---\n[\s\S]*?\n---\n/, '');
       });
     });
