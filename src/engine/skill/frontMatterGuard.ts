@@ -24,8 +24,14 @@ export function frontMatterBreak(previous: string, next: string): string | undef
   const described = (fm: typeof was): boolean => Boolean(fm.description?.trim());
   if (described(was) && !described(now))
     return 'it removes the front-matter description, from which an agent decides to load the skill';
-  if (now.description !== was.description && hostChars(now.description ?? '') > DESCRIPTION_MAX_CHARS)
-    return `it makes the front-matter description ${hostChars(now.description ?? '')} characters, over the hosts' ${DESCRIPTION_MAX_CHARS} (Codex skips the skill)`;
+  const chars = hostChars(now.description ?? '');
+  // One already over the limit (a chat target trains it with a notice) may still be shortened.
+  if (
+    now.description !== was.description &&
+    chars > DESCRIPTION_MAX_CHARS &&
+    chars >= hostChars(was.description ?? '')
+  )
+    return `it makes the front-matter description ${chars} characters, over the hosts' ${DESCRIPTION_MAX_CHARS} (Codex skips the skill)`;
   return undefined;
 }
 

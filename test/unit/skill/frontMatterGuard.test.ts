@@ -47,6 +47,16 @@ describe('the SKILL.md front matter the agent hosts read survives optimizer edit
     });
     assert.equal(long.status, 'skipped_front_matter');
     assert.match(long.error ?? '', /description 1\d{3} characters, over the hosts' 1024/);
+    // A description already over the limit may be shortened, not lengthened.
+    const tooLong = SKILL.replace('text span.', `text span. ${'Use it for forms. '.repeat(70)}`);
+    const shorter = { op: 'replace', target: 'span. Use it for forms. Use', content: 'span. Use' };
+    assert.equal(applied(shorter, tooLong).status, 'applied_replace');
+    const longer = {
+      op: 'replace',
+      target: 'span. Use it for forms.',
+      content: 'span. Use it for all forms.',
+    };
+    assert.equal(applied(longer, tooLong).status, 'skipped_front_matter');
   });
 
   it('applies body edits and description edits within the limits', () => {
