@@ -110,6 +110,9 @@ export type GateTestKind = (typeof GATE_TESTS)[number];
 /** evaluation.on_inconclusive: what a paired gate does when the difference is within noise. */
 export const ON_INCONCLUSIVE = ['reject', 'more_repeats', 'ask'] as const;
 export type OnInconclusive = (typeof ON_INCONCLUSIVE)[number];
+/** What the paired gate's test says (history.json `gate_test.verdict`); the gate action follows from it. */
+export const GATE_TEST_VERDICTS = ['accept', 'reject', 'inconclusive'] as const;
+export type GateTestVerdict = (typeof GATE_TEST_VERDICTS)[number];
 
 // ── candidates ───────────────────────────────────────────────────────────────────────────────
 
@@ -143,10 +146,12 @@ export const REVIEW_DECISIONS = ['human_accept', 'human_reject', 'human_pruned',
 export type ReviewDecisionKind = (typeof REVIEW_DECISIONS)[number];
 
 /** A person's answer on a whole candidate (`review/decide`'s `candidate`); not a gate action. */
-export type CandidateDecision = 'accept' | 'reject';
+export const CANDIDATE_DECISIONS = ['accept', 'reject'] as const;
+export type CandidateDecision = (typeof CANDIDATE_DECISIONS)[number];
 
 /** A person's overrule of a finished step (`human_decisions.json`'s `decision`); not a gate action. */
-export type OverruleDecision = 'accept' | 'revert';
+export const OVERRULE_DECISIONS = ['accept', 'revert'] as const;
+export type OverruleDecision = (typeof OVERRULE_DECISIONS)[number];
 
 // ── providers ────────────────────────────────────────────────────────────────────────────────
 
