@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
-import type { ReviewPhase } from '../../protocol/vocabulary';
+import type { ReviewPhase, StageName } from '../../protocol/vocabulary';
 
 /** The folder beside a config that holds its runs and the extension's evaluations by default. */
 export const STORE_DIR = '.skillopt';
@@ -138,8 +138,8 @@ export const RUN_DIR = {
   evalOnly: 'eval_only',
 } as const;
 
-/** The epoch-end stages that keep a folder per epoch. */
-export type EpochStage = 'slow_update' | 'meta_skill' | 'meta_reflect' | 'activation';
+/** The epoch-end stages that keep a folder per epoch (named as the stage, `<run>/<stage>/epoch_EE/`). */
+export type EpochStage = Extract<StageName, 'slow_update' | 'meta_skill' | 'meta_reflect' | 'activation'>;
 
 export function stepDirName(step: number): string {
   return `step_${pad(step, 4)}`;
