@@ -123,6 +123,22 @@ export type CandidateOrigin = (typeof CANDIDATE_ORIGINS)[number];
 /** Who decided a verdict: a candidate's own gate, the final selection check, or a person. */
 export type VerdictOrigin = CandidateOrigin | 'final' | 'human';
 
+// ── step names ───────────────────────────────────────────────────────────────────────────────
+
+/** A step's name (the reference's spelling): its folder (`steps/step_0003`) and its skill's origin label. */
+export function stepName(step: number): string {
+  return `step_${String(step).padStart(4, '0')}`;
+}
+
+/** `step_0007` back to 7; undefined for any other name. */
+export function parseStepName(name: string): number | undefined {
+  const m = /^step_(\d+)$/.exec(name);
+  return m ? Number(m[1]) : undefined;
+}
+
+/** The current skill's origin after a person's accept (`human_step_0004`) or revert (`human_revert_step_0004`) of a step. */
+export const HUMAN_ORIGIN_PREFIX = { accept: 'human_', revert: 'human_revert_' } as const;
+
 // ── review ───────────────────────────────────────────────────────────────────────────────────
 
 /**
