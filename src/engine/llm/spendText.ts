@@ -64,5 +64,12 @@ export function spendLine(t: AccountingSummary, simulated = false): string {
     t.dollars !== null
       ? `${money(t.dollars)} at list prices`
       : `unknown price for ${t.unpricedModels.join(', ')}${t.knownDollars ? ` (priced part ${money(t.knownDollars)})` : ''}`;
-  return `${calls}, ${dollars}${free}. Prompt cache: ${promptCacheText(promptCacheSummary(t))}.`;
+  return `${calls}, ${dollars}${free}${cutOffText(t.cutOff)}. Prompt cache: ${promptCacheText(promptCacheSummary(t))}.`;
+}
+
+/** ", a lower bound: 2 requests were cut off …" when a stop or the request timeout cut some off. */
+export function cutOffText(cutOff: number | undefined): string {
+  if (!cutOff) return '';
+  const n = cutOff === 1 ? '1 request was' : `${count(cutOff)} requests were`;
+  return `, a lower bound: ${n} cut off before their reply (a stop or limits.request_timeout_s), their tokens unknown, and the provider may bill them`;
 }
