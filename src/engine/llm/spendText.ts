@@ -54,9 +54,13 @@ export function promptCacheText(s: PromptCacheSummary): string {
  * some roles are simulated shows what the real ones cost.
  */
 export function spendLine(t: AccountingSummary, simulated = false): string {
-  // Failed calls are not in `calls`, but what they were billed is in the tokens.
-  const failed = t.failures ? ` (${count(t.failures)} more failed)` : '';
-  const calls = `Spend: ${count(t.calls)} ${t.calls === 1 ? 'call' : 'calls'}${failed}, ${count(t.promptTokens)} prompt + ${count(t.completionTokens)} completion tokens`;
+  // Failed calls and response-cache hits are not in `calls`; what failed calls were billed is in the tokens.
+  const more = [
+    ...(t.failures ? [`${count(t.failures)} more failed`] : []),
+    ...(t.cacheHits ? [`${count(t.cacheHits)} more answered from the response cache, free`] : []),
+  ];
+  const besides = more.length ? ` (${more.join('; ')})` : '';
+  const calls = `Spend: ${count(t.calls)} ${t.calls === 1 ? 'call' : 'calls'}${besides}, ${count(t.promptTokens)} prompt + ${count(t.completionTokens)} completion tokens`;
   const realSpend = t.knownDollars > 0 || t.unpricedModels.length > 0;
   if (simulated && !realSpend) return `${calls}, simulated models (no price, no provider prompt cache).`;
   const free = simulated ? ' (the simulated roles cost nothing)' : '';

@@ -137,6 +137,17 @@ describe('spend text: a run where only some roles are simulated', () => {
     );
   });
 
+  it('says how many replies came from the response cache, free, beside the paid calls', () => {
+    const a = run();
+    assert.doesNotMatch(spendLine(a.totals()), /response cache/);
+    a.recordCacheHit(HAIKU);
+    a.recordCacheHit(HAIKU);
+    assert.match(
+      spendLine(a.totals()),
+      /^Spend: 1 call \(2 more answered from the response cache, free\), 10,000 prompt \+ 1,000 completion tokens, \$0\.0101 at list prices\./,
+    );
+  });
+
   it('says the totals are a lower bound when requests were cut off before their reply, and in report.md per role', () => {
     const a = run();
     assert.doesNotMatch(spendLine(a.totals()), /lower bound/);
