@@ -1,4 +1,4 @@
-import { recordedBatches } from '../llm/batch/cancel';
+import { outstandingBatches } from '../llm/batch/cancel';
 import { conversationPaths } from './predictionNames';
 import { readJsonl } from './jsonl';
 import { runLockHeld } from './runLock';
@@ -162,7 +162,7 @@ export function readRunFolder(dir: string): RunFolder {
   if (bestScore !== undefined) run.bestScore = bestScore;
   const bestStep = state?.best_step ?? history.at(-1)?.best_step;
   if (bestStep !== undefined) run.bestStep = bestStep;
-  const batches = status === 'running' ? 0 : recordedBatches(dir, RUN_DIR.evalOnly).length;
+  const batches = status === 'running' ? 0 : outstandingBatches(dir, RUN_DIR.evalOnly).length;
   if (batches) run.batches = batches;
   return run;
 }

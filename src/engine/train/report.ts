@@ -93,6 +93,8 @@ export interface RunReport {
       /** Extra attempts beyond the first, and calls that failed after every attempt (absent in older reports). */
       retries?: number;
       failures?: number;
+      /** Requests cut off before their reply, tokens unknown (absent in older reports). */
+      cut_off?: number;
     }
   >;
   /** The providers' prompt caches over the whole run. */
@@ -175,8 +177,10 @@ export function buildReport(args: {
       cached_tokens: 0,
       retries: 0,
       failures: 0,
+      cut_off: 0,
     });
     r.calls += e.calls;
+    r.cut_off = (r.cut_off ?? 0) + e.cutOff;
     r.retries = (r.retries ?? 0) + e.retries;
     r.failures = (r.failures ?? 0) + e.failures;
     r.cached_tokens = (r.cached_tokens ?? 0) + e.cachedTokens;
