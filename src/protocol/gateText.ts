@@ -143,7 +143,7 @@ export function aaText(r: AaRecord): string[] {
   const pct = (n: number): string => `${r.comparisons ? Math.round((100 * n) / r.comparisons) : 0}%`;
   const spread = r.scores.length ? Math.max(...r.scores) - Math.min(...r.scores) : 0;
   return [
-    `A/A check: the same skill scored ${r.runs} times on ${r.items} items (${r.metric}): ${r.scores.map((s) => s.toFixed(3)).join(', ')} (spread ${spread.toFixed(3)}); ${r.changed_items} item(s) scored differently between runs.`,
+    `A/A check: the same skill scored ${r.runs} times${r.repeats ? `, ${r.repeats} samples per item each (evaluation.repeats, as the gate samples),` : ''} on ${r.items} items (${r.metric}): ${r.scores.map((s) => s.toFixed(3)).join(', ')} (spread ${spread.toFixed(3)}); ${r.changed_items} item(s) scored differently between runs.`,
     `  strict gate (the reference rule): would accept the skill over itself in ${r.strict_accepts} of ${r.comparisons} comparisons (${pct(r.strict_accepts)}).`,
     `  paired gate (alpha ${r.alpha}): ${r.paired_accepts} accepted (${pct(r.paired_accepts)}), ${r.paired_inconclusive} inconclusive.`,
     ...(r.cache_hits
@@ -162,5 +162,5 @@ export function aaText(r: AaRecord): string[] {
 /** `A/A ×4: strict gate accepts 3 of 12 (25%), paired 0`: one line for a tree row or a header. */
 export function aaSummary(r: AaRecord): string {
   const pct = r.comparisons ? Math.round((100 * r.strict_accepts) / r.comparisons) : 0;
-  return `A/A ×${r.runs}: strict gate accepts ${r.strict_accepts} of ${r.comparisons} (${pct}%), paired ${r.paired_accepts}`;
+  return `A/A ×${r.runs}${r.repeats ? ` (${r.repeats} repeats each)` : ''}: strict gate accepts ${r.strict_accepts} of ${r.comparisons} (${pct}%), paired ${r.paired_accepts}`;
 }

@@ -34,6 +34,7 @@ const stepAction = z.enum([...GATE_ACTIONS, ...SKIP_ACTIONS]);
 
 const aaRecord: z.ZodType<AaRecord> = z.object({
   runs: int,
+  repeats: int.optional(),
   items: int,
   metric: z.enum(['hard', 'soft', 'mixed']),
   alpha: num,
