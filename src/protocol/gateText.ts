@@ -14,12 +14,16 @@ import type {
 
 const signed = (x: number): string => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(3)}`;
 
+/** `p 0.031`, `p < 0.001`: a p-value as every surface shows it. */
+export function describePValue(p: number): string {
+  return `p ${p < 0.001 ? '< 0.001' : p.toFixed(3)}`;
+}
+
 /** `p 0.031 (sign test, 19 items × 2): Δ +0.105, 95% interval [−0.011, +0.211]` */
 export function describeGateTest(t: GateTestRecord): string {
-  const p = t.p_value < 0.001 ? '< 0.001' : t.p_value.toFixed(3);
   const how = `${t.test} test${t.exact ? '' : ', estimated'}, ${t.n} items × ${t.repeats}`;
   const level = Math.round((1 - t.alpha) * 1000) / 10;
-  return `p ${p} (${how}): Δ ${signed(t.mean_delta)}, ${level}% interval [${signed(t.ci_low)}, ${signed(t.ci_high)}]`;
+  return `${describePValue(t.p_value)} (${how}): Δ ${signed(t.mean_delta)}, ${level}% interval [${signed(t.ci_low)}, ${signed(t.ci_high)}]`;
 }
 
 /** `broke 2 item(s) the current skill passes (at most 0 allowed): q7, q12` */
