@@ -12,6 +12,7 @@ import type {
   ActivationRecord,
   GatePower,
   GateTestRecord,
+  ItemRegressions,
   RuntimeState,
   StepBufferEntry,
   StepRecord,
@@ -120,6 +121,13 @@ export const gateTestSchema = z.looseObject({
   verdict: z.enum(['accept', 'reject', 'inconclusive']),
 }) satisfies z.ZodType<GateTestRecord>;
 
+/** The per-item rule's finding (history.json and epoch-end results `item_regressions`). */
+export const itemRegressionsSchema = z.looseObject({
+  max: int.min(0),
+  items: z.array(z.string()),
+  rejected: z.boolean(),
+}) satisfies z.ZodType<ItemRegressions>;
+
 /** The fields of a history record the engine relies on; the rest is kept as written. */
 export const historySchema = z.array(
   z.looseObject({
@@ -134,9 +142,7 @@ export const historySchema = z.array(
     selection_hard: num.optional(),
     selection_soft: num.optional(),
     gate_test: gateTestSchema.optional(),
-    item_regressions: z
-      .looseObject({ max: int.min(0), items: z.array(z.string()), rejected: z.boolean() })
-      .optional(),
+    item_regressions: itemRegressionsSchema.optional(),
   }),
 );
 

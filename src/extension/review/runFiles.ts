@@ -10,7 +10,8 @@ import { skillHash } from '../../engine/skill/document';
 import { lineHunks } from '../../engine/skill/hunks';
 import { readCandidateFiles, type PackageChange } from '../../engine/skill/package/changes';
 import { SKILL_FILE } from '../../engine/skill/package/text';
-import type { StepRecord } from '../../protocol/records';
+import type { GateTestRecord, ItemRegressions, StepRecord } from '../../protocol/records';
+import { gateTestSchema, itemRegressionsSchema } from '../../engine/store/runSchemas';
 import { verdictFromRecord } from '../../engine/store/runReader';
 import { RUN_FILE, RunLayout, STEP_FILE, runDirOfStageFile } from '../../engine/store/layout';
 import { conflictsWithin } from '../../engine/train/conflicts';
@@ -197,9 +198,23 @@ export interface EpochEndResult {
   action: string;
   score?: number;
   hasCandidate: boolean;
+  /** The paired gate's test and the per-item rule's finding, when the gate ran them. */
+  gateTest?: GateTestRecord;
+  itemRegressions?: ItemRegressions;
   /** Hash of the skill the stage started from, when recorded. */
   skillHash?: string;
   candidateHash?: string;
+}
+
+/** The gate's evidence an epoch end's result file keeps (a damaged entry reads as none). */
+function gateEvidence(res: unknown): Pick<EpochEndResult, 'gateTest' | 'itemRegressions'> {
+  if (!isRecord(res)) return {};
+  const test = gateTestSchema.safeParse(res.gate_test);
+  const broken = itemRegressionsSchema.safeParse(res.item_regressions);
+  return {
+    ...(test.success ? { gateTest: test.data } : {}),
+    ...(broken.success ? { itemRegressions: broken.data } : {}),
+  };
 }
 
 function epochEndResult(
@@ -226,6 +241,7 @@ function epochEndResult(
       hasCandidate,
       ...(score !== undefined ? { score } : {}),
       ...(cand ? { candidateHash: cand } : {}),
+      ...gateEvidence(res),
     };
   }
   const gate = readJson(file(STEP_FILE.gateResult));
@@ -245,6 +261,7 @@ function epochEndResult(
     ...(score !== undefined ? { score } : {}),
     ...(from ? { skillHash: from } : {}),
     ...(cand ? { candidateHash: cand } : {}),
+    ...gateEvidence(gate),
   };
 }
 
