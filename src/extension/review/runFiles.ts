@@ -11,8 +11,7 @@ import { lineHunks } from '../../engine/skill/hunks';
 import { readCandidateFiles, type PackageChange } from '../../engine/skill/package/changes';
 import { SKILL_FILE } from '../../engine/skill/package/text';
 import type { GateTestRecord, ItemRegressions, StepRecord } from '../../protocol/records';
-import { gateTestSchema, itemRegressionsSchema } from '../../engine/store/runSchemas';
-import { verdictFromRecord } from '../../engine/store/runReader';
+import { epochEndGateEvidence, verdictFromRecord } from '../../engine/store/runReader';
 import { RUN_FILE, RunLayout, STEP_FILE, runDirOfStageFile } from '../../engine/store/layout';
 import { conflictsWithin } from '../../engine/train/conflicts';
 import type { CandidateOrigin } from '../../protocol/webview';
@@ -206,17 +205,6 @@ export interface EpochEndResult {
   candidateHash?: string;
 }
 
-/** The gate's evidence an epoch end's result file keeps (a damaged entry reads as none). */
-function gateEvidence(res: unknown): Pick<EpochEndResult, 'gateTest' | 'itemRegressions'> {
-  if (!isRecord(res)) return {};
-  const test = gateTestSchema.safeParse(res.gate_test);
-  const broken = itemRegressionsSchema.safeParse(res.item_regressions);
-  return {
-    ...(test.success ? { gateTest: test.data } : {}),
-    ...(broken.success ? { itemRegressions: broken.data } : {}),
-  };
-}
-
 function epochEndResult(
   runDir: string,
   origin: Exclude<Origin, 'step'>,
@@ -241,7 +229,7 @@ function epochEndResult(
       hasCandidate,
       ...(score !== undefined ? { score } : {}),
       ...(cand ? { candidateHash: cand } : {}),
-      ...gateEvidence(res),
+      ...epochEndGateEvidence(res),
     };
   }
   const gate = readJson(file(STEP_FILE.gateResult));
@@ -261,7 +249,7 @@ function epochEndResult(
     ...(score !== undefined ? { score } : {}),
     ...(from ? { skillHash: from } : {}),
     ...(cand ? { candidateHash: cand } : {}),
-    ...gateEvidence(gate),
+    ...epochEndGateEvidence(gate),
   };
 }
 
