@@ -284,9 +284,9 @@ describe('skillopt eval --aa (CLI, loopback OpenAI wire, noisy target)', functio
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('reports how often the strict and the paired gate would accept the skill over itself', async () => {
-    const out = join(dir, 'aa');
-    const run = await cli([
+  /** `skillopt eval … --split selection --aa <runs> --out <out>` against the noisy target. */
+  const aaEval = (runs: number, out: string, ...cfg: string[]): ReturnType<typeof cli> =>
+    cli([
       'eval',
       join(dir, 'skillopt.yaml'),
       '--skill',
@@ -294,13 +294,17 @@ describe('skillopt eval --aa (CLI, loopback OpenAI wire, noisy target)', functio
       '--split',
       'selection',
       '--aa',
-      '4',
+      String(runs),
       '--out',
       out,
       '--cfg-options',
-      'cache.enabled=false',
+      ...cfg,
       ...scriptedWireOverrides(server.url),
     ]);
+
+  it('reports how often the strict and the paired gate would accept the skill over itself', async () => {
+    const out = join(dir, 'aa');
+    const run = await aaEval(4, out, 'cache.enabled=false');
     assert.equal(run.code, 0, run.stdout + run.stderr);
     const m =
       /strict gate \(the reference rule\): would accept the skill over itself in (\d+) of 12 comparisons/.exec(
@@ -334,22 +338,7 @@ describe('skillopt eval --aa (CLI, loopback OpenAI wire, noisy target)', functio
   it('samples each A/A run as the gate does, evaluation.repeats times per item, each sample seeded apart', async () => {
     const out = join(dir, 'aa-repeats');
     const before = server.requests.length;
-    const run = await cli([
-      'eval',
-      join(dir, 'skillopt.yaml'),
-      '--skill',
-      join(dir, 'SKILL.md'),
-      '--split',
-      'selection',
-      '--aa',
-      '3',
-      '--out',
-      out,
-      '--cfg-options',
-      'cache.enabled=false',
-      'evaluation.repeats=2',
-      ...scriptedWireOverrides(server.url),
-    ]);
+    const run = await aaEval(3, out, 'cache.enabled=false', 'evaluation.repeats=2');
     assert.equal(run.code, 0, run.stdout + run.stderr);
     assert.match(
       run.stdout,
@@ -392,21 +381,7 @@ describe('skillopt eval --aa (CLI, loopback OpenAI wire, noisy target)', functio
 
   it('says when the A/A answers were replayed from the response cache, not sampled anew', async () => {
     const aa = (out: string): ReturnType<typeof cli> =>
-      cli([
-        'eval',
-        join(dir, 'skillopt.yaml'),
-        '--skill',
-        join(dir, 'SKILL.md'),
-        '--split',
-        'selection',
-        '--aa',
-        '2',
-        '--out',
-        join(dir, out),
-        '--cfg-options',
-        `cache.dir=${join(dir, 'aa-cache')}`,
-        ...scriptedWireOverrides(server.url),
-      ]);
+      aaEval(2, join(dir, out), `cache.dir=${join(dir, 'aa-cache')}`);
     const first = await aa('aa-first');
     assert.equal(first.code, 0, first.stdout + first.stderr);
     assert.doesNotMatch(first.stdout, /came from the response cache/);
