@@ -14,6 +14,7 @@ import {
 } from '../../protocol/gateText';
 import { TARGET_ERROR_LABELS, type TargetErrorKind } from '../../protocol/vocabulary';
 import type { RunReport, SpeedFigures } from './report';
+import { candidateName } from '../../protocol/webview';
 import { describeSkillUse, skillUseAdvice, type SkillUse } from './agentSkillUse';
 
 const f = (n: number | null | undefined, digits = 4): string =>
@@ -26,11 +27,11 @@ function gateTestLines(r: RunReport): string[] {
   return [
     '## Gate tests',
     '',
-    '| step | verdict | paired test | broken items |',
+    '| candidate | verdict | paired test | broken items |',
     '|---|---|---|---|',
     ...r.gate_tests.map(
       (g) =>
-        `| ${g.step} | ${g.action} | ${g.test ? cell(describeGateTest(g.test)) : '–'} | ${g.item_regressions ? cell(describeItemRegressions(g.item_regressions)) : '–'} |`,
+        `| ${g.origin ? candidateName(g.origin, g.step, g.epoch ?? 0) : g.step} | ${g.action} | ${g.test ? cell(describeGateTest(g.test)) : '–'} | ${g.item_regressions ? cell(describeItemRegressions(g.item_regressions)) : '–'} |`,
     ),
     '',
   ];
