@@ -59,7 +59,8 @@ import { agentSpent, notInstalledError, readFinishedRun, stoppedRunUsage } from 
 import { isAgentName, PRESETS, type AgentName, type AgentPreset, type AgentSettings } from './agents/presets';
 import { runProcess, SpawnError, type ProcessResult } from './agents/process';
 import { trackTaskFolder, untrackTaskFolder } from './agents/exitCleanup';
-import type { BackendReply, ChatBackend, ChatRequest, TaskContext } from './types';
+import { runExitSpend, taskExitSpend, type AtExitSpend } from './agents/exitSpend';
+import type { BackendReply, ChatBackend, ChatRequest, TaskContext, Usage } from './types';
 
 export { splitCommand } from './agents/argv';
 export { renderPrompt, renderSkillFile } from './agents/delivery';
@@ -208,7 +209,7 @@ export class CommandBackend implements ChatBackend {
     return this.errors.get(task);
   }
 
-  async call(req: ChatRequest, signal: AbortSignal): Promise<BackendReply> {
+  async call(req: ChatRequest, signal: AbortSignal, spentAtExit?: (u: Usage) => void): Promise<BackendReply> {
     if (req.role !== 'target') {
       throw new SkillOptError('config', 'The command backend can only serve the target role', {
         key: 'model.optimizer_backend',
@@ -233,12 +234,12 @@ export class CommandBackend implements ChatBackend {
     if (this.preset?.name === 'copilot') {
       if (this.firstRun) await this.firstRun.catch(() => undefined);
       else {
-        const first = this.runTask(task, signal);
+        const first = this.runTask(task, signal, spentAtExit);
         this.firstRun = first;
         return this.remember(req.task, first);
       }
     }
-    return this.remember(req.task, this.runTask(task, signal));
+    return this.remember(req.task, this.runTask(task, signal, spentAtExit));
   }
 
   private async remember(key: TaskContext, work: Promise<BackendReply>): Promise<BackendReply> {
@@ -251,21 +252,28 @@ export class CommandBackend implements ChatBackend {
   }
 
   /** One task, run again while its final answer is empty (agents/emptyAnswer.ts). */
-  private runTask(task: TaskContext, signal: AbortSignal): Promise<BackendReply> {
+  private runTask(
+    task: TaskContext,
+    signal: AbortSignal,
+    spentAtExit: ((u: Usage) => void) | undefined,
+  ): Promise<BackendReply> {
+    const earlier: Usage[] = [];
+    const atExit = taskExitSpend(spentAtExit, earlier);
     return rerunWhileEmpty(
       task,
       this.options.emptyAnswerRetries ?? 0,
-      (t) => this.runOnce(t, signal),
+      (t) => this.runOnce(t, signal, atExit),
       (n, of) =>
         this.options.logger?.log(
           'warn',
           'command',
           `task ${task.taskId}: ${this.label} gave an empty answer; running it again (${n} of ${of})`,
         ),
+      earlier,
     );
   }
 
-  private async runOnce(task: TaskContext, signal: AbortSignal): Promise<BackendReply> {
+  private async runOnce(task: TaskContext, signal: AbortSignal, atExit?: AtExitSpend): Promise<BackendReply> {
     if (!this.sweptStale) {
       this.sweptStale = true;
       sweepStaleTaskDirs(this.agentsRoot, STALE_MS);
@@ -277,7 +285,7 @@ export class CommandBackend implements ChatBackend {
     const fixed = this.preset?.fixedDirs?.() ?? [];
     enterFixedDirs(fixed);
     try {
-      return await this.runIn(dirs, task, signal);
+      return await this.runIn(dirs, task, signal, atExit);
     } finally {
       if (!keep) {
         removeTaskDirs(dirs);
@@ -287,7 +295,12 @@ export class CommandBackend implements ChatBackend {
     }
   }
 
-  private async runIn(dirs: TaskDirs, task: TaskContext, signal: AbortSignal): Promise<BackendReply> {
+  private async runIn(
+    dirs: TaskDirs,
+    task: TaskContext,
+    signal: AbortSignal,
+    atExit: AtExitSpend | undefined,
+  ): Promise<BackendReply> {
     const opts = this.options;
     const skillDir = join(dirs.work, ...this.skillRoot.split('/'), task.skillName);
     const taskFile = join(dirs.work, 'task.md');
@@ -347,6 +360,11 @@ export class CommandBackend implements ChatBackend {
     };
     opts.logger?.log('debug', 'command', `task ${task.taskId}: ${this.program} in ${dirs.work}`);
     let run: ProcessResult;
+    // Until it ends, an exit at once records what it has spent so far.
+    const exitSpend = runExitSpend(atExit, (soFar) => {
+      const used = stoppedRunUsage({ run: soFar, task, dirs, preset: this.preset });
+      return used && agentSpent(used);
+    });
     try {
       run = await runProcess(argv, {
         cwd: dirs.work,
@@ -355,7 +373,8 @@ export class CommandBackend implements ChatBackend {
         killGraceMs: opts.killGraceMs ?? 5_000,
         maxOutputBytes: opts.maxOutputBytes ?? (this.preset ? 1024 * 1024 : 64 * 1024),
         signal,
-      });
+        onStart: exitSpend.onStart,
+      }).finally(exitSpend.off);
     } catch (err) {
       if (err instanceof SpawnError) throw notInstalledError(err, this.label, this.preset);
       throw err;

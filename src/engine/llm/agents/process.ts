@@ -73,6 +73,8 @@ export interface RunProcessOptions {
   killGraceMs: number;
   maxOutputBytes: number;
   signal?: AbortSignal;
+  /** Given, once the program started, a way to read its output so far (for a process exiting at once). */
+  onStart?: (soFar: () => ProcessResult) => void;
 }
 
 const isWindows = process.platform === 'win32';
@@ -137,13 +139,10 @@ export function runProcess(argv: readonly string[], opts: RunProcessOptions): Pr
       for (const t of timers) clearTimeout(t);
       opts.signal?.removeEventListener('abort', onAbort);
     };
-    const finish = (): void => {
-      if (settled) return;
-      settled = true;
-      cleanup();
+    const soFar = (): ProcessResult => {
       const o = out.read();
       const e = err.read();
-      resolve({
+      return {
         stdout: o.text,
         stderr: e.text,
         exitCode,
@@ -154,7 +153,14 @@ export function runProcess(argv: readonly string[], opts: RunProcessOptions): Pr
         stdoutBytes: out.total,
         stderrBytes: err.total,
         cancelled: aborted,
-      });
+      };
+    };
+    if (child.pid !== undefined) opts.onStart?.(soFar);
+    const finish = (): void => {
+      if (settled) return;
+      settled = true;
+      cleanup();
+      resolve(soFar());
     };
     const terminate = (): void => {
       if (child.pid === undefined) return;
