@@ -173,7 +173,8 @@ export function buildAgentBackend(
   }
   const { settings, program, notices } = agentSettings(cfg, agent, vars);
   env.notices?.push(...notices);
-  if (agent) env.notices?.push(...droppedAgentVariables(PRESETS[agent], vars, m.target_env_passthrough));
+  if (agent)
+    env.notices?.push(...droppedAgentVariables(PRESETS[agent], vars, m.target_env_passthrough, settings));
   // A key the user stored for this provider is the target's own: it may reach the agent.
   const shared: Record<string, string> = {};
   if (agent === 'claude' && env.keys?.anthropic && !vars.ANTHROPIC_API_KEY)
