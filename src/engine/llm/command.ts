@@ -60,6 +60,7 @@ import { isAgentName, PRESETS, type AgentName, type AgentPreset, type AgentSetti
 import { runProcess, SpawnError, type ProcessResult } from './agents/process';
 import { trackTaskFolder, untrackTaskFolder } from './agents/exitCleanup';
 import { runExitSpend, taskExitSpend, type AtExitSpend } from './agents/exitSpend';
+import { machineWideWarning } from './agents/machineWide';
 import type { BackendReply, ChatBackend, ChatRequest, TaskContext, Usage } from './types';
 
 export { splitCommand } from './agents/argv';
@@ -403,7 +404,7 @@ export class CommandBackend implements ChatBackend {
     });
   }
 
-  /** Warns once when an instruction file sits above the workspaces (a CLI could read it). */
+  /** Warns once when an instruction file sits above the workspaces or machine-wide (a CLI could read it). */
   private warnAboutInstructionFiles(dirs: TaskDirs): void {
     if (this.warnedAbove) return;
     this.warnedAbove = true;
@@ -415,5 +416,7 @@ export class CommandBackend implements ChatBackend {
         `instruction files or skills above the agent workspaces (${this.agentsRoot}) may reach the agent: ${found.join(', ')}. Move them, or set a different workspace folder`,
       );
     }
+    const machineWide = this.preset && machineWideWarning(this.preset.name, this.preset.label);
+    if (machineWide) this.options.logger?.log('warn', 'command', machineWide);
   }
 }
