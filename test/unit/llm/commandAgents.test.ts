@@ -232,6 +232,42 @@ describe('llm/agents transcripts', () => {
     );
   });
 
+  it('reads a Codex run cut short while it still retries its provider as an unreachable provider, not a slow one', () => {
+    // What the real Codex prints against a port nothing listens on: it waits for the network without end.
+    const reconnect = {
+      type: 'error',
+      message: 'Reconnecting... waiting for network (Connection failed: error sending request)',
+    };
+    const waiting = parseCodex(
+      jsonl({ type: 'thread.started', thread_id: 't' }, { type: 'turn.started' }, reconnect, reconnect),
+      'capitals',
+    );
+    assert.deepEqual(
+      classifyRun(run({ timedOut: true, exitCode: null, signal: 'SIGTERM' }), waiting, 'Codex'),
+      {
+        kind: 'api',
+        message: `no reply from the model provider: ${reconnect.message}`,
+        transient: true,
+      },
+    );
+    // A 503 being retried keeps its status; a retry that then went through is an answer.
+    const status = parseCodex(
+      jsonl({ type: 'error', message: 'Reconnecting... 2/5 (unexpected status 503)' }),
+      'x',
+    );
+    assert.equal(status.error?.status, 503);
+    const recovered = parseCodex(
+      jsonl(
+        reconnect,
+        { type: 'item.completed', item: { type: 'agent_message', text: 'PARIS' } },
+        { type: 'turn.completed', usage: { input_tokens: 10, output_tokens: 2 } },
+      ),
+      'x',
+    );
+    assert.equal(recovered.answer, 'PARIS');
+    assert.equal(recovered.error, undefined);
+  });
+
   it('classifies runs without an answer: timeout, killed, exit without a final event', () => {
     const empty = parseClaude('', 'x');
     assert.equal(
