@@ -375,6 +375,7 @@ export class CommandBackend implements ChatBackend {
         maxOutputBytes: opts.maxOutputBytes ?? (this.preset ? 1024 * 1024 : 64 * 1024),
         signal,
         onStart: exitSpend.onStart,
+        ...(this.preset?.stopOn ? { stopOn: this.preset.stopOn } : {}),
       }).finally(exitSpend.off);
     } catch (err) {
       if (err instanceof SpawnError) throw notInstalledError(err, this.label, this.preset);

@@ -95,6 +95,8 @@ export interface AgentPreset {
   requestOverheadTokens: number;
   /** Folders the CLI makes outside its task folder whatever TMPDIR says (removed afterwards). */
   fixedDirs?: () => string[];
+  /** Output lines that say the CLI keeps failing the same way and will not stop by itself: it is ended then. */
+  stopOn?: { line: RegExp; times: number };
   /** The variables it sets for each task, over the allow-listed environment (its home, settings). */
   taskEnv(ctx: EnvContext): Record<string, string>;
   build(ctx: PresetContext): PresetRun;
@@ -207,6 +209,9 @@ const codex: AgentPreset = {
   billedProvider: (s, env) => openAiAt(s.baseUrl || env.OPENAI_BASE_URL),
   // Its sandbox makes the app-server socket folder it hides from commands at /tmp/codex-daemon-<uid>.
   fixedDirs: () => (typeof process.getuid === 'function' ? [`/tmp/codex-daemon-${process.getuid()}`] : []),
+  // Against a provider it cannot connect to it waits for the network without end (doubling waits:
+  // the third notice comes ~17 s in); its configured request_max_retries is 2.
+  stopOn: { line: /^\{"type":"error","message":"Reconnecting\.\.\. waiting for network/, times: 3 },
   taskEnv: ({ dirs }) => ({ CODEX_HOME: join(dirs.home, '.codex') }),
   build(ctx) {
     const seeded: string[] = [];

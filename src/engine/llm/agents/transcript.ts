@@ -94,7 +94,7 @@ export function statusKind(status: number | undefined, message: string): AgentTr
   if (auth) return { kind: 'auth', message, ...(status !== undefined ? { status } : {}), transient: false };
   const transient =
     status === undefined
-      ? /\b(429|5\d\d)\b|overloaded|rate limit|high demand|temporar|ECONNRESET|ECONNREFUSED|connection (error|refused|reset)|socket hang up|network/i.test(
+      ? /\b(429|5\d\d)\b|overloaded|rate limit|high demand|temporar|ECONNRESET|ECONNREFUSED|connection (error|refused|reset|failed)|could not connect|socket hang up|network/i.test(
           message,
         )
       : status === 408 || status === 409 || status === 429 || status >= 500;
