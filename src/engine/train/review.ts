@@ -1,6 +1,6 @@
 import type { CandidateEdit } from '../../protocol/events';
 import type { GateTestRecord, ItemRegressions } from '../../protocol/records';
-import type { ReviewPhase } from '../../protocol/vocabulary';
+import type { CandidateDecision, OverruleDecision, ReviewPhase } from '../../protocol/vocabulary';
 
 /** One question to the person in the loop; `review.mode` (REVIEW_MODES) decides when it is asked. */
 export interface ReviewRequest {
@@ -29,14 +29,14 @@ export interface ReviewDecision {
   /** before_gate: per-edit decisions; edits not mentioned are kept. */
   edits?: EditDecision[];
   /** after_gate: the candidate as a whole. */
-  candidate?: 'accept' | 'reject';
+  candidate?: CandidateDecision;
   reason?: string;
 }
 
 export interface Overrule {
   step: number;
   /** accept a gate-rejected candidate, or revert an accepted one */
-  decision: 'accept' | 'revert';
+  decision: OverruleDecision;
   reason?: string;
 }
 
