@@ -45,7 +45,7 @@ import {
   defaultAgentsRoot,
   ensurePrivateDir,
   enterFixedDirs,
-  homeEnv,
+  taskProcessEnv,
   instructionFilesAbove,
   leaveFixedDirs,
   makeTaskDirs,
@@ -351,13 +351,9 @@ export class CommandBackend implements ChatBackend {
     }
     const env: Record<string, string> = {
       ...allowedEnv(parentEnv, [...(this.preset?.passEnv ?? []), ...(opts.passEnv ?? [])]),
-      ...homeEnv(dirs),
-      NO_COLOR: '1',
-      TERM: 'dumb',
+      ...taskProcessEnv(dirs, task.taskId),
       ...presetEnv,
       ...opts.env,
-      SKILLOPT_TASK_ID: task.taskId,
-      SKILLOPT_WORKSPACE: dirs.work,
     };
     opts.logger?.log('debug', 'command', `task ${task.taskId}: ${this.program} in ${dirs.work}`);
     let run: ProcessResult;

@@ -507,6 +507,44 @@ describe('models: agent target wiring', () => {
         () => build({ target_backend: 'claude_code_exec', target_command: 'claude -p {prompt}' }, env),
         (e: unknown) => SkillOptError.is(e, 'config') && e.place.key === 'model.target_command',
       );
+      // A variable each task sets itself would be replaced unsaid: HOME and TMPDIR for every target,
+      // the preset's config folder, Copilot's model only when it talks to a base URL.
+      assert.throws(
+        () =>
+          build(
+            {
+              target_backend: 'claude_code_exec',
+              target_env_passthrough: ['HOME', 'CLAUDE_CONFIG_DIR', 'FOO'],
+            },
+            env,
+          ),
+        (e: unknown) =>
+          SkillOptError.is(e, 'config') &&
+          e.place.key === 'model.target_env_passthrough' &&
+          / HOME, CLAUDE_CONFIG_DIR cannot pass through/.test(e.message),
+      );
+      assert.throws(
+        () =>
+          build(
+            { target_backend: 'command', target_command: 'x {prompt}', target_env_passthrough: ['TMPDIR'] },
+            env,
+          ),
+        (e: unknown) => SkillOptError.is(e, 'config') && / TMPDIR cannot pass through/.test(e.message),
+      );
+      build({ target_backend: 'copilot_exec', target_env_passthrough: ['COPILOT_MODEL', 'FOO'] }, env);
+      assert.throws(
+        () =>
+          build(
+            {
+              target_backend: 'copilot_exec',
+              target: 'm',
+              target_base_url: 'http://127.0.0.1:1/v1',
+              target_env_passthrough: ['COPILOT_MODEL'],
+            },
+            env,
+          ),
+        (e: unknown) => SkillOptError.is(e, 'config') && / COPILOT_MODEL cannot pass through/.test(e.message),
+      );
     } finally {
       rmSync(bin, { recursive: true, force: true });
     }
