@@ -532,6 +532,8 @@ describe('models: agent target wiring', () => {
         (e: unknown) => SkillOptError.is(e, 'config') && / TMPDIR cannot pass through/.test(e.message),
       );
       build({ target_backend: 'copilot_exec', target_env_passthrough: ['COPILOT_MODEL', 'FOO'] }, env);
+      // The preset keeps the user's own value of this one: passing it is allowed.
+      build({ target_backend: 'claude_code_exec', target_env_passthrough: ['CLAUDE_CODE_MAX_RETRIES'] }, env);
       assert.throws(
         () =>
           build(

@@ -160,11 +160,14 @@ function refuseOverriddenPassthrough(
   settings: AgentSettings,
 ): void {
   const dirs = { root: '', work: '', home: '', tmp: '' };
-  const own = {
+  // A variable the preset takes from the user's environment (CLAUDE_CODE_MAX_RETRIES) keeps this value.
+  const passed = '\0passed';
+  const parentEnv = Object.fromEntries(names.map((n) => [n, passed]));
+  const own: Record<string, string> = {
     ...taskProcessEnv(dirs, ''),
-    ...(agent ? PRESETS[agent].taskEnv({ dirs, settings, parentEnv: {}, sharedCache: '' }) : {}),
+    ...(agent ? PRESETS[agent].taskEnv({ dirs, settings, parentEnv, sharedCache: '' }) : {}),
   };
-  const clash = names.filter((n) => n in own);
+  const clash = names.filter((n) => n in own && own[n] !== passed);
   if (clash.length) {
     refuse(
       'target_env_passthrough',
