@@ -226,7 +226,10 @@ class RetryingModelClient implements ModelClient {
     caller: AbortSignal,
     timeoutMs: number,
     addSeconds: (s: number) => void,
-    /** What a call stopped by the caller turns out to have spent once it ends (agent runs say so). */
+    /**
+     * What a call stopped by the caller turns out to have spent once it ends, or as this process
+     * exits with it still running (agent runs say so).
+     */
     spentAfterStop: (u: Usage) => void,
     /** A request cut off (stop or timeout) that said nothing of what it spent. */
     cutOff: () => void,
@@ -244,7 +247,7 @@ class RetryingModelClient implements ModelClient {
               controller.abort(new CallTimeoutError(timeoutMs));
             }, timeoutMs)
           : undefined;
-      const call = this.impl.call({ ...req, timeoutMs }, controller.signal);
+      const call = this.impl.call({ ...req, timeoutMs }, controller.signal, spentAfterStop);
       try {
         // Racing the signal makes cancellation and timeouts prompt even for a backend that ignores it.
         return await raceAbort(call, controller.signal);
