@@ -12,17 +12,23 @@ import type {
   TestCheck,
 } from './records';
 
-const signed = (x: number): string => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(3)}`;
+// A value that rounds to 0 reads +0.000, never −0.000.
+const signed = (x: number): string =>
+  `${x >= 0 || Math.abs(x) < 0.0005 ? '+' : '−'}${Math.abs(x).toFixed(3)}`;
 
 /** `p 0.031`, `p < 0.001`: a p-value as every surface shows it. */
 export function describePValue(p: number): string {
   return `p ${p < 0.001 ? '< 0.001' : p.toFixed(3)}`;
 }
 
-/** `p 0.031 (sign test, 19 items × 2): Δ +0.105, 95% interval [−0.011, +0.211]` */
+/**
+ * `p 0.031 (sign test, 19 items × 2): Δ +0.105, 90% interval [+0.011, +0.211]`: the interval is the
+ * test's own (ci_level 1 − 2·alpha), so it excludes 0 exactly when p ≤ alpha; an older record's
+ * bootstrap interval is labelled at its 1 − alpha.
+ */
 export function describeGateTest(t: GateTestRecord): string {
   const how = `${t.test} test${t.exact ? '' : ', estimated'}, ${t.n} items × ${t.repeats}`;
-  const level = Math.round((1 - t.alpha) * 1000) / 10;
+  const level = Math.round((t.ci_level ?? 1 - t.alpha) * 1000) / 10;
   return `${describePValue(t.p_value)} (${how}): Δ ${signed(t.mean_delta)}, ${level}% interval [${signed(t.ci_low)}, ${signed(t.ci_high)}]`;
 }
 

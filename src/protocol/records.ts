@@ -125,9 +125,14 @@ export interface GateTestRecord {
   /** false: the p-value is a seeded Monte Carlo estimate (many items with fractional scores). */
   exact: boolean;
   alpha: number;
-  /** The two-sided (1 − alpha) bootstrap interval of the mean delta. */
+  /**
+   * The interval of the delta. With `ci_level`: the shifts the same one-sided test at alpha does not
+   * reject from either side (level 1 − 2·alpha; ci_low > 0 exactly when p_value ≤ alpha). Without
+   * (records of older engines): a two-sided (1 − alpha) bootstrap interval.
+   */
   ci_low: number;
   ci_high: number;
+  ci_level?: number;
   verdict: GateTestVerdict;
 }
 

@@ -6,6 +6,7 @@
  * re-run decide the same.
  */
 import { PyRandom } from '../data/pyRandom';
+import { flipDistribution, invertedInterval, shiftedPValue } from './testInterval';
 
 /** Which test was used: exact sign test (McNemar on 0–1 scores) or a sign-flip permutation test. */
 export type PairedTestKind = 'sign' | 'permutation';
@@ -22,13 +23,14 @@ export interface PairedTestResult {
   pValue: number;
   /** Whether the p-value was enumerated exactly or estimated by seeded Monte Carlo draws. */
   exact: boolean;
-  /** Two-sided (1 − alpha) percentile bootstrap interval of the mean delta. */
+  /**
+   * The shifts of the deltas the same one-sided test at alpha does not reject, from either side
+   * (testInterval.ts): a 1 − 2·alpha interval whose lower end is above 0 exactly when pValue ≤ alpha.
+   */
   interval: [number, number];
 }
 
-/** Largest count of non-zero deltas whose 2^n sign flips are enumerated exactly. */
-export const EXACT_PERMUTATION_MAX = 16;
-export const MONTE_CARLO_DRAWS = 20_000;
+export { EXACT_PERMUTATION_MAX, MONTE_CARLO_DRAWS } from './testInterval';
 export const BOOTSTRAP_DRAWS = 2_000;
 
 /** P(X ≥ k) for X ~ Binomial(n, 1/2), summed in log space so large n neither overflows nor underflows. */
@@ -54,35 +56,8 @@ export function signTest(wins: number, losses: number): number {
  * otherwise (1 + hits) / (1 + draws) over seeded random flips.
  */
 export function permutationTest(deltas: readonly number[], seed: number): { p: number; exact: boolean } {
-  const d = deltas.filter((x) => x !== 0);
-  if (d.length === 0) return { p: 1, exact: true };
-  const observed = d.reduce((a, b) => a + b, 0);
-  // Sums that equal the observed one up to rounding count as "at least as large".
-  const eps = 1e-9 * d.reduce((a, b) => a + Math.abs(b), 0);
-  if (d.length <= EXACT_PERMUTATION_MAX) {
-    let hits = 0;
-    const total = 2 ** d.length;
-    for (let mask = 0; mask < total; mask++) {
-      let s = 0;
-      for (let i = 0; i < d.length; i++) s += mask & (1 << i) ? -d[i] : d[i];
-      if (s >= observed - eps) hits++;
-    }
-    return { p: hits / total, exact: true };
-  }
-  const rng = new PyRandom(seed);
-  let hits = 0;
-  for (let k = 0; k < MONTE_CARLO_DRAWS; k++) {
-    let s = 0;
-    // One random bit per sign, 32 from each draw of the generator.
-    let bits = 0;
-    for (let i = 0; i < d.length; i++) {
-      if (i % 32 === 0) bits = rng.getrandbits(32);
-      s += bits & 1 ? -d[i] : d[i];
-      bits >>>= 1;
-    }
-    if (s >= observed - eps) hits++;
-  }
-  return { p: (1 + hits) / (1 + MONTE_CARLO_DRAWS), exact: false };
+  const f = flipDistribution(deltas, seed, false);
+  return { p: shiftedPValue(f, 0, 'greater'), exact: f.exact };
 }
 
 /**
@@ -151,7 +126,7 @@ export function bootstrapInterval(deltas: readonly number[], alpha: number, seed
  * The paired comparison of a candidate with the current skill on per-item scores (both already
  * projected to the gate metric, keyed by item id). Items scored under only one skill are left out.
  * 0–1 scores on every item get the exact sign test; any fractional score (soft metrics, repeats)
- * the permutation test.
+ * the sign-flip permutation test (the same test on ±1 deltas, so one computation serves both).
  */
 export function pairedTest(
   candidate: ReadonlyMap<string, number>,
@@ -170,18 +145,19 @@ export function pairedTest(
   const regressed = deltas.filter((x) => x < 0).length;
   const n = deltas.length;
   const meanDelta = n ? deltas.reduce((a, b) => a + b, 0) / n : 0;
-  const perm = binary
-    ? { p: signTest(improved, regressed), exact: true }
-    : permutationTest(deltas, opts.seed);
+  // One distribution of sign flips gives the p-value and the interval: they cannot disagree.
+  const flips = flipDistribution(deltas, opts.seed, binary);
+  const pValue = shiftedPValue(flips, 0, 'greater');
+  const pLess = shiftedPValue(flips, 0, 'less');
   return {
     test: binary ? 'sign' : 'permutation',
     n,
     improved,
     regressed,
     meanDelta,
-    pValue: perm.p,
-    exact: perm.exact,
-    interval: bootstrapInterval(deltas, opts.alpha, opts.seed),
+    pValue,
+    exact: flips.exact,
+    interval: invertedInterval(flips, opts.alpha, pValue, pLess),
   };
 }
 

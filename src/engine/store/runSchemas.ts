@@ -123,6 +123,7 @@ export const gateTestSchema = z.looseObject({
   alpha: num,
   ci_low: num,
   ci_high: num,
+  ci_level: num.min(0).max(1).optional(),
   verdict: z.enum(GATE_TEST_VERDICTS),
 }) satisfies z.ZodType<GateTestRecord>;
 

@@ -62,6 +62,8 @@ async function look(
     alpha,
     ci_low: t.interval[0],
     ci_high: t.interval[1],
+    // Each end a one-sided bound at alpha: ci_low > 0 exactly when p ≤ alpha.
+    ci_level: 1 - 2 * alpha,
     verdict,
   };
   return { action, test };

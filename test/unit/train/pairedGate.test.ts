@@ -113,6 +113,9 @@ describe('the paired gate in the loop (evaluation.gate_test: paired)', function 
       for (const r of steps) {
         const t = r.gate_test!;
         assert.ok(t.ci_low <= t.mean_delta && t.mean_delta <= t.ci_high, JSON.stringify(t));
+        // The interval is the test's own: it excludes 0 exactly when the test rejects.
+        assert.equal(t.ci_low > 0, t.p_value <= t.alpha, JSON.stringify(t));
+        assert.equal(t.ci_level, 1 - 2 * t.alpha);
         assert.equal(t.repeats, 2);
       }
       // The strict gate's false accepts on the same target, beside it.
@@ -195,7 +198,7 @@ describe('the paired gate in the loop (evaluation.gate_test: paired)', function 
       );
     assert.match(
       describeGateTest(first.gate_test!),
-      /^p (< 0\.001|\d\.\d{3}) \((sign|permutation) test, \d+ items × 1\): Δ [+−]\d\.\d{3}, 95% interval \[[+−]\d\.\d{3}, [+−]\d\.\d{3}\]$/,
+      /^p (< 0\.001|\d\.\d{3}) \((sign|permutation) test, \d+ items × 1\): Δ [+−]\d\.\d{3}, 90% interval \[[+−]\d\.\d{3}, [+−]\d\.\d{3}\]$/,
     );
   });
 
