@@ -206,6 +206,11 @@ export interface CachedSelection extends Score {
   items?: ItemScores;
   /** Samples per item behind `items`; absent = 1. */
   repeats?: number;
+  /**
+   * The folder (relative to the run folder) of each repeat: repeat r is in repeatDir(dirs[r], r).
+   * More repeats later reuse these samples instead of paying for them again.
+   */
+  dirs?: string[];
 }
 
 /**

@@ -95,7 +95,11 @@ export const runtimeStateSchema = z.looseObject({
   selection_cache: z
     .record(
       z.string(),
-      score.extend({ items: z.record(z.string(), score).optional(), repeats: int.min(1).optional() }),
+      score.extend({
+        items: z.record(z.string(), score).optional(),
+        repeats: int.min(1).optional(),
+        dirs: z.array(z.string()).optional(),
+      }),
     )
     .optional(),
   engine: z.string().optional(),

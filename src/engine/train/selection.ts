@@ -1,3 +1,4 @@
+import { join, relative } from 'node:path';
 import type { TaskItem } from '../data/tasks';
 import { projectScore } from '../optimizer/gate';
 import { skillHash } from '../skill/document';
@@ -89,7 +90,8 @@ export class SelectionEvaluator {
   /**
    * `needItems`: a cache entry without per-item scores is evaluated again (the paired gate needs
    * them). `repeats`: sample each item this many times (on_inconclusive: more_repeats); the repeats
-   * already in `dir` are reused, not paid again.
+   * already paid are reused, not paid again: those in `dir`, and a cached skill's from the folders it
+   * was sampled in (the cache entry's `dirs`); only the new repeats are sampled, in `dir`.
    */
   async evaluate(
     skill: string,
@@ -114,6 +116,11 @@ export class SelectionEvaluator {
         ...(cached.items ? { items: cached.items } : {}),
       };
     }
+    // Repeat r lives in repeatDir(base[r], r): a cached skill's paid repeats where they were sampled.
+    const paid = cached?.items && cached.dirs?.length === (cached.repeats ?? 1) ? cached.dirs : [];
+    const bases = Array.from({ length: repeats }, (_, r) =>
+      r < paid.length ? join(this.ctx.outDir, paid[r]) : dir,
+    );
     const total = this.items.length * repeats;
     let passed = 0;
     let done = 0;
@@ -134,7 +141,7 @@ export class SelectionEvaluator {
           this.ctx,
           this.items,
           skill,
-          repeatDir(dir, r),
+          repeatDir(bases[r], r),
           'selection',
           (res) => {
             passed += res.hard;
@@ -161,7 +168,13 @@ export class SelectionEvaluator {
     const partial = scored < this.items.length;
     // A partial score is not the skill's score: it is not cached, so it is never read as one.
     if (partial) this.onEarlyStop?.(this.items.length - scored);
-    else this.cache.set(hash, { ...score, items, ...(repeats > 1 ? { repeats } : {}) });
+    else
+      this.cache.set(hash, {
+        ...score,
+        items,
+        ...(repeats > 1 ? { repeats } : {}),
+        dirs: bases.map((b) => relative(this.ctx.outDir, b)),
+      });
     return {
       score,
       projected: this.project(score, skill),

@@ -150,11 +150,11 @@ export class TrainState {
     for (const r of this.history) {
       if (r.candidate_hash && r.selection_hard !== undefined) {
         // The history's means win; the per-item scores only runtime_state.json keeps stay.
-        const { items, repeats } = this.selectionCache.get(r.candidate_hash) ?? {};
+        const { items, repeats, dirs } = this.selectionCache.get(r.candidate_hash) ?? {};
         this.selectionCache.set(r.candidate_hash, {
           hard: r.selection_hard,
           soft: r.selection_soft ?? 0,
-          ...(items ? { items, ...(repeats ? { repeats } : {}) } : {}),
+          ...(items ? { items, ...(repeats ? { repeats } : {}), ...(dirs ? { dirs } : {}) } : {}),
         });
       }
     }

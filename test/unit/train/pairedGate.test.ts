@@ -147,6 +147,19 @@ describe('the paired gate in the loop (evaluation.gate_test: paired)', function 
     const sel = `${dir.path}/more/steps/step_${String(step.step).padStart(4, '0')}/selection_eval`;
     assert.ok(existsSync(`${sel}/repeat_03/results.jsonl`));
     assert.ok(existsSync(`${sel}/current_skill/repeat_03/results.jsonl`));
+    // The current skill's first sample was paid where it was taken: read back, not bought again.
+    assert.ok(!existsSync(`${sel}/current_skill/results.jsonl`));
+    // With the response cache off, no selection request went over the wire twice.
+    const selection = new Set(
+      prepareRun({ configPath: exampleConfig, outDir: dir.path, dryRun: true }).splits.val.map((t) =>
+        t.input.trim(),
+      ),
+    );
+    const sent = server.requests
+      .filter((r) => [...selection].some((input) => openAiUser(r).includes(input)))
+      .map((r) => JSON.stringify(r.body));
+    assert.ok(sent.length > 0);
+    assert.equal(new Set(sent).size, sent.length, 'a selection sample was paid twice');
   });
 
   for (const wire of ['openai', 'anthropic'] as const) {
