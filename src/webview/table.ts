@@ -98,6 +98,7 @@ export function renderTable(
       `num delta${row.deltaValue === undefined ? '' : row.deltaValue > 0 ? ' up' : row.deltaValue < 0 ? ' down' : ''}`,
       row.delta,
     );
+    if (row.deltaDetail) delta.title = row.deltaDetail;
     tr.append(
       stepCell,
       verdict,

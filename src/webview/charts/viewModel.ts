@@ -100,6 +100,8 @@ export interface TableRow {
   score: string;
   delta: string;
   deltaValue?: number;
+  /** What the Δ is, and the paired test's own Δ where the paired gate decided. */
+  deltaDetail?: string;
   editsSummary: string;
   edits: TableEdit[];
   canOpen: boolean;
@@ -330,6 +332,14 @@ export function tableRows(data: GateHistoryData): TableRow[] {
       canOpen: row.hasCandidate,
     };
     if (delta !== undefined) out.deltaValue = delta;
+    const t = row.gateTest;
+    if (t && delta !== undefined) {
+      // The column is mean against mean; the test compares the items both skills answered, with the
+      // samples it drew (more_repeats re-samples the current skill), so the two can differ.
+      const paired = formatDelta(t.mean_delta);
+      out.deltaDetail = `candidate's score − the current score the step started from; the paired test's Δ over the ${t.n} items both skills answered: ${paired}`;
+      if (paired !== out.delta) out.delta = `${out.delta} (paired ${paired})`;
+    }
     if (row.human) out.human = humanLabel(row.human);
     const broke = row.itemRegressions;
     if (broke?.items.length) {

@@ -224,6 +224,26 @@ describe('gate history colours', () => {
     assert.equal(verdictKind('inconclusive'), 'inconclusive');
     assert.equal(scoreChart(data).errorBars.length, 0);
   });
+
+  it('shows the paired test’s Δ beside the means’ Δ when they differ, and says which is which', () => {
+    const row = (mean_delta: number): ReturnType<typeof tableRows>[number] =>
+      tableRows({
+        ...data,
+        steps: [
+          step({
+            step: 1,
+            action: 'inconclusive',
+            candidateScore: 0.6,
+            previousScore: 0.5,
+            gateTest: { ...inconclusiveGateTest, mean_delta },
+          }),
+        ],
+      })[0]!;
+    assert.equal(row(0.1).delta, '+0.100');
+    assert.equal(row(0.08).delta, '+0.100 (paired +0.080)');
+    assert.match(row(0.08).deltaDetail!, /paired test's Δ over the 20 items both skills answered: \+0\.080$/);
+    assert.equal(tableRows(data)[0]!.deltaDetail, undefined);
+  });
 });
 
 describe('gate history: the gate beside the steps', () => {
