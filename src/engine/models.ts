@@ -11,6 +11,7 @@ import { azureAuthFor, type AzureRoleAuth } from './llm/azureAuth';
 import { resolveBackendName } from './llm/backends';
 import { familySettings, type ChatFamily } from './llm/chatFamilies';
 import { buildSdkRole } from './llm/sdkRole';
+import { chatCallTimeout } from './llm/callTimeout';
 import { ResponseCache } from './llm/cache';
 import { createModelClient } from './llm/client';
 import {
@@ -174,18 +175,20 @@ export function buildModels(
     }
     const cacheNotice = promptCacheKeyNotice(c, backend);
     if (cacheNotice && !judge) notices.push(`${role}: ${cacheNotice}`);
-    const familyNotice = resolved.family
-      ? familySettings(resolved.family, c, role, backend.model, vars).notice
+    const family = resolved.family
+      ? familySettings(resolved.family, c, role, backend.model, vars)
       : undefined;
-    if (familyNotice && !judge) notices.push(familyNotice);
+    if (family?.notice && !judge) notices.push(family.notice);
     const agent = backend instanceof CommandBackend;
+    const timeout = chatCallTimeout(c, role, family);
     const client = createModelClient({
       role,
       backend,
       limits,
       retry: { maxAttempts: cfg.limits.max_retries + 1 },
       // An agent run has its own limit (env.exec_timeout); the client's must not cut it short.
-      timeoutMs: agent ? cfg.env.exec_timeout * 1000 + 60_000 : cfg.limits.request_timeout_s * 1000,
+      timeoutMs: agent ? cfg.env.exec_timeout * 1000 + 60_000 : timeout.ms,
+      timeoutKey: agent ? 'env.exec_timeout' : timeout.key,
       // Grades are cached like target replies: a resumed run or eval-only never pays for one twice.
       ...(cache ? { cache, cachePolicy: { enabled: true, allRoles: cfg.cache.all_roles || !!judge } } : {}),
       accounting,
