@@ -66,6 +66,16 @@ export function evalItemsOf(prepared: PreparedRun, split: EvalSplit): readonly T
   return canonical !== 'all' && limit > 0 ? items.slice(0, limit) : items;
 }
 
+/**
+ * evaluation.test_env_num set for `--split all`, which it does not cap (in the reference's eval_only.py
+ * neither): said, so the count of items scored is no surprise.
+ */
+export function allSplitsNotice(prepared: PreparedRun, split: EvalSplit): string | undefined {
+  const n = prepared.settings.testEnvNum;
+  if (split !== 'all' || n <= 0) return undefined;
+  return `evaluation.test_env_num (${n}) caps a single split only: --split all scores every item of train, selection and test, as the reference's eval_only.py does (pass one --split to cap it)`;
+}
+
 /** Eval-only (reference scripts/eval_only.py): the target on one split or all; no optimizer call. */
 export async function evalPrepared(
   prepared: PreparedRun,
@@ -79,6 +89,8 @@ export async function evalPrepared(
     });
   const capNotice = dollarCapNotice(prepared, 'eval');
   if (capNotice) opts.emit({ type: 'warning', message: capNotice });
+  const uncapped = allSplitsNotice(prepared, opts.split);
+  if (uncapped) opts.emit({ type: 'warning', message: uncapped });
   const chosen = evalItemsOf(prepared, opts.split);
   const outDir = prepared.outDir;
   const run = new RunLayout(outDir);
