@@ -69,8 +69,16 @@ function splitArgs(
   let configFlag: string | undefined;
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
-    if (spec.legacy && a === '--cfg-options') {
+    // argparse's nargs="+": `--cfg-options k=v …` or `--cfg-options=k=v …`, at least one.
+    if (spec.legacy && (a === '--cfg-options' || a.startsWith('--cfg-options='))) {
+      const before = overrides.length;
+      if (a.includes('=') && a.length > '--cfg-options='.length) overrides.push(a.slice(a.indexOf('=') + 1));
       while (i + 1 < args.length && !args[i + 1].startsWith('--')) overrides.push(args[++i]);
+      if (overrides.length === before)
+        throw new UsageError(
+          '--cfg-options needs at least one key=value',
+          'write --cfg-options section.key=value ..., e.g. --cfg-options train.num_epochs=2',
+        );
       continue;
     }
     if (spec.legacy && (a === '--config' || a.startsWith('--config='))) {
