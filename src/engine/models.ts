@@ -12,6 +12,7 @@ import { resolveBackendName } from './llm/backends';
 import { familySettings, type ChatFamily } from './llm/chatFamilies';
 import { buildSdkRole } from './llm/sdkRole';
 import { chatCallTimeout } from './llm/callTimeout';
+import { effortNotice } from './llm/effortNotice';
 import { ResponseCache } from './llm/cache';
 import { createModelClient } from './llm/client';
 import {
@@ -179,6 +180,8 @@ export function buildModels(
       ? familySettings(resolved.family, c, role, backend.model, vars)
       : undefined;
     if (family?.notice && !judge) notices.push(family.notice);
+    const effort = effortNotice(c, role, resolved.kind, backend.model, resolved.family);
+    if (effort && !judge) notices.push(effort);
     const agent = backend instanceof CommandBackend;
     const timeout = chatCallTimeout(c, role, family);
     const client = createModelClient({
