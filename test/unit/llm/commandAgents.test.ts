@@ -436,6 +436,28 @@ describe('models: agent target wiring', () => {
     assert.ok(agent.notices.some((n) => /^env\.max_turns: 30 does not bound an agent target/.test(n)));
   });
 
+  it('says env.max_completion_tokens set does not bound an agent target (its CLI sets its own caps)', () => {
+    const withCap = (model: Record<string, unknown>, cap: number) => {
+      const cfg = defaultConfig();
+      Object.assign(cfg.model, { optimizer_backend: 'sim', ...model });
+      cfg.env.max_completion_tokens = cap;
+      return buildModels(cfg, {
+        tasks: [],
+        testItems: [],
+        logger: silentLogger,
+        trustedWorkspace: true,
+        env: { PATH: process.env.PATH ?? '' },
+      }).notices.filter((n) => /max_completion_tokens/.test(n));
+    };
+    const agent = { target_backend: 'command', target_command: 'true {prompt}' };
+    assert.deepEqual(withCap(agent, 4000), [
+      'env.max_completion_tokens: 4000 does not bound an agent target: the agent CLI caps its own replies',
+    ]);
+    // The default (16384, the reference configs' value) and a chat target, which takes it: nothing to say.
+    assert.deepEqual(withCap(agent, 16384), []);
+    assert.deepEqual(withCap({ target_backend: 'sim' }, 4000), []);
+  });
+
   it('maps the reference names onto presets and refuses what cannot hold', () => {
     const bin = mkdtempSync(join(tmpdir(), 'skillopt-bin-'));
     try {
