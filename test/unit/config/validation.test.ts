@@ -586,6 +586,38 @@ describe('config/schema', () => {
       assert.deepEqual(on.warnings, []);
     });
 
+    it('says the edit-budget keys have no effect in full_rewrite_minibatch (no edit budget), the defaults nothing', () => {
+      const reference = validateConfigObject({
+        optimizer: {
+          skill_update_mode: 'full_rewrite_minibatch',
+          lr_control_mode: 'none',
+          learning_rate: 4,
+          min_learning_rate: 2,
+          lr_scheduler: 'cosine',
+        },
+      });
+      assert.ok(reference.ok);
+      assert.deepEqual(reference.warnings, []);
+      const set = validateConfigObject({
+        optimizer: {
+          skill_update_mode: 'full_rewrite',
+          lr_control_mode: 'none',
+          learning_rate: 7,
+          lr_scheduler: 'linear',
+        },
+      });
+      assert.ok(set.ok);
+      assert.deepEqual(
+        set.warnings.map((w) => [w.key, w.message]),
+        [
+          [
+            'optimizer.learning_rate',
+            'optimizer.learning_rate, optimizer.lr_scheduler: full_rewrite_minibatch has no edit budget (each step keeps one whole rewritten skill), so they have no effect; remove them or use patch or rewrite_from_suggestions',
+          ],
+        ],
+      );
+    });
+
     it('fills azure_openai_* from the legacy azure_* names when blank', () => {
       const r = validateConfigObject({
         model: { azure_endpoint: 'https://legacy/', azure_api_key: 'k', azure_openai_api_key: 'explicit' },
