@@ -1,4 +1,5 @@
 import { keysSet } from '../idleKeys';
+import { dependentKeyWarnings } from './dependentKeys';
 import { dispositionOf } from './disposition';
 import { ALIASED_KEYS, normalizeAlias } from './enums';
 import { configSchema, describeExpected, fieldSchema, isSectionName } from './index';
@@ -233,6 +234,7 @@ export function validateConfigObject(raw: unknown, options: ValidateOptions = {}
       );
     }
   }
+  for (const { path, message } of dependentKeyWarnings(config)) warn(path, message);
   // The appendix options only act with skill-aware reflection on; a non-default value without it says so.
   if (!config.optimizer.use_skill_aware_reflection) {
     const changed: Array<[string, boolean]> = [
