@@ -283,4 +283,50 @@ describe('one run per folder (CLI processes)', function () {
     assert.match(again.out, /the skill file changed since this run started/);
     assert.equal(readFileSync(join(out, 'skills', 'skill_v0000.md'), 'utf8'), initial);
   });
+
+  it('says so under skill-aware reflection too when the skill file changed since the run started', () => {
+    const skillAware = ['optimizer.use_skill_aware_reflection=true'];
+    const first = train([], skillAware);
+    assert.equal(first.code, 0, first.out);
+    const initial = readFileSync(join(out, 'skills', 'skill_v0000.md'), 'utf8');
+    writeFileSync(join(dir, 'SKILL.md'), initial + '\n- A line written after the run started.\n');
+    const again = train(['--resume'], skillAware);
+    assert.equal(again.code, 0, again.out);
+    assert.match(again.out, /the skill file changed since this run started/);
+    assert.equal(readFileSync(join(out, 'skills', 'skill_v0000.md'), 'utf8'), initial);
+  });
+
+  it('goes on from its own copy when the skill file changed before the run saved its first step', () => {
+    const first = train();
+    assert.equal(first.code, 0, first.out);
+    const initial = readFileSync(join(out, 'skills', 'skill_v0000.md'), 'utf8');
+    // What a kill during step 1 leaves: no runtime_state.json, the initial copy in skills/.
+    const kept = new Set<string>([
+      RUN_FILE.config,
+      RUN_FILE.ledger,
+      RUN_FILE.dataDigest,
+      RUN_DIR.generatedSplits,
+      RUN_DIR.skills,
+    ]);
+    for (const name of readdirSync(out)) if (!kept.has(name)) rmSync(join(out, name), { recursive: true });
+    const skills = join(out, RUN_DIR.skills);
+    for (const name of readdirSync(skills)) if (name !== 'skill_v0000.md') rmSync(join(skills, name));
+    const added = '- A line written after the run started.';
+    writeFileSync(join(dir, 'SKILL.md'), `${initial}\n${added}\n`);
+    const again = train(['--resume']);
+    assert.equal(again.code, 0, again.out);
+    assert.match(
+      again.out,
+      /the skill file changed since this run started; the run goes on from its own copy/,
+    );
+    assert.equal(
+      readFileSync(join(skills, 'skill_v0000.md'), 'utf8'),
+      initial,
+      'the initial copy was rewritten',
+    );
+    assert.ok(
+      !readFileSync(join(skills, 'skill_v0001.md'), 'utf8').includes(added),
+      'step 1 trained the changed file',
+    );
+  });
 });
