@@ -45,8 +45,9 @@ const isCredential = (key: string): boolean =>
   /(_api_key|_auth_mode|_ad_scope|_managed_identity_client_id)$/.test(key);
 
 /**
- * A value config.json holds masked while the current one is not: runs before the token-count fix
- * stored `minimax_max_tokens: "8000"` as "***". It cannot be compared, so it is no reason to refuse.
+ * A value config.json holds masked: runs before the token-count fix stored `minimax_max_tokens:
+ * "8000"` as "***", and runs before the short-secret fix kept four and four characters of a secret
+ * now shown as "***". It cannot be compared, so it is no reason to refuse.
  */
 const masked = (v: unknown): boolean =>
   typeof v === 'string' && /^(\*\*\*|[\s\S]{4}\.\.\.[\s\S]{4})$/.test(v);
@@ -91,7 +92,7 @@ export function checkSameConfig(
       !OPERATIONAL.has(k) &&
       !isCredential(k) &&
       k in saved &&
-      !(masked(saved[k]) && !masked(now[k])) &&
+      !masked(saved[k]) &&
       JSON.stringify(saved[k]) !== JSON.stringify(now[k]),
   );
   const lines = differ.map((k) => `${k}: ${show(saved[k])} → ${show(now[k])}`);
