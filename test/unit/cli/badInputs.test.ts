@@ -209,6 +209,12 @@ const CASES: Case[] = [
   },
   { name: 'unknown scorer', argv: opts('env.scorer=bogus'), place: /scorer/ },
   {
+    name: 'response cache folder under a file',
+    argv: optAt('cache.dir', join('SKILL.md', 'responses')),
+    place: /cache\.dir/,
+    says: /SKILL\.md is a file/,
+  },
+  {
     name: 'bad price',
     argv: validate((d) => withConfig(d, 'prices:\n  sim-target:\n    input_per_mtok: cheap\n')),
     place: /prices/,
