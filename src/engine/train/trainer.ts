@@ -98,10 +98,9 @@ export class Trainer {
     writeJsonAtomic(loop.layout.file(RUN_FILE.config), input.flatConfig);
     // The run's copy of the skill it started with wins over the file as it is now, also for a run
     // killed before its first save: its kept replies (baseline, step 1) were answered under that copy.
-    const ownCopy = loop.files.readSkillIfAny(0);
-    if (ownCopy === undefined) {
-      if (!resumed) loop.files.writeSkill(0, input.initialSkill);
-    } else if (ownCopy !== input.initialSkill) {
+    const ownCopy = resumed ? loop.files.readSkill(0) : loop.files.readSkillIfAny(0);
+    if (ownCopy === undefined) loop.files.writeSkill(0, input.initialSkill);
+    else if (ownCopy !== input.initialSkill) {
       if (!resumed) state.current = state.best = ownCopy;
       ctx.emit({
         type: 'warning',
