@@ -378,6 +378,36 @@ const CASES: Case[] = [
     argv: (d) => ['eval', join(d, 'skillopt.yaml'), '--skill', join(d, 'nope.md'), '--out', join(d, 'e')],
     place: /nope\.md/,
   },
+  // eval --skill is checked as env.skill_init is: its text would go in every target prompt.
+  {
+    name: 'eval with a binary skill',
+    setup: (d) => writeFileSync(join(d, 'b.md'), Buffer.from([0, 1, 2, 0xff, 0xfe, 0])),
+    argv: (d) => ['eval', join(d, 'skillopt.yaml'), '--skill', join(d, 'b.md'), '--out', join(d, 'e')],
+    place: /b\.md \(--skill\)/,
+    says: /not a text file \(it contains NUL bytes\)\. Fix: point --skill at/,
+  },
+  {
+    name: 'eval with a skill that is not UTF-8',
+    setup: (d) => writeFileSync(join(d, 'l.md'), Buffer.from('# Skill\ncaf\xe9\n', 'latin1')),
+    argv: (d) => ['eval', join(d, 'skillopt.yaml'), '--skill', join(d, 'l.md'), '--out', join(d, 'e')],
+    place: /l\.md:2 \(--skill\)/,
+    says: /not UTF-8/,
+  },
+  {
+    name: 'eval with a skill over env.max_skill_bytes',
+    argv: (d) => [
+      'eval',
+      join(d, 'skillopt.yaml'),
+      '--skill',
+      join(d, 'SKILL.md'),
+      '--out',
+      join(d, 'e'),
+      '--cfg-options',
+      'env.max_skill_bytes=10',
+    ],
+    place: /SKILL\.md \(--skill\)/,
+    says: /over env\.max_skill_bytes \(10\)/,
+  },
   {
     name: 'eval without --skill',
     argv: (d) => ['eval', join(d, 'skillopt.yaml'), '--out', join(d, 'e')],
