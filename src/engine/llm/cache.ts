@@ -195,11 +195,12 @@ export class ResponseCache {
       writeJsonAtomic(this.pathFor(key), entry);
       this.stats.writes++;
     } catch (err) {
-      this.stats.writeErrors++;
+      // One warning: a full disk or a read-only folder fails every write after the first alike.
+      const first = this.stats.writeErrors++ === 0;
       this.opts.logger?.log(
-        'warn',
+        first ? 'warn' : 'debug',
         'cache',
-        `could not write cache entry ${this.pathFor(key)}: ${String(err)}`,
+        `could not write cache entry ${this.pathFor(key)}: ${String(err)}${first ? '; the run goes on without keeping its replies there (further failed writes are logged with --verbose)' : ''}`,
       );
     }
   }
