@@ -146,7 +146,10 @@ export function holdsRun(dir: string): boolean {
  * A new run only in a new or empty folder, or in a run's: in a folder of the person's own (`--out .`
  * beside the config) it would overwrite a `report.md` or write into a `skills/` folder of theirs.
  */
-export function refuseForeignFolder(outDir: string): void {
+export function refuseForeignFolder(
+  outDir: string,
+  writes = 'a run writes report.md, skills/, steps/ and more into it, and --fresh deletes them',
+): void {
   if (!existsSync(outDir) || holdsRun(outDir)) return;
   let entries: string[];
   try {
@@ -158,7 +161,7 @@ export function refuseForeignFolder(outDir: string): void {
   const shown = entries.sort().slice(0, 5).join(', ') + (entries.length > 5 ? ', …' : '');
   throw new SkillOptError('config', `the folder holds files but no run (${shown})`, {
     file: outDir,
-    fix: 'give --out a new or empty folder (e.g. runs/first): a run writes report.md, skills/, steps/ and more into it, and --fresh deletes them',
+    fix: `give --out a new or empty folder (e.g. runs/first): ${writes}`,
   });
 }
 
