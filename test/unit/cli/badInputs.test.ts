@@ -97,6 +97,11 @@ const CASES: Case[] = [
   },
   { name: '--cfg-options unknown section', argv: opts('trian.num_epochs=2'), place: /trian/ },
   {
+    name: '--out given empty (an unset variable)',
+    argv: (d) => ['train', join(d, 'skillopt.yaml'), '--out', ''],
+    place: /--out was given an empty value/,
+  },
+  {
     name: '--out is a file',
     argv: (d) => ['train', join(d, 'skillopt.yaml'), '--out', join(d, 'SKILL.md')],
     place: /SKILL\.md/,
@@ -407,6 +412,12 @@ const CASES: Case[] = [
     ],
     place: /SKILL\.md \(--skill\)/,
     says: /over env\.max_skill_bytes \(10\)/,
+  },
+  {
+    name: "eval --out a folder of the person's own (beside the config)",
+    argv: (d) => ['eval', join(d, 'skillopt.yaml'), '--skill', join(d, 'SKILL.md'), '--out', d],
+    place: /cfg\b/,
+    says: /the folder holds files but no run \(SKILL\.md, .*an evaluation writes eval_summary\.json/,
   },
   {
     name: 'eval without --skill',
