@@ -117,7 +117,7 @@ export class Accounting {
   private readonly fallbackCounts = new Map<string, number>();
   private readonly fallbackLog: FallbackRecord[] = [];
   private readonly reaskCounts = new Map<string, number>();
-  private readonly listeners = new Set<(totals: AccountingSummary) => void>();
+  private readonly listeners = new Set<() => void>();
   private readonly recordListeners = new Set<(record: AccountingRecord) => void>();
   private readonly open = new Set<Promise<unknown>>();
   readonly prices: PriceTable;
@@ -284,8 +284,12 @@ export class Accounting {
     return () => this.recordListeners.delete(listener);
   }
 
-  /** Listen for new totals after every recorded call, hit, failure or fallback. Returns an unsubscribe. */
-  onChange(listener: (totals: AccountingSummary) => void): () => void {
+  /**
+   * Called after every recorded call, hit, failure or fallback; `totals()` has the figures. Not
+   * handed them: pricing every row runs on each reply's path, and the run's listeners only throttle
+   * or check caps. Returns an unsubscribe.
+   */
+  onChange(listener: () => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
@@ -323,11 +327,9 @@ export class Accounting {
   }
 
   private notify(): void {
-    if (!this.listeners.size) return;
-    const totals = this.totals();
     for (const listener of this.listeners) {
       try {
-        listener(totals);
+        listener();
       } catch (err) {
         // A broken listener must not fail the model call that triggered it.
         this.logger?.log('error', 'accounting', `accounting listener failed: ${String(err)}`);

@@ -6,7 +6,12 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { GATE_ACTIONS, SKIP_ACTIONS } from '../../protocol/vocabulary';
+import {
+  CANDIDATE_DECISIONS,
+  GATE_ACTIONS,
+  GATE_TEST_VERDICTS,
+  SKIP_ACTIONS,
+} from '../../protocol/vocabulary';
 import type {
   AaRecord,
   ActivationRecord,
@@ -116,7 +121,7 @@ export const gateTestSchema = z.looseObject({
   alpha: num,
   ci_low: num,
   ci_high: num,
-  verdict: z.enum(['accept', 'reject', 'inconclusive']),
+  verdict: z.enum(GATE_TEST_VERDICTS),
 }) satisfies z.ZodType<GateTestRecord>;
 
 /** The fields of a history record the engine relies on; the rest is kept as written. */
@@ -187,7 +192,7 @@ export const artifactSchemas = {
     edits: z
       .array(z.object({ editId: z.string(), accept: z.boolean(), reason: z.string().optional() }))
       .optional(),
-    candidate: z.enum(['accept', 'reject']).optional(),
+    candidate: z.enum(CANDIDATE_DECISIONS).optional(),
     reason: z.string().optional(),
   }),
   slowResult: z.looseObject({ action: z.string(), selection_score: num.optional() }),
