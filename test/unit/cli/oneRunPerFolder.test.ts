@@ -42,6 +42,23 @@ describe('one run per folder (CLI processes)', function () {
       ...extra,
     ]);
 
+  /**
+   * The finished run in `out` cut back to what a kill before its first save (during the baseline
+   * or step 1) leaves: the config, the ledger, the data digest, the splits and skills/skill_v0000.md.
+   */
+  const killedBeforeFirstSave = (): void => {
+    const kept = new Set<string>([
+      RUN_FILE.config,
+      RUN_FILE.ledger,
+      RUN_FILE.dataDigest,
+      RUN_DIR.generatedSplits,
+      RUN_DIR.skills,
+    ]);
+    for (const name of readdirSync(out)) if (!kept.has(name)) rmSync(join(out, name), { recursive: true });
+    const skills = join(out, RUN_DIR.skills);
+    for (const name of readdirSync(skills)) if (name !== 'skill_v0000.md') rmSync(join(skills, name));
+  };
+
   it('refuses a second process on a folder a live run holds, naming the holder', async () => {
     // A slow simulated run holds the folder while the second one starts.
     const first = spawn(
@@ -255,15 +272,7 @@ describe('one run per folder (CLI processes)', function () {
   it('resumes a run killed before its first state was saved (during the baseline), and guards its config', () => {
     const first = train();
     assert.equal(first.code, 0, first.out);
-    // What a kill during the baseline leaves: the config, the data digest, the splits, the ledger.
-    const kept = new Set<string>([
-      RUN_FILE.config,
-      RUN_FILE.ledger,
-      RUN_FILE.dataDigest,
-      RUN_DIR.generatedSplits,
-      RUN_DIR.skills,
-    ]);
-    for (const name of readdirSync(out)) if (!kept.has(name)) rmSync(join(out, name), { recursive: true });
+    killedBeforeFirstSave();
     assert.ok(!existsSync(join(out, RUN_FILE.state)));
     const other = train([], ['train.seed=7']);
     assert.equal(other.code, 1, other.out);
@@ -300,17 +309,8 @@ describe('one run per folder (CLI processes)', function () {
     const first = train();
     assert.equal(first.code, 0, first.out);
     const initial = readFileSync(join(out, 'skills', 'skill_v0000.md'), 'utf8');
-    // What a kill during step 1 leaves: no runtime_state.json, the initial copy in skills/.
-    const kept = new Set<string>([
-      RUN_FILE.config,
-      RUN_FILE.ledger,
-      RUN_FILE.dataDigest,
-      RUN_DIR.generatedSplits,
-      RUN_DIR.skills,
-    ]);
-    for (const name of readdirSync(out)) if (!kept.has(name)) rmSync(join(out, name), { recursive: true });
+    killedBeforeFirstSave();
     const skills = join(out, RUN_DIR.skills);
-    for (const name of readdirSync(skills)) if (name !== 'skill_v0000.md') rmSync(join(skills, name));
     const added = '- A line written after the run started.';
     writeFileSync(join(dir, 'SKILL.md'), `${initial}\n${added}\n`);
     const again = train(['--resume']);
