@@ -52,8 +52,8 @@ const NOT_SKILL_EXTENSIONS = new Set(
 export function readSkillText(
   path: string,
   maxBytes: number,
-  /** Where the path was given, named by the messages: the config key, or eval's flag. */
-  key: 'env.skill_init' | '--skill' = 'env.skill_init',
+  /** Where the path was given, named by the messages: the config key, eval's flag, or VS Code's command. */
+  key: 'env.skill_init' | '--skill' | 'the Evaluate command' = 'env.skill_init',
 ): string {
   const stat = statSync(path);
   if (stat.isDirectory()) {
