@@ -49,14 +49,19 @@ export function promptCacheText(s: PromptCacheSummary): string {
 }
 
 /**
- * The CLI's end-of-run line: calls, tokens, dollars, and the prompt cache's share and saving. A
- * simulated run costs nothing and has no provider cache, and says so instead; a run where only
- * some roles are simulated shows what the real ones cost.
+ * The CLI's end-of-run line: calls (and replies the response cache gave), tokens, dollars, and the
+ * prompt cache's share and saving. A simulated run costs nothing and has no provider cache, and
+ * says so instead; a run where only some roles are simulated shows what the real ones cost.
  */
 export function spendLine(t: AccountingSummary, simulated = false): string {
   // Failed calls are not in `calls`, but what they were billed is in the tokens.
   const failed = t.failures ? ` (${count(t.failures)} more failed)` : '';
-  const calls = `Spend: ${count(t.calls)} ${t.calls === 1 ? 'call' : 'calls'}${failed}, ${count(t.promptTokens)} prompt + ${count(t.completionTokens)} completion tokens`;
+  // Without this a run answered mostly from the response cache reads "Spend: 0 calls" beside an
+  // estimate of hundreds, as if the run had not happened.
+  const cached = t.cacheHits
+    ? `; ${count(t.cacheHits)} more answered from the response cache (free, no tokens)`
+    : '';
+  const calls = `Spend: ${count(t.calls)} ${t.calls === 1 ? 'call' : 'calls'}${failed}${cached}, ${count(t.promptTokens)} prompt + ${count(t.completionTokens)} completion tokens`;
   const realSpend = t.knownDollars > 0 || t.unpricedModels.length > 0;
   if (simulated && !realSpend) return `${calls}, simulated models (no price, no provider prompt cache).`;
   const free = simulated ? ' (the simulated roles cost nothing)' : '';

@@ -128,6 +128,18 @@ describe('spend text: a run where only some roles are simulated', () => {
     assert.doesNotMatch(line, /no price/);
   });
 
+  it('counts replies the response cache gave, so a cached run does not read as "0 calls"', () => {
+    const a = new Accounting();
+    const key = { role: 'target' as const, model: 'sim-target', provider: 'sim', stage: 'rollout' };
+    a.recordCacheHit(key);
+    a.recordCacheHit(key);
+    assert.equal(
+      spendLine(a.totals(), true),
+      'Spend: 0 calls; 2 more answered from the response cache (free, no tokens), 0 prompt + 0 completion tokens, simulated models (no price, no provider prompt cache).',
+    );
+    assert.doesNotMatch(spendLine(run().totals()), /response cache/);
+  });
+
   it('counts failed calls beside the answered ones (their billed tokens are in the totals)', () => {
     const a = run();
     a.recordFailure(HAIKU, { promptTokens: 400, completionTokens: 100, seconds: 1, attempts: 1 });
