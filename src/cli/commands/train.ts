@@ -30,7 +30,7 @@ export const trainSpec: CommandSpec = {
       name: 'out',
       type: 'string',
       value: 'DIR',
-      help: 'run folder (default: env.out_root, else .skillopt/runs/<name>_<timestamp>)',
+      help: 'run folder (default: env.out_root, else <config folder>/.skillopt/runs/<name>_<timestamp>)',
     },
     {
       name: 'resume',
