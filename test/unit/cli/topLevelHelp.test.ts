@@ -20,7 +20,7 @@ describe('skillopt --help (top level)', () => {
       // A choice list (`--split a|b`) is the command's whole list, not part of it.
       for (const [, name, choices] of line.matchAll(/--([a-z-]+) ([a-z_]+(?:\|[a-z_]+)+)/g)) {
         const help = spec.flags.find((f) => f.name === name)!.help;
-        const oneOf = /one of ([a-z_, ]+)/.exec(help)?.[1]?.split(', ');
+        const oneOf = /one of ([a-z_, ]+)/.exec(help)?.[1]?.trim().split(', ');
         const shown = choices!.split('|');
         for (const c of shown) assert.match(help, new RegExp(`\\b${c}\\b`), `--${name} ${c}`);
         if (oneOf) assert.deepEqual(shown, oneOf, `--${name} lists part of its choices`);
