@@ -4,6 +4,7 @@
  * step folder, so a resumed run never asks twice.
  */
 import { readSkillArtifact, writeSkillArtifact } from '../skill/package/artifacts';
+import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import type { GateAction, ReviewPhase } from '../../protocol/vocabulary';
 import { HUMAN_ORIGIN_PREFIX, isAccepted, isInconclusive, isRejected } from '../../protocol/vocabulary';
@@ -28,6 +29,7 @@ async function askReview(
   extra: Pick<ReviewRequest, 'candidateScore' | 'currentScore' | 'gateTest' | 'itemRegressions'> = {},
 ): Promise<ReviewDecision> {
   const request: ReviewRequest = {
+    questionId: randomUUID(),
     step: work.step,
     epoch: work.epoch,
     phase,

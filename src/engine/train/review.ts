@@ -4,6 +4,11 @@ import type { CandidateDecision, OverruleDecision, ReviewPhase } from '../../pro
 
 /** One question to the person in the loop; `review.mode` (REVIEW_MODES) decides when it is asked. */
 export interface ReviewRequest {
+  /**
+   * This question alone: an answer carries it back, so an answer drawn for an earlier question of
+   * the same step (before a stop and resume, or a re-ask) never answers this one.
+   */
+  questionId: string;
   step: number;
   epoch: number;
   phase: ReviewPhase;

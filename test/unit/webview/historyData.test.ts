@@ -179,3 +179,39 @@ describe('gate history data: a Python reference run', () => {
     assert.equal(data.steps[0]!.skillLen, 674);
   });
 });
+
+describe('review decisions remembered for the Gate History', () => {
+  it('puts a step back as it was when the run refused the decision (it answered a question no longer asked)', async () => {
+    const store = new DecisionStore(new Memory());
+    const heard: string[] = [];
+    store.onDidChange((run) => heard.push(run));
+    await store.record('/runs/a', 'step', {
+      runId: '/runs/a',
+      step: 1,
+      decisions: [{ editId: 'e-1', accept: true }],
+      candidate: 'accept',
+    });
+    const prior = store.stepOf('/runs/a', 'step', 1);
+    const untouched = store.stepOf('/runs/a', 'step', 2);
+    assert.equal(untouched, undefined);
+    await store.record('/runs/a', 'step', {
+      runId: '/runs/a',
+      step: 1,
+      questionId: 'q-old',
+      decisions: [{ editId: 'e-1', accept: false, reason: 'stale' }],
+      candidate: 'reject',
+    });
+    await store.record('/runs/a', 'step', {
+      runId: '/runs/a',
+      step: 2,
+      questionId: 'q-old-2',
+      decisions: [{ editId: 'e-2', accept: false }],
+    });
+    await store.restore('/runs/a', 'step', 1, prior);
+    await store.restore('/runs/a', 'step', 2, untouched);
+    assert.deepEqual(store.forRun('/runs/a'), {
+      'step:1': { edits: { 'e-1': { accept: true } }, candidate: 'accept' },
+    });
+    assert.deepEqual(heard, ['/runs/a', '/runs/a', '/runs/a', '/runs/a', '/runs/a'], 'every view redraws');
+  });
+});

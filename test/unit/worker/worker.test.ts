@@ -91,7 +91,7 @@ describe('engine process protocol (in-process transport)', function () {
     );
   });
 
-  it('stops a run on request and answers decisions for unknown runs as ignored', async () => {
+  it('answers a review by its question id only, stops a run on request and answers decisions for unknown runs as ignored', async () => {
     const source = {
       configPath: join(dir, 'skillopt.yaml'),
       overrides: ['cache.enabled=false', 'review.mode=human-first'],
@@ -110,12 +110,34 @@ describe('engine process protocol (in-process transport)', function () {
       EngineEvent,
       { type: 'review/requested' }
     >;
+    const keep = req.edits.map((e) => ({ editId: e.id, accept: true }));
+    // An answer drawn for another question of this step (an earlier run's, a re-ask) answers nothing,
+    // and neither does one naming no question while this one is open.
+    const drop = req.edits.map((e) => ({ editId: e.id, accept: false }));
+    for (const stale of [{ questionId: 'an-earlier-question' }, {}]) {
+      const other = await host.sendRequest(EngineRequests.decide, {
+        runId: started.runId,
+        step: req.step,
+        decisions: drop,
+        ...stale,
+      });
+      assert.deepEqual(other, { ok: true, applied: 'stale' });
+    }
+    assert.ok(!events.some((e) => e.event.type === 'review/decided'), 'the question is still open');
     const answer = await host.sendRequest(EngineRequests.decide, {
       runId: started.runId,
       step: req.step,
-      decisions: req.edits.map((e) => ({ editId: e.id, accept: true })),
+      questionId: req.questionId,
+      decisions: keep,
     });
     assert.deepEqual(answer, { ok: true, applied: 'pending-review' });
+    const again = await host.sendRequest(EngineRequests.decide, {
+      runId: started.runId,
+      step: req.step,
+      questionId: req.questionId,
+      decisions: drop,
+    });
+    assert.deepEqual(again, { ok: true, applied: 'stale' }, 'a question is answered once');
     const stopped = await host.sendRequest(
       EngineRequests.stopRun,
       { runId: started.runId },
