@@ -133,7 +133,11 @@ export async function runTrain(args: readonly string[]): Promise<number> {
       type: 'warning',
       message: `--fresh deleted the run in ${outArg} and kept ${keptByFresh.length} file(s) no run writes: ${keptByFresh.slice(0, 8).join(', ')}${keptByFresh.length > 8 ? ', …' : ''}`,
     });
-  if (!a.json) process.stdout.write(`Estimated model calls: at most ~${prepared.estimate.total}\n`);
+  if (!a.json)
+    process.stdout.write(
+      // The whole run's: a resumed run asks only what it has not kept, the response cache answers some.
+      `Estimated model calls for the whole run: at most ~${prepared.estimate.total} (fewer on a resume or from the response cache)\n`,
+    );
 
   const controller = new AbortController();
   let interrupts = 0;
