@@ -172,6 +172,8 @@ export interface NoSkillScores {
  */
 export interface AaRecord {
   runs: number;
+  /** Samples per item in each run (evaluation.repeats, as the gate samples); absent for one. */
+  repeats?: number;
   /** Items scored in every run. */
   items: number;
   metric: 'hard' | 'soft' | 'mixed';

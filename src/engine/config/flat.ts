@@ -146,6 +146,9 @@ export function toFlatConfig(config: SkillOptConfig, derived: FlatDerived): Reco
 }
 
 const SECRET_NAME = /key|token|secret/i;
+/** Keys whose names look like a secret's but whose values are a fixed set of words. */
+const NOT_SECRET = new Set(['prompt_cache_key']);
+const namesSecret = (key: string): boolean => SECRET_NAME.test(key) && !NOT_SECRET.has(key);
 
 /** A `k=v` override as it may be shown or logged: the value masked when the key names a secret. */
 export function redactOverride(override: string): string {
@@ -154,8 +157,7 @@ export function redactOverride(override: string): string {
   const key = override.slice(0, eq);
   const value = override.slice(eq + 1);
   // Numbers are never secrets (max_completion_tokens), as in redactSecrets.
-  const secret =
-    SECRET_NAME.test(key.split('.').pop() ?? '') && value !== '' && !/^-?\d+(\.\d+)?$/.test(value);
+  const secret = namesSecret(key.split('.').pop() ?? '') && value !== '' && !/^-?\d+(\.\d+)?$/.test(value);
   return secret ? `${key}=${mask(value)}` : `${key}=${scrubUrl(value)}`;
 }
 
@@ -185,7 +187,7 @@ function redact(value: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [key, v] of Object.entries(value)) {
     out[key] =
-      SECRET_NAME.test(key) && typeof v === 'string' && v !== '' && !isCount(key, v) ? mask(v) : redact(v);
+      namesSecret(key) && typeof v === 'string' && v !== '' && !isCount(key, v) ? mask(v) : redact(v);
   }
   return out;
 }

@@ -17,6 +17,7 @@ import type {
   ActivationRecord,
   GatePower,
   GateTestRecord,
+  ItemRegressions,
   RuntimeState,
   StepBufferEntry,
   StepRecord,
@@ -39,6 +40,7 @@ const stepAction = z.enum([...GATE_ACTIONS, ...SKIP_ACTIONS]);
 
 const aaRecord: z.ZodType<AaRecord> = z.object({
   runs: int,
+  repeats: int.optional(),
   items: int,
   metric: z.enum(['hard', 'soft', 'mixed']),
   alpha: num,
@@ -124,6 +126,13 @@ export const gateTestSchema = z.looseObject({
   verdict: z.enum(GATE_TEST_VERDICTS),
 }) satisfies z.ZodType<GateTestRecord>;
 
+/** The per-item rule's finding (history.json and epoch-end results `item_regressions`). */
+export const itemRegressionsSchema = z.looseObject({
+  max: int.min(0),
+  items: z.array(z.string()),
+  rejected: z.boolean(),
+}) satisfies z.ZodType<ItemRegressions>;
+
 /** The fields of a history record the engine relies on; the rest is kept as written. */
 export const historySchema = z.array(
   z.looseObject({
@@ -138,9 +147,7 @@ export const historySchema = z.array(
     selection_hard: num.optional(),
     selection_soft: num.optional(),
     gate_test: gateTestSchema.optional(),
-    item_regressions: z
-      .looseObject({ max: int.min(0), items: z.array(z.string()), rejected: z.boolean() })
-      .optional(),
+    item_regressions: itemRegressionsSchema.optional(),
   }),
 );
 

@@ -10,8 +10,8 @@ import { skillHash } from '../../engine/skill/document';
 import { lineHunks } from '../../engine/skill/hunks';
 import { readCandidateFiles, type PackageChange } from '../../engine/skill/package/changes';
 import { SKILL_FILE } from '../../engine/skill/package/text';
-import type { StepRecord } from '../../protocol/records';
-import { verdictFromRecord } from '../../engine/store/runReader';
+import type { GateTestRecord, ItemRegressions, StepRecord } from '../../protocol/records';
+import { epochEndGateEvidence, verdictFromRecord } from '../../engine/store/runReader';
 import { RUN_FILE, RunLayout, STEP_FILE, runDirOfStageFile } from '../../engine/store/layout';
 import { readHistory } from '../../engine/store/runSchemas';
 import { conflictsWithin } from '../../engine/train/conflicts';
@@ -208,6 +208,9 @@ export interface EpochEndResult {
   action: string;
   score?: number;
   hasCandidate: boolean;
+  /** The paired gate's test and the per-item rule's finding, when the gate ran them. */
+  gateTest?: GateTestRecord;
+  itemRegressions?: ItemRegressions;
   /** Hash of the skill the stage started from, when recorded. */
   skillHash?: string;
   candidateHash?: string;
@@ -237,6 +240,7 @@ function epochEndResult(
       hasCandidate,
       ...(score !== undefined ? { score } : {}),
       ...(cand ? { candidateHash: cand } : {}),
+      ...epochEndGateEvidence(res),
     };
   }
   const gate = readJson(file(STEP_FILE.gateResult));
@@ -256,6 +260,7 @@ function epochEndResult(
     ...(score !== undefined ? { score } : {}),
     ...(from ? { skillHash: from } : {}),
     ...(cand ? { candidateHash: cand } : {}),
+    ...epochEndGateEvidence(gate),
   };
 }
 

@@ -140,6 +140,15 @@ describe('config/flat', () => {
       assert.equal(redactOverride('model.openai_api_key='), 'model.openai_api_key=');
       assert.equal(redactOverride('no-equals-sign'), 'no-equals-sign');
     });
+
+    it('leaves model.prompt_cache_key alone: a switch (auto, on, off), not a credential', () => {
+      // A printed resume command with it masked failed when pasted ("must be one of: auto, on, off").
+      assert.equal(redactOverride('model.prompt_cache_key=on'), 'model.prompt_cache_key=on');
+      assert.deepEqual(redactSecrets({ prompt_cache_key: 'off', openai_api_key: 'fake-proj-ABCDEFGH' }), {
+        prompt_cache_key: 'off',
+        openai_api_key: 'fake...EFGH',
+      });
+    });
   });
 
   describe('redactSecrets', () => {

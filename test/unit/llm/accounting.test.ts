@@ -159,6 +159,7 @@ describe('llm/accounting', () => {
         cacheHits: 1,
         retries: 6,
         failures: 1,
+        cutOff: 0,
         reportedDollars: 0,
         dollars: null,
         cacheSavedDollars: 0,

@@ -128,24 +128,46 @@ describe('spend text: a run where only some roles are simulated', () => {
     assert.doesNotMatch(line, /no price/);
   });
 
-  it('counts replies the response cache gave, so a cached run does not read as "0 calls"', () => {
-    const a = new Accounting();
-    const key = { role: 'target' as const, model: 'sim-target', provider: 'sim', stage: 'rollout' };
-    a.recordCacheHit(key);
-    a.recordCacheHit(key);
-    assert.equal(
-      spendLine(a.totals(), true),
-      'Spend: 0 calls; 2 more answered from the response cache (free, no tokens), 0 prompt + 0 completion tokens, simulated models (no price, no provider prompt cache).',
-    );
-    assert.doesNotMatch(spendLine(run().totals()), /response cache/);
-  });
-
   it('counts failed calls beside the answered ones (their billed tokens are in the totals)', () => {
     const a = run();
     a.recordFailure(HAIKU, { promptTokens: 400, completionTokens: 100, seconds: 1, attempts: 1 });
     assert.match(
       spendLine(a.totals()),
       /^Spend: 1 call \(1 more failed\), 10,400 prompt \+ 1,100 completion tokens/,
+    );
+  });
+
+  it('says how many replies came from the response cache, free, beside the paid calls', () => {
+    const a = run();
+    assert.doesNotMatch(spendLine(a.totals()), /response cache/);
+    a.recordCacheHit(HAIKU);
+    a.recordCacheHit(HAIKU);
+    assert.match(
+      spendLine(a.totals()),
+      /^Spend: 1 call \(2 more answered from the response cache, free\), 10,000 prompt \+ 1,000 completion tokens, \$0\.0101 at list prices\./,
+    );
+  });
+
+  it('says the totals are a lower bound when requests were cut off before their reply, and in report.md per role', () => {
+    const a = run();
+    assert.doesNotMatch(spendLine(a.totals()), /lower bound/);
+    a.recordCutOff(HAIKU);
+    a.recordCutOff({ ...HAIKU, stage: 'analyst', role: 'optimizer' });
+    assert.equal(a.totals().cutOff, 2);
+    assert.match(
+      spendLine(a.totals()),
+      /^Spend: 1 call, 10,000 prompt \+ 1,000 completion tokens, \$0\.0101 at list prices, a lower bound: 2 requests were cut off before their reply \(a stop or limits\.request_timeout_s\), their tokens unknown, and the provider may bill them\. Prompt cache: /,
+    );
+    const report: RunReport = {
+      ...baseReport(),
+      spend_by_role: {
+        target: { calls: 1, prompt_tokens: 1, completion_tokens: 1, dollars: 0, cache_hits: 0, cut_off: 1 },
+        optimizer: { calls: 1, prompt_tokens: 1, completion_tokens: 1, dollars: 0, cache_hits: 0 },
+      },
+    };
+    assert.match(
+      renderReport(report, '/tmp/run', false),
+      /Requests cut off before their reply \(a stop or limits\.request_timeout_s; tokens unknown, may be billed\): target 1, optimizer 0\./,
     );
   });
 });
