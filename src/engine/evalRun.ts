@@ -1,5 +1,6 @@
 /** Eval-only: score one skill on a split with the target alone (reference scripts/eval_only.py). */
 import { setMaxListeners } from 'node:events';
+import { existsSync } from 'node:fs';
 import { withShuffledChoices } from './data/choiceShuffle';
 import type { TaskItem } from './data/tasks';
 import { makeContext, STOPPED_CALLS_WAIT_MS, type PreparedRun, type RunHooks } from './run';
@@ -12,6 +13,7 @@ import { EVAL_FILE, RUN_FILE, RunLayout, repeatDir } from './store/layout';
 import { acquireRunLock } from './store/runLock';
 import { aaReport, type AaReport } from './optimizer/aaCheck';
 import { claimEvalFolder, evalIdentity } from './evalIdentity';
+import { refuseForeignFolder } from './train/sameRun';
 import { evaluateItems, type TestSummary } from './train/evaluate';
 import { rolloutFor } from './train/rollout';
 
@@ -82,6 +84,12 @@ export async function evalPrepared(
   const chosen = evalItemsOf(prepared, opts.split);
   const outDir = prepared.outDir;
   const run = new RunLayout(outDir);
+  // Only a new or empty folder, a run's, or an earlier evaluation's (`--out .` would strew its files there).
+  if (!existsSync(run.file(EVAL_FILE.identity)))
+    refuseForeignFolder(
+      outDir,
+      'an evaluation writes eval_summary.json, ledger.jsonl, its answers and more into it',
+    );
   makeDir(outDir);
   const release = acquireRunLock(outDir);
   try {
