@@ -36,7 +36,12 @@ export const evalSpec: CommandSpec = {
       value: 'FILE',
       help: 'the skill to score: a SKILL.md or a skill folder (required)',
     },
-    { name: 'split', type: 'string', value: 'NAME', help: `one of ${splits.join(', ')} (default test)` },
+    {
+      name: 'split',
+      type: 'string',
+      value: 'NAME',
+      help: `one of ${splits.join(', ')} (default test); valid_seen and selection score the val split, valid_unseen the test split`,
+    },
     {
       name: 'out',
       type: 'string',
