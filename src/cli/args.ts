@@ -89,9 +89,17 @@ export function isReferenceFlag(name: string): boolean {
 /** The one-line refusal of an unknown flag, with the nearest known one when it is a likely typo. */
 export function unknownFlag(spec: CommandSpec, flag: string): UsageError {
   const name = flag.replace(/^-+/, '').split('=')[0];
-  const ours = [...spec.flags, helpFlag].map((f) => f.name).concat(['config', 'cfg-options']);
-  const near = nearest(name, spec.legacy ? [...ours, ...referenceNames] : ours);
+  // --config and --cfg-options are read only by the commands that take the reference's flags.
+  const ours = [...spec.flags, helpFlag]
+    .map((f) => f.name)
+    .concat(spec.legacy ? ['config', 'cfg-options'] : []);
   const more = `see skillopt ${spec.name} --help`;
+  if (name === 'cfg-options' && !spec.legacy)
+    return new UsageError(
+      `skillopt ${spec.name} does not take --cfg-options`,
+      `set the keys in the config file it reads, or remove the flag (${more})`,
+    );
+  const near = nearest(name, spec.legacy ? [...ours, ...referenceNames] : ours);
   if (near) return new UsageError(`unknown flag --${name}`, `did you mean --${near}? (${more})`);
   return new UsageError(
     `unknown flag --${name}`,

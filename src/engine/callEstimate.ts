@@ -31,7 +31,7 @@ export const TARGET_STAGES: ReadonlySet<string> = new Set([
 const TURNED_STAGES: ReadonlySet<string> = new Set([...TARGET_STAGES].filter((s) => s !== 'trigger'));
 
 /** The same estimate at one target call per item: the low end of a multi-turn run's range. */
-export function oneCallPerItem(estimate: CallEstimate): CallEstimate {
+function oneCallPerItem(estimate: CallEstimate): CallEstimate {
   const turns = estimate.targetTurns ?? 1;
   if (turns <= 1) return estimate;
   const per = (r: Record<string, number>): Record<string, number> =>
@@ -43,6 +43,21 @@ export function oneCallPerItem(estimate: CallEstimate): CallEstimate {
     perEpochEnd: per(estimate.perEpochEnd),
     once: per(estimate.once),
   };
+}
+
+/**
+ * Stages a step calls only when it must: a merge when a group has several patches (or both groups
+ * have edits), the ranking when the merged edits exceed the step's budget, a consolidation when
+ * the execution notes pass their threshold. The low end of the dollar range leaves them out.
+ */
+const CONDITIONAL_STAGES: readonly string[] = ['merge', 'ranking', 'appendix_consolidate'];
+
+/** The low end's calls: one target call per item, and none of the conditional optimizer calls. */
+export function leastCalls(estimate: CallEstimate): CallEstimate {
+  const one = oneCallPerItem(estimate);
+  const perStep = { ...one.perStep };
+  for (const stage of CONDITIONAL_STAGES) if (stage in perStep) perStep[stage] = 0;
+  return { ...one, perStep };
 }
 
 export function estimateCalls(

@@ -1,13 +1,14 @@
 /**
  * A dollar range before anything is spent: the call estimate (at most, per stage) times rough
  * prompt and reply sizes for each role, priced with the same table the accounting uses. The low
- * end assumes short replies and the skill prefix read from the provider's prompt cache after the
- * first call per skill version (costCache.ts); the high end assumes every reply runs long and no
+ * end assumes short replies, no merge, ranking or consolidation call (made only when a step needs
+ * one) and the skill prefix read from the provider's prompt cache after the first call per skill
+ * version (costCache.ts); the high end assumes every reply runs long, every such call, and no
  * cache hit. An item the target answers in several calls (tool or refinement turns) counts once at
  * the low end and every turn, each with the earlier turns in its prompt, at the high end. Models
  * without a known price are named, never counted as $0.
  */
-import { oneCallPerItem, TARGET_STAGES, type CallEstimate } from './callEstimate';
+import { leastCalls, TARGET_STAGES, type CallEstimate } from './callEstimate';
 import { cacheableCalls, cachePrefixApplies, describeCacheAssumption, lowEndCacheTokens } from './costCache';
 import { agentFor } from './llm/agents/fromConfig';
 import { PRESETS } from './llm/agents/presets';
@@ -112,8 +113,9 @@ export function estimateCost(prepared: PreparedRun): CostEstimate {
     return calls;
   };
   // The high end: every item takes all its turns, each later one carrying the earlier replies and
-  // tool results; the low end: one call per item.
-  const lowEstimate = oneCallPerItem(estimate);
+  // tool results, and every conditional optimizer call is made; the low end: one call per item,
+  // no merge, ranking or consolidation.
+  const lowEstimate = leastCalls(estimate);
   const callsFor = { low: count(lowEstimate), high: count(estimate) };
   const turns = estimate.targetTurns ?? 1;
   const history = ((turns - 1) / 2) * (perCall.target.reply.high + TURN_HISTORY_TOKENS);

@@ -44,6 +44,8 @@ export function evalIdentity(
     skill: sha256(what.skill),
     split: what.split,
     aa: what.aa,
+    // Each A/A run samples every item evaluation.repeats times: another count is another check.
+    aa_repeats: what.aa && prepared.settings.repeats > 1 ? prepared.settings.repeats : undefined,
     target: targetSettings,
     // The data, its split and the scorer (the rows carry their scores).
     env,

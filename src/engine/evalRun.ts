@@ -1,5 +1,6 @@
 /** Eval-only: score one skill on a split with the target alone (reference scripts/eval_only.py). */
 import { setMaxListeners } from 'node:events';
+import { existsSync } from 'node:fs';
 import { withShuffledChoices } from './data/choiceShuffle';
 import type { TaskItem } from './data/tasks';
 import { makeContext, STOPPED_CALLS_WAIT_MS, type PreparedRun, type RunHooks } from './run';
@@ -12,6 +13,7 @@ import { EVAL_FILE, RUN_FILE, RunLayout, repeatDir } from './store/layout';
 import { acquireRunLock } from './store/runLock';
 import { aaReport, type AaReport } from './optimizer/aaCheck';
 import { claimEvalFolder, evalIdentity } from './evalIdentity';
+import { refuseForeignFolder } from './train/sameRun';
 import { evaluateItems, type TestSummary } from './train/evaluate';
 import { rolloutFor } from './train/rollout';
 
@@ -94,6 +96,12 @@ export async function evalPrepared(
   const chosen = evalItemsOf(prepared, opts.split);
   const outDir = prepared.outDir;
   const run = new RunLayout(outDir);
+  // Only a new or empty folder, a run's, or an earlier evaluation's (`--out .` would strew its files there).
+  if (!existsSync(run.file(EVAL_FILE.identity)))
+    refuseForeignFolder(
+      outDir,
+      'an evaluation writes eval_summary.json, ledger.jsonl, its answers and more into it',
+    );
   makeDir(outDir);
   const release = acquireRunLock(outDir);
   try {
@@ -148,22 +156,27 @@ export async function evalPrepared(
     // Named as the user named the split (selection, valid_seen, …), as the reference's eval_only does.
     const dir = run.evalOnlyDir(opts.split);
     const first = evaluateItems(ctx, chosen, opts.skill, dir, 'eval');
-    // A/A: the same skill again, each run a repeat of its own (its own seed, cache entry and folder).
-    const again = Array.from({ length: Math.max(0, (opts.aa ?? 0) - 1) }, (_, r) =>
+    // A/A: the same skill again, each sample a repeat of its own (its own seed, cache entry and
+    // folder). Each run takes evaluation.repeats samples per item, as the gate's evaluations do.
+    const perRun = opts.aa ? Math.max(1, prepared.settings.repeats) : 1;
+    const again = Array.from({ length: Math.max(0, (opts.aa ?? 0) * perRun - 1) }, (_, r) =>
       rolloutFor(ctx, chosen, opts.skill, repeatDir(dir, r + 1), 'eval', undefined, r + 1),
     );
     const [done, ...others] = await Promise.all([first, ...again]);
     summary = done.summary;
-    if (opts.aa)
-      aa = aaReport(
-        [done.results, ...others].map((results) => ({ items: itemMeans([results]) })),
-        {
-          metric: prepared.settings.gateMetric,
-          mixedWeight: prepared.settings.gateMixedWeight,
-          alpha: prepared.settings.gate.alpha,
-          seed: prepared.settings.seed,
-        },
-      );
+    if (opts.aa) {
+      const samples = [done.results, ...others];
+      const runs = Array.from({ length: opts.aa }, (_, k) => ({
+        items: itemMeans(samples.slice(k * perRun, (k + 1) * perRun)),
+      }));
+      const report = aaReport(runs, {
+        metric: prepared.settings.gateMetric,
+        mixedWeight: prepared.settings.gateMixedWeight,
+        alpha: prepared.settings.gate.alpha,
+        seed: prepared.settings.seed,
+      });
+      aa = perRun > 1 ? { ...report, repeats: perRun } : report;
+    }
   } catch (err) {
     if (capReason && !opts.signal.aborted) throw budgetError(capReason);
     throw err;

@@ -6,14 +6,19 @@ import { envFields } from './config/schema/envFields';
 /** Backends whose provider takes a sampling seed, so repeated samples can differ by seed. */
 const SEEDED_BACKENDS: ReadonlySet<string> = new Set(['openai', 'azure_openai']);
 
-/** What evaluation.repeats can vary on this target, said once (repeats are never silently alike). */
+/**
+ * What repeated samples can vary on this target, said once (repeats are never silently alike): the
+ * selection's evaluation.repeats, or the max_repeats the paired gate's more_repeats samples up to.
+ */
 export function repeatsNotice(kind: string, cfg: SkillOptConfig): string | undefined {
-  const n = cfg.evaluation.repeats;
-  if (n <= 1 || SEEDED_BACKENDS.has(kind)) return undefined;
+  const e = cfg.evaluation;
+  const more = e.gate_test === 'paired' && e.on_inconclusive === 'more_repeats' && e.max_repeats > e.repeats;
+  if ((e.repeats <= 1 && !more) || SEEDED_BACKENDS.has(kind)) return undefined;
+  const key = e.repeats > 1 ? `evaluation.repeats: ${e.repeats}` : `evaluation.max_repeats: ${e.max_repeats}`;
   const t = cfg.model.target_temperature;
   if (kind === 'sim')
-    return `evaluation.repeats: ${n}: the simulated target is deterministic, so its repeats give the same answers`;
-  return `evaluation.repeats: ${n}: the ${kind} target takes no seed; repeats differ only by sampling (target temperature ${t ?? 'the provider default'})`;
+    return `${key}: the simulated target is deterministic, so its repeats give the same answers`;
+  return `${key}: the ${kind} target takes no seed; repeats differ only by sampling (target temperature ${t ?? 'the provider default'})`;
 }
 
 /**

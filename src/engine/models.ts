@@ -13,7 +13,7 @@ import { familySettings, type ChatFamily } from './llm/chatFamilies';
 import { buildSdkRole } from './llm/sdkRole';
 import { chatCallTimeout } from './llm/callTimeout';
 import { effortNotice } from './llm/effortNotice';
-import { ResponseCache } from './llm/cache';
+import { checkCacheDir, ResponseCache } from './llm/cache';
 import { createModelClient } from './llm/client';
 import {
   agentFor,
@@ -126,11 +126,9 @@ export function buildModels(
     ...limitSettings.providerLimits,
   };
   const limits = new LimitRegistry(limitSettings);
-  const cache = cfg.cache.enabled
-    ? new ResponseCache(cfg.cache.dir || env.cacheDir || join(homedir(), '.cache', 'skillopt', 'responses'), {
-        logger: env.logger,
-      })
-    : undefined;
+  const cacheDir = cfg.cache.dir || env.cacheDir || join(homedir(), '.cache', 'skillopt', 'responses');
+  if (cfg.cache.enabled) checkCacheDir(cacheDir, 'cache.dir');
+  const cache = cfg.cache.enabled ? new ResponseCache(cacheDir, { logger: env.logger }) : undefined;
   const secrets = Object.values(env.keys ?? {}).filter((k): k is string => !!k);
   const vars = env.env ?? process.env;
   for (const v of Object.values(API_KEY_ENV_VARS)) if (vars[v]) secrets.push(vars[v]);

@@ -16,6 +16,7 @@ import {
 } from './data/benchmarkRun';
 import type { LoadedSplits } from './data/splits';
 import { taskDataDigest, type TaskDataDigest } from './data/digest';
+import { evalsSkillNameNotices } from './data/evalsSkillName';
 import { loadData, loadSkill } from './runInputs';
 import { estimateCalls, type CallEstimate } from './callEstimate';
 import { SkillOptError } from './errors';
@@ -166,7 +167,12 @@ export function prepareRun(opts: PrepareOptions): PreparedRun {
   const skillMd = isSkillFolder(skill.path)
     ? { path: join(skill.path, SKILL_FILE), text: skillBody(skill.text) }
     : skill;
-  const skillNotices = checkSkillForRun(skillMd, cfg.model, models.target.backend === 'command');
+  const skillNotices = [
+    ...checkSkillForRun(skillMd, cfg.model, models.target.backend === 'command'),
+    ...(cfg.env.split_mode !== 'split_dir' && cfg.env.data_path
+      ? evalsSkillNameNotices(cfg.env.data_path, skillMd)
+      : []),
+  ];
   const flatConfig = redactSecrets(
     toFlatConfig(cfg, {
       train_size: splits.train.length,

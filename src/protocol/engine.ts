@@ -130,10 +130,19 @@ export interface CancelBatchesResult {
 export interface DecideParams {
   runId: string;
   step: number;
+  /**
+   * The `review/requested` question this answers. Absent for an overrule of a finished step. An
+   * answer to a question no longer open, or one without an id while the step's question is open,
+   * is `stale`: it was drawn for another question (an earlier run's, or one asked again).
+   */
+  questionId?: string;
   decisions: Array<{ editId: string; accept: boolean; reason?: string }>;
   candidate?: CandidateDecision;
   reason?: string;
 }
+
+/** What the engine did with a `review/decide`. */
+export type DecideApplied = 'pending-review' | 'overrule' | 'stale' | 'ignored';
 
 export const EngineRequests = {
   /** host → engine: handshake; the engine answers with its protocol version. */
@@ -156,9 +165,7 @@ export const EngineRequests = {
    * human-first); otherwise, for a finished step in auto mode, a candidate decision overrules the
    * gate at the next step boundary (`accept` a rejected candidate, `reject` reverts an accepted one).
    */
-  decide: request<DecideParams, { ok: boolean; applied: 'pending-review' | 'overrule' | 'ignored' }>(
-    'review/decide',
-  ),
+  decide: request<DecideParams, { ok: boolean; applied: DecideApplied }>('review/decide'),
   /** host → engine: finish in-flight work and exit. */
   shutdown: request<Record<string, never>, { ok: true }>('engine/shutdown'),
   /**

@@ -127,6 +127,8 @@ export type EngineEvent =
   | {
       /** The run waits for the person (review.mode gate-then-human or human-first). */
       type: 'review/requested';
+      /** This question alone; `review/decide` answers it by this id (a re-asked step gets a new one). */
+      questionId: string;
       step: number;
       epoch: number;
       phase: 'before_gate' | 'after_gate';

@@ -14,12 +14,16 @@ import type {
 
 const signed = (x: number): string => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(3)}`;
 
+/** `p 0.031`, `p < 0.001`: a p-value as every surface shows it. */
+export function describePValue(p: number): string {
+  return `p ${p < 0.001 ? '< 0.001' : p.toFixed(3)}`;
+}
+
 /** `p 0.031 (sign test, 19 items × 2): Δ +0.105, 95% interval [−0.011, +0.211]` */
 export function describeGateTest(t: GateTestRecord): string {
-  const p = t.p_value < 0.001 ? '< 0.001' : t.p_value.toFixed(3);
   const how = `${t.test} test${t.exact ? '' : ', estimated'}, ${t.n} items × ${t.repeats}`;
   const level = Math.round((1 - t.alpha) * 1000) / 10;
-  return `p ${p} (${how}): Δ ${signed(t.mean_delta)}, ${level}% interval [${signed(t.ci_low)}, ${signed(t.ci_high)}]`;
+  return `${describePValue(t.p_value)} (${how}): Δ ${signed(t.mean_delta)}, ${level}% interval [${signed(t.ci_low)}, ${signed(t.ci_high)}]`;
 }
 
 /** `broke 2 item(s) the current skill passes (at most 0 allowed): q7, q12` */
@@ -143,7 +147,7 @@ export function aaText(r: AaRecord): string[] {
   const pct = (n: number): string => `${r.comparisons ? Math.round((100 * n) / r.comparisons) : 0}%`;
   const spread = r.scores.length ? Math.max(...r.scores) - Math.min(...r.scores) : 0;
   return [
-    `A/A check: the same skill scored ${r.runs} times on ${r.items} items (${r.metric}): ${r.scores.map((s) => s.toFixed(3)).join(', ')} (spread ${spread.toFixed(3)}); ${r.changed_items} item(s) scored differently between runs.`,
+    `A/A check: the same skill scored ${r.runs} times${r.repeats ? `, ${r.repeats} samples per item each (evaluation.repeats, as the gate samples),` : ''} on ${r.items} items (${r.metric}): ${r.scores.map((s) => s.toFixed(3)).join(', ')} (spread ${spread.toFixed(3)}); ${r.changed_items} item(s) scored differently between runs.`,
     `  strict gate (the reference rule): would accept the skill over itself in ${r.strict_accepts} of ${r.comparisons} comparisons (${pct(r.strict_accepts)}).`,
     `  paired gate (alpha ${r.alpha}): ${r.paired_accepts} accepted (${pct(r.paired_accepts)}), ${r.paired_inconclusive} inconclusive.`,
     ...(r.cache_hits
@@ -162,5 +166,5 @@ export function aaText(r: AaRecord): string[] {
 /** `A/A ×4: strict gate accepts 3 of 12 (25%), paired 0`: one line for a tree row or a header. */
 export function aaSummary(r: AaRecord): string {
   const pct = r.comparisons ? Math.round((100 * r.strict_accepts) / r.comparisons) : 0;
-  return `A/A ×${r.runs}: strict gate accepts ${r.strict_accepts} of ${r.comparisons} (${pct}%), paired ${r.paired_accepts}`;
+  return `A/A ×${r.runs}${r.repeats ? ` (${r.repeats} repeats each)` : ''}: strict gate accepts ${r.strict_accepts} of ${r.comparisons} (${pct}%), paired ${r.paired_accepts}`;
 }

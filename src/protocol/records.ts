@@ -1,5 +1,12 @@
 /** Shapes written to the run folder; field names follow the reference so its users recognise them. */
-import type { GateTestKind, ReviewDecisionKind, ReviewMode, StepAction, TargetErrorKind } from './vocabulary';
+import type {
+  GateTestKind,
+  GateTestVerdict,
+  ReviewDecisionKind,
+  ReviewMode,
+  StepAction,
+  TargetErrorKind,
+} from './vocabulary';
 
 /** One scored target attempt (a row of `results.jsonl`). */
 export interface RolloutResult {
@@ -121,7 +128,7 @@ export interface GateTestRecord {
   /** The two-sided (1 − alpha) bootstrap interval of the mean delta. */
   ci_low: number;
   ci_high: number;
-  verdict: 'accept' | 'reject' | 'inconclusive';
+  verdict: GateTestVerdict;
 }
 
 /**
@@ -165,6 +172,8 @@ export interface NoSkillScores {
  */
 export interface AaRecord {
   runs: number;
+  /** Samples per item in each run (evaluation.repeats, as the gate samples); absent for one. */
+  repeats?: number;
   /** Items scored in every run. */
   items: number;
   metric: 'hard' | 'soft' | 'mixed';

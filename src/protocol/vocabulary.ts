@@ -110,6 +110,9 @@ export type GateTestKind = (typeof GATE_TESTS)[number];
 /** evaluation.on_inconclusive: what a paired gate does when the difference is within noise. */
 export const ON_INCONCLUSIVE = ['reject', 'more_repeats', 'ask'] as const;
 export type OnInconclusive = (typeof ON_INCONCLUSIVE)[number];
+/** What the paired gate's test says (history.json `gate_test.verdict`); the gate action follows from it. */
+export const GATE_TEST_VERDICTS = ['accept', 'reject', 'inconclusive'] as const;
+export type GateTestVerdict = (typeof GATE_TEST_VERDICTS)[number];
 
 // ── candidates ───────────────────────────────────────────────────────────────────────────────
 
@@ -119,6 +122,22 @@ export type CandidateOrigin = (typeof CANDIDATE_ORIGINS)[number];
 
 /** Who decided a verdict: a candidate's own gate, the final selection check, or a person. */
 export type VerdictOrigin = CandidateOrigin | 'final' | 'human';
+
+// ── step names ───────────────────────────────────────────────────────────────────────────────
+
+/** A step's name (the reference's spelling): its folder (`steps/step_0003`) and its skill's origin label. */
+export function stepName(step: number): string {
+  return `step_${String(step).padStart(4, '0')}`;
+}
+
+/** `step_0007` back to 7; undefined for any other name. */
+export function parseStepName(name: string): number | undefined {
+  const m = /^step_(\d+)$/.exec(name);
+  return m ? Number(m[1]) : undefined;
+}
+
+/** The current skill's origin after a person's accept (`human_step_0004`) or revert (`human_revert_step_0004`) of a step. */
+export const HUMAN_ORIGIN_PREFIX = { accept: 'human_', revert: 'human_revert_' } as const;
 
 // ── review ───────────────────────────────────────────────────────────────────────────────────
 
@@ -143,10 +162,12 @@ export const REVIEW_DECISIONS = ['human_accept', 'human_reject', 'human_pruned',
 export type ReviewDecisionKind = (typeof REVIEW_DECISIONS)[number];
 
 /** A person's answer on a whole candidate (`review/decide`'s `candidate`); not a gate action. */
-export type CandidateDecision = 'accept' | 'reject';
+export const CANDIDATE_DECISIONS = ['accept', 'reject'] as const;
+export type CandidateDecision = (typeof CANDIDATE_DECISIONS)[number];
 
 /** A person's overrule of a finished step (`human_decisions.json`'s `decision`); not a gate action. */
-export type OverruleDecision = 'accept' | 'revert';
+export const OVERRULE_DECISIONS = ['accept', 'revert'] as const;
+export type OverruleDecision = (typeof OVERRULE_DECISIONS)[number];
 
 // ── providers ────────────────────────────────────────────────────────────────────────────────
 

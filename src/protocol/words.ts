@@ -4,7 +4,7 @@
  * terms stay in hovers and files; labels are what a user of the editor reads. Browser-safe.
  */
 import type { StopCap } from './events';
-import type { EpochEndAction, VerdictAction } from './vocabulary';
+import { HUMAN_ORIGIN_PREFIX, parseStepName, type EpochEndAction, type VerdictAction } from './vocabulary';
 
 export type { EpochEndAction };
 
@@ -43,12 +43,17 @@ export function actionLabel(action: string): string {
  */
 export function originLabel(origin: string): string {
   if (origin === 'initial_skill') return 'the initial skill';
-  const m = /^(human_revert_|human_|)step_(\d+)$/.exec(origin);
-  if (m) {
-    const step = Number(m[2]);
-    return m[1] === 'human_revert_'
+  // The longer prefix first: a revert's origin also starts with the accept's.
+  for (const [by, prefix] of [
+    ['revert', HUMAN_ORIGIN_PREFIX.revert],
+    ['accept', HUMAN_ORIGIN_PREFIX.accept],
+    ['gate', ''],
+  ] as const) {
+    const step = origin.startsWith(prefix) ? parseStepName(origin.slice(prefix.length)) : undefined;
+    if (step === undefined) continue;
+    return by === 'revert'
       ? `your revert of step ${step}`
-      : m[1]
+      : by === 'accept'
         ? `your review of step ${step}`
         : `step ${step}`;
   }
@@ -56,7 +61,7 @@ export function originLabel(origin: string): string {
   if (e) {
     const epoch = Number(e[2]);
     if (e[1] === 'slow_update_placeholder')
-      return `the epoch ${epoch} slow update (an empty block, filled from the next epoch)`;
+      return `the epoch ${epoch} slow update (an empty block, not yet filled by a later slow update)`;
     return e[1] === 'slow_update' ? `the epoch ${epoch} slow update` : `the epoch ${epoch} meta reflection`;
   }
   return origin.replace(/_/g, ' ');

@@ -6,6 +6,7 @@
 import { gatePower } from '../engine/train/gateSettings';
 import { noSkillOff } from '../engine/train/finalize';
 import { readSkillToScore } from '../engine/skill/package/artifacts';
+import { readSkillText } from '../engine/skill/skillFile';
 import { SkillOptError } from '../engine/errors';
 import type { EngineEvent } from '../protocol/events';
 import { levelAtLeast, type Logger } from '../engine/log';
@@ -23,6 +24,7 @@ import {
   EngineRequests,
   protocolVersion,
   type CancelledBatchInfo,
+  type DecideApplied,
   type DecideParams,
   type RunSource,
 } from '../protocol/engine';
@@ -49,33 +51,40 @@ interface ActiveRun {
   reviewer: QueueReviewer;
 }
 
-/** Reviews wait here until the host sends `review/decide`; overrules queue for the next step. */
+/**
+ * Reviews wait here until the host sends `review/decide` naming their question; overrules queue for
+ * the next step.
+ */
 export class QueueReviewer implements Reviewer {
-  private readonly pending = new Map<number, (d: ReviewDecision) => void>();
+  private readonly pending = new Map<string, { step: number; answer: (d: ReviewDecision) => void }>();
   private overrules: Overrule[] = [];
 
   review(request: ReviewRequest, signal: AbortSignal): Promise<ReviewDecision> {
     return new Promise((resolve, reject) => {
-      this.pending.set(request.step, resolve);
+      this.pending.set(request.questionId, { step: request.step, answer: resolve });
       signal.addEventListener('abort', () => {
-        this.pending.delete(request.step);
+        this.pending.delete(request.questionId);
         reject(cancelledError('Waiting for review'));
       });
     });
   }
 
-  decide(p: DecideParams): 'pending-review' | 'overrule' | 'ignored' {
-    const waiting = this.pending.get(p.step);
+  decide(p: DecideParams): DecideApplied {
     const decision: ReviewDecision = {
       edits: p.decisions,
       ...(p.candidate ? { candidate: p.candidate } : {}),
       ...(p.reason ? { reason: p.reason } : {}),
     };
-    if (waiting) {
-      this.pending.delete(p.step);
-      waiting(decision);
+    // An answer is to one question: keyed by step alone, one drawn for an earlier question of the
+    // same step (a previous run in this folder, a re-ask) would answer the new one unseen.
+    if (p.questionId !== undefined) {
+      const waiting = this.pending.get(p.questionId);
+      if (!waiting || waiting.step !== p.step) return 'stale';
+      this.pending.delete(p.questionId);
+      waiting.answer(decision);
       return 'pending-review';
     }
+    if ([...this.pending.values()].some((w) => w.step === p.step)) return 'stale';
     if (!p.candidate) return 'ignored';
     this.overrules.push({
       step: p.step,
@@ -251,9 +260,10 @@ export function serve(transport: Transport): RpcConnection {
   conn.onRequest(EngineRequests.evaluate, async (p, signal) => {
     const prepared = prepare(p, p.outDir ? { outDir: p.outDir } : {});
     try {
-      const { readFileSync } = await import('node:fs');
-      // A skill folder run's best_skill.md is scored with its folder (the whole skill).
-      const skill = readSkillToScore(p.skillPath, (f) => readFileSync(f, 'utf8'));
+      // A skill folder run's best_skill.md is scored with its folder (the whole skill). The file is
+      // held to env.skill_init's checks: a binary, non-UTF-8 or over-large file is refused before any call.
+      const maxBytes = prepared.config.env.max_skill_bytes;
+      const skill = readSkillToScore(p.skillPath, (f) => readSkillText(f, maxBytes, 'the Evaluate command'));
       const seqRun = `eval:${p.skillPath}`;
       let seq = 0;
       return await evalPrepared(prepared, {

@@ -6,6 +6,7 @@ type Ready = Extract<EngineEvent, { type: 'candidate/ready' }>;
 export function askBeforeGate(ready: Ready): Extract<EngineEvent, { type: 'review/requested' }> {
   return {
     type: 'review/requested',
+    questionId: `asked-${ready.candidateHash}`,
     step: ready.step,
     epoch: ready.epoch,
     phase: 'before_gate',

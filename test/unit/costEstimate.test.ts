@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { leastCalls } from '../../src/engine/callEstimate';
 import { cacheableCalls, lowEndCacheTokens } from '../../src/engine/costCache';
 import { describeCost, describeCostLines, estimateCost } from '../../src/engine/costEstimate';
 import { PRESETS } from '../../src/engine/llm/agents/presets';
@@ -65,6 +66,34 @@ describe('cost estimate before a run', () => {
     const longer = estimateCost(run);
     assert.equal(longer.low, kept.low);
     assert.ok(longer.high! > kept.high!, `${longer.high} against ${kept.high}`);
+  });
+
+  it('leaves the calls a step makes only when it must out of the low end: merges, ranking, consolidation', () => {
+    const models = ['model.optimizer=gpt-4o', 'model.target=gpt-4o', 'model.prompt_caching=false'];
+    // Smaller merge groups mean more merge calls at most (3 analysts: 2 groups + the final merge).
+    const wide = prepare(models);
+    const narrow = prepare([...models, 'gradient.merge_batch_size=2']);
+    assert.ok(narrow.estimate.perStep.merge > wide.estimate.perStep.merge);
+    const [w, n] = [estimateCost(wide), estimateCost(narrow)];
+    assert.ok(n.high! > w.high!, `${n.high} against ${w.high}`);
+    // A group of one patch is not merged, edits within the budget are not ranked: the low end
+    // pays neither, whatever the most they could be.
+    assert.equal(n.low, w.low);
+    const consolidating = estimateCost(
+      prepare([
+        ...models,
+        'optimizer.use_skill_aware_reflection=true',
+        'optimizer.skill_aware_consolidate_threshold=5',
+      ]),
+    );
+    const aware = estimateCost(prepare([...models, 'optimizer.use_skill_aware_reflection=true']));
+    assert.ok(consolidating.high! > aware.high!);
+    assert.equal(consolidating.low, aware.low);
+    // The low end's calls: one per item, none of the conditional ones, every other stage as counted.
+    const least = leastCalls(narrow.estimate);
+    assert.deepEqual(least.perStep, { ...narrow.estimate.perStep, merge: 0, ranking: 0 });
+    assert.deepEqual(least.perEpochEnd, narrow.estimate.perEpochEnd);
+    assert.deepEqual(least.once, narrow.estimate.once);
   });
 
   it('counts one appendix consolidation per step only when skill-aware reflection can consolidate', () => {

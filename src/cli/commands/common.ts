@@ -113,8 +113,9 @@ function knownFlags(spec: CommandSpec): Map<string, FlagSpec> {
 
 /** node's parser for our own flags; its complaints (a missing value…) become usage errors. */
 function strictParse(mine: string[], spec: CommandSpec): ReturnType<typeof parseArgs> {
+  let parsed: ReturnType<typeof parseArgs>;
   try {
-    return parseArgs({
+    parsed = parseArgs({
       args: mine,
       options: Object.fromEntries([...knownFlags(spec)].map(([name, f]) => [name, { type: f.type }])),
       allowPositionals: true,
@@ -125,6 +126,11 @@ function strictParse(mine: string[], spec: CommandSpec): ReturnType<typeof parse
       `see skillopt ${spec.name} --help`,
     );
   }
+  // `--out "$DIR"` with DIR unset: taken as no --out, the run would go to the default folder.
+  for (const [name, value] of Object.entries(parsed.values))
+    if (value === '')
+      throw new UsageError(`--${name} was given an empty value`, `give --${name} a value, or leave it out`);
+  return parsed;
 }
 
 /** Engine logs to stderr, so stdout stays clean for `--json` and for piping the skill. */

@@ -146,6 +146,9 @@ export function toFlatConfig(config: SkillOptConfig, derived: FlatDerived): Reco
 }
 
 const SECRET_NAME = /key|token|secret/i;
+/** Keys whose names look like a secret's but whose values are a fixed set of words. */
+const NOT_SECRET = new Set(['prompt_cache_key']);
+const namesSecret = (key: string): boolean => SECRET_NAME.test(key) && !NOT_SECRET.has(key);
 
 /** A `k=v` override as it may be shown or logged: the value masked when the key names a secret. */
 export function redactOverride(override: string): string {
@@ -154,8 +157,7 @@ export function redactOverride(override: string): string {
   const key = override.slice(0, eq);
   const value = override.slice(eq + 1);
   // Numbers are never secrets (max_completion_tokens), as in redactSecrets.
-  const secret =
-    SECRET_NAME.test(key.split('.').pop() ?? '') && value !== '' && !/^-?\d+(\.\d+)?$/.test(value);
+  const secret = namesSecret(key.split('.').pop() ?? '') && value !== '' && !/^-?\d+(\.\d+)?$/.test(value);
   return secret ? `${key}=${mask(value)}` : `${key}=${scrubUrl(value)}`;
 }
 
@@ -164,13 +166,19 @@ function isCount(key: string, value: string): boolean {
   return /tokens$/i.test(key) && /^\d+$/.test(value.trim());
 }
 
+/**
+ * Only a long secret keeps its ends, to tell keys apart (a real provider key has 40 characters or
+ * more): four and four of a short one would give most of it away (8 of a 9-character key).
+ */
+const MASK_SHOWS_ENDS_FROM = 24;
+
 function mask(value: string): string {
-  return value.length <= 8 ? '***' : `${value.slice(0, 4)}...${value.slice(-4)}`;
+  return value.length < MASK_SHOWS_ENDS_FROM ? '***' : `${value.slice(0, 4)}...${value.slice(-4)}`;
 }
 
 /**
  * Copy of `value` with every non-empty string stored under a key whose name contains "key",
- * "token" or "secret" masked (`abcd...wxyz`, `***` when 8 characters or fewer). Numbers such as
+ * "token" or "secret" masked (`abcd...wxyz`, `***` when shorter than 24 characters). Numbers such as
  * max_completion_tokens are left alone. Every URL-valued string loses its userinfo and the values
  * of credential-like query parameters (scrubUrl), whatever its key. Recurses through objects and arrays.
  */
@@ -185,7 +193,7 @@ function redact(value: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [key, v] of Object.entries(value)) {
     out[key] =
-      SECRET_NAME.test(key) && typeof v === 'string' && v !== '' && !isCount(key, v) ? mask(v) : redact(v);
+      namesSecret(key) && typeof v === 'string' && v !== '' && !isCount(key, v) ? mask(v) : redact(v);
   }
   return out;
 }

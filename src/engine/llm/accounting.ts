@@ -28,6 +28,11 @@ export interface UsageEntry extends UsageKey {
   retries: number;
   /** Calls that failed after all attempts. */
   failures: number;
+  /**
+   * Requests sent and cut off before their reply (a stop, the request timeout) without saying what
+   * they spent: their tokens are unknown, and the provider may bill them.
+   */
+  cutOff: number;
   /** Dollars agent CLIs reported for these calls (rows of a cliPricedProvider; 0 elsewhere). */
   reportedDollars: number;
   /** null when the model's price is unknown; never a made-up 0. */
@@ -40,6 +45,8 @@ export interface AccountingSummary extends AccountingTotals {
   seconds: number;
   retries: number;
   failures: number;
+  /** Requests cut off before their reply: when above 0, the tokens and dollars are a lower bound. */
+  cutOff: number;
   /** Dollars of the priced calls: the whole cost when `dollars` is set, a lower bound otherwise. */
   knownDollars: number;
   /** Models that were called but have no known price. */
@@ -88,6 +95,7 @@ export const ZERO_COUNTERS: Counters = {
   cacheHits: 0,
   retries: 0,
   failures: 0,
+  cutOff: 0,
   reportedDollars: 0,
 };
 const COUNTER_NAMES = Object.keys(ZERO_COUNTERS) as Array<keyof Counters>;
@@ -117,7 +125,7 @@ export class Accounting {
   private readonly fallbackCounts = new Map<string, number>();
   private readonly fallbackLog: FallbackRecord[] = [];
   private readonly reaskCounts = new Map<string, number>();
-  private readonly listeners = new Set<(totals: AccountingSummary) => void>();
+  private readonly listeners = new Set<() => void>();
   private readonly recordListeners = new Set<(record: AccountingRecord) => void>();
   private readonly open = new Set<Promise<unknown>>();
   readonly prices: PriceTable;
@@ -173,6 +181,11 @@ export class Accounting {
       cachedTokens: usage.cachedTokens ?? 0,
       cacheWriteTokens: usage.cacheWriteTokens ?? 0,
     });
+  }
+
+  /** A request sent and cut off before its reply, which said nothing of what it spent. */
+  recordCutOff(key: UsageKey): void {
+    this.bump(key, { cutOff: 1 });
   }
 
   /** Registers a call in progress; `settled()` waits for it. */
@@ -284,8 +297,12 @@ export class Accounting {
     return () => this.recordListeners.delete(listener);
   }
 
-  /** Listen for new totals after every recorded call, hit, failure or fallback. Returns an unsubscribe. */
-  onChange(listener: (totals: AccountingSummary) => void): () => void {
+  /**
+   * Called after every recorded call, hit, failure or fallback; `totals()` has the figures. Not
+   * handed them: pricing every row runs on each reply's path, and the run's listeners only throttle
+   * or check caps. Returns an unsubscribe.
+   */
+  onChange(listener: () => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
@@ -323,11 +340,9 @@ export class Accounting {
   }
 
   private notify(): void {
-    if (!this.listeners.size) return;
-    const totals = this.totals();
     for (const listener of this.listeners) {
       try {
-        listener(totals);
+        listener();
       } catch (err) {
         // A broken listener must not fail the model call that triggered it.
         this.logger?.log('error', 'accounting', `accounting listener failed: ${String(err)}`);
@@ -351,6 +366,7 @@ function summarize(entries: UsageEntry[], fallbacks: Record<string, number>): Ac
     seconds: 0,
     retries: 0,
     failures: 0,
+    cutOff: 0,
     knownDollars: 0,
     unpricedModels: [],
     cachedTokens: 0,
@@ -372,6 +388,7 @@ function summarize(entries: UsageEntry[], fallbacks: Record<string, number>): Ac
     t.seconds += e.seconds;
     t.retries += e.retries;
     t.failures += e.failures;
+    t.cutOff += e.cutOff;
     if (e.dollars !== null) t.knownDollars += e.dollars;
     else if (e.calls > 0 || e.promptTokens + e.completionTokens > 0) unpriced.add(e.model);
   }

@@ -151,6 +151,8 @@ class RetryingModelClient implements ModelClient {
           timeoutMs,
           (s) => (seconds += s),
           (late) => this.opts.accounting?.recordStopped(usageKey, { seconds: 0, ...late }),
+          // A simulated call costs nothing, cut off or not.
+          () => (this.impl.provider === 'sim' ? undefined : this.opts.accounting?.recordCutOff(usageKey)),
         );
       } catch (err) {
         const lost = spentBy(err);
@@ -226,8 +228,13 @@ class RetryingModelClient implements ModelClient {
     caller: AbortSignal,
     timeoutMs: number,
     addSeconds: (s: number) => void,
-    /** What a call stopped by the caller turns out to have spent once it ends (agent runs say so). */
+    /**
+     * What a call stopped by the caller turns out to have spent once it ends, or as this process
+     * exits with it still running (agent runs say so).
+     */
     spentAfterStop: (u: Usage) => void,
+    /** A request cut off (stop or timeout) that said nothing of what it spent. */
+    cutOff: () => void,
   ): Promise<BackendReply> {
     const once = async (): Promise<BackendReply> => {
       const started = this.now();
@@ -242,25 +249,27 @@ class RetryingModelClient implements ModelClient {
               controller.abort(new CallTimeoutError(timeoutMs));
             }, timeoutMs)
           : undefined;
-      const call = this.impl.call({ ...req, timeoutMs }, controller.signal);
+      const call = this.impl.call({ ...req, timeoutMs }, controller.signal, spentAfterStop);
       try {
         // Racing the signal makes cancellation and timeouts prompt even for a backend that ignores it.
         return await raceAbort(call, controller.signal);
       } catch (err) {
-        if (timedOut && !caller.aborted) throw new CallTimeoutError(timeoutMs);
-        if (caller.aborted) {
+        if (timedOut || caller.aborted) {
           // The stop is prompt, but an agent run ends with a bill for what it did until the stop
           // (its transcript): record it then, and let the run wait for it. An HTTP call rejects
-          // at once when aborted and reports nothing.
+          // at once when aborted and reports nothing: it was sent, so it is counted as cut off
+          // (the provider may bill it; the totals are then a lower bound).
           const late = call.then(
             () => undefined,
             (e: unknown) => {
               const u = spentBy(e);
-              if (u) spentAfterStop(u);
+              if (u && caller.aborted) spentAfterStop(u);
+              else if (!u) cutOff();
             },
           );
           void this.opts.accounting?.opened(late);
         }
+        if (timedOut && !caller.aborted) throw new CallTimeoutError(timeoutMs);
         throw err;
       } finally {
         if (timer) clearTimeout(timer);

@@ -25,7 +25,6 @@
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 import { cancelledError, SkillOptError } from '../errors';
-import type { Logger } from '../log';
 import { SKILL_DIR_NAME, SKILL_DIR_NAME_RULE } from '../skill/dirName';
 import { writeFileAtomic } from '../store/atomic';
 import { splitCommand } from './agents/argv';
@@ -45,7 +44,7 @@ import {
   defaultAgentsRoot,
   ensurePrivateDir,
   enterFixedDirs,
-  homeEnv,
+  taskProcessEnv,
   instructionFilesAbove,
   leaveFixedDirs,
   makeTaskDirs,
@@ -56,59 +55,19 @@ import {
 } from './agents/isolation';
 import { rerunWhileEmpty } from './agents/emptyAnswer';
 import { agentSpent, notInstalledError, readFinishedRun, stoppedRunUsage } from './agents/outcome';
-import { isAgentName, PRESETS, type AgentName, type AgentPreset, type AgentSettings } from './agents/presets';
+import { isAgentName, PRESETS, type AgentPreset } from './agents/presets';
 import { runProcess, SpawnError, type ProcessResult } from './agents/process';
 import { trackTaskFolder, untrackTaskFolder } from './agents/exitCleanup';
-import type { BackendReply, ChatBackend, ChatRequest, TaskContext } from './types';
+import { runExitSpend, taskExitSpend, type AtExitSpend } from './agents/exitSpend';
+import { machineWideWarning } from './agents/machineWide';
+import type { CommandBackendOptions } from './commandOptions';
+import type { BackendReply, ChatBackend, ChatRequest, TaskContext, Usage } from './types';
 
 export { splitCommand } from './agents/argv';
 export { renderPrompt, renderSkillFile } from './agents/delivery';
 export { AgentRunError, classifyRun } from './agents/errors';
 export { type AgentName, type AgentSettings } from './agents/presets';
-
-export interface CommandBackendOptions {
-  /** A known agent CLI; its preset decides argv, skill folder, output format and isolation. */
-  agent?: AgentName;
-  /** The agent's program (a name on PATH or a full path); default the preset's. */
-  program?: string;
-  /** A custom command instead of a preset: argv template, or a command string split shell-style. */
-  command?: string | readonly string[];
-  /** Must be true: agent CLIs run tools and edit files. */
-  trusted: boolean;
-  /** Label for accounting and run records; defaults to the model the settings name, else the program. */
-  model?: string;
-  /** What the config says about the agent (model, base URL, effort, sandbox, ...). */
-  settings?: AgentSettings;
-  /** `native` (default): the prompt carries only the task. `pointer`: one line names SKILL.md too. */
-  delivery?: Delivery;
-  /** Wall-clock limit per task (default 600 s). */
-  timeoutMs?: number;
-  /** Wait between SIGTERM and SIGKILL (default 5 s). */
-  killGraceMs?: number;
-  /** Bytes of stdout (and of stderr) kept; head and tail survive (default 1 MiB for presets, 64 KiB otherwise). */
-  maxOutputBytes?: number;
-  /** Leave each task folder on disk and report its path in the trace. */
-  keepWorkspaces?: boolean;
-  /** Runs again of a task whose final answer is empty (default 0; presets: EXEC_EMPTY_RESPONSE_RETRIES). */
-  emptyAnswerRetries?: number;
-  /** The folder SkillOpt owns for task folders (default `<os temp>/skillopt-agents`). */
-  workspaceRoot?: string;
-  /** Skill directory name; overrides the request's `task.skillName`. */
-  skillName?: string;
-  /** `description` in the SKILL.md front matter, for a skill that has none. */
-  skillDescription?: string;
-  /** The skill's folder: its references/, scripts/ and assets/ go beside SKILL.md (nothing else of it). */
-  skillFolder?: string;
-  /** Extra variables for the agent, set as given. */
-  env?: Record<string, string>;
-  /** Names of variables passed through from the parent environment, beyond the preset's own. */
-  passEnv?: readonly string[];
-  /** The environment the allow-list reads from (default process.env). */
-  parentEnv?: NodeJS.ProcessEnv;
-  /** The user's home, read only for credential files to copy (default os.homedir()). */
-  userHome?: string;
-  logger?: Logger;
-}
+export { type CommandBackendOptions } from './commandOptions';
 
 /** Task folders older than this are a crashed run's leftovers and are removed at start. */
 const STALE_MS = 24 * 3600 * 1000;
@@ -208,7 +167,7 @@ export class CommandBackend implements ChatBackend {
     return this.errors.get(task);
   }
 
-  async call(req: ChatRequest, signal: AbortSignal): Promise<BackendReply> {
+  async call(req: ChatRequest, signal: AbortSignal, spentAtExit?: (u: Usage) => void): Promise<BackendReply> {
     if (req.role !== 'target') {
       throw new SkillOptError('config', 'The command backend can only serve the target role', {
         key: 'model.optimizer_backend',
@@ -233,12 +192,12 @@ export class CommandBackend implements ChatBackend {
     if (this.preset?.name === 'copilot') {
       if (this.firstRun) await this.firstRun.catch(() => undefined);
       else {
-        const first = this.runTask(task, signal);
+        const first = this.runTask(task, signal, spentAtExit);
         this.firstRun = first;
         return this.remember(req.task, first);
       }
     }
-    return this.remember(req.task, this.runTask(task, signal));
+    return this.remember(req.task, this.runTask(task, signal, spentAtExit));
   }
 
   private async remember(key: TaskContext, work: Promise<BackendReply>): Promise<BackendReply> {
@@ -251,21 +210,28 @@ export class CommandBackend implements ChatBackend {
   }
 
   /** One task, run again while its final answer is empty (agents/emptyAnswer.ts). */
-  private runTask(task: TaskContext, signal: AbortSignal): Promise<BackendReply> {
+  private runTask(
+    task: TaskContext,
+    signal: AbortSignal,
+    spentAtExit: ((u: Usage) => void) | undefined,
+  ): Promise<BackendReply> {
+    const earlier: Usage[] = [];
+    const atExit = taskExitSpend(spentAtExit, earlier);
     return rerunWhileEmpty(
       task,
       this.options.emptyAnswerRetries ?? 0,
-      (t) => this.runOnce(t, signal),
+      (t) => this.runOnce(t, signal, atExit),
       (n, of) =>
         this.options.logger?.log(
           'warn',
           'command',
           `task ${task.taskId}: ${this.label} gave an empty answer; running it again (${n} of ${of})`,
         ),
+      earlier,
     );
   }
 
-  private async runOnce(task: TaskContext, signal: AbortSignal): Promise<BackendReply> {
+  private async runOnce(task: TaskContext, signal: AbortSignal, atExit?: AtExitSpend): Promise<BackendReply> {
     if (!this.sweptStale) {
       this.sweptStale = true;
       sweepStaleTaskDirs(this.agentsRoot, STALE_MS);
@@ -277,7 +243,7 @@ export class CommandBackend implements ChatBackend {
     const fixed = this.preset?.fixedDirs?.() ?? [];
     enterFixedDirs(fixed);
     try {
-      return await this.runIn(dirs, task, signal);
+      return await this.runIn(dirs, task, signal, atExit);
     } finally {
       if (!keep) {
         removeTaskDirs(dirs);
@@ -287,7 +253,12 @@ export class CommandBackend implements ChatBackend {
     }
   }
 
-  private async runIn(dirs: TaskDirs, task: TaskContext, signal: AbortSignal): Promise<BackendReply> {
+  private async runIn(
+    dirs: TaskDirs,
+    task: TaskContext,
+    signal: AbortSignal,
+    atExit: AtExitSpend | undefined,
+  ): Promise<BackendReply> {
     const opts = this.options;
     const skillDir = join(dirs.work, ...this.skillRoot.split('/'), task.skillName);
     const taskFile = join(dirs.work, 'task.md');
@@ -337,16 +308,17 @@ export class CommandBackend implements ChatBackend {
     }
     const env: Record<string, string> = {
       ...allowedEnv(parentEnv, [...(this.preset?.passEnv ?? []), ...(opts.passEnv ?? [])]),
-      ...homeEnv(dirs),
-      NO_COLOR: '1',
-      TERM: 'dumb',
+      ...taskProcessEnv(dirs, task.taskId),
       ...presetEnv,
       ...opts.env,
-      SKILLOPT_TASK_ID: task.taskId,
-      SKILLOPT_WORKSPACE: dirs.work,
     };
     opts.logger?.log('debug', 'command', `task ${task.taskId}: ${this.program} in ${dirs.work}`);
     let run: ProcessResult;
+    // Until it ends, an exit at once records what it has spent so far.
+    const exitSpend = runExitSpend(atExit, (soFar) => {
+      const used = stoppedRunUsage({ run: soFar, task, dirs, preset: this.preset });
+      return used && agentSpent(used);
+    });
     try {
       run = await runProcess(argv, {
         cwd: dirs.work,
@@ -355,7 +327,9 @@ export class CommandBackend implements ChatBackend {
         killGraceMs: opts.killGraceMs ?? 5_000,
         maxOutputBytes: opts.maxOutputBytes ?? (this.preset ? 1024 * 1024 : 64 * 1024),
         signal,
-      });
+        onStart: exitSpend.onStart,
+        ...(this.preset?.stopOn ? { stopOn: this.preset.stopOn } : {}),
+      }).finally(exitSpend.off);
     } catch (err) {
       if (err instanceof SpawnError) throw notInstalledError(err, this.label, this.preset);
       throw err;
@@ -384,7 +358,7 @@ export class CommandBackend implements ChatBackend {
     });
   }
 
-  /** Warns once when an instruction file sits above the workspaces (a CLI could read it). */
+  /** Warns once when an instruction file sits above the workspaces or machine-wide (a CLI could read it). */
   private warnAboutInstructionFiles(dirs: TaskDirs): void {
     if (this.warnedAbove) return;
     this.warnedAbove = true;
@@ -396,5 +370,7 @@ export class CommandBackend implements ChatBackend {
         `instruction files or skills above the agent workspaces (${this.agentsRoot}) may reach the agent: ${found.join(', ')}. Move them, or set a different workspace folder`,
       );
     }
+    const machineWide = this.preset && machineWideWarning(this.preset.name, this.preset.label);
+    if (machineWide) this.options.logger?.log('warn', 'command', machineWide);
   }
 }

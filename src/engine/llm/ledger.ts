@@ -42,6 +42,8 @@ export interface LedgerRow {
   cache_hits?: number;
   retries?: number;
   failures?: number;
+  /** Requests cut off before their reply (tokens unknown); absent = 0. */
+  cut_off?: number;
   /** What the agent CLI priced these calls at itself (provider `…:cli_priced`). */
   reported_dollars?: number;
   /** At the price known when it was paid; null when the model's price is unknown. */
@@ -58,6 +60,7 @@ const FIELDS: Array<[keyof Counters, keyof LedgerRow]> = [
   ['cacheHits', 'cache_hits'],
   ['retries', 'retries'],
   ['failures', 'failures'],
+  ['cutOff', 'cut_off'],
   ['reportedDollars', 'reported_dollars'],
 ];
 

@@ -54,9 +54,13 @@ export function promptCacheText(s: PromptCacheSummary): string {
  * some roles are simulated shows what the real ones cost.
  */
 export function spendLine(t: AccountingSummary, simulated = false): string {
-  // Failed calls are not in `calls`, but what they were billed is in the tokens.
-  const failed = t.failures ? ` (${count(t.failures)} more failed)` : '';
-  const calls = `Spend: ${count(t.calls)} ${t.calls === 1 ? 'call' : 'calls'}${failed}, ${count(t.promptTokens)} prompt + ${count(t.completionTokens)} completion tokens`;
+  // Failed calls and response-cache hits are not in `calls`; what failed calls were billed is in the tokens.
+  const more = [
+    ...(t.failures ? [`${count(t.failures)} more failed`] : []),
+    ...(t.cacheHits ? [`${count(t.cacheHits)} more answered from the response cache, free`] : []),
+  ];
+  const besides = more.length ? ` (${more.join('; ')})` : '';
+  const calls = `Spend: ${count(t.calls)} ${t.calls === 1 ? 'call' : 'calls'}${besides}, ${count(t.promptTokens)} prompt + ${count(t.completionTokens)} completion tokens`;
   const realSpend = t.knownDollars > 0 || t.unpricedModels.length > 0;
   if (simulated && !realSpend) return `${calls}, simulated models (no price, no provider prompt cache).`;
   const free = simulated ? ' (the simulated roles cost nothing)' : '';
@@ -64,5 +68,12 @@ export function spendLine(t: AccountingSummary, simulated = false): string {
     t.dollars !== null
       ? `${money(t.dollars)} at list prices`
       : `unknown price for ${t.unpricedModels.join(', ')}${t.knownDollars ? ` (priced part ${money(t.knownDollars)})` : ''}`;
-  return `${calls}, ${dollars}${free}. Prompt cache: ${promptCacheText(promptCacheSummary(t))}.`;
+  return `${calls}, ${dollars}${free}${cutOffText(t.cutOff)}. Prompt cache: ${promptCacheText(promptCacheSummary(t))}.`;
+}
+
+/** ", a lower bound: 2 requests were cut off …" when a stop or the request timeout cut some off. */
+export function cutOffText(cutOff: number | undefined): string {
+  if (!cutOff) return '';
+  const n = cutOff === 1 ? '1 request was' : `${count(cutOff)} requests were`;
+  return `, a lower bound: ${n} cut off before their reply (a stop or limits.request_timeout_s), their tokens unknown, and the provider may bill them`;
 }

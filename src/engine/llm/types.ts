@@ -218,7 +218,11 @@ export interface ChatBackend {
   readonly keyEnvVar?: string;
   /** Credentials this backend sends, so the client can redact them from logs, errors and cache files. */
   secrets?(): readonly string[];
-  call(req: ChatRequest, signal: AbortSignal): Promise<BackendReply>;
+  /**
+   * `spentAtExit`: what a call still running when this process exits at once (a second Ctrl-C)
+   * had spent, reported synchronously as it exits (agent runs; a request over HTTP reports nothing).
+   */
+  call(req: ChatRequest, signal: AbortSignal, spentAtExit?: (u: Usage) => void): Promise<BackendReply>;
 }
 
 /**

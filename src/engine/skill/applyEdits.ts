@@ -10,6 +10,7 @@ import {
   type MarkerHit,
   type ProtectedSpan,
 } from './markers';
+import { FRONT_MATTER_STATUS, frontMatterBreak } from './frontMatterGuard';
 import { withLfLineEndings } from './lineEndings';
 import { applyPackageEdits, namesOtherFiles } from './package/edits';
 import type { PackageEditPolicy } from './package/policy';
@@ -38,6 +39,8 @@ export interface ApplyOptions {
   anchorMode?: AnchorMode;
   /** What a skill package's edits may change (optimizer.package_edits); default the config default. */
   packagePolicy?: PackageEditPolicy;
+  /** False for a package's other files: only SKILL.md's front matter is guarded (frontMatterGuard.ts). */
+  skillFile?: boolean;
 }
 
 export type EditStatus =
@@ -60,6 +63,8 @@ export type EditStatus =
   | 'skipped_unknown_op'
   /** A skill package's edit of a file the policy does not let it change (`error` says why). */
   | 'skipped_outside_policy'
+  /** An edit of SKILL.md that broke what the agent hosts read in its front matter (`error` says how). */
+  | typeof FRONT_MATTER_STATUS
   | 'error';
 
 /** Row of `edit_apply_report.json`: the reference's keys plus `id`, `occurrences`, `warnings`. */
@@ -372,6 +377,13 @@ function applyToLfText(skill: string, edits: readonly Edit[], options: ApplyOpti
           warnings.push(PROTECTED_REGION_GUARD);
         }
       }
+      const broken =
+        outcome.text !== doc && options.skillFile !== false ? frontMatterBreak(doc, outcome.text) : undefined;
+      if (broken) {
+        outcome = { text: doc, status: FRONT_MATTER_STATUS };
+        nextHits = hits;
+        nextSpans = spans;
+      }
       doc = outcome.text;
       hits = nextHits;
       spans = nextSpans;
@@ -386,6 +398,7 @@ function applyToLfText(skill: string, edits: readonly Edit[], options: ApplyOpti
       };
       if (outcome.occurrences !== undefined) row.occurrences = outcome.occurrences;
       if (warnings.length > 0) row.warnings = warnings;
+      if (broken) row.error = `not applied: ${broken}`;
       report.push(row);
     } catch (err) {
       report.push(errorRow(index, id, err instanceof Error ? err.message : String(err)));

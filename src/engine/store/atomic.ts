@@ -116,6 +116,13 @@ export function makeDir(dir: string): void {
 /** Folders this process has made or seen made; bounded, since the engine process lives long. */
 const knownDirs = new Set<string>();
 
+/**
+ * A path with every link resolved, by the system's realpath(3): one call where Node's own walks each
+ * component with lstat (half the time per check here), and every run-folder write and append checks
+ * one (checkInsideRun). Roots and the paths checked against them resolve the same way.
+ */
+const realOf = (path: string): string => realpathSync.native(path);
+
 /** Run folders being written (resolved path → real path): writes under one must stay inside it. */
 const containedRoots = new Map<string, string>();
 
@@ -125,7 +132,7 @@ const containedRoots = new Map<string, string>();
  */
 export function containWrites(root: string): () => void {
   const key = resolve(root);
-  containedRoots.set(key, realpathSync(key));
+  containedRoots.set(key, realOf(key));
   // Folders seen before may have been replaced by links since.
   knownDirs.clear();
   return () => {
@@ -154,7 +161,7 @@ export function checkInsideRun(path: string): void {
     while (!present(existing) && existing !== root) existing = dirname(existing);
     let target: string;
     try {
-      target = realpathSync(existing);
+      target = realOf(existing);
     } catch {
       target = '';
     }

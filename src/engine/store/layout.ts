@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
-import type { ReviewPhase } from '../../protocol/vocabulary';
+import { parseStepName, stepName, type ReviewPhase, type StageName } from '../../protocol/vocabulary';
 
 /** The folder beside a config that holds its runs and the extension's evaluations by default. */
 export const STORE_DIR = '.skillopt';
@@ -138,11 +138,11 @@ export const RUN_DIR = {
   evalOnly: 'eval_only',
 } as const;
 
-/** The epoch-end stages that keep a folder per epoch. */
-export type EpochStage = 'slow_update' | 'meta_skill' | 'meta_reflect' | 'activation';
+/** The epoch-end stages that keep a folder per epoch (named as the stage, `<run>/<stage>/epoch_EE/`). */
+export type EpochStage = Extract<StageName, 'slow_update' | 'meta_skill' | 'meta_reflect' | 'activation'>;
 
 export function stepDirName(step: number): string {
-  return `step_${pad(step, 4)}`;
+  return stepName(step);
 }
 
 /** The person's saved answer for one review phase of a step (`review_before_gate.json`). */
@@ -179,8 +179,7 @@ export function evalOnlyDirName(split: string): string {
 
 /** `step_0007` back to 7; undefined for any other name. */
 export function parseStepDirName(name: string): number | undefined {
-  const m = /^step_(\d+)$/.exec(name);
-  return m ? Number(m[1]) : undefined;
+  return parseStepName(name);
 }
 
 /** `epoch_03` back to 3; undefined for any other name. */

@@ -1,13 +1,25 @@
-import { recordedBatches } from '../llm/batch/cancel';
+import { outstandingBatches } from '../llm/batch/cancel';
 import { conversationPaths } from './predictionNames';
 import { readJsonl } from './jsonl';
 import { runLockHeld } from './runLock';
 import { RESULT_ROWS } from './runRows';
-import { artifactSchemas, readHistory, readRuntimeState } from './runSchemas';
+import {
+  artifactSchemas,
+  gateTestSchema,
+  itemRegressionsSchema,
+  readHistory,
+  readRuntimeState,
+} from './runSchemas';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { EngineEvent } from '../../protocol/events';
-import type { ActivationRecord, RuntimeState, StepRecord } from '../../protocol/records';
+import type {
+  ActivationRecord,
+  GateTestRecord,
+  ItemRegressions,
+  RuntimeState,
+  StepRecord,
+} from '../../protocol/records';
 import { ENGINE_ID, isSkipped } from '../../protocol/vocabulary';
 import {
   STORE_DIR,
@@ -162,7 +174,7 @@ export function readRunFolder(dir: string): RunFolder {
   if (bestScore !== undefined) run.bestScore = bestScore;
   const bestStep = state?.best_step ?? history.at(-1)?.best_step;
   if (bestStep !== undefined) run.bestStep = bestStep;
-  const batches = status === 'running' ? 0 : recordedBatches(dir, RUN_DIR.evalOnly).length;
+  const batches = status === 'running' ? 0 : outstandingBatches(dir, RUN_DIR.evalOnly).length;
   if (batches) run.batches = batches;
   return run;
 }
@@ -305,6 +317,21 @@ export function eventsFromRunFolder(dir: string): EngineEvent[] {
     });
   }
   return events;
+}
+
+/** The gate's evidence an epoch end's result file keeps (slow_result.json, gate_result.json); a damaged entry reads as none. */
+export function epochEndGateEvidence(res: unknown): {
+  gateTest?: GateTestRecord;
+  itemRegressions?: ItemRegressions;
+} {
+  if (typeof res !== 'object' || res === null) return {};
+  const r = res as Record<string, unknown>;
+  const test = gateTestSchema.safeParse(r.gate_test);
+  const broken = itemRegressionsSchema.safeParse(r.item_regressions);
+  return {
+    ...(test.success ? { gateTest: test.data } : {}),
+    ...(broken.success ? { itemRegressions: broken.data } : {}),
+  };
 }
 
 /** The gate verdict a step record implies; none for a skipped step or one that never reached the gate. */

@@ -45,6 +45,7 @@ export const ledgerRowSchema = z.looseObject({
   cache_hits: count,
   retries: count,
   failures: count,
+  cut_off: count,
   reported_dollars: num.min(0).optional(),
   dollars: num.min(0).nullable().optional(),
 }) satisfies z.ZodType<LedgerRow>;

@@ -6,12 +6,18 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { GATE_ACTIONS, SKIP_ACTIONS } from '../../protocol/vocabulary';
+import {
+  CANDIDATE_DECISIONS,
+  GATE_ACTIONS,
+  GATE_TEST_VERDICTS,
+  SKIP_ACTIONS,
+} from '../../protocol/vocabulary';
 import type {
   AaRecord,
   ActivationRecord,
   GatePower,
   GateTestRecord,
+  ItemRegressions,
   RuntimeState,
   StepBufferEntry,
   StepRecord,
@@ -34,6 +40,7 @@ const stepAction = z.enum([...GATE_ACTIONS, ...SKIP_ACTIONS]);
 
 const aaRecord: z.ZodType<AaRecord> = z.object({
   runs: int,
+  repeats: int.optional(),
   items: int,
   metric: z.enum(['hard', 'soft', 'mixed']),
   alpha: num,
@@ -116,8 +123,15 @@ export const gateTestSchema = z.looseObject({
   alpha: num,
   ci_low: num,
   ci_high: num,
-  verdict: z.enum(['accept', 'reject', 'inconclusive']),
+  verdict: z.enum(GATE_TEST_VERDICTS),
 }) satisfies z.ZodType<GateTestRecord>;
+
+/** The per-item rule's finding (history.json and epoch-end results `item_regressions`). */
+export const itemRegressionsSchema = z.looseObject({
+  max: int.min(0),
+  items: z.array(z.string()),
+  rejected: z.boolean(),
+}) satisfies z.ZodType<ItemRegressions>;
 
 /** The fields of a history record the engine relies on; the rest is kept as written. */
 export const historySchema = z.array(
@@ -133,9 +147,7 @@ export const historySchema = z.array(
     selection_hard: num.optional(),
     selection_soft: num.optional(),
     gate_test: gateTestSchema.optional(),
-    item_regressions: z
-      .looseObject({ max: int.min(0), items: z.array(z.string()), rejected: z.boolean() })
-      .optional(),
+    item_regressions: itemRegressionsSchema.optional(),
   }),
 );
 
@@ -187,7 +199,7 @@ export const artifactSchemas = {
     edits: z
       .array(z.object({ editId: z.string(), accept: z.boolean(), reason: z.string().optional() }))
       .optional(),
-    candidate: z.enum(['accept', 'reject']).optional(),
+    candidate: z.enum(CANDIDATE_DECISIONS).optional(),
     reason: z.string().optional(),
   }),
   slowResult: z.looseObject({ action: z.string(), selection_score: num.optional() }),

@@ -213,6 +213,17 @@ export async function gateCandidate(loop: LoopContext, req: GateRequest): Promis
   return { action, sel, before, newBest, ...(test ? { test } : {}), ...(regressions ? { regressions } : {}) };
 }
 
+/** What the gate found beyond the means, as an epoch end's result file keeps it (history.json's names). */
+export function gateEvidenceFields(g: GateOutcome): {
+  gate_test?: GateTestRecord;
+  item_regressions?: ItemRegressions;
+} {
+  return {
+    ...(g.test ? { gate_test: g.test } : {}),
+    ...(g.regressions ? { item_regressions: g.regressions } : {}),
+  };
+}
+
 /**
  * The final check (reference §4.5): the last skill, when it is not the best, is scored once more
  * and promoted to best only if it beats it strictly.

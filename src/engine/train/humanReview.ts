@@ -4,9 +4,10 @@
  * step folder, so a resumed run never asks twice.
  */
 import { readSkillArtifact, writeSkillArtifact } from '../skill/package/artifacts';
+import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import type { GateAction, ReviewPhase } from '../../protocol/vocabulary';
-import { isAccepted, isInconclusive, isRejected } from '../../protocol/vocabulary';
+import { HUMAN_ORIGIN_PREFIX, isAccepted, isInconclusive, isRejected } from '../../protocol/vocabulary';
 import { applyEdits } from '../skill/applyEdits';
 import { skillHash } from '../skill/document';
 import { writeJsonAtomic } from '../store/atomic';
@@ -28,6 +29,7 @@ async function askReview(
   extra: Pick<ReviewRequest, 'candidateScore' | 'currentScore' | 'gateTest' | 'itemRegressions'> = {},
 ): Promise<ReviewDecision> {
   const request: ReviewRequest = {
+    questionId: randomUUID(),
     step: work.step,
     epoch: work.epoch,
     phase,
@@ -148,13 +150,13 @@ export function applyOverrules(loop: LoopContext): void {
       // The protected blocks are the epoch ends' work since that step: they stay as they are now.
       state.current = keepProtectedBlock(state.current, readSkillArtifact(candidate)).text;
       state.currentScore = rec.candidate_gate_score ?? state.currentScore;
-      state.currentOrigin = `human_${stepDirName(o.step)}`;
+      state.currentOrigin = `${HUMAN_ORIGIN_PREFIX.accept}${stepDirName(o.step)}`;
     } else if (o.decision === 'revert' && isAccepted(rec.action)) {
       // Any accepted step can be reverted, force-accepted ones (evaluation.use_gate: false) included.
       state.current = keepProtectedBlock(state.current, loop.files.readSkill(o.step - 1)).text;
       const prev = state.history.find((r) => r.step === o.step - 1);
       state.currentScore = prev?.current_score ?? state.baselineScore;
-      state.currentOrigin = `human_revert_${stepDirName(o.step)}`;
+      state.currentOrigin = `${HUMAN_ORIGIN_PREFIX.revert}${stepDirName(o.step)}`;
     } else {
       // Nothing to change (the step already is what the person asks for): say so, never drop it silently.
       loop.ctx.emit({

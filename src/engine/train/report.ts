@@ -44,12 +44,7 @@ export interface RunReport {
     human_decisions: number;
   };
   /** Steps whose gate ran the paired test or the per-item rule, with what they found. */
-  gate_tests: Array<{
-    step: number;
-    action: string;
-    test?: GateTestRecord;
-    item_regressions?: ItemRegressions;
-  }>;
+  gate_tests: GateTestRow[];
   /** Why the run ended before its last epoch (gate patience), when it did. */
   stopped_early?: string;
   /** The test split's intervals and whether the selection gain shows on it. */
@@ -93,6 +88,8 @@ export interface RunReport {
       /** Extra attempts beyond the first, and calls that failed after every attempt (absent in older reports). */
       retries?: number;
       failures?: number;
+      /** Requests cut off before their reply, tokens unknown (absent in older reports). */
+      cut_off?: number;
     }
   >;
   /** The providers' prompt caches over the whole run. */
@@ -139,6 +136,17 @@ export function persistentFailures(outDir: string, minEvaluations = 2): Persiste
   return out.sort((a, b) => b.evaluations - a.evaluations || a.id.localeCompare(b.id));
 }
 
+/** A candidate whose gate ran the paired test or the per-item rule: a step's, or an epoch end's. */
+export interface GateTestRow {
+  step: number;
+  action: string;
+  /** An epoch end's candidate (absent for a step's), with its epoch. */
+  origin?: 'slow_update' | 'meta_reflect';
+  epoch?: number;
+  test?: GateTestRecord;
+  item_regressions?: ItemRegressions;
+}
+
 export function buildReport(args: {
   outDir: string;
   history: readonly StepRecord[];
@@ -156,6 +164,8 @@ export function buildReport(args: {
   noSkillOff?: boolean;
   gatePower?: GatePower;
   gateOff?: boolean;
+  /** The epoch ends' gate findings (their result files). */
+  epochEndGates?: readonly GateTestRow[];
   activation?: ActivationSummary;
   speed?: SpeedFigures;
 }): RunReport {
@@ -175,8 +185,10 @@ export function buildReport(args: {
       cached_tokens: 0,
       retries: 0,
       failures: 0,
+      cut_off: 0,
     });
     r.calls += e.calls;
+    r.cut_off = (r.cut_off ?? 0) + e.cutOff;
     r.retries = (r.retries ?? 0) + e.retries;
     r.failures = (r.failures ?? 0) + e.failures;
     r.cached_tokens = (r.cached_tokens ?? 0) + e.cachedTokens;
@@ -209,14 +221,17 @@ export function buildReport(args: {
       skipped: h.filter((r) => isSkipped(r.action)).length,
       human_decisions: args.humanDecisions + h.filter((r) => r.review).length,
     },
-    gate_tests: h
-      .filter((r) => r.gate_test || r.item_regressions)
-      .map((r) => ({
-        step: r.step,
-        action: r.action,
-        ...(r.gate_test ? { test: r.gate_test } : {}),
-        ...(r.item_regressions ? { item_regressions: r.item_regressions } : {}),
-      })),
+    gate_tests: [
+      ...h
+        .filter((r) => r.gate_test || r.item_regressions)
+        .map((r): GateTestRow => ({
+          step: r.step,
+          action: r.action,
+          ...(r.gate_test ? { test: r.gate_test } : {}),
+          ...(r.item_regressions ? { item_regressions: r.item_regressions } : {}),
+        })),
+      ...(args.epochEndGates ?? []),
+    ].sort((a, b) => a.step - b.step || Number(a.origin !== undefined) - Number(b.origin !== undefined)),
     ...(args.stoppedEarly ? { stopped_early: args.stoppedEarly } : {}),
     ...(args.testCheck ? { test_check: args.testCheck } : {}),
     ...(args.noSkill ? { no_skill: args.noSkill } : {}),

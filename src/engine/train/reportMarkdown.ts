@@ -14,6 +14,7 @@ import {
 } from '../../protocol/gateText';
 import { TARGET_ERROR_LABELS, type TargetErrorKind } from '../../protocol/vocabulary';
 import type { RunReport, SpeedFigures } from './report';
+import { candidateName } from '../../protocol/webview';
 import { describeSkillUse, skillUseAdvice, type SkillUse } from './agentSkillUse';
 
 const f = (n: number | null | undefined, digits = 4): string =>
@@ -26,11 +27,11 @@ function gateTestLines(r: RunReport): string[] {
   return [
     '## Gate tests',
     '',
-    '| step | verdict | paired test | broken items |',
+    '| candidate | verdict | paired test | broken items |',
     '|---|---|---|---|',
     ...r.gate_tests.map(
       (g) =>
-        `| ${g.step} | ${g.action} | ${g.test ? cell(describeGateTest(g.test)) : '–'} | ${g.item_regressions ? cell(describeItemRegressions(g.item_regressions)) : '–'} |`,
+        `| ${g.origin ? candidateName(g.origin, g.step, g.epoch ?? 0) : g.step} | ${g.action} | ${g.test ? cell(describeGateTest(g.test)) : '–'} | ${g.item_regressions ? cell(describeItemRegressions(g.item_regressions)) : '–'} |`,
     ),
     '',
   ];
@@ -190,11 +191,14 @@ function reaskLine(reasks: Record<string, number> | undefined): string {
 
 /** Retried attempts and calls that failed after every attempt, per role (the provider's side of reliability). */
 function retryLine(roles: RunReport['spend_by_role']): string {
-  const part = (key: 'retries' | 'failures'): string =>
+  const part = (key: 'retries' | 'failures' | 'cut_off'): string =>
     Object.entries(roles)
       .map(([role, s]) => `${role} ${s[key] ?? 0}`)
       .join(', ');
-  return `Retried attempts: ${part('retries')}. Calls that failed after every attempt: ${part('failures')}.`;
+  const retried = `Retried attempts: ${part('retries')}. Calls that failed after every attempt: ${part('failures')}.`;
+  // Said only when it happened: then the spend above is a lower bound.
+  if (!Object.values(roles).some((s) => s.cut_off)) return retried;
+  return `${retried} Requests cut off before their reply (a stop or limits.request_timeout_s; tokens unknown, may be billed): ${part('cut_off')}.`;
 }
 
 /** An agent target: how often it opened the skill, and what to fix when seldom. */

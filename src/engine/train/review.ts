@@ -1,9 +1,14 @@
 import type { CandidateEdit } from '../../protocol/events';
 import type { GateTestRecord, ItemRegressions } from '../../protocol/records';
-import type { ReviewPhase } from '../../protocol/vocabulary';
+import type { CandidateDecision, OverruleDecision, ReviewPhase } from '../../protocol/vocabulary';
 
 /** One question to the person in the loop; `review.mode` (REVIEW_MODES) decides when it is asked. */
 export interface ReviewRequest {
+  /**
+   * This question alone: an answer carries it back, so an answer drawn for an earlier question of
+   * the same step (before a stop and resume, or a re-ask) never answers this one.
+   */
+  questionId: string;
   step: number;
   epoch: number;
   phase: ReviewPhase;
@@ -29,14 +34,14 @@ export interface ReviewDecision {
   /** before_gate: per-edit decisions; edits not mentioned are kept. */
   edits?: EditDecision[];
   /** after_gate: the candidate as a whole. */
-  candidate?: 'accept' | 'reject';
+  candidate?: CandidateDecision;
   reason?: string;
 }
 
 export interface Overrule {
   step: number;
   /** accept a gate-rejected candidate, or revert an accepted one */
-  decision: 'accept' | 'revert';
+  decision: OverruleDecision;
   reason?: string;
 }
 

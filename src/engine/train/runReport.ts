@@ -6,13 +6,15 @@
 import type { NoSkillScores, TestCheck } from '../../protocol/records';
 import { activationSummary } from '../activation/summary';
 import { writeFileAtomic } from '../store/atomic';
-import { RUN_FILE } from '../store/layout';
+import { join } from 'node:path';
+import { RUN_FILE, STEP_FILE } from '../store/layout';
+import { epochEndGateEvidence } from '../store/runReader';
 import { artifactSchemas, readArtifact } from '../store/runSchemas';
 import { readActivationHistory } from './epochStages/activation';
 import { gatePower } from './gateSettings';
 import type { LoopContext } from './loopContext';
 import type { ProvenanceRecord } from './provenance';
-import { buildReport, type RunReport, type SpeedFigures } from './report';
+import { buildReport, type GateTestRow, type RunReport, type SpeedFigures } from './report';
 import { renderReport } from './reportMarkdown';
 
 export interface ReportEnd {
@@ -23,6 +25,37 @@ export interface ReportEnd {
   noSkillOff?: boolean;
   stoppedEarly?: string;
   speed?: SpeedFigures;
+}
+
+/** The epoch ends' gate findings, from their result files (written as each epoch end is decided). */
+function epochEndGates(loop: LoopContext): GateTestRow[] {
+  const epochs = [...new Set(loop.state.history.map((r) => r.epoch))];
+  return epochs.flatMap((epoch) => {
+    const step = Math.max(...loop.state.history.filter((r) => r.epoch === epoch).map((r) => r.step));
+    return (
+      [
+        ['slow_update', STEP_FILE.slowResult],
+        ['meta_reflect', STEP_FILE.gateResult],
+      ] as const
+    ).flatMap(([origin, file]) => {
+      const res = readArtifact<{ action: string }>(
+        join(loop.layout.epochDir(origin, epoch), file),
+        origin === 'slow_update' ? artifactSchemas.slowResult : artifactSchemas.gateResult,
+      );
+      const found = res ? epochEndGateEvidence(res) : {};
+      if (!res || (!found.gateTest && !found.itemRegressions)) return [];
+      return [
+        {
+          step,
+          action: res.action,
+          origin,
+          epoch,
+          ...(found.gateTest ? { test: found.gateTest } : {}),
+          ...(found.itemRegressions ? { item_regressions: found.itemRegressions } : {}),
+        },
+      ];
+    });
+  });
 }
 
 /** The run report of the loop as it stands. */
@@ -50,6 +83,7 @@ export function loopReport(loop: LoopContext, end: ReportEnd): RunReport {
       readArtifact<unknown[]>(layout.file(RUN_FILE.humanDecisions), artifactSchemas.records) ?? []
     ).length,
     ...(end.stoppedEarly ? { stoppedEarly: end.stoppedEarly } : {}),
+    epochEndGates: epochEndGates(loop),
     ...(activation ? { activation } : {}),
     ...(end.speed ? { speed: end.speed } : {}),
   });

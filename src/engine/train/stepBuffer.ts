@@ -1,7 +1,7 @@
 import type { RawPatch } from './reflect';
 import { isFailure } from './rollout';
 import type { FailurePattern, RolloutResult, StepBufferEntry } from '../../protocol/records';
-import type { StepAction } from '../../protocol/vocabulary';
+import { isRejected, type StepAction } from '../../protocol/vocabulary';
 
 /**
  * Failures grouped by the prefix of their fail reason. The reference pairs these groups with
@@ -54,7 +54,7 @@ export function buildBufferEntry(args: {
   };
   const findings = analystFindings(args.raw);
   if (findings.length) entry.analyst_findings = findings;
-  if (args.action.includes('reject')) {
+  if (isRejected(args.action)) {
     if (args.scoreBefore !== undefined) entry.score_before = args.scoreBefore;
     if (args.scoreAfter !== undefined) entry.score_after = args.scoreAfter;
     entry.rejected_edits = args.rejected ?? [];
@@ -97,7 +97,7 @@ export function renderStepBuffer(
     for (const f of (e.analyst_findings ?? []).slice(0, 5)) lines.push(`- analyst: ${f}`);
     if (e.rejected_edits) {
       lines.push(
-        e.action.includes('reject')
+        isRejected(e.action)
           ? `Rejected: selection score would have gone ${fmt(e.score_before)} → ${fmt(e.score_after)}. Rejected changes:`
           : 'Changes the person turned down before the gate:',
       );

@@ -9,6 +9,7 @@ import {
   replaceAppendix,
   replaceSlowUpdate,
 } from '../skill/document';
+import { keepFrontMatter } from '../skill/frontMatterGuard';
 import { blocks } from '../prompts/shared';
 import { rewriteSystemPrompt } from '../prompts/system';
 import { STEP_FILE } from '../store/layout';
@@ -27,6 +28,22 @@ export interface UpdateOutcome {
   artifact?: { file: string; value: unknown };
   /** Rewrite modes: the model touched the protected block and we restored it. */
   protectedRestored?: boolean;
+  /** Rewrite modes: why the rewrite's front matter was replaced by the current one (frontMatterGuard.ts). */
+  frontMatterRestored?: string;
+}
+
+/** A whole-skill rewrite with the current skill's protected blocks, package files and host front matter kept. */
+function keptRewrite(
+  skill: string,
+  newSkill: string,
+): { text: string; protectedRestored: boolean; frontMatterRestored?: string } {
+  const kept = keepProtectedBlock(skill, withFilesOf(skill, withoutPackageView(`${newSkill.trimEnd()}\n`)));
+  const front = keepFrontMatter(skill, kept.text);
+  return {
+    text: front.text,
+    protectedRestored: kept.restored,
+    ...(front.restored ? { frontMatterRestored: front.restored } : {}),
+  };
 }
 
 /**
@@ -70,19 +87,21 @@ export async function updateSkill(
   if (mode === 'full_rewrite_minibatch') {
     const chosen = items.find((i) => typeof i.new_skill === 'string' && i.new_skill.trim());
     if (!chosen) return { candidate: null, edits: [] };
-    const kept = keepProtectedBlock(
-      skill,
-      withFilesOf(skill, withoutPackageView(`${String(chosen.new_skill).trimEnd()}\n`)),
-    );
+    const kept = keptRewrite(skill, String(chosen.new_skill));
     return {
       candidate: kept.text,
       edits: [],
       changeSummary: Array.isArray(chosen.change_summary) ? chosen.change_summary.map(String) : [],
       artifact: {
         file: STEP_FILE.fullRewriteResult,
-        value: { selected_candidate: chosen, merged_patch: ranked },
+        value: {
+          selected_candidate: chosen,
+          merged_patch: ranked,
+          ...(kept.frontMatterRestored ? { front_matter_restored: kept.frontMatterRestored } : {}),
+        },
       },
-      protectedRestored: kept.restored,
+      protectedRestored: kept.protectedRestored,
+      ...(kept.frontMatterRestored ? { frontMatterRestored: kept.frontMatterRestored } : {}),
     };
   }
   if (items.length === 0) return { candidate: null, edits: [] };
@@ -100,15 +119,19 @@ export async function updateSkill(
     ctx.settings.rewriteMaxTokens,
   );
   if (!reply.ok || !reply.value.new_skill.trim()) return { candidate: null, edits: [] };
-  const kept = keepProtectedBlock(
-    skill,
-    withFilesOf(skill, withoutPackageView(`${reply.value.new_skill.trimEnd()}\n`)),
-  );
+  const kept = keptRewrite(skill, reply.value.new_skill);
   return {
     candidate: kept.text,
     edits: [],
     changeSummary: reply.value.change_summary,
-    artifact: { file: STEP_FILE.rewriteResult, value: reply.value },
-    protectedRestored: kept.restored,
+    artifact: {
+      file: STEP_FILE.rewriteResult,
+      value: {
+        ...reply.value,
+        ...(kept.frontMatterRestored ? { front_matter_restored: kept.frontMatterRestored } : {}),
+      },
+    },
+    protectedRestored: kept.protectedRestored,
+    ...(kept.frontMatterRestored ? { frontMatterRestored: kept.frontMatterRestored } : {}),
   };
 }

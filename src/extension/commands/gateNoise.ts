@@ -32,7 +32,7 @@ async function pickRuns(): Promise<number | undefined> {
     choices.map((n) => ({
       label: `${n} times`,
       description: n === 4 ? 'a good start' : '',
-      detail: `${n} × the selection items in target calls; ${n * (n - 1)} comparisons`,
+      detail: `${n} × the selection items × evaluation.repeats in target calls; ${n * (n - 1)} comparisons`,
       n,
     })),
     { title: 'SkillOpt: Check Gate Noise (A/A)', placeHolder: 'How many times to score the same skill' },

@@ -311,7 +311,7 @@ export class ReviewController implements vscode.Disposable {
     for (const m of membersOf(t))
       await this.docs.run(
         m,
-        m.session.onReviewRequested(event.phase, {
+        m.session.onReviewRequested(event.questionId, event.phase, {
           ...(event.candidateScore !== undefined ? { candidateScore: event.candidateScore } : {}),
           ...(event.currentScore !== undefined ? { currentScore: event.currentScore } : {}),
           ...(event.gateTest ? { gateTest: event.gateTest } : {}),

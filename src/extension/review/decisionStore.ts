@@ -58,6 +58,31 @@ export class DecisionStore {
     return { dispose: () => void this.listeners.splice(this.listeners.indexOf(listener), 1) };
   }
 
+  /** What is remembered of one step, to put back with `restore`. */
+  stepOf(runKey: string, origin: CandidateOrigin, step: number): StepDecision | undefined {
+    return this.forRun(runKey)[stepKey(step, origin)];
+  }
+
+  /**
+   * Puts a step back as it was before a decision the run refused (it answered a question no longer
+   * asked): the Gate History must not show as the person's a decision that changed nothing.
+   */
+  async restore(
+    runKey: string,
+    origin: CandidateOrigin,
+    step: number,
+    prior: StepDecision | undefined,
+  ): Promise<void> {
+    const all = this.all();
+    const run = { ...(all[runKey] ?? {}) };
+    const key = stepKey(step, origin);
+    if (prior) run[key] = prior;
+    else delete run[key];
+    all[runKey] = run;
+    await this.memento.update(storageKey, all);
+    for (const l of [...this.listeners]) l(runKey);
+  }
+
   async record(runKey: string, origin: CandidateOrigin, params: DecideParams): Promise<void> {
     const all = this.all();
     const run = { ...(all[runKey] ?? {}) };

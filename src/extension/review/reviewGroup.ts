@@ -24,9 +24,11 @@ export function mergeDecisions(parts: readonly DecideParams[]): DecideParams | u
   const candidates = parts.map((p) => p.candidate);
   const agreed = candidates.every((c) => c === candidates[0]) ? candidates[0] : undefined;
   const reason = parts.find((p) => p.reason)?.reason;
+  const questionId = parts.find((p) => p.questionId)?.questionId;
   return {
     runId: first.runId,
     step: first.step,
+    ...(questionId ? { questionId } : {}),
     decisions: parts.flatMap((p) => p.decisions),
     ...(agreed ? { candidate: agreed } : {}),
     ...(agreed === 'reject' && reason ? { reason } : {}),

@@ -10,12 +10,19 @@ import { skillHash } from '../../engine/skill/document';
 import { lineHunks } from '../../engine/skill/hunks';
 import { readCandidateFiles, type PackageChange } from '../../engine/skill/package/changes';
 import { SKILL_FILE } from '../../engine/skill/package/text';
-import type { StepRecord } from '../../protocol/records';
-import { verdictFromRecord } from '../../engine/store/runReader';
+import type { GateTestRecord, ItemRegressions, StepRecord } from '../../protocol/records';
+import { epochEndGateEvidence, verdictFromRecord } from '../../engine/store/runReader';
 import { RUN_FILE, RunLayout, STEP_FILE, runDirOfStageFile } from '../../engine/store/layout';
+import { readHistory } from '../../engine/store/runSchemas';
 import { conflictsWithin } from '../../engine/train/conflicts';
 import type { CandidateOrigin } from '../../protocol/webview';
-import { isAccepted, isInconclusive, isRejected, type OverruleDecision } from '../../protocol/vocabulary';
+import {
+  isAccepted,
+  isInconclusive,
+  isRejected,
+  OVERRULE_DECISIONS,
+  type OverruleDecision,
+} from '../../protocol/vocabulary';
 
 export type CandidateReady = Extract<EngineEvent, { type: 'candidate/ready' }>;
 export type GateVerdictEvent = Extract<EngineEvent, { type: 'gate/verdict' }>;
@@ -51,9 +58,13 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** history.json through the engine's schema, as the runs tree reads it: a damaged file shows no steps. */
 function history(runDir: string): StepRecord[] {
-  const h = readJson(new RunLayout(runDir).file(RUN_FILE.history));
-  return Array.isArray(h) ? (h.filter(isRecord) as unknown as StepRecord[]) : [];
+  try {
+    return readHistory(new RunLayout(runDir).file(RUN_FILE.history));
+  } catch {
+    return [];
+  }
 }
 
 /** The run folder a candidate file belongs to (`<run>/steps/step_N/…` or `<run>/<stage>/epoch_E/…`). */
@@ -197,6 +208,9 @@ export interface EpochEndResult {
   action: string;
   score?: number;
   hasCandidate: boolean;
+  /** The paired gate's test and the per-item rule's finding, when the gate ran them. */
+  gateTest?: GateTestRecord;
+  itemRegressions?: ItemRegressions;
   /** Hash of the skill the stage started from, when recorded. */
   skillHash?: string;
   candidateHash?: string;
@@ -226,6 +240,7 @@ function epochEndResult(
       hasCandidate,
       ...(score !== undefined ? { score } : {}),
       ...(cand ? { candidateHash: cand } : {}),
+      ...epochEndGateEvidence(res),
     };
   }
   const gate = readJson(file(STEP_FILE.gateResult));
@@ -245,6 +260,7 @@ function epochEndResult(
     ...(score !== undefined ? { score } : {}),
     ...(from ? { skillHash: from } : {}),
     ...(cand ? { candidateHash: cand } : {}),
+    ...epochEndGateEvidence(gate),
   };
 }
 
@@ -357,9 +373,8 @@ export function overrulesOf(
   const rows = readJson(new RunLayout(runDir).file(RUN_FILE.humanDecisions));
   if (!Array.isArray(rows)) return [];
   return rows.filter(isRecord).flatMap((o) => {
-    if (typeof o.step !== 'number' || (o.decision !== 'accept' && o.decision !== 'revert')) return [];
-    return [
-      { step: o.step, decision: o.decision, ...(typeof o.reason === 'string' ? { reason: o.reason } : {}) },
-    ];
+    const decision = OVERRULE_DECISIONS.find((d) => d === o.decision);
+    if (typeof o.step !== 'number' || !decision) return [];
+    return [{ step: o.step, decision, ...(typeof o.reason === 'string' ? { reason: o.reason } : {}) }];
   });
 }

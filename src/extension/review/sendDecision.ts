@@ -23,7 +23,9 @@ export async function sendDecision(
   params: DecideParams,
   sent: SentDecision[],
 ): Promise<void> {
-  await decisions.record(init.runDir ?? init.runId, init.origin, params);
+  const runKey = init.runDir ?? init.runId;
+  const prior = decisions.stepOf(runKey, init.origin, params.step);
+  await decisions.record(runKey, init.origin, params);
   const entry: SentDecision = { params, outcome: 'failed' };
   sent.push(entry);
   try {
@@ -38,6 +40,16 @@ export async function sendDecision(
       ctx.log.warn(`review: ${name} is not run by this window; step ${params.step}'s decision stays here`);
       void vscode.window.showWarningMessage(
         `SkillOpt: ${name} is not run by this VS Code window, so the run did not receive your decision on step ${params.step} (this document has it). Decide in the window or terminal that runs it.`,
+      );
+    } else if (result.applied === 'stale') {
+      // Drawn for a question the run no longer asks (it stopped and asked again, or moved on).
+      await decisions.restore(runKey, init.origin, params.step, prior);
+      const name = ctx.runs.get(init.runId)?.name ?? basename(init.runDir ?? init.runId);
+      ctx.log.warn(
+        `review: ${name} no longer asks the question this decision on step ${params.step} answers`,
+      );
+      void vscode.window.showWarningMessage(
+        `SkillOpt: ${name} no longer asks the question you answered on step ${params.step} (the run asked it again or moved on), so your decision was not applied. Review the step the run waits on now.`,
       );
     } else if (entry.outcome === 'ignored') {
       ctx.log.info(

@@ -56,6 +56,8 @@ export class ReviewSession {
   readonly startedOnCandidate: boolean;
   /** The engine is paused until the person answers (it asked with `review/requested`). */
   waiting = false;
+  /** The question the engine asked (`review/requested`); the answer names it, then it is cleared. */
+  private questionId: string | undefined;
 
   private constructor(
     readonly init: SessionInit,
@@ -200,6 +202,7 @@ export class ReviewSession {
 
   /** The engine paused and asks the person (after the gate accepted, or before the gate runs). */
   onReviewRequested(
+    questionId: string,
     phase: 'before_gate' | 'after_gate',
     scores?: {
       candidateScore?: number;
@@ -210,6 +213,7 @@ export class ReviewSession {
   ): Transition {
     if (this.phase === 'done' || this.phase === 'verdict') return { ops: [] };
     this.waiting = true;
+    this.questionId = questionId;
     if (phase === 'after_gate' && scores?.candidateScore !== undefined) {
       this.gateScores = {
         candidateScore: scores.candidateScore,
@@ -315,7 +319,8 @@ export class ReviewSession {
     if (this.phase === 'review') {
       const pending = this.withFate('pending').filter((id) => this.isPlaced(id));
       const t = this.decideOwners(pending, accept, reason);
-      if (seenAll && t.send) t.send = this.decision(accept, true, reason);
+      // The whole-candidate answer replaces the per-edit one, to the same question.
+      if (seenAll && t.send) t.send = { ...t.send, ...this.decision(accept, true, reason) };
       return t;
     }
     // Overrule (verdict) or an early call (awaiting the gate): flip every placed edit.
@@ -328,12 +333,19 @@ export class ReviewSession {
     this.phase = 'done';
     this.waiting = false;
     const decision = this.decision(accept, seenAll, reason);
-    return this.init.live ? { ops, send: decision } : { ops, record: decision };
+    return this.init.live ? { ops, send: this.answering(decision) } : { ops, record: decision };
   }
 
   /** Decision for a whole-candidate call: every edit the same way. */
   private decision(accept: boolean, includeUnplaced: boolean, reason?: string): DecideParams {
     return candidateDecision(this.init, this.ownerList(), accept, includeUnplaced, reason);
+  }
+
+  /** Names the question a decision answers (once: a later call on this step is an overrule). */
+  private answering(params: DecideParams): DecideParams {
+    const questionId = this.questionId;
+    this.questionId = undefined;
+    return questionId ? { ...params, questionId } : params;
   }
 
   /** Every placed edit is decided by the person: tell the engine (live runs) and move on. */
@@ -343,7 +355,7 @@ export class ReviewSession {
     this.waiting = false;
     this.phase =
       live && mode === 'human-first' && anyAccepted && !this.verdict && !reviewNow ? 'awaiting-gate' : 'done';
-    return live ? { send: params } : { record: params };
+    return live ? { send: this.answering(params) } : { record: params };
   }
 
   /**

@@ -9,6 +9,7 @@ import { originOfLine, type ProvenanceRecord } from '../../engine/train/provenan
 export { originOfLine };
 import type { RunFolder } from '../../engine/store/runReader';
 import { RUN_FILE, RunLayout } from '../../engine/store/layout';
+import { artifactSchemas, readArtifact } from '../../engine/store/runSchemas';
 import { formatDelta, formatScore } from './treeNodes';
 
 /** The hover's lines, as plain text (the edit came from a model: never rendered as Markdown). */
@@ -81,11 +82,11 @@ export class ProvenanceFiles {
     const stamp = `${st.mtimeMs}:${st.size}`;
     const hit = this.cache.get(file);
     if (hit && hit.stamp === stamp) return hit.records;
-    let records: ProvenanceRecord[] = [];
+    let records: ProvenanceRecord[];
     try {
-      const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
+      const saved = readArtifact<ProvenanceRecord[]>(file, artifactSchemas.records) ?? [];
       // The hover is on SKILL.md: a skill folder's edits of its other files are not its lines.
-      if (Array.isArray(parsed)) records = (parsed as ProvenanceRecord[]).filter((r) => r.file === undefined);
+      records = saved.filter((r) => r.file === undefined);
     } catch {
       // Not what the engine writes (edited by hand?): show nothing rather than guess.
       return hit?.records ?? [];

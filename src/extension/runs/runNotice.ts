@@ -27,9 +27,17 @@ export function reviewNotice(name: string, event: ReviewRequest): { text: string
 }
 
 /**
- * A "waiting for you" notification clicked after its step stopped waiting (decided in the editor,
- * the run stopped, or the run waits on a later step): what it says instead of acting (pure, for
- * tests). `now` is the step the run waits on now, if any.
+ * The run still asks the question a surface was drawn for: the same question, not merely the same
+ * step (a stopped and resumed run asks its step again, as a new question).
+ */
+export function asksStill(event: ReviewRequest, waiting: ReviewRequest | undefined): boolean {
+  return waiting?.questionId === event.questionId;
+}
+
+/**
+ * A "waiting for you" notification clicked after its question stopped waiting (decided in the
+ * editor, the run stopped, or the run waits on a later step or asked this one again): what it says
+ * instead of acting (pure, for tests). `now` is the step the run waits on now, if any.
  */
 export function staleReviewNotice(
   name: string,
@@ -38,6 +46,12 @@ export function staleReviewNotice(
   now?: number,
 ): { text: string; actions: string[] } {
   const done = choice === 'Accept' ? 'accepted' : choice === 'Reject' ? 'rejected' : 'opened';
+  if (now === event.step) {
+    return {
+      text: `SkillOpt: ${plain(name)} asked about step ${event.step} again since this notification (the run was stopped and resumed); nothing was ${done}. Review step ${now} as the run asks it now.`,
+      actions: [`Review Step ${now}`],
+    };
+  }
   const then =
     now !== undefined
       ? ` It is waiting for your review of step ${now} now.`

@@ -5,7 +5,7 @@
  */
 import { RUN_FILE, RunLayout } from '../../engine/store/layout';
 import type { StepRecord } from '../../protocol/records';
-import { describeGateTest, describeItemRegressions } from '../../protocol/gateText';
+import { describeGateTest, describeItemRegressions, describePValue } from '../../protocol/gateText';
 import { isAccepted, isSkipped, type StepAction } from '../../protocol/vocabulary';
 import { actionLabel } from '../../protocol/words';
 import { Commands, ReviewCommands, runWithBatchSuffix, TreeItemContext } from '../constants';
@@ -271,7 +271,7 @@ export function stepNode(run: RunView, r: StepRecord): NodeSpec {
   if (isSkipped(r.action)) desc.push(verdict.text);
   else desc.push(`${edits} edit${edits === 1 ? '' : 's'}`);
   // The paired gate's evidence, short in the row and whole in the hover.
-  if (r.gate_test) desc.push(`p ${r.gate_test.p_value < 0.001 ? '< 0.001' : r.gate_test.p_value.toFixed(3)}`);
+  if (r.gate_test) desc.push(describePValue(r.gate_test.p_value));
   if (r.item_regressions?.items.length) desc.push(`broke ${r.item_regressions.items.length}`);
   // Items the target could not answer are not wrong answers: counted apart, kept out of the scores.
   const errored = (r.rollout_errored ?? 0) + (r.selection_errored ?? 0);

@@ -11,6 +11,7 @@ import { Commands, ReviewCommands } from '../constants';
 import type { Ctx } from '../ctx';
 import { runLogLine } from '../runs/runLog';
 import {
+  asksStill,
   reviewNotice,
   runNotice,
   staleReviewNotice,
@@ -69,16 +70,15 @@ function showWarning(ctx: Ctx, runId: string, message: string): void {
 
 /**
  * "Waiting for you": the run is paused, the document may be closed; one click reaches the review.
- * The buttons act only on the step the notification was drawn for: a notice clicked after that step
- * stopped waiting says so and offers the step the run waits on now, never deciding that one unseen.
+ * The buttons act only on the question the notification was drawn for: a notice clicked after that
+ * question stopped waiting says so and offers the step the run waits on now, never deciding it unseen.
  */
 function showReviewNotice(ctx: Ctx, runId: string, event: ReviewRequest): void {
   const name = (): string => ctx.runs.get(runId)?.name ?? basename(runId);
   const notice = reviewNotice(name(), event);
   const stillWaiting = (): boolean => {
     const live = ctx.runs.get(runId)?.live;
-    const w = live?.status === 'running' ? live.waiting : undefined;
-    return w?.step === event.step && w.phase === event.phase && w.candidateHash === event.candidateHash;
+    return asksStill(event, live?.status === 'running' ? live.waiting : undefined);
   };
   void vscode.window.showInformationMessage(notice.text, ...notice.actions).then(async (choice) => {
     if (!choice) return;

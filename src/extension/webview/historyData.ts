@@ -5,7 +5,13 @@
  */
 import type { AccountingTotals, CandidateEdit, EngineEvent } from '../../protocol/events';
 import type { RunFolder } from '../../engine/store/runReader';
-import type { AaRecord, ActivationRecord, StepRecord } from '../../protocol/records';
+import type {
+  AaRecord,
+  ActivationRecord,
+  GateTestRecord,
+  ItemRegressions,
+  StepRecord,
+} from '../../protocol/records';
 import { gateFactsOf } from '../../engine/store/gateFacts';
 import type {
   CandidateOrigin,
@@ -113,6 +119,8 @@ export interface EpochEndInfo {
   score?: number;
   hasCandidate: boolean;
   edits?: CandidateEdit[];
+  gateTest?: GateTestRecord;
+  itemRegressions?: ItemRegressions;
 }
 
 export interface HistoryInput {
@@ -299,6 +307,8 @@ export function buildGateHistory(input: HistoryInput): GateHistoryData {
       hasCandidate: true,
     };
     if (e.score !== undefined) row.candidateScore = e.score;
+    if (e.gateTest) row.gateTest = e.gateTest;
+    if (e.itemRegressions) row.itemRegressions = e.itemRegressions;
     const human = humanOf(h);
     if (human) row.human = human;
     endRows.set(key, row);
@@ -318,6 +328,7 @@ export function buildGateHistory(input: HistoryInput): GateHistoryData {
       row.currentScore = v.currentScore;
       row.bestScore = v.bestScore;
       if (v.gateTest) row.gateTest = v.gateTest;
+      if (v.itemRegressions) row.itemRegressions = v.itemRegressions;
     }
     endRows.set(key, row);
   }

@@ -15,7 +15,7 @@ import { join, resolve } from 'node:path';
 import { EVAL_FILE, RUN_DIR, RUN_FILE } from '../../../src/engine/store/layout';
 import type { Results } from '../harness/checks';
 import { repoRoot } from '../harness/host';
-import { openSkillOpt, runThemes, themeSession, widenSideBar } from './ui';
+import { openSkillOpt, pickMenuItem, runThemes, themeSession, widenSideBar } from './ui';
 import type { Theme } from './workspace';
 
 const out = resolve(process.argv[2] || join(repoRoot, '.cache', 'cancel-batch-screenshots'));
@@ -63,11 +63,7 @@ async function session(theme: Theme): Promise<Results> {
       const row = p().locator('.monaco-list-row', { hasText: RUN }).first();
       await row.waitFor({ timeout: 60_000 });
       await row.click({ button: 'right' });
-      const item = p().locator('.monaco-menu .action-label', { hasText: 'Cancel Provider Batch' }).first();
-      await item.waitFor();
-      // A menu ignores a click that comes as it opens (taken for the one that opened it).
-      await p().waitForTimeout(400);
-      await item.click();
+      await pickMenuItem(p(), 'Cancel Provider Batch');
       await dialog().waitFor({ timeout: 60_000 });
       await p().waitForTimeout(600);
     });

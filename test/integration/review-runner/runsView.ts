@@ -16,7 +16,7 @@ import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import type { Results } from '../harness/checks';
 import { palette, repoRoot } from '../harness/host';
-import { openSkillOpt, runThemesWithCliRun, themeSession, webview, widenSideBar } from './ui';
+import { openSkillOpt, pickMenuItem, runThemesWithCliRun, themeSession, webview, widenSideBar } from './ui';
 import { type Theme } from './workspace';
 
 const out = resolve(process.argv[2] || join(repoRoot, '.cache', 'runs-view-screenshots'));
@@ -167,11 +167,7 @@ async function session(theme: Theme, cliRun: string): Promise<Results> {
       async () => {
         const row = view().locator('.monaco-list-row', { hasText: '2026-05-09_house-style' }).first();
         await row.click({ button: 'right' });
-        const item = p().locator('.monaco-menu .action-label', { hasText: 'Show Gate History' }).first();
-        await item.waitFor();
-        // A menu ignores a click that comes as it opens (taken for the one that opened it).
-        await p().waitForTimeout(400);
-        await item.click();
+        await pickMenuItem(p(), 'Show Gate History');
         await webview(p())
           .locator('#app h1', { hasText: /Gate History: 2026-05-09_house-style/ })
           .waitFor({ timeout: 30_000 });

@@ -165,10 +165,30 @@ export async function quickOpen(page: Page, path: string): Promise<void> {
 
 /** Reverts and closes editor after editor (a review leaves its document dirty on purpose). */
 export async function closeEditors(page: Page): Promise<void> {
-  for (let i = 0; i < 6 && (await page.locator('.tabs-container .tab').count()) > 0; i++) {
+  const tabs = page.locator('.tabs-container .tab');
+  for (let i = 0, open = await tabs.count(); i < 6 && open > 0; i++) {
     await palette(page, 'View: Revert and Close Editor');
-    await page.waitForTimeout(400);
+    // The next command goes to the next editor only once this one has closed.
+    await tabs.nth(open - 1).waitFor({ state: 'detached', timeout: 30_000 });
+    open = await tabs.count();
   }
+}
+
+/**
+ * Picks an item of the context menu just opened (a right-click). The menu is ready once it holds
+ * the keyboard focus; a click that comes as it opens is taken for the one that opened it, so the
+ * keys walk to the item and Enter runs it.
+ */
+export async function pickMenuItem(page: Page, label: string): Promise<void> {
+  const item = page
+    .locator('.monaco-menu .action-item', { has: page.locator('.action-label', { hasText: label }) })
+    .first();
+  await item.waitFor({ timeout: 30_000 });
+  await page.locator('.context-view :focus').first().waitFor({ timeout: 30_000 });
+  const focused = (): Promise<boolean> => item.evaluate((e) => e.classList.contains('focused'));
+  for (let i = 0; i < 40 && !(await focused()); i++) await page.keyboard.press('ArrowDown');
+  if (!(await focused())) throw new Error(`the context menu's "${label}" could not be reached with the keys`);
+  await page.keyboard.press('Enter');
 }
 
 /**

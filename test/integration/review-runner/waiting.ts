@@ -20,7 +20,7 @@ import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import type { Results } from '../harness/checks';
 import { palette, repoRoot } from '../harness/host';
-import { runThemes, themeSession, trainHouseStyle, webview, widenSideBar } from './ui';
+import { pickMenuItem, runThemes, themeSession, trainHouseStyle, webview, widenSideBar } from './ui';
 import type { Theme } from './workspace';
 
 const out = resolve(process.argv[2] || join(repoRoot, '.cache', 'waiting-screenshots'));
@@ -47,6 +47,15 @@ async function session(theme: Theme): Promise<Results> {
     p().locator('.notifications-center .notification-list-item', { hasText: text }).first();
   const badge = (): ReturnType<Page['locator']> =>
     p().locator('.activitybar .action-item', { has: p().locator('.action-label[aria-label*="SkillOpt"]') });
+  /** Accepts step `n` from its waiting notice; done once the status bar no longer says it waits. */
+  const acceptFromNotice = async (n: string): Promise<void> => {
+    const item = notice(`until you review step ${n} (`);
+    await item.waitFor({ timeout: 20_000 });
+    await item.locator('.monaco-button', { hasText: /^Accept$/ }).click();
+    await p()
+      .locator('.statusbar-item', { hasText: `step ${n} waits for your review` })
+      .waitFor({ state: 'detached', timeout: 60_000 });
+  };
   let step = '';
   try {
     await checks.step(`${tag} a human-first run pauses on a step`, async () => {
@@ -131,27 +140,13 @@ async function session(theme: Theme): Promise<Results> {
 
     await checks.step(`${tag} the notification's Accept decides the step`, async () => {
       await palette(p(), 'Notifications: Show Notifications');
-      const item = p().locator('.notifications-center .notification-list-item', {
-        hasText: `until you review step ${step}`,
-      });
-      await item.first().waitFor({ timeout: 20_000 });
-      await item
-        .first()
-        .locator('.monaco-button', { hasText: /^Accept$/ })
-        .click();
-      await p()
-        .locator('.statusbar-item', { hasText: `step ${step} waits for your review` })
-        .waitFor({ state: 'detached', timeout: 60_000 });
+      await acceptFromNotice(step);
       await p().keyboard.press('Escape');
     });
 
     await checks.step(`${tag} right-click on the run, Show Gate History opens its panel`, async () => {
       await runRow().click({ button: 'right' });
-      const item = p().locator('.monaco-menu .action-label', { hasText: 'Show Gate History' }).first();
-      await item.waitFor();
-      // A menu ignores a click that comes as it opens (taken for the one that opened it).
-      await p().waitForTimeout(400);
-      await item.click();
+      await pickMenuItem(p(), 'Show Gate History');
       await webview(p()).locator('#app h1', { hasText: 'Gate History' }).waitFor({ timeout: 30_000 });
       await p()
         .locator('.tabs-container .tab', { hasText: /Gate History: house-style_/ })
@@ -236,6 +231,37 @@ async function session(theme: Theme): Promise<Results> {
       assert.equal(await p().locator('.tabs-container .tab', { hasText: 'SKILL.md' }).innerText(), before);
       assert.equal(await p().locator('.statusbar-item', { hasText: 'waits for your review' }).count(), 0);
     });
+    await checks.step(`${tag} resumed, the run asks its step again, with one notice for it`, async () => {
+      await p().keyboard.press('Escape');
+      await p()
+        .locator('.part.sidebar')
+        .click({ position: { x: 200, y: 290 } });
+      await palette(p(), 'SkillOpt: Resume Run');
+      const again = p().locator('.statusbar-item', { hasText: WAITS }).first();
+      await again.waitFor({ timeout: 90_000 });
+      const asked = WAITS.exec(await again.innerText())![1]!;
+      await palette(p(), 'Notifications: Show Notifications');
+      // VS Code shows one notice per text: the stopped run's is replaced by the resumed run's.
+      const notices = p().locator('.notifications-center .notification-list-item', {
+        hasText: `until you review step ${asked} (`,
+      });
+      await notices.first().waitFor({ timeout: 20_000 });
+      assert.equal(await notices.count(), 1, 'one notice for the question asked now');
+      await p().mouse.move(5, 5);
+      await p().waitForTimeout(800);
+    });
+    await checks.screenshot(s.page(), join(out, `asked-again-${theme}.png`), `${tag} asked again`);
+    await checks.step(
+      `${tag} the notice's Accept answers the question asked now (one naming the stopped run's is refused)`,
+      async () => {
+        const asked = WAITS.exec(
+          await p().locator('.statusbar-item', { hasText: WAITS }).first().innerText(),
+        )![1]!;
+        await acceptFromNotice(asked);
+        assert.equal(await notice('no longer asks the question').count(), 0, 'no stale answer');
+        await p().keyboard.press('Escape');
+      },
+    );
     await checks.check(`${tag} Quick Open lists the skill, not the copies in the run folder`, async () => {
       await p().keyboard.press('Escape');
       await p().keyboard.press('Control+P');

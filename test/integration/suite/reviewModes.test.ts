@@ -159,6 +159,7 @@ describe('review modes', function () {
     assert.equal((await waitFor(() => inspect(uri), 'session')).phase, 'awaiting-gate');
     const ask: EngineEvent = {
       type: 'review/requested',
+      questionId: `it-gth-${step}`,
       step,
       epoch: ready.epoch,
       phase: 'after_gate',

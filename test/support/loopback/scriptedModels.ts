@@ -99,3 +99,28 @@ export function scriptedModels(
     };
   };
 }
+
+/**
+ * The sim optimizer's reply to a recorded request (either wire), its JSON changed by `change`: for an
+ * override that slips one scripted edit or rewrite into an otherwise ordinary run.
+ */
+export async function changedSimReply(
+  req: RecordedRequest,
+  stage: Stage,
+  change: (reply: Record<string, unknown>) => void,
+): Promise<Reply> {
+  const body = req.body as { system?: unknown };
+  const messages: ChatMessage[] = openAiMessages(req).map((m) => ({
+    role: m.role as ChatMessage['role'],
+    content: contentText(m.content),
+  }));
+  if (body.system !== undefined) messages.unshift({ role: 'system', content: contentText(body.system) });
+  const out = await new SimOptimizerBackend(scriptedOptimizerModel).call({
+    role: 'optimizer',
+    stage,
+    messages,
+  });
+  const reply = JSON.parse(/```json\n([\s\S]*)\n```/.exec(out.text)![1]!) as Record<string, unknown>;
+  change(reply);
+  return { kind: 'reply', text: '```json\n' + JSON.stringify(reply) + '\n```' };
+}

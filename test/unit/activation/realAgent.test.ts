@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { delimiter, dirname, join, sep } from 'node:path';
 import { loadTasks } from '../../../src/engine/data/tasks';
 import { prepareRun, trainPrepared } from '../../../src/engine/run';
 import { parseFrontMatter } from '../../../src/engine/skill/frontMatter';
@@ -40,18 +40,26 @@ function matches(description: string, text: string): boolean {
   return words(query).some((w) => described.has(w));
 }
 
-const AGENTS: Array<{ name: string; backend: string; wire: AgentWire; keys: Record<string, string> }> = [
+const AGENTS: Array<{
+  name: string;
+  backend: string;
+  wire: AgentWire;
+  skillRoot: string;
+  keys: Record<string, string>;
+}> = [
   {
     name: 'Claude Code CLI',
     backend: 'claude_code_exec',
     wire: 'anthropic',
+    skillRoot: '.claude/skills',
     keys: { ANTHROPIC_API_KEY: 'fake-anthropic-key' },
   },
-  { name: 'Codex CLI', backend: 'codex_exec', wire: 'responses', keys: {} },
+  { name: 'Codex CLI', backend: 'codex_exec', wire: 'responses', skillRoot: '.agents/skills', keys: {} },
   {
     name: 'Copilot CLI',
     backend: 'copilot_exec',
     wire: 'chat',
+    skillRoot: '.github/skills',
     keys: { COPILOT_PROVIDER_API_KEY: 'fake-copilot-key' },
   },
 ];
@@ -102,9 +110,15 @@ for (const agent of AGENTS)
 
     it('raises the held-out trigger rate of a description that did not trigger, and reports it', async () => {
       const cfg = join(dir, 'cfg');
+      // The skill is a folder (issue 17: packages are the trained unit): every trigger run gets all of it.
+      mkdirSync(join(cfg, 'capitals', 'references'), { recursive: true });
       writeFileSync(
-        join(cfg, 'SKILL.md'),
-        '---\nname: capitals\ndescription: Formats answers in the house style.\n---\n\n# Capitals\n\nRULE-7: write the city name in UPPERCASE.\n',
+        join(cfg, 'capitals', 'SKILL.md'),
+        '---\nname: capitals\ndescription: Formats answers in the house style.\n---\n\n# Capitals\n\nRULE-7: write the city name in UPPERCASE. More in references/cities.md.\n',
+      );
+      writeFileSync(
+        join(cfg, 'capitals', 'references', 'cities.md'),
+        '# Cities\n\nLIMA is the capital of Peru.\n',
       );
       writeFileSync(
         join(cfg, 'triggers.json'),
@@ -125,6 +139,7 @@ for (const agent of AGENTS)
           `  target_base_url: ${server.url}`,
           `  target_workspace_root: ${join(dir, 'agents')}`,
           '  target_delivery: pointer',
+          '  target_keep_workspaces: true',
           '  codex_exec_sandbox: read-only',
           'train:',
           '  num_epochs: 1',
@@ -134,7 +149,7 @@ for (const agent of AGENTS)
           'evaluation:',
           '  eval_test: false',
           'env:',
-          '  skill_init: SKILL.md',
+          '  skill_init: capitals',
           '  data_path: tasks.jsonl',
           '  split_ratio: "2:2:2"',
           '  scorer: exact',
@@ -195,6 +210,23 @@ for (const agent of AGENTS)
       assert.equal(record.held_out_before.errored + record.held_out_candidate!.errored, 0);
       // The CLI was really asked: its requests carried the listing with the candidate description.
       assert.ok(server.requests.some((r) => JSON.stringify(r.body).includes(record.description_after)));
+      // Each trigger run (a kept workspace whose task is a trigger query) had the whole folder installed.
+      const triggerRuns = readdirSync(join(dir, 'agents'), { recursive: true, encoding: 'utf8' })
+        .filter((p) => p.endsWith(`work${sep}task.md`))
+        .map((p) => join(dir, 'agents', p))
+        .filter((p) => [...SHOULD, ...SHOULD_NOT].includes(readFileSync(p, 'utf8').trim()));
+      assert.ok(triggerRuns.length >= SHOULD.length + SHOULD_NOT.length, String(triggerRuns.length));
+      for (const task of triggerRuns) {
+        const installed = readdirSync(join(dirname(task), agent.skillRoot, 'capitals'), { recursive: true });
+        assert.deepEqual(
+          installed.sort(),
+          ['SKILL.md', 'references', join('references', 'cities.md')].sort(),
+        );
+      }
+      assert.equal(
+        readFileSync(join(out, 'best_skill', 'references', 'cities.md'), 'utf8'),
+        readFileSync(join(cfg, 'capitals', 'references', 'cities.md'), 'utf8'),
+      );
       const best = readFileSync(join(out, 'best_skill.md'), 'utf8');
       assert.equal(parseFrontMatter(best)?.description, record.description_after);
       assert.match(best, /RULE-7/, 'the body is still there');

@@ -10,6 +10,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, delimiter, join } from 'node:path';
 import { defaultConfig } from '../../../src/engine/config/schema';
@@ -292,6 +293,25 @@ for (const { agent, wire, keys } of AGENTS) {
         ),
         (e: unknown) =>
           e instanceof AgentRunError && e.kind === 'not_installed' && /was not found/.test(e.message),
+      );
+    });
+
+    it('reports a provider nothing listens at as an API error, not a timeout (Codex waits for the network without end)', async () => {
+      const free = createServer();
+      await new Promise<void>((r) => free.listen(0, '127.0.0.1', r));
+      const port = (free.address() as AddressInfo).port;
+      await new Promise((r) => free.close(r));
+      const dead = server.url.replace(/:\d+/, `:${port}`);
+      const settings = { model: 'loopback-model', baseUrl: dead, sandbox: 'read-only' };
+      await assert.rejects(
+        backend({ settings, timeoutMs: 90_000 }).call(request('Peru', skill(MATCHING, true)), signal),
+        (e: unknown) => {
+          assert.ok(e instanceof AgentRunError, String(e));
+          assert.equal(e.kind, 'api', e.message);
+          assert.equal(e.transient, true, e.message);
+          assert.equal(e.trace?.timedOut, false, e.message);
+          return true;
+        },
       );
     });
 

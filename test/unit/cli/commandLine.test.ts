@@ -102,6 +102,25 @@ describe('skillopt command line', function () {
     }
   });
 
+  it('says which command does not take --cfg-options, never "did you mean" the same flag', () => {
+    const r = cli([
+      'apply-edits',
+      '--skill',
+      'a',
+      '--edits',
+      'b',
+      '--cfg-options',
+      'optimizer.anchor_mode=strict',
+    ]);
+    assert.equal(r.code, 2);
+    assertOneLine(r);
+    assert.match(
+      r.stderr,
+      /skillopt apply-edits does not take --cfg-options\. Fix: set the keys in the config file/,
+    );
+    assert.doesNotMatch(r.stderr, /did you mean/);
+  });
+
   it("keeps the reference's legacy flags, and suggests one for a typo of it", () => {
     const ok = cli(['validate', cfg, '--batch_size', '5', '--edit-budget=2']);
     assert.equal(ok.code, 0, ok.stderr);

@@ -284,9 +284,9 @@ describe('skillopt eval --aa (CLI, loopback OpenAI wire, noisy target)', functio
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('reports how often the strict and the paired gate would accept the skill over itself', async () => {
-    const out = join(dir, 'aa');
-    const run = await cli([
+  /** `skillopt eval … --split selection --aa <runs> --out <out>` against the noisy target. */
+  const aaEval = (runs: number, out: string, ...cfg: string[]): ReturnType<typeof cli> =>
+    cli([
       'eval',
       join(dir, 'skillopt.yaml'),
       '--skill',
@@ -294,13 +294,17 @@ describe('skillopt eval --aa (CLI, loopback OpenAI wire, noisy target)', functio
       '--split',
       'selection',
       '--aa',
-      '4',
+      String(runs),
       '--out',
       out,
       '--cfg-options',
-      'cache.enabled=false',
+      ...cfg,
       ...scriptedWireOverrides(server.url),
     ]);
+
+  it('reports how often the strict and the paired gate would accept the skill over itself', async () => {
+    const out = join(dir, 'aa');
+    const run = await aaEval(4, out, 'cache.enabled=false');
     assert.equal(run.code, 0, run.stdout + run.stderr);
     const m =
       /strict gate \(the reference rule\): would accept the skill over itself in (\d+) of 12 comparisons/.exec(
@@ -331,23 +335,53 @@ describe('skillopt eval --aa (CLI, loopback OpenAI wire, noisy target)', functio
     assert.match(bad.stdout + bad.stderr, /--aa must be a whole number from 2 to 20 \(got 1\)/);
   });
 
+  it('samples each A/A run as the gate does, evaluation.repeats times per item, each sample seeded apart', async () => {
+    const out = join(dir, 'aa-repeats');
+    const before = server.requests.length;
+    const run = await aaEval(3, out, 'cache.enabled=false', 'evaluation.repeats=2');
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    assert.match(
+      run.stdout,
+      /A\/A check: the same skill scored 3 times, 2 samples per item each \(evaluation\.repeats, as the gate samples\), on \d+ items/,
+    );
+    const summary = JSON.parse(readFileSync(join(out, 'eval_summary.json'), 'utf8')) as {
+      aa: { runs: number; repeats?: number; scores: number[] };
+      model_calls: number;
+      n_items: number;
+    };
+    assert.equal(summary.aa.runs, 3);
+    assert.equal(summary.aa.repeats, 2);
+    assert.equal(summary.model_calls, 3 * 2 * summary.n_items, 'every run paid for both of its samples');
+    // Six samples of every item went out, each with a seed of its own (the first with none).
+    const seeds = server.requests
+      .slice(before)
+      .filter((r) => (r.body as { model?: string }).model === scriptedTargetModel)
+      .map((r) => (r.body as { seed?: number }).seed ?? 0);
+    for (let s = 0; s < 6; s++)
+      assert.equal(seeds.filter((x) => x === s).length, summary.n_items, `sample ${s}`);
+    // Run k is samples 2k and 2k + 1 (the first in the folder, sample m in repeat_<m + 1>): its
+    // score is the mean over items of their two-sample means.
+    const hardOf = (m: number): number[] =>
+      readFileSync(
+        join(out, 'eval_selection', m ? `repeat_${String(m + 1).padStart(2, '0')}` : '', 'results.jsonl'),
+        'utf8',
+      )
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => (JSON.parse(l) as { hard: number }).hard);
+    for (let k = 0; k < 3; k++) {
+      const [a, b] = [hardOf(2 * k), hardOf(2 * k + 1)];
+      const mean = a.reduce((n, x, i) => n + (x + b[i]) / 2, 0) / a.length;
+      assert.ok(
+        Math.abs(summary.aa.scores[k] - mean) < 1e-12,
+        `run ${k}: ${summary.aa.scores[k]} vs ${mean}`,
+      );
+    }
+  });
+
   it('says when the A/A answers were replayed from the response cache, not sampled anew', async () => {
     const aa = (out: string): ReturnType<typeof cli> =>
-      cli([
-        'eval',
-        join(dir, 'skillopt.yaml'),
-        '--skill',
-        join(dir, 'SKILL.md'),
-        '--split',
-        'selection',
-        '--aa',
-        '2',
-        '--out',
-        join(dir, out),
-        '--cfg-options',
-        `cache.dir=${join(dir, 'aa-cache')}`,
-        ...scriptedWireOverrides(server.url),
-      ]);
+      aaEval(2, join(dir, out), `cache.dir=${join(dir, 'aa-cache')}`);
     const first = await aa('aa-first');
     assert.equal(first.code, 0, first.stdout + first.stderr);
     assert.doesNotMatch(first.stdout, /came from the response cache/);

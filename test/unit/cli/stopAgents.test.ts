@@ -23,7 +23,27 @@ import { waitUntilDead } from '../../support/processes';
 const root = resolve(__dirname, '..', '..', '..');
 const fakeAgent = join(root, 'test', 'fixtures', 'fakecli', 'fakeAgent.cjs');
 
-function writeProject(dir: string, pidFile: string): string {
+/**
+ * The target: a custom command that hangs, or (`claude`) the Claude Code preset running a stand-in
+ * that streams one reply with its usage first (an agent stopped after spending tokens).
+ */
+function targetLines(dir: string, pidFile: string, target: 'command' | 'claude'): string[] {
+  if (target === 'command')
+    return [
+      '  target_backend: command',
+      // Ignores SIGTERM, as does the helper it starts: only a SIGKILL of its group ends them.
+      `  target_command: ${JSON.stringify(`${process.execPath} ${fakeAgent} hang ${pidFile}`)}`,
+    ];
+  const program = join(dir, 'claude');
+  writeFileSync(
+    program,
+    `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(fakeAgent)} claude-spend-hang ${JSON.stringify(pidFile)}\n`,
+    { mode: 0o755 },
+  );
+  return ['  target_backend: claude_code_exec', `  claude_code_exec_path: ${JSON.stringify(program)}`];
+}
+
+function writeProject(dir: string, pidFile: string, target: 'command' | 'claude'): string {
   writeFileSync(
     join(dir, 'SKILL.md'),
     '---\nname: capitals\ndescription: Capitals.\n---\n\nAnswer briefly.\n',
@@ -43,9 +63,7 @@ function writeProject(dir: string, pidFile: string): string {
       '  optimizer: gpt-4.1-mini',
       // Never reached: the target never answers.
       '  optimizer_base_url: http://127.0.0.1:9/v1',
-      '  target_backend: command',
-      // Ignores SIGTERM, as does the helper it starts: only a SIGKILL of its group ends them.
-      `  target_command: ${JSON.stringify(`${process.execPath} ${fakeAgent} hang ${pidFile}`)}`,
+      ...targetLines(dir, pidFile, target),
       `  target_workspace_root: ${JSON.stringify(join(dir, 'agents'))}`,
       'env:',
       '  skill_init: SKILL.md',
@@ -69,17 +87,24 @@ function writeProject(dir: string, pidFile: string): string {
 async function stopMidTask(
   command: 'train' | 'eval',
   signals: NodeJS.Signals[],
-): Promise<{ code: number | null; output: string; helper: number; agents: string }> {
+  target: 'command' | 'claude' = 'command',
+): Promise<{ code: number | null; output: string; helper: number; agents: string; out: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'skillopt-stop-agents-'));
   const pidFile = join(dir, 'helper.pid');
-  const config = writeProject(dir, pidFile);
+  const config = writeProject(dir, pidFile, target);
   const args =
     command === 'train'
       ? ['train', config, '--out', join(dir, 'out')]
       : ['eval', config, '--skill', join(dir, 'SKILL.md'), '--split', 'test', '--out', join(dir, 'out')];
   const child = spawn(process.execPath, [...cliEntry, ...args], {
     cwd: root,
-    env: { PATH: process.env.PATH, HOME: join(dir, 'home'), OPENAI_API_KEY: 'sk-fake', NO_COLOR: '1' },
+    env: {
+      PATH: process.env.PATH,
+      HOME: join(dir, 'home'),
+      OPENAI_API_KEY: 'sk-fake',
+      ANTHROPIC_API_KEY: 'sk-ant-fake',
+      NO_COLOR: '1',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -94,7 +119,7 @@ async function stopMidTask(
     await new Promise((r) => setTimeout(r, 200));
   }
   const code = await closed;
-  return { code, output, helper, agents: join(dir, 'agents') };
+  return { code, output, helper, agents: join(dir, 'agents'), out: join(dir, 'out') };
 }
 
 function taskFolders(agents: string): string[] {
@@ -130,4 +155,32 @@ describe('cli: stopping a run mid-task ends its agents and removes their folders
       assert.deepEqual(taskFolders(r.agents), [], r.output);
     });
   }
+
+  it("train: Ctrl-C twice records the running agent's tokens so far in the ledger", async function () {
+    if (process.platform === 'win32') this.skip();
+    const r = await stopMidTask('train', ['SIGINT', 'SIGINT'], 'claude');
+    made.push(resolve(r.agents, '..'));
+    assert.notEqual(r.code, 0, r.output);
+    assert.equal(await waitUntilDead(r.helper, 15_000), true, r.output);
+    assert.deepEqual(taskFolders(r.agents), [], r.output);
+    const rows = readFileSync(join(r.out, 'ledger.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map(
+        (l) =>
+          JSON.parse(l) as {
+            kind: string;
+            role?: string;
+            prompt_tokens?: number;
+            completion_tokens?: number;
+          },
+      );
+    const target = rows.filter((x) => x.kind === 'usage' && x.role === 'target');
+    // One agent ran (agent_concurrency 1): its streamed reply, recorded once as the process exited.
+    assert.deepEqual(
+      target.map((x) => [x.prompt_tokens, x.completion_tokens]),
+      [[1234, 56]],
+      r.output,
+    );
+  });
 });

@@ -129,8 +129,8 @@ describe('config/flat', () => {
   describe('redactOverride', () => {
     it('masks the value of a --cfg-options secret, as config.json does, and nothing else', () => {
       assert.equal(
-        redactOverride('model.azure_openai_api_key=fake-verysecret1234'),
-        'model.azure_openai_api_key=fake...1234',
+        redactOverride('model.azure_openai_api_key=fake-verysecret-0123456789'),
+        'model.azure_openai_api_key=fake...6789',
       );
       assert.equal(
         redactOverride('model.target_max_completion_tokens=512'),
@@ -139,6 +139,15 @@ describe('config/flat', () => {
       assert.equal(redactOverride('train.batch_size=8'), 'train.batch_size=8');
       assert.equal(redactOverride('model.openai_api_key='), 'model.openai_api_key=');
       assert.equal(redactOverride('no-equals-sign'), 'no-equals-sign');
+    });
+
+    it('leaves model.prompt_cache_key alone: a switch (auto, on, off), not a credential', () => {
+      // A printed resume command with it masked failed when pasted ("must be one of: auto, on, off").
+      assert.equal(redactOverride('model.prompt_cache_key=on'), 'model.prompt_cache_key=on');
+      assert.deepEqual(redactSecrets({ prompt_cache_key: 'off', openai_api_key: 'fake-proj-ABCDEFGH' }), {
+        prompt_cache_key: 'off',
+        openai_api_key: 'fake...EFGH',
+      });
     });
   });
 
@@ -152,7 +161,8 @@ describe('config/flat', () => {
         target_azure_openai_api_key: '',
       };
       const out = redactSecrets(input);
-      assert.equal(out.azure_openai_api_key, 'azke...abcd');
+      // A short key shows nothing: four and four characters would give most of it away.
+      assert.equal(out.azure_openai_api_key, '***');
       assert.equal(out.minimax_api_key, '***');
       assert.equal(out.optimizer_openai_compatible_api_key, 'fake...MNOP');
       assert.equal(out.target_azure_openai_api_key, '');
@@ -174,20 +184,20 @@ describe('config/flat', () => {
       assert.deepEqual(out, {
         minimax_max_tokens: '8000',
         qwen_chat_max_tokens: ' 4096 ',
-        auth_token: '1234...6789',
-        max_tokens: 'abcd...ghij',
+        auth_token: '***',
+        max_tokens: '***',
       });
     });
 
     it('recurses through nested objects and lists', () => {
       const out = redactSecrets({
         env: { judge: { API_KEY: '12345678', auth_token: '123456789' } },
-        hooks: [{ client_secret: 'abcdefghijk' }, 'plain'],
+        hooks: [{ client_secret: 'abcdefghijklmnopqrstuvwxyz' }, 'plain'],
         tokens: { used: 5 },
       });
       assert.deepEqual(out, {
-        env: { judge: { API_KEY: '***', auth_token: '1234...6789' } },
-        hooks: [{ client_secret: 'abcd...hijk' }, 'plain'],
+        env: { judge: { API_KEY: '***', auth_token: '***' } },
+        hooks: [{ client_secret: 'abcd...wxyz' }, 'plain'],
         tokens: { used: 5 },
       });
     });

@@ -69,6 +69,37 @@ describe('extension: Cancel Provider Batch (tree rows, menus, words)', () => {
       assert.ok(!menuOf(live).includes(Commands.cancelProviderBatch), live);
   });
 
+  it('does not count a batch whose evaluation has a result for every item (collected, nothing left at the provider)', () => {
+    // A finished run whose test evaluations went as batches keeps their provider_batch.json files.
+    const run = stoppedRun([], true);
+    const batch = (folder: string, ids: string[], answered: string[]): void => {
+      mkdirSync(join(run, folder), { recursive: true });
+      const items = Object.fromEntries(ids.map((id, n) => [`item-${n}-abc`, id]));
+      const state = {
+        provider: 'openai',
+        model: 'm',
+        stage: 'test',
+        batch_id: `batch_${folder}`,
+        submitted_at: '2026-11-25T00:00:00.000Z',
+        items,
+        item_sha256: {},
+      };
+      writeFileSync(join(run, folder, EVAL_FILE.batch), JSON.stringify(state));
+      const rows = answered.map((id) => JSON.stringify({ id, hard: 1, soft: 1 }) + '\n').join('');
+      writeFileSync(join(run, folder, EVAL_FILE.results), rows);
+    };
+    batch('test_eval', ['a', 'b'], ['b', 'a']);
+    batch('test_eval_final', ['a', 'b'], ['a', 'b']);
+    const finished = readRunFolder(run);
+    assert.equal(finished.status, 'finished');
+    assert.equal(finished.batches, undefined);
+    assert.equal(runNode(finished).contextValue, 'skillopt.run.finished');
+    assert.doesNotMatch(String(runNode(finished).tooltip), /provider batch/);
+    // One item still unanswered: that batch is outstanding (running, cancelled or lost).
+    batch('test_eval_baseline', ['a', 'b'], ['a']);
+    assert.equal(readRunFolder(run).batches, 1);
+  });
+
   it('does not mark a run another process holds (its batch is in use)', () => {
     const dirRun = stoppedRun(['test_eval']);
     const release = acquireRunLock(dirRun);

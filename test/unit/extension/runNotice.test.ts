@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { runLogLine } from '../../../src/extension/runs/runLog';
 import { actionLabel } from '../../../src/protocol/words';
-import { runNotice, staleReviewNotice, warningNotice } from '../../../src/extension/runs/runNotice';
+import {
+  asksStill,
+  runNotice,
+  staleReviewNotice,
+  warningNotice,
+} from '../../../src/extension/runs/runNotice';
 
 describe('extension runs: the notification when a run ends', () => {
   it('offers the report and the best skill after a finished run, with the stop reason when early', () => {
@@ -181,6 +186,7 @@ describe('extension runs: the Output channel follows a run', () => {
 describe('extension runs: a waiting notice clicked too late', () => {
   const asked = {
     type: 'review/requested' as const,
+    questionId: 'q-2',
     step: 2,
     epoch: 1,
     phase: 'before_gate' as const,
@@ -188,6 +194,16 @@ describe('extension runs: a waiting notice clicked too late', () => {
     candidateHash: 'abc',
     edits: [],
   };
+
+  it('acts only on the question it was drawn for: the same step asked again after a resume is another question', () => {
+    assert.equal(asksStill(asked, asked), true);
+    assert.equal(asksStill(asked, { ...asked, questionId: 'q-2-again' }), false, 'the step re-asked');
+    assert.equal(asksStill(asked, undefined), false);
+    assert.deepEqual(staleReviewNotice('hs', asked, 'Accept', 2), {
+      text: 'SkillOpt: hs asked about step 2 again since this notification (the run was stopped and resumed); nothing was accepted. Review step 2 as the run asks it now.',
+      actions: ['Review Step 2'],
+    });
+  });
 
   it('says nothing was done and offers the step the run waits on now, or nothing when it waits on none', () => {
     assert.deepEqual(staleReviewNotice('hs', asked, 'Accept', 3), {

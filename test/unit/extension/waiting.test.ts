@@ -14,6 +14,7 @@ import { menuOf } from './menus';
 
 const request: ReviewRequest = {
   type: 'review/requested',
+  questionId: 'q-2',
   step: 2,
   epoch: 1,
   phase: 'after_gate',

@@ -159,6 +159,7 @@ describe('llm/accounting', () => {
         cacheHits: 1,
         retries: 6,
         failures: 1,
+        cutOff: 0,
         reportedDollars: 0,
         dollars: null,
         cacheSavedDollars: 0,
@@ -253,11 +254,14 @@ describe('llm/accounting', () => {
     });
   });
 
-  it('streams totals to listeners and survives a throwing one', () => {
+  it('tells listeners of every change (totals() has the figures) and survives a throwing one', () => {
     const errors: string[] = [];
     const a = new Accounting({ logger: { log: (_l, _c, m) => errors.push(m) } });
     const seen: Array<[number, number]> = [];
-    const stop = a.onChange((t) => seen.push([t.calls, t.cacheHits]));
+    const stop = a.onChange(() => {
+      const t = a.totals();
+      seen.push([t.calls, t.cacheHits]);
+    });
     a.onChange(() => {
       throw new Error('listener bug');
     });

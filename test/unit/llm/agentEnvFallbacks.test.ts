@@ -219,4 +219,47 @@ describe('llm/agents: the reference’s environment variables for the agent CLIs
       'CODEX_QUIET_MODE is set but does not reach Codex (agents see an allow-listed environment); add it to model.target_env_passthrough to pass it',
     ]);
   });
+
+  it('says which of the CLI’s own variables the preset sets for each task instead (no passthrough changes them)', () => {
+    const replaced = (notices: string[]) => notices.filter((n) => n.includes("SkillOpt's own value"));
+    const says = (name: string, label: string) =>
+      `${name} is set but ${label} gets SkillOpt's own value for each task (its isolated home and settings; README "Agent targets")`;
+    const claude = build('claude_code_exec', {
+      ANTHROPIC_API_KEY: 'k',
+      CLAUDE_CONFIG_DIR: '/mine',
+      // Set by the preset to the user's own value: it reaches the CLI as set.
+      CLAUDE_CODE_MAX_RETRIES: '5',
+      // Was named with "add it to model.target_env_passthrough", which the preset's value overrides.
+      CLAUDE_CODE_DISABLE_AUTO_MEMORY: '0',
+    });
+    assert.deepEqual(replaced(claude.notices), [
+      says('CLAUDE_CODE_DISABLE_AUTO_MEMORY', 'Claude Code'),
+      says('CLAUDE_CONFIG_DIR', 'Claude Code'),
+    ]);
+    assert.deepEqual(
+      claude.notices.filter((n) => n.includes('target_env_passthrough')),
+      [],
+    );
+    // COPILOT_MODEL is the preset's only with a base URL; without one it is the user's to pass through.
+    const own = {
+      COPILOT_HOME: '/somewhere',
+      COPILOT_MODEL: 'my-model',
+      COPILOT_OTEL_FILE_EXPORTER_PATH: '/o',
+    };
+    const viaGitHub = build('copilot_exec', own);
+    assert.deepEqual(replaced(viaGitHub.notices), [
+      says('COPILOT_HOME', 'Copilot CLI'),
+      says('COPILOT_OTEL_FILE_EXPORTER_PATH', 'Copilot CLI'),
+    ]);
+    assert.ok(viaGitHub.notices.some((n) => n.startsWith('COPILOT_MODEL is set but does not reach')));
+    const viaProvider = build('copilot_exec', own, (m) => {
+      m.target_base_url = 'http://127.0.0.1:1/v1';
+      m.target = 'local-model';
+    });
+    assert.deepEqual(replaced(viaProvider.notices), [
+      says('COPILOT_HOME', 'Copilot CLI'),
+      says('COPILOT_MODEL', 'Copilot CLI'),
+      says('COPILOT_OTEL_FILE_EXPORTER_PATH', 'Copilot CLI'),
+    ]);
+  });
 });

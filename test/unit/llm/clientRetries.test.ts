@@ -1,8 +1,12 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { SkillOptError } from '../../../src/engine/errors';
 import { Accounting } from '../../../src/engine/llm/accounting';
 import type { ModelClientOptions } from '../../../src/engine/llm/client';
 import { createModelClient } from '../../../src/engine/llm/client';
+import { RunLedger } from '../../../src/engine/llm/ledger';
 import { OpenAiBackend } from '../../../src/engine/llm/openai';
 import type { BackendReply, ChatBackend, ChatRequest } from '../../../src/engine/llm/types';
 import type { Logger } from '../../../src/engine/log';
@@ -167,6 +171,38 @@ describe('llm/client retries, timeouts and cancellation', () => {
     assert.equal(h.server.answered, 0);
     assert.equal(h.server.requests.length, 1, 'no retry after cancellation');
     assert.equal(h.accounting.totals().failures, 0, 'a cancelled call is not a failure');
+  });
+
+  it('counts the requests a timeout or a stop cut off before their reply (their tokens are unknown, their bill may not be)', async () => {
+    const timedOut = await harness([hang(), reply('late but fine')], { timeoutMs: 200 });
+    await timedOut.chat();
+    await timedOut.accounting.settled(1000);
+    let totals = timedOut.accounting.totals();
+    assert.equal(totals.cutOff, 1, 'the timed-out attempt');
+    assert.equal(totals.calls, 1);
+    assert.equal(totals.retries, 1);
+    await server?.close();
+
+    const stopped = await harness([hang(), reply('must not be asked')]);
+    const dir = mkdtempSync(join(tmpdir(), 'skillopt-cutoff-'));
+    const detach = new RunLedger(join(dir, 'ledger.jsonl')).attach(stopped.accounting);
+    const controller = new AbortController();
+    const pending = stopped.chat(controller.signal);
+    await stopped.server.waitForRequests(1);
+    controller.abort();
+    await assert.rejects(pending, (err: unknown) => SkillOptError.is(err, 'cancelled'));
+    await stopped.accounting.settled(1000);
+    totals = stopped.accounting.totals();
+    assert.deepEqual([totals.cutOff, totals.calls, totals.failures, totals.promptTokens], [1, 0, 0, 0]);
+    // One per request sent: a stop while waiting to retry cuts nothing off.
+    const entry = stopped.accounting.snapshot().entries.find((e) => e.cutOff);
+    assert.equal(entry?.stage, 'rollout');
+    // In the ledger, so a resumed run still says its totals are a lower bound.
+    detach();
+    const resumed = new Accounting();
+    new RunLedger(join(dir, 'ledger.jsonl')).attach(resumed)();
+    assert.equal(resumed.totals().cutOff, 1);
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('cancels while waiting to retry', async () => {

@@ -232,6 +232,42 @@ describe('llm/agents transcripts', () => {
     );
   });
 
+  it('reads a Codex run cut short while it still retries its provider as an unreachable provider, not a slow one', () => {
+    // What the real Codex prints against a port nothing listens on: it waits for the network without end.
+    const reconnect = {
+      type: 'error',
+      message: 'Reconnecting... waiting for network (Connection failed: error sending request)',
+    };
+    const waiting = parseCodex(
+      jsonl({ type: 'thread.started', thread_id: 't' }, { type: 'turn.started' }, reconnect, reconnect),
+      'capitals',
+    );
+    assert.deepEqual(
+      classifyRun(run({ timedOut: true, exitCode: null, signal: 'SIGTERM' }), waiting, 'Codex'),
+      {
+        kind: 'api',
+        message: `no reply from the model provider: ${reconnect.message}`,
+        transient: true,
+      },
+    );
+    // A 503 being retried keeps its status; a retry that then went through is an answer.
+    const status = parseCodex(
+      jsonl({ type: 'error', message: 'Reconnecting... 2/5 (unexpected status 503)' }),
+      'x',
+    );
+    assert.equal(status.error?.status, 503);
+    const recovered = parseCodex(
+      jsonl(
+        reconnect,
+        { type: 'item.completed', item: { type: 'agent_message', text: 'PARIS' } },
+        { type: 'turn.completed', usage: { input_tokens: 10, output_tokens: 2 } },
+      ),
+      'x',
+    );
+    assert.equal(recovered.answer, 'PARIS');
+    assert.equal(recovered.error, undefined);
+  });
+
   it('classifies runs without an answer: timeout, killed, exit without a final event', () => {
     const empty = parseClaude('', 'x');
     assert.equal(
@@ -492,6 +528,46 @@ describe('models: agent target wiring', () => {
       assert.throws(
         () => build({ target_backend: 'claude_code_exec', target_command: 'claude -p {prompt}' }, env),
         (e: unknown) => SkillOptError.is(e, 'config') && e.place.key === 'model.target_command',
+      );
+      // A variable each task sets itself would be replaced unsaid: HOME and TMPDIR for every target,
+      // the preset's config folder, Copilot's model only when it talks to a base URL.
+      assert.throws(
+        () =>
+          build(
+            {
+              target_backend: 'claude_code_exec',
+              target_env_passthrough: ['HOME', 'CLAUDE_CONFIG_DIR', 'FOO'],
+            },
+            env,
+          ),
+        (e: unknown) =>
+          SkillOptError.is(e, 'config') &&
+          e.place.key === 'model.target_env_passthrough' &&
+          / HOME, CLAUDE_CONFIG_DIR cannot pass through/.test(e.message),
+      );
+      assert.throws(
+        () =>
+          build(
+            { target_backend: 'command', target_command: 'x {prompt}', target_env_passthrough: ['TMPDIR'] },
+            env,
+          ),
+        (e: unknown) => SkillOptError.is(e, 'config') && / TMPDIR cannot pass through/.test(e.message),
+      );
+      build({ target_backend: 'copilot_exec', target_env_passthrough: ['COPILOT_MODEL', 'FOO'] }, env);
+      // The preset keeps the user's own value of this one: passing it is allowed.
+      build({ target_backend: 'claude_code_exec', target_env_passthrough: ['CLAUDE_CODE_MAX_RETRIES'] }, env);
+      assert.throws(
+        () =>
+          build(
+            {
+              target_backend: 'copilot_exec',
+              target: 'm',
+              target_base_url: 'http://127.0.0.1:1/v1',
+              target_env_passthrough: ['COPILOT_MODEL'],
+            },
+            env,
+          ),
+        (e: unknown) => SkillOptError.is(e, 'config') && / COPILOT_MODEL cannot pass through/.test(e.message),
       );
     } finally {
       rmSync(bin, { recursive: true, force: true });

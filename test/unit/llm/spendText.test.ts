@@ -136,6 +136,40 @@ describe('spend text: a run where only some roles are simulated', () => {
       /^Spend: 1 call \(1 more failed\), 10,400 prompt \+ 1,100 completion tokens/,
     );
   });
+
+  it('says how many replies came from the response cache, free, beside the paid calls', () => {
+    const a = run();
+    assert.doesNotMatch(spendLine(a.totals()), /response cache/);
+    a.recordCacheHit(HAIKU);
+    a.recordCacheHit(HAIKU);
+    assert.match(
+      spendLine(a.totals()),
+      /^Spend: 1 call \(2 more answered from the response cache, free\), 10,000 prompt \+ 1,000 completion tokens, \$0\.0101 at list prices\./,
+    );
+  });
+
+  it('says the totals are a lower bound when requests were cut off before their reply, and in report.md per role', () => {
+    const a = run();
+    assert.doesNotMatch(spendLine(a.totals()), /lower bound/);
+    a.recordCutOff(HAIKU);
+    a.recordCutOff({ ...HAIKU, stage: 'analyst', role: 'optimizer' });
+    assert.equal(a.totals().cutOff, 2);
+    assert.match(
+      spendLine(a.totals()),
+      /^Spend: 1 call, 10,000 prompt \+ 1,000 completion tokens, \$0\.0101 at list prices, a lower bound: 2 requests were cut off before their reply \(a stop or limits\.request_timeout_s\), their tokens unknown, and the provider may bill them\. Prompt cache: /,
+    );
+    const report: RunReport = {
+      ...baseReport(),
+      spend_by_role: {
+        target: { calls: 1, prompt_tokens: 1, completion_tokens: 1, dollars: 0, cache_hits: 0, cut_off: 1 },
+        optimizer: { calls: 1, prompt_tokens: 1, completion_tokens: 1, dollars: 0, cache_hits: 0 },
+      },
+    };
+    assert.match(
+      renderReport(report, '/tmp/run', false),
+      /Requests cut off before their reply \(a stop or limits\.request_timeout_s; tokens unknown, may be billed\): target 1, optimizer 0\./,
+    );
+  });
 });
 
 function baseReport(): RunReport {

@@ -227,7 +227,7 @@ for (const wire of WIRES) {
       const second = '{"patch": {"reasoning": "r", "edits": [{"op": "replace", "content": "x"}]}}';
       const h = await setup([reply(first), reply(second), reply('{"patch": {"edits": []}} never asked')]);
       const seen: number[] = [];
-      h.accounting.onChange((totals) => seen.push(totals.fallbacks));
+      h.accounting.onChange(() => seen.push(h.accounting.totals().fallbacks));
 
       const out = await structuredCall(h.client, request('analyst'), analystContract('patch', 'failure'), {
         accounting: h.accounting,

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { aaReport, aaText } from '../../../src/engine/optimizer/aaCheck';
+import { aaSummary } from '../../../src/protocol/gateText';
 
 const run = (hard: number[]): { items: Map<string, { hard: number; soft: number }> } => ({
   items: new Map(hard.map((h, i) => [`t${i}`, { hard: h, soft: h }])),
@@ -29,6 +30,11 @@ describe('A/A check (eval --aa)', () => {
     assert.match(text, /would accept the skill over itself in 4 of 12 comparisons \(33%\)/);
     assert.match(text, /paired gate \(alpha 0.05\): 0 accepted \(0%\), 4 inconclusive/);
     assert.match(text, /Every one of those accepts is noise/);
+    assert.equal(aaSummary(r), 'A/A ×4: strict gate accepts 4 of 12 (33%), paired 0');
+    // Runs of several samples per item (evaluation.repeats) say so wherever the check is shown.
+    const repeated = { ...r, repeats: 3 };
+    assert.match(aaText(repeated)[0], /scored 4 times, 3 samples per item each \(evaluation\.repeats/);
+    assert.equal(aaSummary(repeated), 'A/A ×4 (3 repeats each): strict gate accepts 4 of 12 (33%), paired 0');
   });
 
   it('compares only items every run scored (an errored item is left out)', () => {

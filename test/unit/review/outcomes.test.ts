@@ -134,7 +134,7 @@ describe('review outcomes: every Accept / Reject changes something or says why n
   it('sends per-edit clicks on a candidate the gate judged whole to the candidate buttons', () => {
     const s = step('gate-then-human', true);
     s.begin();
-    s.onReviewRequested('after_gate', { candidateScore: 0.8, currentScore: 0.5 });
+    s.onReviewRequested('q-1', 'after_gate', { candidateScore: 0.8, currentScore: 0.5 });
     assert.match(
       whyNoEffect(s, { kind: 'edit', editId: 'e1', accept: true }) ?? '',
       /judged step 2 as a whole; use Accept Candidate/,
@@ -151,7 +151,7 @@ describe('review outcomes: a review whose run ended', () => {
     assert.ok(waitsOnRun(gate));
     const asked = step('human-first', true);
     asked.begin();
-    asked.onReviewRequested('before_gate');
+    asked.onReviewRequested('q-1', 'before_gate');
     assert.ok(waitsOnRun(asked));
     // Kept edits go to the gate: the review still waits on the run until its verdict.
     asked.acceptCandidate();
@@ -159,7 +159,7 @@ describe('review outcomes: a review whose run ended', () => {
     assert.ok(waitsOnRun(asked));
     const rejected = step('human-first', true);
     rejected.begin();
-    rejected.onReviewRequested('before_gate');
+    rejected.onReviewRequested('q-1', 'before_gate');
     rejected.rejectCandidate();
     assert.equal(waitsOnRun(rejected), false);
     const offline = step('auto', false);

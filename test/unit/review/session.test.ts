@@ -212,7 +212,7 @@ describe('review session: live review modes', () => {
     const { s, doc } = session('gate-then-human', true);
     doc.run(s.begin());
     assert.equal(s.phase, 'awaiting-gate');
-    doc.run(s.onReviewRequested('after_gate', { candidateScore: 0.9, currentScore: 0.8 }));
+    doc.run(s.onReviewRequested('q-1', 'after_gate', { candidateScore: 0.9, currentScore: 0.8 }));
     assert.equal(s.phase, 'review');
     assert.equal(s.waiting, true);
     assert.equal(s.perEdit, false, 'the gate judged the candidate as a whole');
@@ -225,6 +225,7 @@ describe('review session: live review modes', () => {
     assert.deepEqual(t.send, {
       runId: 'run-1',
       step: 3,
+      questionId: 'q-1',
       decisions: [...s.owners.keys()]
         .filter((id) => id !== missing)
         .map((editId) => ({ editId, accept: false, reason: 'too wordy' })),
@@ -237,9 +238,10 @@ describe('review session: live review modes', () => {
   it('gate-then-human: Accept Candidate sends candidate accept and applies it', () => {
     const { s, doc } = session('gate-then-human', true);
     doc.run(s.begin());
-    doc.run(s.onReviewRequested('after_gate', { candidateScore: 0.9, currentScore: 0.8 }));
+    doc.run(s.onReviewRequested('q-1', 'after_gate', { candidateScore: 0.9, currentScore: 0.8 }));
     const t = doc.run(s.acceptCandidate());
     assert.equal(t.send?.candidate, 'accept');
+    assert.equal(t.send?.questionId, 'q-1', 'the answer names the question it answers');
     assert.equal(t.send?.reason, undefined);
     assert.equal(doc.text, candidate);
   });
@@ -265,11 +267,12 @@ describe('review session: live review modes', () => {
     const { s, doc } = session('human-first', true);
     doc.run(s.begin());
     assert.equal(s.phase, 'review');
-    doc.run(s.onReviewRequested('before_gate'));
+    doc.run(s.onReviewRequested('q-1', 'before_gate'));
     assert.equal(s.waiting, true);
     doc.run(s.decide([money, quotes], false));
     const t = doc.run(s.decide([dates], true));
     assert.equal(t.send?.candidate, undefined, 'no gate has run yet');
+    assert.equal(t.send?.questionId, 'q-1');
     assert.deepEqual(
       t.send?.decisions.map((d) => [d.editId, d.accept]),
       [...s.owners.keys()].filter((id) => id !== missing).map((id) => [id, id === dates]),
@@ -287,8 +290,13 @@ describe('review session: live review modes', () => {
     );
     assert.equal(doc.text, previous);
     assert.equal(s.owners.get(dates)?.decidedBy, 'gate');
-    doc.run(s.acceptCandidate());
+    const over = doc.run(s.acceptCandidate());
     assert.notEqual(doc.text, kept, 'Keep Anyway applies every edit, not only the kept one');
+    assert.equal(
+      over.send?.questionId,
+      undefined,
+      'an overrule answers no question: the one asked was answered',
+    );
   });
 
   it('starts on the candidate when the document already holds it', () => {

@@ -62,4 +62,13 @@ describe('one run-folder layout', () => {
     }
     assert.deepEqual(found, []);
   });
+
+  it('only protocol/vocabulary.ts spells the step name (`step_0003`: folders and origin labels)', () => {
+    const VOCABULARY = ['protocol', 'vocabulary.ts'].join('/');
+    const found = sources(src)
+      .map((file) => relative(src, file).split(sep).join('/'))
+      .filter((rel) => rel !== VOCABULARY)
+      .filter((rel) => /step_\$\{|step_\(\\d|step_\\d/.test(readFileSync(join(src, rel), 'utf8')));
+    assert.deepEqual(found, []);
+  });
 });

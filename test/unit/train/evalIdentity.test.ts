@@ -130,4 +130,22 @@ describe('an eval-only folder holds one evaluation', function () {
       out.cleanup();
     }
   });
+
+  it('tells an A/A check of several samples per item from one of a single sample, and leaves the rest alone', () => {
+    const id = (repeats: number, aa?: number): string => {
+      const prepared = runs.prepare(server, [`evaluation.repeats=${repeats}`]);
+      return evalIdentity(prepared, {
+        skill: prepared.initialSkill,
+        skillPath: prepared.skillPath,
+        split: 'selection',
+        ...(aa ? { aa } : {}),
+        items: exampleTasks(),
+      }).digest;
+    };
+    // evaluation.repeats shapes an A/A check's runs only: a plain evaluation is the same one.
+    assert.equal(id(1), id(3));
+    assert.equal(id(1, 4), id(1, 4));
+    assert.notEqual(id(1, 4), id(2, 4));
+    assert.notEqual(id(2, 4), id(3, 4));
+  });
 });

@@ -5,13 +5,12 @@ import { prepareRun, type PreparedRun } from '../../../src/engine/run';
 import type { EditReportRow } from '../../../src/engine/skill/applyEdits';
 import { RunLayout } from '../../../src/engine/store/layout';
 import { artifactSchemas, readArtifact } from '../../../src/engine/store/runSchemas';
-import { SimOptimizerBackend } from '../../../src/engine/llm/sim/optimizer';
-import type { ChatMessage } from '../../../src/engine/llm/types';
 import type { StepRecord } from '../../../src/protocol/records';
 import { startAnthropicServer } from '../../support/loopback/anthropicServer';
-import { contentText, type LoopbackServer, type Reply } from '../../support/loopback/core';
+import { contentText, type LoopbackServer } from '../../support/loopback/core';
 import { openAiMessages, startOpenAiServer } from '../../support/loopback/openaiServer';
 import {
+  changedSimReply,
   scriptedModels,
   scriptedOptimizerModel,
   scriptedTargetModel,
@@ -157,21 +156,20 @@ describe('training a skill folder over the SDK wires (loopback)', function () {
   for (const wire of ['openai', 'anthropic'] as const) {
     it(`trains, refuses a write outside the policy, and resumes over the ${wire} wire`, async () => {
       const all = tasks();
-      const sim = new SimOptimizerBackend('scripted-optimizer');
       let injected = 0;
       const handler = scriptedModels(all, (req, stage) => {
         if (injected || stage !== 'analyst') return undefined;
-        const body = req.body as { system?: unknown };
-        const messages: ChatMessage[] = openAiMessages(req).map((m) => ({
-          role: m.role as ChatMessage['role'],
-          content: contentText(m.content),
-        }));
-        if (body.system !== undefined)
-          messages.unshift({ role: 'system', content: contentText(body.system) });
-        const user = messages.find((m) => m.role === 'user')?.content ?? '';
-        if (!/Failed Trajectories/.test(user)) return undefined;
+        const user = openAiMessages(req).find((m) => m.role === 'user');
+        if (!/Failed Trajectories/.test(contentText(user?.content))) return undefined;
         injected++;
-        return scriptReply(sim, messages);
+        // A new-script edit first, backed strongly enough to be ranked in.
+        return changedSimReply(req, 'analyst', (reply) => {
+          const patch = reply.patch as { edits: unknown[] };
+          patch.edits = [
+            { op: 'append', file: 'scripts/check.sh', content: 'echo check', support_count: 50 },
+            ...patch.edits,
+          ];
+        });
       });
       const server =
         wire === 'openai' ? await startOpenAiServer(handler) : await startAnthropicServer(handler);
@@ -218,14 +216,3 @@ describe('training a skill folder over the SDK wires (loopback)', function () {
     });
   }
 });
-
-/** The sim analyst's reply for these messages with a new-script edit first, backed strongly enough to be ranked in. */
-async function scriptReply(sim: SimOptimizerBackend, messages: ChatMessage[]): Promise<Reply> {
-  const out = await sim.call({ role: 'optimizer', stage: 'analyst', messages });
-  const reply = JSON.parse(/```json\n([\s\S]*)\n```/.exec(out.text)![1]!) as { patch: { edits: unknown[] } };
-  reply.patch.edits = [
-    { op: 'append', file: 'scripts/check.sh', content: 'echo check', support_count: 50 },
-    ...reply.patch.edits,
-  ];
-  return { kind: 'reply', text: '```json\n' + JSON.stringify(reply) + '\n```' };
-}

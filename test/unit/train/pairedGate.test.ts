@@ -8,6 +8,7 @@ import { eventsFromRunFolder } from '../../../src/engine/store/runReader';
 import type { EngineEvent } from '../../../src/protocol/events';
 import type { StepRecord } from '../../../src/protocol/records';
 import { describeGateTest } from '../../../src/protocol/gateText';
+import { candidateName } from '../../../src/protocol/webview';
 import { isAccepted } from '../../../src/protocol/vocabulary';
 import { lastUserText as anthropicUser, startAnthropicServer } from '../../support/loopback/anthropicServer';
 import type { Handler, LoopbackServer, RecordedRequest } from '../../support/loopback/core';
@@ -178,6 +179,20 @@ describe('the paired gate in the loop (evaluation.gate_test: paired)', function 
     assert.match(report, /## Gate tests/);
     const first = run.history.find((r) => r.gate_test)!;
     assert.ok(report.includes(describeGateTest(first.gate_test!)), report);
+    // So does each epoch end's gate, named as the UI names it.
+    const ends = run.events.flatMap((e) =>
+      e.type === 'gate/verdict' && (e.origin === 'slow_update' || e.origin === 'meta_reflect') && e.gateTest
+        ? [{ ...e, origin: e.origin }]
+        : [],
+    );
+    assert.ok(ends.length > 0, 'an epoch end went through the paired gate');
+    for (const e of ends)
+      assert.ok(
+        report.includes(
+          `| ${candidateName(e.origin, e.step, e.epoch)} | ${e.action} | ${describeGateTest(e.gateTest!)} |`,
+        ),
+        report,
+      );
     assert.match(
       describeGateTest(first.gate_test!),
       /^p (< 0\.001|\d\.\d{3}) \((sign|permutation) test, \d+ items × 1\): Δ [+−]\d\.\d{3}, 95% interval \[[+−]\d\.\d{3}, [+−]\d\.\d{3}\]$/,

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { cacheKey } from '../../../src/engine/llm/cache';
+import { repeatsNotice } from '../../../src/engine/modelNotices';
 import type { ChatRequest } from '../../../src/engine/llm/types';
 import { prepareRun } from '../../../src/engine/run';
 import { readJsonl } from '../../../src/engine/store/jsonl';
@@ -55,6 +56,31 @@ describe('repeated selection trials (evaluation.repeats)', function () {
     assert.notEqual(second, first);
     assert.notEqual(cacheKey(backend, { ...request, repeat: 2, seed: 2 }), second);
     assert.notEqual(cacheKey(backend, { ...request, repeat: 1, seed: 7 }), second);
+  });
+
+  it('says once what repeats can vary on a target without seeds, the paired gate’s max_repeats included', () => {
+    const prepared = (overrides: string[]) =>
+      prepareRun({ configPath: exampleConfig, outDir: dir.path, dryRun: true, overrides });
+    const more = [
+      'evaluation.gate_test=paired',
+      'evaluation.on_inconclusive=more_repeats',
+      'evaluation.max_repeats=3',
+    ];
+    const said = (overrides: string[]) => prepared(overrides).warnings.filter((w) => /repeats/.test(w));
+    assert.deepEqual(said(['evaluation.repeats=2']), [
+      'evaluation.repeats: 2: the simulated target is deterministic, so its repeats give the same answers',
+    ]);
+    // One sample per item, but an inconclusive gate samples up to three: those repeats are alike too.
+    assert.deepEqual(said(more), [
+      'evaluation.max_repeats: 3: the simulated target is deterministic, so its repeats give the same answers',
+    ]);
+    assert.deepEqual(said([]), []);
+    const cfg = prepared(more).config;
+    assert.equal(
+      repeatsNotice('anthropic', cfg),
+      'evaluation.max_repeats: 3: the anthropic target takes no seed; repeats differ only by sampling (target temperature 0)',
+    );
+    assert.equal(repeatsNotice('openai', cfg), undefined, 'an OpenAI target takes seeds');
   });
 
   it('counts every repeat in the call estimate', () => {

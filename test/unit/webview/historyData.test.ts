@@ -162,6 +162,40 @@ describe('gate history data', function () {
   });
 });
 
+describe('gate history data: the paired gate at epoch ends', function () {
+  this.timeout(60_000);
+  const tmp = tempDir('skillopt-history-paired-');
+  let events: EngineEvent[] = [];
+
+  before(async () => {
+    const overrides = ['evaluation.gate_test=paired', 'evaluation.max_item_regressions=2'];
+    events = (await runSim(prepareSim(tmp.path, overrides))).events;
+  });
+  after(() => tmp.cleanup());
+
+  it('keeps the slow update’s test and broken items in the run folder: a reopened Gate History shows them as the live one did', () => {
+    const live = events.flatMap((e) =>
+      e.type === 'gate/verdict' && e.origin === 'slow_update' && e.gateTest ? [e] : [],
+    );
+    assert.ok(live.length > 0, 'a slow update went through the paired gate');
+    const rows = buildGateHistory(folderInput(tmp.path)).steps.filter((r) => r.origin === 'slow_update');
+    for (const v of live) {
+      const row = rows.find((r) => r.step === v.step);
+      assert.deepEqual(row?.gateTest, v.gateTest, `slow update after step ${v.step}`);
+      assert.deepEqual(row?.itemRegressions, v.itemRegressions);
+    }
+    // The live view (events only, the folder not read yet) shows the broken items too.
+    const liveRun = new LiveRun();
+    for (const e of events) liveRun.apply(e);
+    const liveRows = buildGateHistory(folderInput(tmp.path, { run: undefined, live: liveRun })).steps;
+    for (const v of live)
+      assert.deepEqual(
+        liveRows.find((r) => r.origin === 'slow_update' && r.step === v.step)?.itemRegressions,
+        v.itemRegressions,
+      );
+  });
+});
+
 describe('gate history data: a Python reference run', () => {
   it('reads its history and edits', () => {
     const dir = join(__dirname, '../../fixtures/skillopt-python-run');
@@ -177,5 +211,41 @@ describe('gate history data: a Python reference run', () => {
     );
     assert.equal(data.steps[0]!.skillTokens, undefined, 'the reference writes no skill_tokens');
     assert.equal(data.steps[0]!.skillLen, 674);
+  });
+});
+
+describe('review decisions remembered for the Gate History', () => {
+  it('puts a step back as it was when the run refused the decision (it answered a question no longer asked)', async () => {
+    const store = new DecisionStore(new Memory());
+    const heard: string[] = [];
+    store.onDidChange((run) => heard.push(run));
+    await store.record('/runs/a', 'step', {
+      runId: '/runs/a',
+      step: 1,
+      decisions: [{ editId: 'e-1', accept: true }],
+      candidate: 'accept',
+    });
+    const prior = store.stepOf('/runs/a', 'step', 1);
+    const untouched = store.stepOf('/runs/a', 'step', 2);
+    assert.equal(untouched, undefined);
+    await store.record('/runs/a', 'step', {
+      runId: '/runs/a',
+      step: 1,
+      questionId: 'q-old',
+      decisions: [{ editId: 'e-1', accept: false, reason: 'stale' }],
+      candidate: 'reject',
+    });
+    await store.record('/runs/a', 'step', {
+      runId: '/runs/a',
+      step: 2,
+      questionId: 'q-old-2',
+      decisions: [{ editId: 'e-2', accept: false }],
+    });
+    await store.restore('/runs/a', 'step', 1, prior);
+    await store.restore('/runs/a', 'step', 2, untouched);
+    assert.deepEqual(store.forRun('/runs/a'), {
+      'step:1': { edits: { 'e-1': { accept: true } }, candidate: 'accept' },
+    });
+    assert.deepEqual(heard, ['/runs/a', '/runs/a', '/runs/a', '/runs/a', '/runs/a'], 'every view redraws');
   });
 });

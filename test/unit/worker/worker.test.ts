@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EngineEvent } from '../../../src/protocol/events';
@@ -91,7 +91,7 @@ describe('engine process protocol (in-process transport)', function () {
     );
   });
 
-  it('stops a run on request and answers decisions for unknown runs as ignored', async () => {
+  it('answers a review by its question id only, stops a run on request and answers decisions for unknown runs as ignored', async () => {
     const source = {
       configPath: join(dir, 'skillopt.yaml'),
       overrides: ['cache.enabled=false', 'review.mode=human-first'],
@@ -110,12 +110,34 @@ describe('engine process protocol (in-process transport)', function () {
       EngineEvent,
       { type: 'review/requested' }
     >;
+    const keep = req.edits.map((e) => ({ editId: e.id, accept: true }));
+    // An answer drawn for another question of this step (an earlier run's, a re-ask) answers nothing,
+    // and neither does one naming no question while this one is open.
+    const drop = req.edits.map((e) => ({ editId: e.id, accept: false }));
+    for (const stale of [{ questionId: 'an-earlier-question' }, {}]) {
+      const other = await host.sendRequest(EngineRequests.decide, {
+        runId: started.runId,
+        step: req.step,
+        decisions: drop,
+        ...stale,
+      });
+      assert.deepEqual(other, { ok: true, applied: 'stale' });
+    }
+    assert.ok(!events.some((e) => e.event.type === 'review/decided'), 'the question is still open');
     const answer = await host.sendRequest(EngineRequests.decide, {
       runId: started.runId,
       step: req.step,
-      decisions: req.edits.map((e) => ({ editId: e.id, accept: true })),
+      questionId: req.questionId,
+      decisions: keep,
     });
     assert.deepEqual(answer, { ok: true, applied: 'pending-review' });
+    const again = await host.sendRequest(EngineRequests.decide, {
+      runId: started.runId,
+      step: req.step,
+      questionId: req.questionId,
+      decisions: drop,
+    });
+    assert.deepEqual(again, { ok: true, applied: 'stale' }, 'a question is answered once');
     const stopped = await host.sendRequest(
       EngineRequests.stopRun,
       { runId: started.runId },
@@ -154,6 +176,27 @@ describe('engine process protocol (in-process transport)', function () {
     );
     assert.equal(asked, 19);
     assert.equal(result.n_items, 19);
+  });
+
+  it('refuses a binary skill for Evaluate before any call, naming the command', async () => {
+    const binary = join(dir, 'tool.md');
+    writeFileSync(binary, Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 0, 1, 2]));
+    await assert.rejects(
+      host.sendRequest(
+        EngineRequests.evaluate,
+        {
+          configPath: join(dir, 'skillopt.yaml'),
+          overrides: ['cache.enabled=false'],
+          skillPath: binary,
+          split: 'val',
+          outDir: join(dir, 'eval-binary'),
+        },
+        { timeoutMs: 20_000 },
+      ),
+      (err: unknown) =>
+        err instanceof RpcError && /NUL bytes/.test(err.message) && /the Evaluate command/.test(err.message),
+    );
+    assert.ok(!existsSync(join(dir, 'eval-binary', 'eval_only')), 'nothing scored');
   });
 
   it('runs the A/A check the Check Gate Noise command asks for, and refuses a bad count before any call', async () => {

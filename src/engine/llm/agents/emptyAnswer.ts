@@ -16,8 +16,9 @@ export async function rerunWhileEmpty(
   retries: number,
   runOnce: (task: TaskContext) => Promise<BackendReply>,
   onRerun: (n: number, of: number) => void,
+  /** What the earlier runs spent, filled as they end (the caller reads it if the process exits at once). */
+  earlier: Usage[] = [],
 ): Promise<BackendReply> {
-  const earlier: Usage[] = [];
   for (let attempt = 0; ; attempt++) {
     let reply: BackendReply;
     try {

@@ -2,12 +2,14 @@
  * What the agent runs of this process hold outside it: the process groups of running CLIs and the
  * task folders (a home with copied credentials among them). A run stopped the ordinary way ends
  * each of them itself; this is for a process that exits at once (a second Ctrl-C, a closed
- * terminal, a host that disconnects): on `exit` every live group is killed and every task folder
- * removed, synchronously, so no agent keeps running (and spending) unseen and nothing stays in tmp.
+ * terminal, a host that disconnects): on `exit` what each running agent has spent so far is
+ * recorded, every live group is killed and every task folder removed, synchronously, so no agent
+ * keeps running (and spending) unseen, its tokens reach the ledger, and nothing stays in tmp.
  */
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 
+const lastWords = new Set<() => void>();
 const groups = new Set<number>();
 const folders = new Set<string>();
 let hooked = false;
@@ -38,8 +40,29 @@ export function untrackTaskFolder(path: string): void {
   folders.delete(path);
 }
 
-/** Kills every live agent group with SIGKILL and removes every task folder, synchronously. */
+/**
+ * `record` runs if this process exits at once before the returned function is called: it records,
+ * synchronously, what a running agent has spent so far (its output and task folder still there).
+ */
+export function atExitNow(record: () => void): () => void {
+  hook();
+  lastWords.add(record);
+  return () => lastWords.delete(record);
+}
+
+/**
+ * Records what the running agents spent (the ledger is appended synchronously), then kills every
+ * live agent group with SIGKILL and removes every task folder, synchronously.
+ */
 export function endAgentsNow(): void {
+  for (const record of lastWords) {
+    try {
+      record();
+    } catch {
+      // An unreadable output or ledger: the groups and folders are still ended below.
+    }
+  }
+  lastWords.clear();
   for (const pid of groups) {
     try {
       if (process.platform === 'win32') {

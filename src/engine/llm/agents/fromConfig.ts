@@ -15,6 +15,7 @@ import type { ModelClient } from '../types';
 import { agentEnv, emptyAnswerRetries } from './envFallbacks';
 import { PRESETS, presetProgram } from './presets';
 import { droppedAgentVariables } from './droppedEnv';
+import { taskProcessEnv } from './isolation';
 import { findOnPath } from './process';
 
 /** The reference's agent-target names (§10.1) and ours, mapped onto the presets. */
@@ -149,6 +150,33 @@ export function defaultAgentConcurrency(
   return Math.max(1, Math.min(cores, byMemory, 8));
 }
 
+/**
+ * A name in model.target_env_passthrough that each task sets itself (its home, temp and config
+ * folders, the preset's settings) would be replaced unsaid: refused, naming them.
+ */
+function refuseOverriddenPassthrough(
+  names: readonly string[],
+  agent: AgentName | undefined,
+  settings: AgentSettings,
+): void {
+  const dirs = { root: '', work: '', home: '', tmp: '' };
+  // A variable the preset takes from the user's environment (CLAUDE_CODE_MAX_RETRIES) keeps this value.
+  const passed = '\0passed';
+  const parentEnv = Object.fromEntries(names.map((n) => [n, passed]));
+  const own: Record<string, string> = {
+    ...taskProcessEnv(dirs, ''),
+    ...(agent ? PRESETS[agent].taskEnv({ dirs, settings, parentEnv, sharedCache: '' }) : {}),
+  };
+  const clash = names.filter((n) => n in own && own[n] !== passed);
+  if (clash.length) {
+    refuse(
+      'target_env_passthrough',
+      `${clash.join(', ')} cannot pass through: each agent task sets ${clash.length > 1 ? 'them' : 'it'} itself (its isolated home, temp and config folders, its settings)`,
+      `remove ${clash.length > 1 ? 'them' : 'it'}; the CLI's credentials reach it as the README's "Agent targets" says (its key variables, or its login file copied into each home)`,
+    );
+  }
+}
+
 /** The `command` target: a preset agent CLI (claude_code_exec, codex_exec, copilot_exec) or a custom command. */
 export function buildAgentBackend(
   cfg: SkillOptConfig,
@@ -172,8 +200,10 @@ export function buildAgentBackend(
     );
   }
   const { settings, program, notices } = agentSettings(cfg, agent, vars);
+  refuseOverriddenPassthrough(m.target_env_passthrough, agent, settings);
   env.notices?.push(...notices);
-  if (agent) env.notices?.push(...droppedAgentVariables(PRESETS[agent], vars, m.target_env_passthrough));
+  if (agent)
+    env.notices?.push(...droppedAgentVariables(PRESETS[agent], vars, m.target_env_passthrough, settings));
   // A key the user stored for this provider is the target's own: it may reach the agent.
   const shared: Record<string, string> = {};
   if (agent === 'claude' && env.keys?.anthropic && !vars.ANTHROPIC_API_KEY)

@@ -165,6 +165,17 @@ export function homeEnv(dirs: TaskDirs): Record<string, string> {
   };
 }
 
+/** What every agent process of a task gets over its allow-listed environment, before its preset's own. */
+export function taskProcessEnv(dirs: TaskDirs, taskId: string): Record<string, string> {
+  return {
+    ...homeEnv(dirs),
+    NO_COLOR: '1',
+    TERM: 'dumb',
+    SKILLOPT_TASK_ID: taskId,
+    SKILLOPT_WORKSPACE: dirs.work,
+  };
+}
+
 /** The allow-listed part of `parent`: the base names plus `extra` (exact names). */
 export function allowedEnv(parent: NodeJS.ProcessEnv, extra: readonly string[]): Record<string, string> {
   const out: Record<string, string> = {};

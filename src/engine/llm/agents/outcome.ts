@@ -99,6 +99,7 @@ export function readFinishedRun(finished: FinishedRun): BackendReply {
     exitCode: run.exitCode,
     signal: run.signal,
     timedOut: run.timedOut,
+    ...(run.gaveUp ? { gaveUp: true } : {}),
     stderr: run.stderr,
     durationMs: run.durationMs,
     truncated: run.truncated,

@@ -52,6 +52,9 @@ export interface PresetContext {
   sharedCache: string;
 }
 
+/** What a preset's per-task variables depend on. */
+export type EnvContext = Pick<PresetContext, 'dirs' | 'settings' | 'parentEnv' | 'sharedCache'>;
+
 export interface PresetRun {
   argv: string[];
   /** Variables set on top of the allow-listed environment and the isolated home. */
@@ -92,6 +95,10 @@ export interface AgentPreset {
   requestOverheadTokens: number;
   /** Folders the CLI makes outside its task folder whatever TMPDIR says (removed afterwards). */
   fixedDirs?: () => string[];
+  /** Output lines that say the CLI keeps failing the same way and will not stop by itself: it is ended then. */
+  stopOn?: { line: RegExp; times: number };
+  /** The variables it sets for each task, over the allow-listed environment (its home, settings). */
+  taskEnv(ctx: EnvContext): Record<string, string>;
   build(ctx: PresetContext): PresetRun;
 }
 
@@ -144,6 +151,18 @@ const claude: AgentPreset = {
   // Bedrock and Vertex list Claude at Anthropic's prices.
   requestOverheadTokens: 18_500,
   billedProvider: () => 'anthropic',
+  taskEnv: ({ dirs, settings: s, parentEnv }) => ({
+    CLAUDE_CONFIG_DIR: join(dirs.home, '.claude'),
+    ...(s.baseUrl ? { ANTHROPIC_BASE_URL: s.baseUrl } : {}),
+    ...(s.maxThinkingTokens ? { MAX_THINKING_TOKENS: String(s.maxThinkingTokens) } : {}),
+    // Our client retries whole runs on transient errors; the CLI retries each request twice.
+    CLAUDE_CODE_MAX_RETRIES: parentEnv.CLAUDE_CODE_MAX_RETRIES || '2',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    CLAUDE_CODE_DISABLE_AUTO_MEMORY: '1',
+    DISABLE_AUTOUPDATER: '1',
+    DISABLE_TELEMETRY: '1',
+    DISABLE_ERROR_REPORTING: '1',
+  }),
   build(ctx) {
     const seeded: string[] = [];
     const config = join(ctx.dirs.home, '.claude');
@@ -169,22 +188,7 @@ const claude: AgentPreset = {
     ];
     if (s.model && !OPENAI_SENTINELS.has(s.model)) argv.push('--model', s.model);
     if (s.effort) argv.push('--effort', s.effort);
-    return {
-      argv,
-      env: {
-        CLAUDE_CONFIG_DIR: config,
-        ...(s.baseUrl ? { ANTHROPIC_BASE_URL: s.baseUrl } : {}),
-        ...(s.maxThinkingTokens ? { MAX_THINKING_TOKENS: String(s.maxThinkingTokens) } : {}),
-        // Our client retries whole runs on transient errors; the CLI retries each request twice.
-        CLAUDE_CODE_MAX_RETRIES: ctx.parentEnv.CLAUDE_CODE_MAX_RETRIES || '2',
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-        CLAUDE_CODE_DISABLE_AUTO_MEMORY: '1',
-        DISABLE_AUTOUPDATER: '1',
-        DISABLE_TELEMETRY: '1',
-        DISABLE_ERROR_REPORTING: '1',
-      },
-      seeded,
-    };
+    return { argv, env: this.taskEnv(ctx), seeded };
   },
 };
 
@@ -205,6 +209,10 @@ const codex: AgentPreset = {
   billedProvider: (s, env) => openAiAt(s.baseUrl || env.OPENAI_BASE_URL),
   // Its sandbox makes the app-server socket folder it hides from commands at /tmp/codex-daemon-<uid>.
   fixedDirs: () => (typeof process.getuid === 'function' ? [`/tmp/codex-daemon-${process.getuid()}`] : []),
+  // Against a provider it cannot connect to it waits for the network without end (doubling waits:
+  // the third notice comes ~17 s in); its configured request_max_retries is 2.
+  stopOn: { line: /^\{"type":"error","message":"Reconnecting\.\.\. waiting for network/, times: 3 },
+  taskEnv: ({ dirs }) => ({ CODEX_HOME: join(dirs.home, '.codex') }),
   build(ctx) {
     const seeded: string[] = [];
     const home = join(ctx.dirs.home, '.codex');
@@ -262,7 +270,7 @@ const codex: AgentPreset = {
     ];
     if (s.profile) argv.push('--profile', s.profile);
     argv.push('--', ctx.prompt);
-    return { argv, env: { CODEX_HOME: home }, seeded };
+    return { argv, env: this.taskEnv(ctx), seeded };
   },
 };
 
@@ -306,10 +314,25 @@ const copilot: AgentPreset = {
     const type = (s.providerType || env.COPILOT_PROVIDER_TYPE || 'openai').toLowerCase();
     return type === 'anthropic' ? 'anthropic' : type === 'azure' ? 'azure_openai' : openAiAt(baseUrl);
   },
+  taskEnv: ({ dirs, settings: s, sharedCache }) => ({
+    COPILOT_HOME: join(dirs.home, '.copilot'),
+    // The CLI unpacks its ~200 MB package on first start; one shared copy, not one per task.
+    COPILOT_CACHE_HOME: join(sharedCache, 'copilot'),
+    COPILOT_AUTO_UPDATE: 'false',
+    // Copilot CLI prints no token counts; its OpenTelemetry file exporter does (one file per task).
+    COPILOT_OTEL_FILE_EXPORTER_PATH: join(dirs.tmp, 'copilot-otel.jsonl'),
+    ...(s.baseUrl
+      ? {
+          COPILOT_PROVIDER_BASE_URL: s.baseUrl,
+          COPILOT_OFFLINE: 'true',
+          ...(s.providerType ? { COPILOT_PROVIDER_TYPE: s.providerType } : {}),
+          ...(s.model && !OPENAI_SENTINELS.has(s.model) ? { COPILOT_MODEL: s.model } : {}),
+        }
+      : {}),
+  }),
   build(ctx) {
     const s = ctx.settings;
-    const home = join(ctx.dirs.home, '.copilot');
-    mkdirSync(home, { recursive: true });
+    mkdirSync(join(ctx.dirs.home, '.copilot'), { recursive: true });
     const argv = [ctx.program, '-p', ctx.prompt, '--output-format', 'json', '--no-auto-update', '--no-color'];
     if (s.allowAllTools) argv.push('--allow-all-tools');
     // Enough to load and read a skill and look around the workspace; nothing that writes or runs.
@@ -317,26 +340,7 @@ const copilot: AgentPreset = {
     argv.push('--disable-builtin-mcps');
     if (s.model && !OPENAI_SENTINELS.has(s.model)) argv.push('--model', s.model);
     if (s.effort) argv.push('--reasoning-effort', s.effort);
-    return {
-      argv,
-      env: {
-        COPILOT_HOME: home,
-        // The CLI unpacks its ~200 MB package on first start; one shared copy, not one per task.
-        COPILOT_CACHE_HOME: join(ctx.sharedCache, 'copilot'),
-        COPILOT_AUTO_UPDATE: 'false',
-        // Copilot CLI prints no token counts; its OpenTelemetry file exporter does (one file per task).
-        COPILOT_OTEL_FILE_EXPORTER_PATH: join(ctx.dirs.tmp, 'copilot-otel.jsonl'),
-        ...(s.baseUrl
-          ? {
-              COPILOT_PROVIDER_BASE_URL: s.baseUrl,
-              COPILOT_OFFLINE: 'true',
-              ...(s.providerType ? { COPILOT_PROVIDER_TYPE: s.providerType } : {}),
-              ...(s.model && !OPENAI_SENTINELS.has(s.model) ? { COPILOT_MODEL: s.model } : {}),
-            }
-          : {}),
-      },
-      seeded: [],
-    };
+    return { argv, env: this.taskEnv(ctx), seeded: [] };
   },
 };
 

@@ -64,6 +64,8 @@ export interface ProcessResult {
   stderrBytes: number;
   /** The signal fired while it ran: it was stopped, and its output holds what it had done. */
   cancelled: boolean;
+  /** Ended by `stopOn`: it printed that it keeps failing the same way. */
+  gaveUp?: boolean;
 }
 
 export interface RunProcessOptions {
@@ -73,6 +75,10 @@ export interface RunProcessOptions {
   killGraceMs: number;
   maxOutputBytes: number;
   signal?: AbortSignal;
+  /** Ends the program (as a timeout does) once `times` lines of its stdout match `line`. */
+  stopOn?: { line: RegExp; times: number };
+  /** Given, once the program started, a way to read its output so far (for a process exiting at once). */
+  onStart?: (soFar: () => ProcessResult) => void;
 }
 
 const isWindows = process.platform === 'win32';
@@ -128,6 +134,9 @@ export function runProcess(argv: readonly string[], opts: RunProcessOptions): Pr
     if (child.pid !== undefined) trackAgentGroup(child.pid);
     let timedOut = false;
     let aborted = false;
+    let gaveUp = false;
+    let matched = 0;
+    let partial = '';
     let exitCode: number | null = null;
     let exitSignal: string | null = null;
     let settled = false;
@@ -137,13 +146,10 @@ export function runProcess(argv: readonly string[], opts: RunProcessOptions): Pr
       for (const t of timers) clearTimeout(t);
       opts.signal?.removeEventListener('abort', onAbort);
     };
-    const finish = (): void => {
-      if (settled) return;
-      settled = true;
-      cleanup();
+    const soFar = (): ProcessResult => {
       const o = out.read();
       const e = err.read();
-      resolve({
+      return {
         stdout: o.text,
         stderr: e.text,
         exitCode,
@@ -154,7 +160,15 @@ export function runProcess(argv: readonly string[], opts: RunProcessOptions): Pr
         stdoutBytes: out.total,
         stderrBytes: err.total,
         cancelled: aborted,
-      });
+        ...(gaveUp ? { gaveUp } : {}),
+      };
+    };
+    if (child.pid !== undefined) opts.onStart?.(soFar);
+    const finish = (): void => {
+      if (settled) return;
+      settled = true;
+      cleanup();
+      resolve(soFar());
     };
     const terminate = (): void => {
       if (child.pid === undefined) return;
@@ -169,7 +183,17 @@ export function runProcess(argv: readonly string[], opts: RunProcessOptions): Pr
       terminate();
     }
 
-    child.stdout.on('data', (c: Buffer) => out.push(c));
+    child.stdout.on('data', (c: Buffer) => {
+      out.push(c);
+      if (!opts.stopOn || gaveUp) return;
+      const lines = (partial + c.toString('utf8')).split('\n');
+      partial = lines.pop()!.slice(-4096);
+      matched += lines.filter((l) => opts.stopOn!.line.test(l)).length;
+      if (matched >= opts.stopOn.times) {
+        gaveUp = true;
+        terminate();
+      }
+    });
     child.stderr.on('data', (c: Buffer) => err.push(c));
     child.on('error', (e: NodeJS.ErrnoException) => {
       if (child.pid !== undefined || settled) return;

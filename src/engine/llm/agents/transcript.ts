@@ -94,7 +94,7 @@ export function statusKind(status: number | undefined, message: string): AgentTr
   if (auth) return { kind: 'auth', message, ...(status !== undefined ? { status } : {}), transient: false };
   const transient =
     status === undefined
-      ? /\b(429|5\d\d)\b|overloaded|rate limit|high demand|temporar|ECONNRESET|ECONNREFUSED|connection (error|refused|reset)|socket hang up|network/i.test(
+      ? /\b(429|5\d\d)\b|overloaded|rate limit|high demand|temporar|ECONNRESET|ECONNREFUSED|connection (error|refused|reset|failed)|could not connect|socket hang up|network/i.test(
           message,
         )
       : status === 408 || status === 409 || status === 429 || status >= 500;
@@ -189,7 +189,10 @@ export function parseCodex(stdout: string, skillName: string): AgentTranscript {
   let lastMessage: string | undefined;
   const usage: AgentUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
   let sawUsage = false;
+  // The last event when it is a retry still in progress (Codex waits for the network without end).
+  let retrying: string | undefined;
   for (const e of lines(stdout)) {
+    retrying = undefined;
     if (e.type === 'item.completed') {
       const item = obj(e.item);
       switch (item.type) {
@@ -231,9 +234,15 @@ export function parseCodex(stdout: string, skillName: string): AgentTranscript {
       // "Reconnecting... n/5" lines are retries in progress; the last error stands if the turn fails.
       const message = str(e.message) ?? '';
       if (!/^Reconnecting\.\.\./.test(message)) fatal = message;
+      else retrying = message;
     }
   }
   if (sawUsage) t.usage = usage;
+  // Cut short while still retrying with no reply: the provider is unreachable or failing, not slow.
+  if (retrying !== undefined && fatal === undefined && lastMessage === undefined && !t.completed) {
+    t.error = statusKind(statusIn(retrying), short(`no reply from the model provider: ${retrying}`, 400));
+    return t;
+  }
   if (fatal !== undefined && lastMessage === undefined) {
     t.error = statusKind(statusIn(fatal), short(fatal, 400));
   } else if (t.completed && fatal === undefined) {

@@ -7,10 +7,12 @@
  */
 import { setMaxListeners } from 'node:events';
 import { existsSync, readdirSync } from 'node:fs';
-import { basename, join, sep } from 'node:path';
+import { basename, dirname, join, sep } from 'node:path';
 import type { BatchCancelOutcome } from '../../../protocol/vocabulary';
 import { SkillOptError } from '../../errors';
 import { EVAL_FILE } from '../../store/layout';
+import { readJsonl } from '../../store/jsonl';
+import { RESULT_ROWS } from '../../store/runRows';
 import { batchStateSchema, readRunJson } from '../../store/runSchemas';
 import { describeError } from '../retry';
 import type { BatchApi, BatchStatus } from './types';
@@ -36,6 +38,27 @@ export function recordedBatches(dir: string, skip?: string): string[] {
     .filter((p) => basename(p) === EVAL_FILE.batch && (!skip || p.split(sep)[0] !== skip))
     .map((p) => join(dir, p))
     .sort();
+}
+
+/**
+ * The recorded batches not yet collected: running, cancelled or lost. A batch whose evaluation has
+ * a result for every item it sent was collected (its file stays, nothing is left at the provider).
+ */
+export function outstandingBatches(dir: string, skip?: string): string[] {
+  return recordedBatches(dir, skip).filter((file) => !collected(file));
+}
+
+function collected(file: string): boolean {
+  try {
+    const state = readRunJson(file, batchStateSchema);
+    const results = join(dirname(file), EVAL_FILE.results);
+    if (!state || !existsSync(results)) return false;
+    const answered = new Set(readJsonl(results, RESULT_ROWS).map((r) => r.id));
+    return Object.values(state.items).every((id) => answered.has(id));
+  } catch {
+    // A file that cannot be read cannot be shown collected: it stays outstanding.
+    return false;
+  }
 }
 
 /** Cancel each batch recorded under `dir` (but `skip`) that is still running at `api`'s provider. */

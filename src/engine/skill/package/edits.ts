@@ -51,7 +51,7 @@ export function applyPackageEdits(
     }
     const existing = pkg.files.find((f) => f.path === file);
     const refuse = (reason: string): void => {
-      const [row] = applyText('', [{ ...edit, op: '' }], options).report;
+      const [row] = applyText('', [{ ...edit, op: '' }], { ...options, skillFile: false }).report;
       report.push({
         ...renumber([row])[0],
         op: String(edit.op ?? ''),
@@ -76,7 +76,7 @@ export function applyPackageEdits(
       return refuse(
         `adding ${file} would make ${pkg.files.length + 1} files, over optimizer.package_edits.max_files (${policy.maxFiles})`,
       );
-    const out = applyText(existing?.text ?? '', [edit], options);
+    const out = applyText(existing?.text ?? '', [edit], { ...options, skillFile: false });
     // An append to an empty document starts with the blank line that separates it from the text before.
     if (!existing) out.text = out.text.replace(/^\n+/, '');
     const tooBig = sizeRefusal(file, out.text, policy);

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { writeJsonAtomic } from '../../store/atomic';
 import { epochDirName, STEP_FILE } from '../../store/layout';
 import { artifactSchemas, readArtifact } from '../../store/runSchemas';
-import { announceCandidate, gateCandidate, toCandidateEdits } from '../gateCandidate';
+import { announceCandidate, gateCandidate, gateEvidenceFields, toCandidateEdits } from '../gateCandidate';
 import type { LoopContext } from '../loopContext';
 import { metaReflect } from '../metaReflect';
 import type { EpochEndStage, EpochWork } from './index';
@@ -60,6 +60,7 @@ async function run(loop: LoopContext, ep: EpochWork): Promise<void> {
         score: gate.sel.projected,
         selection_hard: gate.sel.score.hard,
         selection_soft: gate.sel.score.soft,
+        ...gateEvidenceFields(gate),
       });
     } else {
       writeJsonAtomic(gatePath, {

@@ -13,7 +13,7 @@ import { writeJsonAtomic } from '../../store/atomic';
 import { epochDirName, STEP_FILE } from '../../store/layout';
 import { artifactSchemas, readArtifact } from '../../store/runSchemas';
 import { loadPairs, longitudinalPairs, savePairs, writeSlowGuidance } from '../epochEnd';
-import { announceCandidate, gateCandidate } from '../gateCandidate';
+import { announceCandidate, gateCandidate, gateEvidenceFields } from '../gateCandidate';
 import type { LoopContext } from '../loopContext';
 import type { EpochEndStage, EpochWork, PairsOutcome } from './index';
 import type { EpochEndAction } from '../../../protocol/vocabulary';
@@ -135,6 +135,7 @@ async function update(loop: LoopContext, ep: EpochWork, pairsBuilt: () => void):
     result.selection_hard = gate.sel.score.hard;
     result.selection_soft = gate.sel.score.soft;
     result.selection_score = gate.sel.projected;
+    Object.assign(result, gateEvidenceFields(gate));
   }
   result.time_s = round1((Date.now() - t0) / 1000);
   writeJsonAtomic(resultPath, result);

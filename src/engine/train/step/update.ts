@@ -15,6 +15,11 @@ async function run(loop: LoopContext, work: StepWork): Promise<StageEnd> {
     updateSkill(loop.ctx, work.skill, work.ranked!, work.bufferText),
   );
   if (update.candidate === null) return 'skip_no_rewrite';
+  if (update.frontMatterRestored)
+    loop.ctx.emit({
+      type: 'warning',
+      message: `Step ${work.step}: the rewrite's SKILL.md front matter was replaced by the current one: ${update.frontMatterRestored}.`,
+    });
   // With the activation track on, the description is its alone: a body edit of it is undone.
   const candidate = loop.s.useActivation ? keepDescription(work.skill, update.candidate) : update.candidate;
   const path = layout.stepFile(work.step, STEP_FILE.candidate);
