@@ -18,13 +18,14 @@ const commands: Record<
   'apply-edits': { spec: applyEditsSpec, run: runApplyEdits },
 };
 
-const help = `skillopt: train agent skill documents against scored tasks (SkillOpt, arXiv 2605.23904)
+/** Each command's line names only flags it takes (a test checks); `<command> --help` has them all. */
+export const topLevelHelp = `skillopt: train agent skill documents against scored tasks (SkillOpt, arXiv 2605.23904)
 
 Usage:
-  skillopt validate <config> [--smoke] [--json] [--cfg-options k=v ...]   check config, tasks and skill
-  skillopt train <config> [--out DIR] [--resume] [--fresh] [--json] [--cfg-options k=v ...] [legacy flags]
-  skillopt eval <config> --skill FILE [--split train|val|test|all] [--out DIR] [--json]
-  skillopt apply-edits --skill FILE --edits EDITS.json [--write] [--json] [--anchor-mode strict|reference]
+  skillopt validate <config> [--smoke] [--out DIR] [--json] [--cfg-options k=v ...]   check config, tasks and skill (--smoke: one target call)
+  skillopt train <config> [--out DIR] [--resume | --fresh | --force] [--json] [--cfg-options k=v ...] [legacy flags]
+  skillopt eval <config> --skill FILE|FOLDER [--split NAME] [--out DIR] [--batch] [--aa N] [--json]
+  skillopt apply-edits --skill FILE|FOLDER --edits EDITS.json [--config FILE] [--write] [--json] [--anchor-mode strict|reference]
   skillopt <command> --help      every flag of a command, with an example
   skillopt --help | --version
 
@@ -32,6 +33,7 @@ Options:
   --config FILE           the config, as the reference spells it (same as <config>)
   --cfg-options k=v ...   override config keys, e.g. train.num_epochs=2 optimizer.learning_rate=3
   --json                  machine-readable stdout; an error is one {"error": {reason, message, fix}} object
+  --verbose               the engine's debug lines on stderr (validate, train, eval)
   --help, -h              help (top level, or for the command it follows)
   --version               print the version
 
@@ -55,7 +57,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     );
   }
   if (!command || command === '--help' || command === '-h') {
-    process.stdout.write(help + '\n');
+    process.stdout.write(topLevelHelp + '\n');
     return command ? ExitCode.Ok : ExitCode.Usage;
   }
   if (command === '--version') {
@@ -67,7 +69,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (command === 'help') {
       const topic = rest[0] === undefined ? undefined : commands[rest[0]];
       if (rest[0] !== undefined && !topic) throw unknownCommand(rest[0]);
-      process.stdout.write((topic ? renderHelp(topic.spec) : help) + '\n');
+      process.stdout.write((topic ? renderHelp(topic.spec) : topLevelHelp) + '\n');
       return ExitCode.Ok;
     }
     const cmd = commands[command];

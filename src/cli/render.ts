@@ -52,7 +52,7 @@ export class PrettyPrinter {
             ),
           );
         this.line(
-          `${e.resumedFromStep ? `Resuming at step ${e.resumedFromStep}` : 'Training'}: ${e.epochs} epoch(s) × ${e.stepsPerEpoch} step(s); train ${e.splitSizes.train}, selection ${e.splitSizes.val}, test ${e.splitSizes.test} items`,
+          `${resumeWords(e.resumedFromStep, e.totalSteps)}: ${e.epochs} epoch(s) × ${e.stepsPerEpoch} step(s); train ${e.splitSizes.train}, selection ${e.splitSizes.val}, test ${e.splitSizes.test} items`,
         );
         this.line(`  optimizer ${e.optimizer}, target ${e.target}`);
         if (e.gatePower) this.line(`  gate ${describeGatePower(e.gatePower)}`);
@@ -185,4 +185,12 @@ function fmt(n: number | undefined): string {
 function bestSkillText(path: string): string {
   const folder = packageDirOf(path);
   return existsSync(folder) ? `${folder} (its SKILL.md also in ${path})` : path;
+}
+
+/** A run resumed past its last step (a finished one, or one stopped at its end) has no "step 13 of 12". */
+function resumeWords(from: number | undefined, total: number): string {
+  if (!from) return 'Training';
+  return from > total
+    ? `Resuming after the last step (${total}), at the end-of-run stages`
+    : `Resuming at step ${from}`;
 }

@@ -1,5 +1,6 @@
 /** Eval-only: score one skill on a split with the target alone (reference scripts/eval_only.py). */
 import { setMaxListeners } from 'node:events';
+import { existsSync } from 'node:fs';
 import { withShuffledChoices } from './data/choiceShuffle';
 import type { TaskItem } from './data/tasks';
 import { makeContext, STOPPED_CALLS_WAIT_MS, type PreparedRun, type RunHooks } from './run';
@@ -12,6 +13,7 @@ import { EVAL_FILE, RUN_FILE, RunLayout, repeatDir } from './store/layout';
 import { acquireRunLock } from './store/runLock';
 import { aaReport, type AaReport } from './optimizer/aaCheck';
 import { claimEvalFolder, evalIdentity } from './evalIdentity';
+import { refuseForeignFolder } from './train/sameRun';
 import { evaluateItems, type TestSummary } from './train/evaluate';
 import { rolloutFor } from './train/rollout';
 
@@ -66,6 +68,16 @@ export function evalItemsOf(prepared: PreparedRun, split: EvalSplit): readonly T
   return canonical !== 'all' && limit > 0 ? items.slice(0, limit) : items;
 }
 
+/**
+ * evaluation.test_env_num set for `--split all`, which it does not cap (in the reference's eval_only.py
+ * neither): said, so the count of items scored is no surprise.
+ */
+export function allSplitsNotice(prepared: PreparedRun, split: EvalSplit): string | undefined {
+  const n = prepared.settings.testEnvNum;
+  if (split !== 'all' || n <= 0) return undefined;
+  return `evaluation.test_env_num (${n}) caps a single split only: --split all scores every item of train, selection and test, as the reference's eval_only.py does (pass one --split to cap it)`;
+}
+
 /** Eval-only (reference scripts/eval_only.py): the target on one split or all; no optimizer call. */
 export async function evalPrepared(
   prepared: PreparedRun,
@@ -79,9 +91,17 @@ export async function evalPrepared(
     });
   const capNotice = dollarCapNotice(prepared, 'eval');
   if (capNotice) opts.emit({ type: 'warning', message: capNotice });
+  const uncapped = allSplitsNotice(prepared, opts.split);
+  if (uncapped) opts.emit({ type: 'warning', message: uncapped });
   const chosen = evalItemsOf(prepared, opts.split);
   const outDir = prepared.outDir;
   const run = new RunLayout(outDir);
+  // Only a new or empty folder, a run's, or an earlier evaluation's (`--out .` would strew its files there).
+  if (!existsSync(run.file(EVAL_FILE.identity)))
+    refuseForeignFolder(
+      outDir,
+      'an evaluation writes eval_summary.json, ledger.jsonl, its answers and more into it',
+    );
   makeDir(outDir);
   const release = acquireRunLock(outDir);
   try {

@@ -1,5 +1,7 @@
 /** What the target's settings mean for this backend, said once before anything is spent. */
+import { keysSet } from './config/idleKeys';
 import type { SkillOptConfig } from './config/schema';
+import { envFields } from './config/schema/envFields';
 
 /** Backends whose provider takes a sampling seed, so repeated samples can differ by seed. */
 const SEEDED_BACKENDS: ReadonlySet<string> = new Set(['openai', 'azure_openai']);
@@ -27,4 +29,10 @@ export function maxTurnsNotice(cfg: SkillOptConfig, agentTarget: boolean): strin
   const turns = cfg.env.max_turns;
   if (turns <= 1 || !agentTarget) return undefined;
   return `env.max_turns: ${turns} does not bound an agent target: the agent runs its own tool loop until it answers or env.exec_timeout (${cfg.env.exec_timeout}s) ends it`;
+}
+
+/** `env.max_completion_tokens` set for an agent target, said once: the CLI caps its own replies. */
+export function maxTokensNotice(cfg: SkillOptConfig, agentTarget: boolean): string | undefined {
+  if (!agentTarget || keysSet(cfg.env, envFields, ['max_completion_tokens']).length === 0) return undefined;
+  return `env.max_completion_tokens: ${cfg.env.max_completion_tokens} does not bound an agent target: the agent CLI caps its own replies`;
 }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { SkillOptConfig } from './config/schema';
 import type { TaskItem } from './data/tasks';
 import { SkillOptError } from './errors';
-import { maxTurnsNotice, repeatsNotice } from './modelNotices';
+import { maxTokensNotice, maxTurnsNotice, repeatsNotice } from './modelNotices';
 import type { Logger } from './log';
 import { Accounting } from './llm/accounting';
 import type { TokenCredential } from '@azure/identity';
@@ -11,7 +11,9 @@ import { azureAuthFor, type AzureRoleAuth } from './llm/azureAuth';
 import { resolveBackendName } from './llm/backends';
 import { familySettings, type ChatFamily } from './llm/chatFamilies';
 import { buildSdkRole } from './llm/sdkRole';
-import { ResponseCache } from './llm/cache';
+import { chatCallTimeout } from './llm/callTimeout';
+import { effortNotice } from './llm/effortNotice';
+import { checkCacheDir, ResponseCache } from './llm/cache';
 import { createModelClient } from './llm/client';
 import {
   agentFor,
@@ -124,11 +126,9 @@ export function buildModels(
     ...limitSettings.providerLimits,
   };
   const limits = new LimitRegistry(limitSettings);
-  const cache = cfg.cache.enabled
-    ? new ResponseCache(cfg.cache.dir || env.cacheDir || join(homedir(), '.cache', 'skillopt', 'responses'), {
-        logger: env.logger,
-      })
-    : undefined;
+  const cacheDir = cfg.cache.dir || env.cacheDir || join(homedir(), '.cache', 'skillopt', 'responses');
+  if (cfg.cache.enabled) checkCacheDir(cacheDir, 'cache.dir');
+  const cache = cfg.cache.enabled ? new ResponseCache(cacheDir, { logger: env.logger }) : undefined;
   const secrets = Object.values(env.keys ?? {}).filter((k): k is string => !!k);
   const vars = env.env ?? process.env;
   for (const v of Object.values(API_KEY_ENV_VARS)) if (vars[v]) secrets.push(vars[v]);
@@ -174,18 +174,22 @@ export function buildModels(
     }
     const cacheNotice = promptCacheKeyNotice(c, backend);
     if (cacheNotice && !judge) notices.push(`${role}: ${cacheNotice}`);
-    const familyNotice = resolved.family
-      ? familySettings(resolved.family, c, role, backend.model, vars).notice
+    const family = resolved.family
+      ? familySettings(resolved.family, c, role, backend.model, vars)
       : undefined;
-    if (familyNotice && !judge) notices.push(familyNotice);
+    if (family?.notice && !judge) notices.push(family.notice);
+    const effort = effortNotice(c, role, resolved.kind, backend.model, resolved.family);
+    if (effort && !judge) notices.push(effort);
     const agent = backend instanceof CommandBackend;
+    const timeout = chatCallTimeout(c, role, family);
     const client = createModelClient({
       role,
       backend,
       limits,
       retry: { maxAttempts: cfg.limits.max_retries + 1 },
       // An agent run has its own limit (env.exec_timeout); the client's must not cut it short.
-      timeoutMs: agent ? cfg.env.exec_timeout * 1000 + 60_000 : cfg.limits.request_timeout_s * 1000,
+      timeoutMs: agent ? cfg.env.exec_timeout * 1000 + 60_000 : timeout.ms,
+      timeoutKey: agent ? 'env.exec_timeout' : timeout.key,
       // Grades are cached like target replies: a resumed run or eval-only never pays for one twice.
       ...(cache ? { cache, cachePolicy: { enabled: true, allRoles: cfg.cache.all_roles || !!judge } } : {}),
       accounting,
@@ -197,6 +201,8 @@ export function buildModels(
   const target = make('target');
   const turns = maxTurnsNotice(cfg, target.backend === 'command');
   if (turns) notices.push(turns);
+  const cap = maxTokensNotice(cfg, target.backend === 'command');
+  if (cap) notices.push(cap);
   const testIds = new Set(env.testItems.map((t) => t.id));
   const optimizer = guardOptimizer(
     make('optimizer'),

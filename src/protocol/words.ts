@@ -61,7 +61,7 @@ export function originLabel(origin: string): string {
   if (e) {
     const epoch = Number(e[2]);
     if (e[1] === 'slow_update_placeholder')
-      return `the epoch ${epoch} slow update (an empty block, filled from the next epoch)`;
+      return `the epoch ${epoch} slow update (an empty block, not yet filled by a later slow update)`;
     return e[1] === 'slow_update' ? `the epoch ${epoch} slow update` : `the epoch ${epoch} meta reflection`;
   }
   return origin.replace(/_/g, ' ');

@@ -6,6 +6,7 @@
 import { gatePower } from '../engine/train/gateSettings';
 import { noSkillOff } from '../engine/train/finalize';
 import { readSkillToScore } from '../engine/skill/package/artifacts';
+import { readSkillText } from '../engine/skill/skillFile';
 import { SkillOptError } from '../engine/errors';
 import type { EngineEvent } from '../protocol/events';
 import { levelAtLeast, type Logger } from '../engine/log';
@@ -259,9 +260,10 @@ export function serve(transport: Transport): RpcConnection {
   conn.onRequest(EngineRequests.evaluate, async (p, signal) => {
     const prepared = prepare(p, p.outDir ? { outDir: p.outDir } : {});
     try {
-      const { readFileSync } = await import('node:fs');
-      // A skill folder run's best_skill.md is scored with its folder (the whole skill).
-      const skill = readSkillToScore(p.skillPath, (f) => readFileSync(f, 'utf8'));
+      // A skill folder run's best_skill.md is scored with its folder (the whole skill). The file is
+      // held to env.skill_init's checks: a binary, non-UTF-8 or over-large file is refused before any call.
+      const maxBytes = prepared.config.env.max_skill_bytes;
+      const skill = readSkillToScore(p.skillPath, (f) => readSkillText(f, maxBytes, 'the Evaluate command'));
       const seqRun = `eval:${p.skillPath}`;
       let seq = 0;
       return await evalPrepared(prepared, {

@@ -69,8 +69,16 @@ function splitArgs(
   let configFlag: string | undefined;
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
-    if (spec.legacy && a === '--cfg-options') {
+    // argparse's nargs="+": `--cfg-options k=v …` or `--cfg-options=k=v …`, at least one.
+    if (spec.legacy && (a === '--cfg-options' || a.startsWith('--cfg-options='))) {
+      const before = overrides.length;
+      if (a.includes('=') && a.length > '--cfg-options='.length) overrides.push(a.slice(a.indexOf('=') + 1));
       while (i + 1 < args.length && !args[i + 1].startsWith('--')) overrides.push(args[++i]);
+      if (overrides.length === before)
+        throw new UsageError(
+          '--cfg-options needs at least one key=value',
+          'write --cfg-options section.key=value ..., e.g. --cfg-options train.num_epochs=2',
+        );
       continue;
     }
     if (spec.legacy && (a === '--config' || a.startsWith('--config='))) {
@@ -105,8 +113,9 @@ function knownFlags(spec: CommandSpec): Map<string, FlagSpec> {
 
 /** node's parser for our own flags; its complaints (a missing value…) become usage errors. */
 function strictParse(mine: string[], spec: CommandSpec): ReturnType<typeof parseArgs> {
+  let parsed: ReturnType<typeof parseArgs>;
   try {
-    return parseArgs({
+    parsed = parseArgs({
       args: mine,
       options: Object.fromEntries([...knownFlags(spec)].map(([name, f]) => [name, { type: f.type }])),
       allowPositionals: true,
@@ -117,6 +126,11 @@ function strictParse(mine: string[], spec: CommandSpec): ReturnType<typeof parse
       `see skillopt ${spec.name} --help`,
     );
   }
+  // `--out "$DIR"` with DIR unset: taken as no --out, the run would go to the default folder.
+  for (const [name, value] of Object.entries(parsed.values))
+    if (value === '')
+      throw new UsageError(`--${name} was given an empty value`, `give --${name} a value, or leave it out`);
+  return parsed;
 }
 
 /** Engine logs to stderr, so stdout stays clean for `--json` and for piping the skill. */

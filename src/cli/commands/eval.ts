@@ -11,6 +11,7 @@ import { prepareRun } from '../../engine/run';
 import { EVAL_FILE, RUN_DIR, RUN_FILE, RunLayout } from '../../engine/store/layout';
 import { checkSkillMarkers } from '../../engine/skill/markers';
 import { readSkillToScore } from '../../engine/skill/package/artifacts';
+import { readSkillText } from '../../engine/skill/skillFile';
 import { skillBody } from '../../engine/skill/package/text';
 import { ExitCode, UsageError } from '../exit';
 import { PrettyPrinter } from '../render';
@@ -35,7 +36,12 @@ export const evalSpec: CommandSpec = {
       value: 'FILE',
       help: 'the skill to score: a SKILL.md or a skill folder (required)',
     },
-    { name: 'split', type: 'string', value: 'NAME', help: `one of ${splits.join(', ')} (default test)` },
+    {
+      name: 'split',
+      type: 'string',
+      value: 'NAME',
+      help: `one of ${splits.join(', ')} (default test); valid_seen and selection score the val split, valid_unseen the test split`,
+    },
     {
       name: 'out',
       type: 'string',
@@ -92,7 +98,14 @@ export async function runEval(args: readonly string[]): Promise<number> {
       'e.g. --aa 4 scores the skill 4 times',
     );
   // A skill folder, or a run's skill file with its package folder beside it, is scored whole.
-  const skill = readSkillToScore(skillPath, (p) => readInputFile(p, 'skill file', '--skill'));
+  // The skill is checked as env.skill_init is (a binary, non-UTF-8 or over-large file is refused
+  // before any call), under the config's env.max_skill_bytes.
+  const maxSkillBytes = loadConfig(a.config, { overrides: a.overrides, legacyArgs: a.legacyArgs }).config.env
+    .max_skill_bytes;
+  const skill = readSkillToScore(skillPath, (p) => {
+    readInputFile(p, 'skill file', '--skill');
+    return readSkillText(p, maxSkillBytes, '--skill');
+  });
   checkSkillMarkers(skillBody(skill), skillPath);
   const logger = stderrLogger(a.values.verbose ? 'debug' : 'warn');
   // --batch is evaluation.batch_api for this evaluation (refused before any call for a target without one).

@@ -30,7 +30,7 @@ export const trainSpec: CommandSpec = {
       name: 'out',
       type: 'string',
       value: 'DIR',
-      help: 'run folder (default: env.out_root, else .skillopt/runs/<name>_<timestamp>)',
+      help: 'run folder (default: env.out_root, else <config folder>/.skillopt/runs/<name>_<timestamp>)',
     },
     {
       name: 'resume',
@@ -133,7 +133,11 @@ export async function runTrain(args: readonly string[]): Promise<number> {
       type: 'warning',
       message: `--fresh deleted the run in ${outArg} and kept ${keptByFresh.length} file(s) no run writes: ${keptByFresh.slice(0, 8).join(', ')}${keptByFresh.length > 8 ? ', …' : ''}`,
     });
-  if (!a.json) process.stdout.write(`Estimated model calls: at most ~${prepared.estimate.total}\n`);
+  if (!a.json)
+    process.stdout.write(
+      // The whole run's: a resumed run asks only what it has not kept, the response cache answers some.
+      `Estimated model calls for the whole run: at most ~${prepared.estimate.total} (fewer on a resume or from the response cache)\n`,
+    );
 
   const controller = new AbortController();
   let interrupts = 0;

@@ -177,7 +177,7 @@ function reportLines(prepared: PreparedRun): string[] {
     `Config ${prepared.loaded.files[0]}: OK`,
     `  skill     ${prepared.skillPath} (${skillSize(prepared.initialSkill)})`,
     `  tasks     train ${prepared.splits.train.length}, selection ${prepared.splits.val.length}, test ${prepared.splits.test.size}`,
-    `  schedule  ${s.numEpochs} epoch(s) × ${prepared.stepsPerEpoch} step(s) = ${prepared.totalSteps} steps, batch ${s.batchSize}, minibatch ${s.minibatchSize}, ${s.updateMode} mode, edit budget ${s.lrScheduler} ${s.learningRate}→${s.minLearningRate}`,
+    `  schedule  ${s.numEpochs} epoch(s) × ${prepared.stepsPerEpoch} step(s) = ${prepared.totalSteps} steps, batch ${s.batchSize}, minibatch ${s.minibatchSize}, ${s.updateMode} mode, ${s.updateMode === 'full_rewrite_minibatch' ? 'no edit budget (whole rewrites)' : `edit budget ${s.lrScheduler} ${s.learningRate}→${s.minLearningRate}`}`,
     `  optimizer ${prepared.models.describe.optimizer}`,
     `  target    ${prepared.models.describe.target}`,
     `  scorer    ${prepared.scorer.name}`,

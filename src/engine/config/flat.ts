@@ -166,13 +166,19 @@ function isCount(key: string, value: string): boolean {
   return /tokens$/i.test(key) && /^\d+$/.test(value.trim());
 }
 
+/**
+ * Only a long secret keeps its ends, to tell keys apart (a real provider key has 40 characters or
+ * more): four and four of a short one would give most of it away (8 of a 9-character key).
+ */
+const MASK_SHOWS_ENDS_FROM = 24;
+
 function mask(value: string): string {
-  return value.length <= 8 ? '***' : `${value.slice(0, 4)}...${value.slice(-4)}`;
+  return value.length < MASK_SHOWS_ENDS_FROM ? '***' : `${value.slice(0, 4)}...${value.slice(-4)}`;
 }
 
 /**
  * Copy of `value` with every non-empty string stored under a key whose name contains "key",
- * "token" or "secret" masked (`abcd...wxyz`, `***` when 8 characters or fewer). Numbers such as
+ * "token" or "secret" masked (`abcd...wxyz`, `***` when shorter than 24 characters). Numbers such as
  * max_completion_tokens are left alone. Every URL-valued string loses its userinfo and the values
  * of credential-like query parameters (scrubUrl), whatever its key. Recurses through objects and arrays.
  */

@@ -33,7 +33,12 @@ export function withImageDetail(
  */
 export function checkImageTarget(items: readonly TaskItem[], target: ModelClient, detail: unknown): string[] {
   const shown = items.filter((i) => i.images?.length);
-  if (shown.length === 0) return [];
+  if (shown.length === 0)
+    return typeof detail === 'string' && detail !== '' && detail !== 'auto'
+      ? [
+          `env.image_detail ${detail}: no task shows an image (image_path, image_paths, images or image), so it has no effect on this run`,
+        ]
+      : [];
   const first = shown[0];
   if (!target.acceptsImages) {
     throw new SkillOptError(

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
+import { statSync, type Stats } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { z } from 'zod';
+import { SkillOptError } from '../errors';
 import type { Logger } from '../log';
 import { writeJsonAtomic } from '../store/atomic';
 import type { BackendReply, ChatBackend, ChatRequest } from './types';
@@ -109,6 +111,32 @@ export interface CacheStats {
  * crash, and is overwritten by the next successful call. Writes are atomic, so concurrent runs
  * sharing the directory see whole files only.
  */
+/**
+ * Refuses a cache folder that cannot be one (it, or a folder on its way, is a file) before anything
+ * is spent: every entry would be a miss and a failed write, one warning per call, for the whole run.
+ */
+export function checkCacheDir(dir: string, key: string): void {
+  for (let at = dir; ; at = dirname(at)) {
+    const stat = statOrNone(at);
+    if (stat?.isDirectory()) return;
+    if (stat)
+      throw new SkillOptError('config', `the response cache folder ${dir} cannot be made: ${at} is a file`, {
+        key,
+        fix: 'set cache.dir to a folder (or a path where one can be made), or cache.enabled: false to run without the cache',
+      });
+    if (dirname(at) === at) return;
+  }
+}
+
+/** A path under a file (ENOTDIR) is as absent as a missing one: the file above it is found next. */
+function statOrNone(path: string): Stats | undefined {
+  try {
+    return statSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
 export class ResponseCache {
   readonly stats: CacheStats = { hits: 0, misses: 0, corrupt: 0, writes: 0, writeErrors: 0 };
 
@@ -167,11 +195,12 @@ export class ResponseCache {
       writeJsonAtomic(this.pathFor(key), entry);
       this.stats.writes++;
     } catch (err) {
-      this.stats.writeErrors++;
+      // One warning: a full disk or a read-only folder fails every write after the first alike.
+      const first = this.stats.writeErrors++ === 0;
       this.opts.logger?.log(
-        'warn',
+        first ? 'warn' : 'debug',
         'cache',
-        `could not write cache entry ${this.pathFor(key)}: ${String(err)}`,
+        `could not write cache entry ${this.pathFor(key)}: ${String(err)}${first ? '; the run goes on without keeping its replies there (further failed writes are logged with --verbose)' : ''}`,
       );
     }
   }

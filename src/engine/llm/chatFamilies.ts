@@ -22,6 +22,8 @@ export interface FamilySettings {
   temperature?: number;
   maxTokensCap: number;
   timeoutMs?: number;
+  /** The key or variable `timeoutMs` came from (named in a timeout's fix). */
+  timeoutKey?: string;
   tokenField: 'max_tokens' | 'max_completion_tokens';
   extraBody: Record<string, unknown>;
   /** One line for the log (Qwen's thinking left to the server, as the reference warns). */
@@ -123,7 +125,7 @@ function qwen(cfg: SkillOptConfig, role: ModelRole, vars: NodeJS.ProcessEnv): Fa
     provider: 'qwen_chat',
     temperature: temperature(get('temperature', 'TEMPERATURE'), 0.7),
     maxTokensCap: number(get('max_tokens', 'MAX_TOKENS'), 8000),
-    ...(timeout ? { timeoutMs: number(timeout, 300) * 1000 } : {}),
+    ...(timeout ? { timeoutMs: number(timeout, 300) * 1000, timeoutKey: timeout.key } : {}),
     tokenField: TRUE.has(
       text(get('use_max_completion_tokens', 'USE_MAX_COMPLETION_TOKENS')?.value).toLowerCase(),
     )
@@ -171,7 +173,7 @@ function minimax(cfg: SkillOptConfig, model: string, vars: NodeJS.ProcessEnv): F
     provider: 'minimax_chat',
     temperature: temperature(get(m.minimax_temperature, 'minimax_temperature', 'MINIMAX_TEMPERATURE'), 0.7),
     maxTokensCap: number(get(m.minimax_max_tokens, 'minimax_max_tokens', 'MINIMAX_MAX_TOKENS'), 8000),
-    ...(timeout ? { timeoutMs: number(timeout, 300) * 1000 } : {}),
+    ...(timeout ? { timeoutMs: number(timeout, 300) * 1000, timeoutKey: timeout.key } : {}),
     tokenField: 'max_tokens',
     extraBody: {
       thinking: { type: thinking || MINIMAX_ALWAYS_THINKING.test(model) ? 'adaptive' : 'disabled' },
@@ -192,7 +194,7 @@ function openaiCompatible(cfg: SkillOptConfig, role: ModelRole, vars: NodeJS.Pro
     provider: 'openai_compatible',
     temperature: temperature(get('temperature', 'TEMPERATURE'), undefined),
     maxTokensCap: number(get('max_tokens', 'MAX_TOKENS'), 8000),
-    ...(timeout ? { timeoutMs: number(timeout, 300) * 1000 } : {}),
+    ...(timeout ? { timeoutMs: number(timeout, 300) * 1000, timeoutKey: timeout.key } : {}),
     tokenField: 'max_tokens',
     extraBody: {},
   };

@@ -49,6 +49,8 @@ export interface ModelClientOptions {
   retry?: RetryPolicy;
   /** Per-attempt timeout when a request names none (default 300000 ms). */
   timeoutMs?: number;
+  /** The config key `timeoutMs` comes from, named in a timeout's fix (default limits.request_timeout_s). */
+  timeoutKey?: string;
   cache?: ResponseCache;
   cachePolicy?: CachePolicy;
   accounting?: Accounting;
@@ -296,7 +298,11 @@ class RetryingModelClient implements ModelClient {
     const overflow =
       errorKind(err) === 'context_limit' ? "the prompt is longer than the model's context: " : '';
     const problem = `${this.backend} ${this.model}: ${overflow}${describeError(err)} after ${attempts} ${plural}`;
-    const fix = fixForError(err, { endpoint: this.impl.endpoint, keyEnvVar: this.impl.keyEnvVar });
+    const fix = fixForError(err, {
+      endpoint: this.impl.endpoint,
+      keyEnvVar: this.impl.keyEnvVar,
+      timeoutKey: this.opts.timeoutKey,
+    });
     this.logger.log('error', 'llm', problem);
     // The SDK error is not attached as `cause`: it can carry request details we do not control.
     return new SkillOptError(

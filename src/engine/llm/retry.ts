@@ -212,7 +212,10 @@ export function errorKind(err: unknown): TargetErrorKind {
   return 'other';
 }
 
-export function fixForError(err: unknown, ctx: { endpoint?: string; keyEnvVar?: string }): string {
+export function fixForError(
+  err: unknown,
+  ctx: { endpoint?: string; keyEnvVar?: string; timeoutKey?: string },
+): string {
   const where = ctx.endpoint ? ` at ${ctx.endpoint}` : '';
   const status = errorStatus(err);
   if (status === 401 || status === 403) {
@@ -227,7 +230,8 @@ export function fixForError(err: unknown, ctx: { endpoint?: string; keyEnvVar?: 
     return 'use a model with a longer context, shorten the skill (env.skill_init) or long task inputs, or lower train.batch_size and gradient.minibatch_size (fewer trajectories per optimizer prompt)';
   }
   if (status !== undefined) return 'the provider rejected the request; check the model options in the config';
-  if (isTimeoutError(err)) return `raise limits.request_timeout_s or check the server${where}`;
+  if (isTimeoutError(err))
+    return `raise ${ctx.timeoutKey ?? 'limits.request_timeout_s'} or check the server${where}`;
   return `check that the server${where} is reachable`;
 }
 

@@ -10,6 +10,7 @@ import {
 } from '../../protocol/vocabulary';
 import { azureCredential, azureTokenProvider, type AzureRoleAuth } from './azureAuth';
 import { createSdkBackend } from './backends';
+import { chatCallTimeout } from './callTimeout';
 import { familySettings, type ChatFamily } from './chatFamilies';
 import { sendsPromptCacheKey } from './promptCacheConfig';
 import { scrubUrl } from './secrets';
@@ -126,7 +127,7 @@ export function buildSdkRole(
       : {}),
     ...(m.reasoning_effort ? { reasoningEffort: m.reasoning_effort } : {}),
     ...(typeof temperature === 'number' ? { temperature } : {}),
-    timeoutMs: family?.timeoutMs ?? cfg.limits.request_timeout_s * 1000,
+    timeoutMs: chatCallTimeout(cfg, role, family).ms,
     ...(family
       ? {
           provider: family.provider,

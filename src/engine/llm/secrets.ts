@@ -38,6 +38,9 @@ export class SecretRegistry {
     if (typeof secret === 'string' && secret.trim().length >= MIN_SECRET_LENGTH) {
       this.secrets.add(secret);
       if (secret.trim() !== secret) this.secrets.add(secret.trim());
+      // Its lines and words too: a message may show it with its line breaks turned into spaces.
+      for (const part of secret.split(/[\s\p{Cc}]+/u))
+        if (part.length >= MIN_SECRET_LENGTH) this.secrets.add(part);
     }
   }
 
@@ -190,6 +193,17 @@ export function requireApiKey(opts: {
   baseUrl?: string;
 }): string {
   const key = opts.apiKey?.trim();
+  // A line break or control character inside a key (two lines pasted, a CR from a Windows file)
+  // makes every request fail with the SDK's error quoting the header, key and all.
+  if (key && /[\s\p{Cc}]/u.test(key)) {
+    throw new SkillOptError(
+      'config',
+      `the API key for ${opts.provider} (model ${opts.model}) has a space, line break or control character inside it`,
+      {
+        fix: `set it again to the key alone, on one line (${opts.keyEnvVar}, the config's *_api_key, or "SkillOpt: Set API Key" in VS Code)`,
+      },
+    );
+  }
   if (key) return key;
   if (isLocalUrl(opts.baseUrl)) return PLACEHOLDER_KEY;
   throw new SkillOptError('config', `no API key for ${opts.provider} (model ${opts.model})`, {

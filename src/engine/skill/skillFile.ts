@@ -49,14 +49,18 @@ const NOT_SKILL_EXTENSIONS = new Set(
  * The text of the skill to train, refused before anything is spent when it cannot be a Markdown
  * prompt: a folder, a FIFO or device, a binary file, a file that is not UTF-8, or one larger than `maxBytes`.
  */
-export function readSkillText(path: string, maxBytes: number): string {
-  const key = 'env.skill_init';
+export function readSkillText(
+  path: string,
+  maxBytes: number,
+  /** Where the path was given, named by the messages: the config key, eval's flag, or VS Code's command. */
+  key: 'env.skill_init' | '--skill' | 'the Evaluate command' = 'env.skill_init',
+): string {
   const stat = statSync(path);
   if (stat.isDirectory()) {
     throw new SkillOptError('skill', 'the skill is a folder without a SKILL.md', {
       file: path,
       key,
-      fix: 'point env.skill_init at a skill folder (one holding SKILL.md) or at a Markdown file',
+      fix: `point ${key} at a skill folder (one holding SKILL.md) or at a Markdown file`,
     });
   }
   const read = readRegularFile(path, (st) => {
@@ -67,7 +71,7 @@ export function readSkillText(path: string, maxBytes: number): string {
         {
           file: path,
           key,
-          fix: 'check that env.skill_init names the right file, or raise env.max_skill_bytes',
+          fix: `check that ${key} names the right file, or raise env.max_skill_bytes`,
         },
       );
     }
@@ -76,7 +80,7 @@ export function readSkillText(path: string, maxBytes: number): string {
     throw new SkillOptError('skill', `the skill is ${read.kind}, not a regular file`, {
       file: path,
       key,
-      fix: 'point env.skill_init at a Markdown (.md) file or a skill folder holding SKILL.md',
+      fix: `point ${key} at a Markdown (.md) file or a skill folder holding SKILL.md`,
     });
   }
   const bytes = read.bytes;
@@ -84,7 +88,7 @@ export function readSkillText(path: string, maxBytes: number): string {
     throw new SkillOptError('skill', 'the skill is not a text file (it contains NUL bytes)', {
       file: path,
       key,
-      fix: 'point env.skill_init at a Markdown (.md) file',
+      fix: `point ${key} at a Markdown (.md) file`,
     });
   }
   const decoded = decodeUtf8(bytes);

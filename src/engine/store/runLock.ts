@@ -155,7 +155,7 @@ export function acquireRunLock(dir: string): () => void {
       // Another process is between creating the lock and writing it: it is held, not stale.
       throw new SkillOptError('io', 'this run folder is being taken by another SkillOpt process', {
         file: dir,
-        fix: `stop that run first, or train into another --out folder; if no other run is starting, delete ${path}`,
+        fix: `stop that run first, or use another --out folder; if no other run is starting, delete ${path}`,
       });
     }
     const otherHost = holder?.host && holder.host !== me.host;
@@ -166,8 +166,8 @@ export function acquireRunLock(dir: string): () => void {
         {
           file: dir,
           fix: otherHost
-            ? `stop that run, or train into another --out folder; if it is no longer running, delete ${path}`
-            : 'stop that run first (Ctrl-C in its terminal, or Stop Run in VS Code), or train into another --out folder',
+            ? `stop that run, or use another --out folder; if it is no longer running, delete ${path}`
+            : 'stop that run first (Ctrl-C in its terminal, or Stop Run in VS Code), or use another --out folder',
         },
       );
     }

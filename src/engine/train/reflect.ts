@@ -87,8 +87,15 @@ export class StreamingReflector {
       this.pending[kind].push(next);
       if (this.pending[kind].length >= this.ctx.settings.minibatchSize) this.dispatch(kind);
     }
-    // Every item is in: the partial minibatches are complete now, not when the rollout stage ends.
-    if (this.cursor === this.order.length) this.flush();
+    // Every item is in: the partial minibatches are complete now, not when the rollout stage ends,
+    // unless errored items dominate: the rollout then stops the run, and the optimizer is not paid.
+    if (this.cursor === this.order.length && !this.erroredDominate()) this.flush();
+  }
+
+  /** limits.max_errored_share as the rollout checks it (rollout.ts checkErrored). */
+  private erroredDominate(): boolean {
+    const errored = [...this.results.values()].filter(isErrored).length;
+    return errored > 0 && errored > this.ctx.settings.maxErroredShare * this.order.length;
   }
 
   private flush(): void {
@@ -159,7 +166,8 @@ async function runAnalyst(
 ): Promise<RawPatch | null> {
   const file = join(params.patchesDir, patchFileName(kind, index));
   const saved = readArtifact<RawPatch>(file, artifactSchemas.rawPatch);
-  if (saved) return saved;
+  // Saved for other trajectories (a run stopped over errored items, asked again since): stale.
+  if (saved && (!saved.trajectory_ids || sameIds(saved.trajectory_ids, members))) return saved;
   const mode = ctx.settings.updateMode;
   const budget = ctx.settings.learningRate;
   const user = analystUserMessage(
@@ -204,4 +212,8 @@ async function runAnalyst(
   };
   writeJsonAtomic(file, raw);
   return raw;
+}
+
+function sameIds(ids: readonly string[], members: readonly RolloutResult[]): boolean {
+  return ids.length === members.length && ids.every((id, i) => id === members[i]?.id);
 }

@@ -45,8 +45,9 @@ const isCredential = (key: string): boolean =>
   /(_api_key|_auth_mode|_ad_scope|_managed_identity_client_id)$/.test(key);
 
 /**
- * A value config.json holds masked while the current one is not: runs before the token-count fix
- * stored `minimax_max_tokens: "8000"` as "***". It cannot be compared, so it is no reason to refuse.
+ * A value config.json holds masked: runs before the token-count fix stored `minimax_max_tokens:
+ * "8000"` as "***", and runs before the short-secret fix kept four and four characters of a secret
+ * now shown as "***". It cannot be compared, so it is no reason to refuse.
  */
 const masked = (v: unknown): boolean =>
   typeof v === 'string' && /^(\*\*\*|[\s\S]{4}\.\.\.[\s\S]{4})$/.test(v);
@@ -91,7 +92,7 @@ export function checkSameConfig(
       !OPERATIONAL.has(k) &&
       !isCredential(k) &&
       k in saved &&
-      !(masked(saved[k]) && !masked(now[k])) &&
+      !masked(saved[k]) &&
       JSON.stringify(saved[k]) !== JSON.stringify(now[k]),
   );
   const lines = differ.map((k) => `${k}: ${show(saved[k])} → ${show(now[k])}`);
@@ -145,7 +146,10 @@ export function holdsRun(dir: string): boolean {
  * A new run only in a new or empty folder, or in a run's: in a folder of the person's own (`--out .`
  * beside the config) it would overwrite a `report.md` or write into a `skills/` folder of theirs.
  */
-export function refuseForeignFolder(outDir: string): void {
+export function refuseForeignFolder(
+  outDir: string,
+  writes = 'a run writes report.md, skills/, steps/ and more into it, and --fresh deletes them',
+): void {
   if (!existsSync(outDir) || holdsRun(outDir)) return;
   let entries: string[];
   try {
@@ -157,7 +161,7 @@ export function refuseForeignFolder(outDir: string): void {
   const shown = entries.sort().slice(0, 5).join(', ') + (entries.length > 5 ? ', …' : '');
   throw new SkillOptError('config', `the folder holds files but no run (${shown})`, {
     file: outDir,
-    fix: 'give --out a new or empty folder (e.g. runs/first): a run writes report.md, skills/, steps/ and more into it, and --fresh deletes them',
+    fix: `give --out a new or empty folder (e.g. runs/first): ${writes}`,
   });
 }
 

@@ -1,4 +1,4 @@
-import { readSkillArtifact, writeSkillArtifact } from '../skill/package/artifacts';
+import { readSkillArtifact, readSkillArtifactIfAny, writeSkillArtifact } from '../skill/package/artifacts';
 import type { RuntimeState, StepRecord } from '../../protocol/records';
 import { writeJsonAtomic } from '../store/atomic';
 import { RUN_FILE, RunLayout, STEP_FILE } from '../store/layout';
@@ -26,6 +26,11 @@ export class RunFiles {
 
   readSkill(step: number): string {
     return readSkillArtifact(this.layout.skillVersion(step));
+  }
+
+  /** The skill of `step`, or undefined when the run never wrote it. */
+  readSkillIfAny(step: number): string | undefined {
+    return readSkillArtifactIfAny(this.layout.skillVersion(step));
   }
 
   readBest(): string {

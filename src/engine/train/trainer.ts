@@ -96,16 +96,20 @@ export class Trainer {
     if (dataNotice) ctx.emit({ type: 'warning', message: dataNotice });
     input.splits.persist?.();
     writeJsonAtomic(loop.layout.file(RUN_FILE.config), input.flatConfig);
-    if (!resumed) loop.files.writeSkill(0, input.initialSkill);
+    // The run's copy of the skill it started with wins over the file as it is now, also for a run
+    // killed before its first save: its kept replies (baseline, step 1) were answered under that copy.
+    const ownCopy = resumed ? loop.files.readSkill(0) : loop.files.readSkillIfAny(0);
+    if (ownCopy === undefined) loop.files.writeSkill(0, input.initialSkill);
+    else if (ownCopy !== input.initialSkill) {
+      if (!resumed) state.current = state.best = ownCopy;
+      ctx.emit({
+        type: 'warning',
+        message: `the skill file changed since this run started; the run goes on from its own copy (${loop.layout.skillVersion(0)}); --fresh starts a new run from the changed file`,
+      });
+    }
     // Skill-aware reflection trains with an (empty) appendix from the start, as the reference does;
     // skill_v0000.md stays the file as given.
     if (s.skillAware.enabled) state.current = injectEmptyAppendix(state.current);
-    else if (loop.files.readSkill(0) !== input.initialSkill) {
-      ctx.emit({
-        type: 'warning',
-        message: `the skill file changed since this run started; the run goes on from its own copy (${loop.layout.skillVersion(0)})`,
-      });
-    }
     ctx.emit({
       type: 'run/started',
       runId: ctx.outDir,

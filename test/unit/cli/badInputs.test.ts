@@ -97,6 +97,11 @@ const CASES: Case[] = [
   },
   { name: '--cfg-options unknown section', argv: opts('trian.num_epochs=2'), place: /trian/ },
   {
+    name: '--out given empty (an unset variable)',
+    argv: (d) => ['train', join(d, 'skillopt.yaml'), '--out', ''],
+    place: /--out was given an empty value/,
+  },
+  {
     name: '--out is a file',
     argv: (d) => ['train', join(d, 'skillopt.yaml'), '--out', join(d, 'SKILL.md')],
     place: /SKILL\.md/,
@@ -208,6 +213,12 @@ const CASES: Case[] = [
     says: /must be true or false/,
   },
   { name: 'unknown scorer', argv: opts('env.scorer=bogus'), place: /scorer/ },
+  {
+    name: 'response cache folder under a file',
+    argv: optAt('cache.dir', join('SKILL.md', 'responses')),
+    place: /cache\.dir/,
+    says: /SKILL\.md is a file/,
+  },
   {
     name: 'bad price',
     argv: validate((d) => withConfig(d, 'prices:\n  sim-target:\n    input_per_mtok: cheap\n')),
@@ -371,6 +382,42 @@ const CASES: Case[] = [
     name: 'eval with a missing skill',
     argv: (d) => ['eval', join(d, 'skillopt.yaml'), '--skill', join(d, 'nope.md'), '--out', join(d, 'e')],
     place: /nope\.md/,
+  },
+  // eval --skill is checked as env.skill_init is: its text would go in every target prompt.
+  {
+    name: 'eval with a binary skill',
+    setup: (d) => writeFileSync(join(d, 'b.md'), Buffer.from([0, 1, 2, 0xff, 0xfe, 0])),
+    argv: (d) => ['eval', join(d, 'skillopt.yaml'), '--skill', join(d, 'b.md'), '--out', join(d, 'e')],
+    place: /b\.md \(--skill\)/,
+    says: /not a text file \(it contains NUL bytes\)\. Fix: point --skill at/,
+  },
+  {
+    name: 'eval with a skill that is not UTF-8',
+    setup: (d) => writeFileSync(join(d, 'l.md'), Buffer.from('# Skill\ncaf\xe9\n', 'latin1')),
+    argv: (d) => ['eval', join(d, 'skillopt.yaml'), '--skill', join(d, 'l.md'), '--out', join(d, 'e')],
+    place: /l\.md:2 \(--skill\)/,
+    says: /not UTF-8/,
+  },
+  {
+    name: 'eval with a skill over env.max_skill_bytes',
+    argv: (d) => [
+      'eval',
+      join(d, 'skillopt.yaml'),
+      '--skill',
+      join(d, 'SKILL.md'),
+      '--out',
+      join(d, 'e'),
+      '--cfg-options',
+      'env.max_skill_bytes=10',
+    ],
+    place: /SKILL\.md \(--skill\)/,
+    says: /over env\.max_skill_bytes \(10\)/,
+  },
+  {
+    name: "eval --out a folder of the person's own (beside the config)",
+    argv: (d) => ['eval', join(d, 'skillopt.yaml'), '--skill', join(d, 'SKILL.md'), '--out', d],
+    place: /cfg\b/,
+    says: /the folder holds files but no run \(SKILL\.md, .*an evaluation writes eval_summary\.json/,
   },
   {
     name: 'eval without --skill',

@@ -371,6 +371,8 @@ describe('skillopt CLI', function () {
     });
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     assert.equal(code, 130, stdout + stderr);
+    // The estimate is the whole run's, not what a resume or the response cache leaves to ask.
+    assert.match(stdout, /^Estimated model calls for the whole run: at most ~\d+ \(fewer on a resume/m);
     // The line can be pasted where `skillopt` is not on PATH (the README runs it through npx).
     assert.match(stdout, /Resume with:\n\s+cd \S+ && npx skillopt train .* --resume/);
     const history = JSON.parse(readFileSync(join(out, 'history.json'), 'utf8')) as unknown[];

@@ -63,4 +63,16 @@ describe('skillopt eval: the notices of mapped keys', function () {
       lines[0],
     );
   });
+
+  it('says that evaluation.test_env_num does not cap --split all (nor does the reference), counting every item', async () => {
+    const args = argv(['--test_env_num', '2']);
+    args[args.indexOf('--split') + 1] = 'all';
+    const r = await cliInProcess(args);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.match(
+      r.stdout,
+      /^warning: evaluation\.test_env_num \(2\) caps a single split only: --split all scores every item/m,
+    );
+    assert.match(r.stdout, /^all: hard \d\.\d{4}, soft \d\.\d{4} over 62 answered items/m);
+  });
 });

@@ -42,6 +42,23 @@ describe('one run per folder (CLI processes)', function () {
       ...extra,
     ]);
 
+  /**
+   * The finished run in `out` cut back to what a kill before its first save (during the baseline
+   * or step 1) leaves: the config, the ledger, the data digest, the splits and skills/skill_v0000.md.
+   */
+  const killedBeforeFirstSave = (): void => {
+    const kept = new Set<string>([
+      RUN_FILE.config,
+      RUN_FILE.ledger,
+      RUN_FILE.dataDigest,
+      RUN_DIR.generatedSplits,
+      RUN_DIR.skills,
+    ]);
+    for (const name of readdirSync(out)) if (!kept.has(name)) rmSync(join(out, name), { recursive: true });
+    const skills = join(out, RUN_DIR.skills);
+    for (const name of readdirSync(skills)) if (name !== 'skill_v0000.md') rmSync(join(skills, name));
+  };
+
   it('refuses a second process on a folder a live run holds, naming the holder', async () => {
     // A slow simulated run holds the folder while the second one starts.
     const first = spawn(
@@ -255,15 +272,7 @@ describe('one run per folder (CLI processes)', function () {
   it('resumes a run killed before its first state was saved (during the baseline), and guards its config', () => {
     const first = train();
     assert.equal(first.code, 0, first.out);
-    // What a kill during the baseline leaves: the config, the data digest, the splits, the ledger.
-    const kept = new Set<string>([
-      RUN_FILE.config,
-      RUN_FILE.ledger,
-      RUN_FILE.dataDigest,
-      RUN_DIR.generatedSplits,
-      RUN_DIR.skills,
-    ]);
-    for (const name of readdirSync(out)) if (!kept.has(name)) rmSync(join(out, name), { recursive: true });
+    killedBeforeFirstSave();
     assert.ok(!existsSync(join(out, RUN_FILE.state)));
     const other = train([], ['train.seed=7']);
     assert.equal(other.code, 1, other.out);
@@ -282,5 +291,42 @@ describe('one run per folder (CLI processes)', function () {
     assert.equal(again.code, 0, again.out);
     assert.match(again.out, /the skill file changed since this run started/);
     assert.equal(readFileSync(join(out, 'skills', 'skill_v0000.md'), 'utf8'), initial);
+  });
+
+  it('says so under skill-aware reflection too when the skill file changed since the run started', () => {
+    const skillAware = ['optimizer.use_skill_aware_reflection=true'];
+    const first = train([], skillAware);
+    assert.equal(first.code, 0, first.out);
+    const initial = readFileSync(join(out, 'skills', 'skill_v0000.md'), 'utf8');
+    writeFileSync(join(dir, 'SKILL.md'), initial + '\n- A line written after the run started.\n');
+    const again = train(['--resume'], skillAware);
+    assert.equal(again.code, 0, again.out);
+    assert.match(again.out, /the skill file changed since this run started/);
+    assert.equal(readFileSync(join(out, 'skills', 'skill_v0000.md'), 'utf8'), initial);
+  });
+
+  it('goes on from its own copy when the skill file changed before the run saved its first step', () => {
+    const first = train();
+    assert.equal(first.code, 0, first.out);
+    const initial = readFileSync(join(out, 'skills', 'skill_v0000.md'), 'utf8');
+    killedBeforeFirstSave();
+    const skills = join(out, RUN_DIR.skills);
+    const added = '- A line written after the run started.';
+    writeFileSync(join(dir, 'SKILL.md'), `${initial}\n${added}\n`);
+    const again = train(['--resume']);
+    assert.equal(again.code, 0, again.out);
+    assert.match(
+      again.out,
+      /the skill file changed since this run started; the run goes on from its own copy/,
+    );
+    assert.equal(
+      readFileSync(join(skills, 'skill_v0000.md'), 'utf8'),
+      initial,
+      'the initial copy was rewritten',
+    );
+    assert.ok(
+      !readFileSync(join(skills, 'skill_v0001.md'), 'utf8').includes(added),
+      'step 1 trained the changed file',
+    );
   });
 });

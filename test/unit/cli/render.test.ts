@@ -85,6 +85,17 @@ describe('CLI: the finished run', () => {
     );
   });
 
+  it('resumes "at step N" inside the run and "after the last step" past it, never "at step 5" of 4', () => {
+    assert.match(
+      printed({ ...started, resumedFromStep: 3 }),
+      /^Resuming at step 3: 1 epoch\(s\) × 4 step\(s\)/m,
+    );
+    const past = printed({ ...started, resumedFromStep: 5 });
+    assert.match(past, /^Resuming after the last step \(4\), at the end-of-run stages: 1 epoch/m);
+    assert.doesNotMatch(past, /step 5/);
+    assert.match(printed(started), /^Training: 1 epoch/m);
+  });
+
   it('says at the start that the gate is off under use_gate: false, not a strict gate', () => {
     const out = printed({ ...started, gateOff: true });
     assert.match(out, /gate off \(evaluation\.use_gate: false\): every candidate is accepted/);

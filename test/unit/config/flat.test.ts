@@ -129,8 +129,8 @@ describe('config/flat', () => {
   describe('redactOverride', () => {
     it('masks the value of a --cfg-options secret, as config.json does, and nothing else', () => {
       assert.equal(
-        redactOverride('model.azure_openai_api_key=fake-verysecret1234'),
-        'model.azure_openai_api_key=fake...1234',
+        redactOverride('model.azure_openai_api_key=fake-verysecret-0123456789'),
+        'model.azure_openai_api_key=fake...6789',
       );
       assert.equal(
         redactOverride('model.target_max_completion_tokens=512'),
@@ -161,7 +161,8 @@ describe('config/flat', () => {
         target_azure_openai_api_key: '',
       };
       const out = redactSecrets(input);
-      assert.equal(out.azure_openai_api_key, 'azke...abcd');
+      // A short key shows nothing: four and four characters would give most of it away.
+      assert.equal(out.azure_openai_api_key, '***');
       assert.equal(out.minimax_api_key, '***');
       assert.equal(out.optimizer_openai_compatible_api_key, 'fake...MNOP');
       assert.equal(out.target_azure_openai_api_key, '');
@@ -183,20 +184,20 @@ describe('config/flat', () => {
       assert.deepEqual(out, {
         minimax_max_tokens: '8000',
         qwen_chat_max_tokens: ' 4096 ',
-        auth_token: '1234...6789',
-        max_tokens: 'abcd...ghij',
+        auth_token: '***',
+        max_tokens: '***',
       });
     });
 
     it('recurses through nested objects and lists', () => {
       const out = redactSecrets({
         env: { judge: { API_KEY: '12345678', auth_token: '123456789' } },
-        hooks: [{ client_secret: 'abcdefghijk' }, 'plain'],
+        hooks: [{ client_secret: 'abcdefghijklmnopqrstuvwxyz' }, 'plain'],
         tokens: { used: 5 },
       });
       assert.deepEqual(out, {
-        env: { judge: { API_KEY: '***', auth_token: '1234...6789' } },
-        hooks: [{ client_secret: 'abcd...hijk' }, 'plain'],
+        env: { judge: { API_KEY: '***', auth_token: '***' } },
+        hooks: [{ client_secret: 'abcd...wxyz' }, 'plain'],
         tokens: { used: 5 },
       });
     });

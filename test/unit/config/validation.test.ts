@@ -586,6 +586,86 @@ describe('config/schema', () => {
       assert.deepEqual(on.warnings, []);
     });
 
+    it('says the edit-budget keys have no effect in full_rewrite_minibatch (no edit budget), the defaults nothing', () => {
+      const reference = validateConfigObject({
+        optimizer: {
+          skill_update_mode: 'full_rewrite_minibatch',
+          lr_control_mode: 'none',
+          learning_rate: 4,
+          min_learning_rate: 2,
+          lr_scheduler: 'cosine',
+        },
+      });
+      assert.ok(reference.ok);
+      assert.deepEqual(reference.warnings, []);
+      const set = validateConfigObject({
+        optimizer: {
+          skill_update_mode: 'full_rewrite',
+          lr_control_mode: 'none',
+          learning_rate: 7,
+          lr_scheduler: 'linear',
+        },
+      });
+      assert.ok(set.ok);
+      assert.deepEqual(
+        set.warnings.map((w) => [w.key, w.message]),
+        [
+          [
+            'optimizer.learning_rate',
+            'optimizer.learning_rate, optimizer.lr_scheduler: full_rewrite_minibatch has no edit budget (each step keeps one whole rewritten skill), so they have no effect; remove them or use patch or rewrite_from_suggestions',
+          ],
+        ],
+      );
+    });
+
+    it('says a key set while the feature that reads it is off has no effect, the defaults nothing', () => {
+      const keysOf = (config: Record<string, unknown>): string[] => {
+        const r = validateConfigObject(config);
+        assert.ok(r.ok);
+        return r.warnings.map((w) => `${w.key}: ${w.message}`);
+      };
+      assert.deepEqual(
+        keysOf({
+          optimizer: {
+            use_slow_update: false,
+            use_meta_skill: false,
+            slow_update_samples: 20,
+            longitudinal_pair_policy: 'mixed',
+          },
+          evaluation: {
+            use_semantic_density: false,
+            semantic_density_weight: 0.05,
+            gate_metric: 'hard',
+            gate_mixed_weight: 0.5,
+          },
+        }),
+        [],
+      );
+      assert.deepEqual(
+        keysOf({
+          optimizer: {
+            use_slow_update: false,
+            use_meta_skill: false,
+            slow_update_samples: 5,
+            slow_update_gate_with_selection: false,
+            longitudinal_pair_policy: 'changed',
+          },
+          evaluation: { semantic_density_weight: 0.2, leading_words: ['always'], gate_mixed_weight: 0.9 },
+        }),
+        [
+          'optimizer.slow_update_samples: optimizer.slow_update_samples, optimizer.longitudinal_pair_policy have no effect while optimizer.use_slow_update and optimizer.use_meta_skill are false; turn one on or remove them',
+          'optimizer.slow_update_gate_with_selection: optimizer.slow_update_gate_with_selection has no effect while optimizer.use_slow_update is false; turn it on or remove it',
+          'evaluation.semantic_density_weight: evaluation.semantic_density_weight, evaluation.leading_words have no effect while evaluation.use_semantic_density is false; turn it on or remove them',
+          'evaluation.gate_mixed_weight: evaluation.gate_mixed_weight has no effect while evaluation.gate_metric is hard (it weighs hard and soft for gate_metric: mixed); set gate_metric: mixed or remove it',
+        ],
+      );
+      // Meta-skill on: the pairs are sampled for it, so their keys act.
+      assert.deepEqual(
+        keysOf({ optimizer: { use_slow_update: false, use_meta_skill: true, slow_update_samples: 5 } }),
+        [],
+      );
+    });
+
     it('fills azure_openai_* from the legacy azure_* names when blank', () => {
       const r = validateConfigObject({
         model: { azure_endpoint: 'https://legacy/', azure_api_key: 'k', azure_openai_api_key: 'explicit' },

@@ -180,6 +180,25 @@ describe('reference benchmarks through a run', function () {
     );
   });
 
+  it('says env.image_detail has no effect when no task shows an image (never dropped unsaid)', () => {
+    write('SKILL.md', '# Skill\n');
+    write(
+      'tasks.json',
+      JSON.stringify([1, 2, 3, 4, 5].map((n) => ({ id: `t${n}`, question: `q${n}`, answer: 'a' }))),
+    );
+    const config = write(
+      'plain.yaml',
+      'env:\n  skill_init: SKILL.md\n  data_path: tasks.json\n  split_ratio: "2:1:2"\nmodel:\n  optimizer_backend: sim\n  target_backend: sim\ncache:\n  enabled: false\n',
+    );
+    const said = (detail: string) =>
+      prepare(config, [`env.image_detail=${detail}`]).warnings.filter((w) => /env\.image_detail/.test(w));
+    assert.deepEqual(said('high'), [
+      'env.image_detail high: no task shows an image (image_path, image_paths, images or image), so it has no effect on this run',
+    ]);
+    // auto is the reference's default (DocVQA's config spells it out): nothing to say.
+    assert.deepEqual(said('auto'), []);
+  });
+
   it('refuses a benchmark that needs a simulator, naming the agent targets', () => {
     write('SKILL.md', '# Skill\n');
     const config = write(

@@ -218,6 +218,23 @@ describe('llm/cache', () => {
       assert.equal(server!.requests.length, 4);
     });
 
+    it('warns once when entries cannot be written at all (a full disk), and logs the rest at debug', () => {
+      const lines: string[] = [];
+      const blocked = join(dir, 'a-file');
+      writeFileSync(blocked, '');
+      const cache = new ResponseCache(join(blocked, 'cache'), {
+        logger: { log: (level, _c, m) => lines.push(`${level} ${m}`) },
+      });
+      const reply = { text: 'x', usage: { promptTokens: 1, completionTokens: 1 } };
+      for (const key of ['a1', 'b2', 'c3']) cache.put(key.repeat(32), { provider: 'p', model: 'm' }, reply);
+      assert.equal(cache.stats.writeErrors, 3);
+      assert.deepEqual(
+        lines.map((l) => l.split(' ')[0]),
+        ['warn', 'debug', 'debug'],
+      );
+      assert.match(lines[0]!, /the run goes on without keeping its replies there/);
+    });
+
     it('survives an unreadable entry that cannot be rewritten', async () => {
       const warn: string[] = [];
       const { c, cache } = client({ warn });

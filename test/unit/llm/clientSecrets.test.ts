@@ -50,6 +50,29 @@ describe('llm/secrets redaction', () => {
     assert.deepEqual(lines, ['key=[redacted]']);
   });
 
+  it('refuses a key with a line break inside before any call, and redacts each of its lines', () => {
+    const broken = `${KEY}\nX-K: ${EXTRA}`;
+    for (const make of [
+      () => new OpenAiBackend({ model: 'gpt-4o', apiKey: broken, baseUrl: 'http://127.0.0.1:9/v1' }),
+      () =>
+        new AnthropicBackend({ model: 'claude-haiku-4-5', apiKey: broken, baseUrl: 'http://127.0.0.1:9' }),
+    ]) {
+      assert.throws(make, (err: unknown) => {
+        assert.ok(SkillOptError.is(err, 'config'), String(err));
+        assert.match(
+          err.message,
+          /has a space, line break or control character inside it\. Fix: set it again/,
+        );
+        assert.ok(!err.message.includes(KEY.slice(5)), 'the message shows the key');
+        return true;
+      });
+    }
+    // A line break after the key (read from a file) is no part of it.
+    assert.doesNotThrow(() => new OpenAiBackend({ model: 'gpt-4o', apiKey: `${KEY}\r\n` }));
+    const reg = new SecretRegistry([broken]);
+    assert.equal(reg.redact(`Bearer ${broken.replace('\n', ' ')}`), 'Bearer [redacted] X-K: [redacted]');
+  });
+
   describe('through the client', () => {
     let servers: LoopbackServer[] = [];
     let dir = '';

@@ -451,25 +451,47 @@ describe('models: agent target wiring', () => {
     }
   });
 
+  /** The models of `model` (optimizer sim) with `env` keys set, for the notices an agent target gets. */
+  const withEnv = (
+    model: Record<string, unknown>,
+    envKeys: Partial<ReturnType<typeof defaultConfig>['env']>,
+    vars?: NodeJS.ProcessEnv,
+  ) => {
+    const cfg = defaultConfig();
+    Object.assign(cfg.model, { optimizer_backend: 'sim', ...model });
+    Object.assign(cfg.env, envKeys);
+    return buildModels(cfg, {
+      tasks: [],
+      testItems: [],
+      logger: silentLogger,
+      trustedWorkspace: true,
+      env: vars ?? { PATH: '/nonexistent' },
+    });
+  };
+
   it('says env.max_turns does not bound an agent target (a chat target takes refinement turns)', () => {
-    const withTurns = (model: Record<string, unknown>, turns: number, env?: NodeJS.ProcessEnv) => {
-      const cfg = defaultConfig();
-      Object.assign(cfg.model, { optimizer_backend: 'sim', ...model });
-      cfg.env.max_turns = turns;
-      return buildModels(cfg, {
-        tasks: [],
-        testItems: [],
-        logger: silentLogger,
-        trustedWorkspace: true,
-        env: env ?? { PATH: '/nonexistent' },
-      });
-    };
+    const withTurns = (model: Record<string, unknown>, turns: number, env?: NodeJS.ProcessEnv) =>
+      withEnv(model, { max_turns: turns }, env);
     assert.deepEqual(withTurns({ target_backend: 'sim' }, 3).notices, []);
     assert.deepEqual(withTurns({ target_backend: 'sim' }, 1).notices, []);
     const agent = withTurns({ target_backend: 'command', target_command: 'true {prompt}' }, 30, {
       PATH: process.env.PATH ?? '',
     });
     assert.ok(agent.notices.some((n) => /^env\.max_turns: 30 does not bound an agent target/.test(n)));
+  });
+
+  it('says env.max_completion_tokens set does not bound an agent target (its CLI sets its own caps)', () => {
+    const withCap = (model: Record<string, unknown>, cap: number) =>
+      withEnv(model, { max_completion_tokens: cap }, { PATH: process.env.PATH ?? '' }).notices.filter((n) =>
+        /max_completion_tokens/.test(n),
+      );
+    const agent = { target_backend: 'command', target_command: 'true {prompt}' };
+    assert.deepEqual(withCap(agent, 4000), [
+      'env.max_completion_tokens: 4000 does not bound an agent target: the agent CLI caps its own replies',
+    ]);
+    // The default (16384, the reference configs' value) and a chat target, which takes it: nothing to say.
+    assert.deepEqual(withCap(agent, 16384), []);
+    assert.deepEqual(withCap({ target_backend: 'sim' }, 4000), []);
   });
 
   it('maps the reference names onto presets and refuses what cannot hold', () => {

@@ -11,7 +11,7 @@ describe('plain words for engine terms', () => {
       ['slow_update_epoch_02', 'the epoch 2 slow update'],
       [
         'slow_update_placeholder_epoch_01',
-        'the epoch 1 slow update (an empty block, filled from the next epoch)',
+        'the epoch 1 slow update (an empty block, not yet filled by a later slow update)',
       ],
       ['meta_reflect_epoch_03', 'the epoch 3 meta reflection'],
       ['final_check', 'final check'],

@@ -324,6 +324,14 @@ describe('skill packages', () => {
       readSkillToScore(join(run, 'plain.md'), (p) => readFileSync(p, 'utf8')),
       SKILL,
     );
+    // A skill file not named .md has no folder beside it: it is not taken for its own package folder.
+    for (const name of ['skill.txt', 'SKILL']) {
+      writeFileSync(join(run, name), SKILL);
+      assert.equal(
+        readSkillToScore(join(run, name), (p) => readFileSync(p, 'utf8')),
+        SKILL,
+      );
+    }
   });
 
   it('writes a single-file skill as one file, as before', () => {

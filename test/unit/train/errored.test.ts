@@ -11,7 +11,8 @@ import {
   scriptedOptimizerModel,
   scriptedTargetModel,
 } from '../../support/loopback/scriptedModels';
-import { exampleConfig, readJson, runSim, tempDir } from './helpers';
+import { planTrainEpoch } from '../../../src/engine/data/plan';
+import { comparableHistory, exampleConfig, readJson, runSim, tempDir } from './helpers';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -46,7 +47,14 @@ describe('errored target items (loopback wires)', function () {
     target: { backend: string; url: string },
     optimizerUrl: string,
   ): ReturnType<typeof prepareRun> {
-    return prepareRun({
+    return prepareRun(prepareOptions(target, optimizerUrl));
+  }
+
+  function prepareOptions(
+    target: { backend: string; url: string },
+    optimizerUrl: string,
+  ): Parameters<typeof prepareRun>[0] {
+    return {
       configPath: exampleConfig,
       outDir: dir.path,
       overrides: [
@@ -60,6 +68,52 @@ describe('errored target items (loopback wires)', function () {
         'limits.max_retries=0',
       ],
       models: { keys: { openai: 'sk-test-not-a-real-key', anthropic: 'sk-ant-test-not-a-real-key' } },
+    };
+  }
+
+  // A stop over limits.max_errored_share after the analysts of the answered items were paid: the
+  // resume asks the errored items again, so a minibatch saved then holds other trajectories than
+  // the same minibatch now, and must be asked again rather than reused.
+  for (const wire of ['openai', 'anthropic'] as const) {
+    it(`a resume after too many errored rollouts equals an uninterrupted run (${wire} wire)`, async () => {
+      const start = wire === 'openai' ? startOpenAiServer : startAnthropicServer;
+      const healthy = await start(scriptedModels(items.all));
+      const optimizer = await startOpenAiServer(scriptedModels(items.all));
+      servers.push(healthy, optimizer);
+      const clean = tempDir('skillopt-errored-clean-');
+      try {
+        const cleanRun = prepareRun({
+          ...prepareOptions({ backend: wire, url: healthy.url }, optimizer.url),
+          outDir: clean.path,
+        });
+        assert.equal((await runSim(cleanRun)).outcome.status, 'finished');
+        const step1 = planTrainEpoch(items.train, { seed: 42, epoch: 1, batchSize: 8 })[0]!.items;
+        const failing = new Set(step1.slice(0, 5).map((i) => i.input));
+        let broken = true;
+        const flaky = await start(
+          scriptedModels(items.all, (req, stage) => {
+            if (!broken || stage !== 'target') return undefined;
+            const text = JSON.stringify(req.body);
+            return [...failing].some((input) => text.includes(JSON.stringify(input).slice(1, -1)))
+              ? { kind: 'status', status: 500, message: 'upstream crashed' }
+              : undefined;
+          }),
+        );
+        servers.push(flaky);
+        const paidBefore = optimizerRequests(optimizer);
+        await assert.rejects(
+          runSim(prepare({ backend: wire, url: flaky.url }, optimizer.url)),
+          (err: unknown) => SkillOptError.is(err, 'target'),
+        );
+        // Step 1's analysts wait for the rollout, which stops over the errored items: none was paid.
+        assert.equal(optimizerRequests(optimizer), paidBefore, 'the optimizer was paid for a stopped batch');
+        broken = false;
+        const resumed = await runSim(prepare({ backend: wire, url: flaky.url }, optimizer.url));
+        assert.equal(resumed.outcome.status, 'finished');
+        assert.deepEqual(comparableHistory(dir.path), comparableHistory(clean.path));
+      } finally {
+        clean.cleanup();
+      }
     });
   }
 

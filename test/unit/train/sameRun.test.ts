@@ -16,6 +16,10 @@ describe('train/sameRun: resuming under the config a run was started with', () =
     assert.deepEqual(checkSameConfig('/run', saved, now), []);
   });
 
+  it('takes a secret masked by an older rule (four and four characters, now "***") as unchanged', () => {
+    assert.deepEqual(checkSameConfig('/run', { judge_token: 'abcd...wxyz' }, { judge_token: '***' }), []);
+  });
+
   it('still refuses a change of a value stored in clear, naming it', () => {
     assert.throws(
       () => checkSameConfig('/run', { minimax_max_tokens: '8000' }, { minimax_max_tokens: '4000' }),

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EngineEvent } from '../../../src/protocol/events';
@@ -176,6 +176,27 @@ describe('engine process protocol (in-process transport)', function () {
     );
     assert.equal(asked, 19);
     assert.equal(result.n_items, 19);
+  });
+
+  it('refuses a binary skill for Evaluate before any call, naming the command', async () => {
+    const binary = join(dir, 'tool.md');
+    writeFileSync(binary, Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 0, 1, 2]));
+    await assert.rejects(
+      host.sendRequest(
+        EngineRequests.evaluate,
+        {
+          configPath: join(dir, 'skillopt.yaml'),
+          overrides: ['cache.enabled=false'],
+          skillPath: binary,
+          split: 'val',
+          outDir: join(dir, 'eval-binary'),
+        },
+        { timeoutMs: 20_000 },
+      ),
+      (err: unknown) =>
+        err instanceof RpcError && /NUL bytes/.test(err.message) && /the Evaluate command/.test(err.message),
+    );
+    assert.ok(!existsSync(join(dir, 'eval-binary', 'eval_only')), 'nothing scored');
   });
 
   it('runs the A/A check the Check Gate Noise command asks for, and refuses a bad count before any call', async () => {

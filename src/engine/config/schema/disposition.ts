@@ -238,7 +238,8 @@ export const DISPOSITIONS: Readonly<Record<string, Disposition>> = {
     ['env.data_dirs', 'env.docs_dirs', 'env.max_tool_turns', 'env.use_local_tools', 'env.search_mode'],
     honoured,
   ),
-  // Read only by search_mode custom (refused): offline has no use for them, in the reference too.
+  // Read only by search_mode custom (refused): offline has no use for them, in the reference too;
+  // set to other than the reference config's values, a notice says so (data/officeqa/env.ts).
   ...each(
     [
       'env.max_queries_per_turn',

@@ -1,3 +1,5 @@
+import { keysSet } from '../idleKeys';
+import { dependentKeyWarnings } from './dependentKeys';
 import { dispositionOf } from './disposition';
 import { ALIASED_KEYS, normalizeAlias } from './enums';
 import { configSchema, describeExpected, fieldSchema, isSectionName } from './index';
@@ -217,6 +219,22 @@ export function validateConfigObject(raw: unknown, options: ValidateOptions = {}
     }
     config.optimizer.lr_control_mode = 'none';
   }
+  // Whole-skill rewrites have no edit budget: the schedule's keys set away from their defaults say so.
+  if (config.optimizer.skill_update_mode === 'full_rewrite_minibatch') {
+    const idle = keysSet(config.optimizer, optimizerFields, [
+      'learning_rate',
+      'min_learning_rate',
+      'lr_scheduler',
+    ]);
+    if (idle.length) {
+      const names = idle.map((k) => `optimizer.${k}`).join(', ');
+      warn(
+        ['optimizer', idle[0]],
+        `${names}: full_rewrite_minibatch has no edit budget (each step keeps one whole rewritten skill), so ${idle.length > 1 ? 'they have' : 'it has'} no effect; remove ${idle.length > 1 ? 'them' : 'it'} or use patch or rewrite_from_suggestions`,
+      );
+    }
+  }
+  for (const { path, message } of dependentKeyWarnings(config)) warn(path, message);
   // The appendix options only act with skill-aware reflection on; a non-default value without it says so.
   if (!config.optimizer.use_skill_aware_reflection) {
     const changed: Array<[string, boolean]> = [

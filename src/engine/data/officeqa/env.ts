@@ -5,6 +5,7 @@
  * for up to env.max_tool_turns calls. The web-search modes are refused before anything is spent.
  */
 import type { SkillOptConfig } from '../../config/schema';
+import { idleKeysLine } from '../../config/idleKeys';
 import { SkillOptError } from '../../errors';
 import type { ModelClient } from '../../llm/types';
 import type { TargetTurns } from '../../train/turns/types';
@@ -43,9 +44,38 @@ function searchMode(value: unknown): 'offline' | 'custom_search' | 'azure_search
 type OfficeQaEnv = Partial<
   Pick<
     SkillOptConfig['env'],
-    'data_dirs' | 'docs_dirs' | 'search_mode' | 'use_local_tools' | 'max_tool_turns'
+    'data_dirs' | 'docs_dirs' | 'search_mode' | 'use_local_tools' | 'max_tool_turns' | SearchKey
   >
 >;
+
+/**
+ * The keys only OfficeQA's custom web search reads (refused above), at the values the reference's
+ * officeqa/default.yaml spells out for its offline runs: those say nothing, any other is named.
+ */
+const SEARCH_KEYS = {
+  max_queries_per_turn: 4,
+  search_api_url: 'http://apisix.westus2.cloudapp.azure.com/search_tool/search',
+  search_auth_env: 'OFFICEQA_CUSTOM_SEARCH_AUTH',
+  search_provider: 'duckduckgo',
+  search_max_num_results: 4,
+  search_timeout_seconds: 20,
+} as const;
+type SearchKey = keyof typeof SEARCH_KEYS;
+
+function idleSearchKeys(env: OfficeQaEnv): string[] {
+  const changed = (Object.keys(SEARCH_KEYS) as SearchKey[]).filter(
+    (k) => env[k] !== undefined && env[k] !== SEARCH_KEYS[k],
+  );
+  if (!changed.length) return [];
+  return [
+    idleKeysLine(
+      changed.map((k) => `env.${k}`),
+      "OfficeQA's web search",
+      'env.search_mode: custom, which this tool does not run',
+      'search_mode is offline',
+    ),
+  ];
+}
 
 function dirsOf(env: OfficeQaEnv): string[] {
   const value = env.data_dirs ?? env.docs_dirs;
@@ -118,8 +148,13 @@ export function officeQaTurns(
     if (docs.length) parts.push(`## Source pages\n${docs.map((d) => `- ${d}`).join('\n')}`);
     return parts.join('\n\n');
   };
-  if (agent) return agentTurns(roots, tools, maxTurns, taskMessage);
+  const idle = idleSearchKeys(env);
+  if (agent) {
+    const planned = agentTurns(roots, tools, maxTurns, taskMessage);
+    return { ...planned, notices: [...planned.notices, ...idle] };
+  }
   const notices = [
+    ...idle,
     tools
       ? `officeqa: offline, as the reference runs it: oracle pages from the items' source_docs, and up to ${maxTurns} target calls per item with glob/read/grep over ${roots.join(', ')} (the call estimate counts all of them, the cost range one call per item at its low end)`
       : `officeqa: offline without local tools: one call per item with the oracle pages from its source_docs (${roots.join(', ')})`,

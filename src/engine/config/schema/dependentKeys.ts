@@ -1,0 +1,76 @@
+/**
+ * Keys that act only while another key switches their feature on (the slow update's sampling, the
+ * semantic-density term, the mixed gate's weight): set away from their defaults while it is off,
+ * one line says they have no effect, where the reference reads past them unsaid.
+ */
+import { keysSet } from '../idleKeys';
+import type { SkillOptConfig } from './index';
+import { evaluationFields, optimizerFields } from './sections';
+
+type OptimizerKey = keyof typeof optimizerFields;
+type EvaluationKey = keyof typeof evaluationFields;
+
+interface Dependent {
+  /** Why the keys are idle, or undefined when their feature is on. */
+  off: (c: SkillOptConfig) => string | undefined;
+  /** What to do instead (`it`/`them` filled in). */
+  fix: (them: string) => string;
+  optimizer?: OptimizerKey[];
+  evaluation?: EvaluationKey[];
+}
+
+const DEPENDENTS: Dependent[] = [
+  {
+    // The longitudinal pairs are sampled for the slow update and for the meta-skill alike.
+    off: (c) =>
+      !c.optimizer.use_slow_update && !c.optimizer.use_meta_skill
+        ? 'optimizer.use_slow_update and optimizer.use_meta_skill are false'
+        : undefined,
+    fix: (them) => `turn one on or remove ${them}`,
+    optimizer: ['slow_update_samples', 'longitudinal_pair_policy'],
+  },
+  {
+    off: (c) => (!c.optimizer.use_slow_update ? 'optimizer.use_slow_update is false' : undefined),
+    fix: (them) => `turn it on or remove ${them}`,
+    optimizer: ['slow_update_gate_with_selection'],
+  },
+  {
+    off: (c) => (!c.evaluation.use_semantic_density ? 'evaluation.use_semantic_density is false' : undefined),
+    fix: (them) => `turn it on or remove ${them}`,
+    evaluation: ['semantic_density_weight', 'leading_words'],
+  },
+  {
+    off: (c) =>
+      c.evaluation.gate_metric !== 'mixed'
+        ? `evaluation.gate_metric is ${c.evaluation.gate_metric} (it weighs hard and soft for gate_metric: mixed)`
+        : undefined,
+    fix: (them) => `set gate_metric: mixed or remove ${them}`,
+    evaluation: ['gate_mixed_weight'],
+  },
+];
+
+/** One warning per idle group: the path of its first key and the line naming them all. */
+export function dependentKeyWarnings(c: SkillOptConfig): Array<{ path: [string, string]; message: string }> {
+  const out: Array<{ path: [string, string]; message: string }> = [];
+  for (const d of DEPENDENTS) {
+    const why = d.off(c);
+    if (!why) continue;
+    const set: Array<[string, string]> = [
+      ...keysSet(c.optimizer, optimizerFields, d.optimizer ?? []).map((k): [string, string] => [
+        'optimizer',
+        k,
+      ]),
+      ...keysSet(c.evaluation, evaluationFields, d.evaluation ?? []).map((k): [string, string] => [
+        'evaluation',
+        k,
+      ]),
+    ];
+    if (!set.length) continue;
+    const many = set.length > 1;
+    out.push({
+      path: set[0],
+      message: `${set.map(([s, k]) => `${s}.${k}`).join(', ')} ${many ? 'have' : 'has'} no effect while ${why}; ${d.fix(many ? 'them' : 'it')}`,
+    });
+  }
+  return out;
+}
