@@ -138,6 +138,16 @@ export function shiftedPValue(f: FlipDistribution, mu: number, side: 'greater' |
 
 const STEPS = 60;
 
+/** Bisects between a shift the test rejects and one it keeps; returns the kept end, within 2^−60. */
+function boundary(rejected: number, kept: number, keeps: (mu: number) => boolean): number {
+  for (let k = 0; k < STEPS; k++) {
+    const mid = (rejected + kept) / 2;
+    if (keeps(mid)) kept = mid;
+    else rejected = mid;
+  }
+  return kept;
+}
+
 /**
  * The ends of the interval, each a one-sided bound at `alpha`. Which side of 0 an end falls on is
  * decided by the test at μ = 0 (`pGreater`, `pLess` from shiftedPValue), so the lower end is above 0
@@ -150,34 +160,12 @@ export function invertedInterval(
   pGreater: number,
   pLess: number,
 ): [number, number] {
-  const p = (mu: number, side: 'greater' | 'less'): number => shiftedPValue(f, mu, side);
-  // Lower end: the least μ the `greater` test does not reject (p(μ) > alpha); p rises with μ.
-  let lo: number;
-  let hi: number;
-  if (pGreater <= alpha) [lo, hi] = [0, 1];
-  else [lo, hi] = [-1, 0];
-  let low: number;
-  if (pGreater > alpha && p(-1, 'greater') > alpha) low = -1;
-  else {
-    for (let k = 0; k < STEPS; k++) {
-      const mid = (lo + hi) / 2;
-      if (p(mid, 'greater') > alpha) hi = mid;
-      else lo = mid;
-    }
-    low = hi;
-  }
-  // Upper end: the greatest μ the `less` test does not reject; its p falls as μ rises.
-  if (pLess <= alpha) [lo, hi] = [-1, 0];
-  else [lo, hi] = [0, 1];
-  let high: number;
-  if (pLess > alpha && p(1, 'less') > alpha) high = 1;
-  else {
-    for (let k = 0; k < STEPS; k++) {
-      const mid = (lo + hi) / 2;
-      if (p(mid, 'less') > alpha) lo = mid;
-      else hi = mid;
-    }
-    high = lo;
-  }
+  // Lower end: the least μ the `greater` test keeps (p > alpha); that p rises with μ.
+  const keepsAbove = (mu: number): boolean => shiftedPValue(f, mu, 'greater') > alpha;
+  const low =
+    pGreater <= alpha ? boundary(0, 1, keepsAbove) : keepsAbove(-1) ? -1 : boundary(-1, 0, keepsAbove);
+  // Upper end: the greatest μ the `less` test keeps; that p falls as μ rises.
+  const keepsBelow = (mu: number): boolean => shiftedPValue(f, mu, 'less') > alpha;
+  const high = pLess <= alpha ? boundary(0, -1, keepsBelow) : keepsBelow(1) ? 1 : boundary(1, 0, keepsBelow);
   return [low, high];
 }
