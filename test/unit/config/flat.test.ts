@@ -144,10 +144,13 @@ describe('config/flat', () => {
     it('leaves model.prompt_cache_key alone: a switch (auto, on, off), not a credential', () => {
       // A printed resume command with it masked failed when pasted ("must be one of: auto, on, off").
       assert.equal(redactOverride('model.prompt_cache_key=on'), 'model.prompt_cache_key=on');
-      assert.deepEqual(redactSecrets({ prompt_cache_key: 'off', openai_api_key: 'fake-proj-ABCDEFGH' }), {
-        prompt_cache_key: 'off',
-        openai_api_key: 'fake...EFGH',
-      });
+      assert.deepEqual(
+        redactSecrets({ prompt_cache_key: 'off', openai_api_key: 'fake-proj-ABCDEFGHIJKLMNOPQRST' }),
+        {
+          prompt_cache_key: 'off',
+          openai_api_key: 'fake...QRST',
+        },
+      );
     });
   });
 
