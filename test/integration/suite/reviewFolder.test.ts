@@ -253,10 +253,13 @@ describe('review: a skill folder candidate', function () {
 
       // A diff of the decided step's reference file cannot act any more: its Accept writes nothing,
       // leaves the review the run now waits on, and closes that step's diff tabs.
+      // Its lines drawn: the texts compared below are taken once the next review is in the document.
       const pending = await waitFor(async () => {
         const r = await inspect(guideUri);
-        return r?.waiting && r.step === next.step ? r : undefined;
-      }, 'the next review in the reference file');
+        return r?.waiting && r.step === next.step && r.segments.some((g) => g.present && g.kind === 'added')
+          ? r
+          : undefined;
+      }, 'the next review drawn in the reference file');
       await vscode.commands.executeCommand('skillopt.review.openDiff', { runDir, runId: id, step });
       const stepTabs = (): number =>
         vscode.window.tabGroups.all
