@@ -6,7 +6,7 @@
  * re-run decide the same.
  */
 import { PyRandom } from '../data/pyRandom';
-import { flipDistribution, invertedInterval, shiftedPValue } from './testInterval';
+import { flipDistribution, halfBinomial, invertedInterval, shiftedPValue } from './testInterval';
 
 /** Which test was used: exact sign test (McNemar on 0–1 scores) or a sign-flip permutation test. */
 export type PairedTestKind = 'sign' | 'permutation';
@@ -33,16 +33,16 @@ export interface PairedTestResult {
 export { EXACT_PERMUTATION_MAX, MONTE_CARLO_DRAWS } from './testInterval';
 export const BOOTSTRAP_DRAWS = 2_000;
 
-/** P(X ≥ k) for X ~ Binomial(n, 1/2), summed in log space so large n neither overflows nor underflows. */
+/** P(X ≥ k) for X ~ Binomial(n, 1/2), from the same log-space masses as the sign-flip test. */
 export function binomialUpperTail(k: number, n: number): number {
   if (k <= 0) return 1;
   if (k > n) return 0;
-  const logFact = [0];
-  for (let i = 1; i <= n; i++) logFact.push(logFact[i - 1] + Math.log(i));
-  const half = n * Math.LN2;
-  let p = 0;
-  for (let i = k; i <= n; i++) p += Math.exp(logFact[n] - logFact[i] - logFact[n - i] - half);
-  return Math.min(1, p);
+  return Math.min(
+    1,
+    halfBinomial(n)
+      .slice(k)
+      .reduce((a, b) => a + b, 0),
+  );
 }
 
 /** Exact one-sided sign test: `wins` improvements against `losses` regressions, ties dropped (McNemar). */

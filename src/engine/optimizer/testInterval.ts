@@ -45,7 +45,7 @@ const logFactorials = (n: number): number[] => {
 };
 
 /** P(X = j) for X ~ Binomial(n, ½), j = 0..n, in log space so large n neither overflows nor underflows. */
-function halfBinomial(n: number): number[] {
+export function halfBinomial(n: number): number[] {
   const lf = logFactorials(n);
   return Array.from({ length: n + 1 }, (_, j) => Math.exp(lf[n] - lf[j] - lf[n - j] - n * Math.LN2));
 }
