@@ -60,13 +60,14 @@ describe('one run per folder (CLI processes)', function () {
   };
 
   it('refuses a second process on a folder a live run holds, naming the holder', async () => {
-    // A slow simulated run holds the folder while the second one starts.
+    // A slow simulated run holds the folder while the second and third start: 5 s a reply keeps it alive
+    // for over a minute (16 waves), however slowly a loaded machine starts the other two processes.
     const first = spawn(
       process.execPath,
       [...entry, 'train', config, '--out', out, '--cfg-options', 'cache.enabled=false'],
       {
         cwd: root,
-        env: { ...process.env, NO_COLOR: '1', SKILLOPT_SIM_LATENCY_MS: '200' },
+        env: { ...process.env, NO_COLOR: '1', SKILLOPT_SIM_LATENCY_MS: '5000' },
       },
     );
     const closed = new Promise<number | null>((resolve) => first.on('close', resolve));
