@@ -71,7 +71,7 @@ async function main(): Promise<number> {
       console.log(installVsix(install, sandbox, vsix));
       // Slow the simulated models down (the engine process inherits this), so the run is still going
       // when the tree and the status bar are checked mid-run.
-      process.env.SKILLOPT_SIM_LATENCY_MS = '120';
+      process.env.SKILLOPT_SIM_LATENCY_MS = '400';
       server = await startCodeServer(install, sandbox);
       console.log(`code-server on ${server.url} (${elapsed()})`);
       browser = await launchBrowser(sandbox);
@@ -136,16 +136,32 @@ async function main(): Promise<number> {
       await dialog.locator('.monaco-button', { hasText: 'Start Training' }).click();
       await row(p(), /new-skill_\d{8}_\d{6}/).waitFor({ timeout: 60_000 });
     });
-    // Mid-run: the status bar counts steps with a spinner, and the run's row says it is running.
-    await checks.check('mid-run, the status bar counts steps and shows the best score', async () => {
-      await p()
+    // Mid-run: the status bar counts steps with a spinner, and the run's row says it is running. Both
+    // are watched from the start, and so is the finished status (it lingers 15 s only): on a loaded
+    // machine one wait may take as long as the rest of the run.
+    const watch = (what: Promise<void>): Promise<Error | undefined> =>
+      what.then(
+        () => undefined,
+        (e: unknown) => (e instanceof Error ? e : new Error(String(e))),
+      );
+    const midStatus = watch(
+      p()
         .locator('.statusbar-item', { hasText: /SkillOpt step \d+\/\d+ · best/ })
         .first()
-        .waitFor({ timeout: 30_000 });
-    });
-    await checks.check("mid-run, the run's row says running", async () => {
-      await row(p(), /new-skill_\d{8}_\d{6}.*running/).waitFor({ timeout: 30_000 });
-    });
+        .waitFor({ timeout: 60_000 }),
+    );
+    const midRow = watch(row(p(), /new-skill_\d{8}_\d{6}.*running/).waitFor({ timeout: 60_000 }));
+    const finishedStatus = watch(
+      p().locator('.statusbar-item', { hasText: 'SkillOpt finished' }).first().waitFor({ timeout: 180_000 }),
+    );
+    const settled = async (watched: Promise<Error | undefined>): Promise<void> => {
+      const error = await watched;
+      if (error) throw error;
+    };
+    await checks.check('mid-run, the status bar counts steps and shows the best score', () =>
+      settled(midStatus),
+    );
+    await checks.check("mid-run, the run's row says running", () => settled(midRow));
     await checks.check('mid-run, the tree shows Epoch 1', async () => {
       await labelled(p(), 'Epoch 1').waitFor({ timeout: 30_000 });
     });
@@ -155,12 +171,7 @@ async function main(): Promise<number> {
     await checks.step('the run finishes and its row says so', async () => {
       await run().waitFor({ timeout: 120_000 });
     });
-    await checks.check('the status bar says SkillOpt finished', async () => {
-      await p()
-        .locator('.statusbar-item', { hasText: 'SkillOpt finished' })
-        .first()
-        .waitFor({ timeout: 30_000 });
-    });
+    await checks.check('the status bar says SkillOpt finished', () => settled(finishedStatus));
     await shot('05-finished.png');
 
     await checks.step("a step's Candidate diff opens in the diff editor", async () => {
