@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { SkillOptConfig } from './config/schema';
 import type { TaskItem } from './data/tasks';
 import { SkillOptError } from './errors';
-import { maxTokensNotice, maxTurnsNotice, repeatsNotice } from './modelNotices';
+import { agentPriceNotice, maxTokensNotice, maxTurnsNotice, repeatsNotice } from './modelNotices';
 import type { Logger } from './log';
 import { Accounting } from './llm/accounting';
 import type { TokenCredential } from '@azure/identity';
@@ -203,6 +203,8 @@ export function buildModels(
   if (turns) notices.push(turns);
   const cap = maxTokensNotice(cfg, target.backend === 'command');
   if (cap) notices.push(cap);
+  const unpriced = agentPriceNotice(cfg, target, accounting.prices, agentFor(cfg.model.target_backend));
+  if (unpriced) notices.push(unpriced);
   const testIds = new Set(env.testItems.map((t) => t.id));
   const optimizer = guardOptimizer(
     make('optimizer'),
