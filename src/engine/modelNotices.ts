@@ -3,7 +3,7 @@ import { keysSet } from './config/idleKeys';
 import type { SkillOptConfig } from './config/schema';
 import { envFields } from './config/schema/envFields';
 import { modelFields } from './config/schema/sections';
-import type { PriceTable } from './llm/prices';
+import { isCloudClaudeId, type PriceTable } from './llm/prices';
 import type { AgentName } from './llm/command';
 import type { ModelClient } from './llm/types';
 
@@ -60,4 +60,41 @@ export function agentPriceNotice(
     ? 'set model.target to the model the agent should run (it is passed to the CLI)'
     : 'set model.target to the model your command runs (it only names it: the command is not given it)';
   return `model.target is not set, so the agent target runs its own default model, which has no price here: its spend is shown in tokens only (under the name ${target.model}). Fix: ${set}, and prices.<that model>.input_per_mtok and output_per_mtok if it is not in the built-in price table`;
+}
+
+/** Which cloud serves Claude for a role: its model id's spelling, or Claude Code's switch variables. */
+function claudeCloud(
+  client: ModelClient,
+  agent: AgentName | undefined,
+  vars: NodeJS.ProcessEnv,
+): string | undefined {
+  if ((client.billedProvider ?? client.backend) !== 'anthropic') return undefined;
+  const on = (v: string | undefined): boolean => !!v && !/^(0|false|no|off)$/i.test(v.trim());
+  if (client.backend === 'command' && agent === 'claude') {
+    if (on(vars.CLAUDE_CODE_USE_BEDROCK)) return 'Amazon Bedrock (CLAUDE_CODE_USE_BEDROCK)';
+    if (on(vars.CLAUDE_CODE_USE_VERTEX)) return 'Google Vertex AI (CLAUDE_CODE_USE_VERTEX)';
+  }
+  if (!isCloudClaudeId(client.model)) return undefined;
+  return client.model.includes('@')
+    ? `Google Vertex AI (${client.model})`
+    : `Amazon Bedrock (${client.model})`;
+}
+
+/**
+ * Claude served by Bedrock or Vertex is priced at the Anthropic API's list price (our table, or the
+ * figure Claude Code reports): the cloud's bill may differ (regional endpoints cost more). Said once.
+ */
+export function cloudClaudeNotice(
+  clients: ReadonlyArray<{ role: string; client: ModelClient }>,
+  agent: AgentName | undefined,
+  vars: NodeJS.ProcessEnv,
+  prices: PriceTable,
+): string | undefined {
+  const listed = clients.flatMap(({ role, client }) => {
+    const cloud = claudeCloud(client, agent, vars);
+    // A price of the config's own for the model is the person's figure: nothing to say.
+    return cloud && !prices.hasOwnPrice(client.model) ? [`${role} via ${cloud}`] : [];
+  });
+  if (!listed.length) return undefined;
+  return `${listed.join('; ')}: priced at the Anthropic API's list price, which the cloud's bill may differ from (a regional endpoint costs more). Fix: set prices.<model>.input_per_mtok and output_per_mtok (and the cache rates) to what your cloud bills`;
 }
