@@ -691,6 +691,17 @@ describe('config/schema', () => {
           'evaluation.gate_mixed_weight: evaluation.gate_mixed_weight has no effect while evaluation.gate_metric is hard (it weighs hard and soft for gate_metric: mixed); set gate_metric: mixed or remove it',
         ],
       );
+      // Patch mode makes no rewrite call, so the rewrite's reply cap is idle (the reference reads past it).
+      assert.deepEqual(keysOf({ model: { rewrite_max_completion_tokens: 1000 } }), [
+        "model.rewrite_max_completion_tokens: model.rewrite_max_completion_tokens has no effect while optimizer.skill_update_mode is patch (it caps the rewrite modes' replies); set skill_update_mode: rewrite_from_suggestions or full_rewrite_minibatch, or remove it",
+      ]);
+      assert.deepEqual(
+        keysOf({
+          model: { rewrite_max_completion_tokens: 1000 },
+          optimizer: { skill_update_mode: 'rewrite_from_suggestions' },
+        }),
+        [],
+      );
       // Meta-skill on: the pairs are sampled for it, so their keys act.
       assert.deepEqual(
         keysOf({ optimizer: { use_slow_update: false, use_meta_skill: true, slow_update_samples: 5 } }),
