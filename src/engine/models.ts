@@ -3,7 +3,13 @@ import { join } from 'node:path';
 import type { SkillOptConfig } from './config/schema';
 import type { TaskItem } from './data/tasks';
 import { SkillOptError } from './errors';
-import { maxTokensNotice, maxTurnsNotice, repeatsNotice } from './modelNotices';
+import {
+  agentPriceNotice,
+  cloudClaudeNotice,
+  maxTokensNotice,
+  maxTurnsNotice,
+  repeatsNotice,
+} from './modelNotices';
 import type { Logger } from './log';
 import { Accounting } from './llm/accounting';
 import type { TokenCredential } from '@azure/identity';
@@ -203,6 +209,8 @@ export function buildModels(
   if (turns) notices.push(turns);
   const cap = maxTokensNotice(cfg, target.backend === 'command');
   if (cap) notices.push(cap);
+  const unpriced = agentPriceNotice(cfg, target, accounting.prices, agentFor(cfg.model.target_backend));
+  if (unpriced) notices.push(unpriced);
   const testIds = new Set(env.testItems.map((t) => t.id));
   const optimizer = guardOptimizer(
     make('optimizer'),
@@ -210,6 +218,16 @@ export function buildModels(
     env.tasks.filter((t) => !testIds.has(t.id)),
   );
   notices.push(...idleBackendKeyNotices(cfg.model, { optimizer: inUse.optimizer!, target: inUse.target! }));
+  const cloud = cloudClaudeNotice(
+    [
+      { role: 'target', client: target },
+      { role: 'optimizer', client: optimizer },
+    ],
+    agentFor(cfg.model.target_backend),
+    vars,
+    accounting.prices,
+  );
+  if (cloud) notices.push(cloud);
   const judge = needsJudge(env.tasks) ? make('optimizer', judgeConfig(cfg)) : undefined;
   if (judge) notices.push(judgeNotice(cfg, judge, env.tasks));
   const simulated = optimizer.backend === 'sim' || target.backend === 'sim' || judge?.backend === 'sim';

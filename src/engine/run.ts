@@ -41,7 +41,7 @@ import { tokenSummary } from './llm/tokenSummary';
 import { acquireRunLock } from './store/runLock';
 import { containWrites, makeDir, removeStaleTemps } from './store/atomic';
 import { defaultRunsRoot, RUN_FILE, RunLayout } from './store/layout';
-import { refuseForeignFolder, refuseResumeWithoutRun } from './train/sameRun';
+import { refuseOutFolder } from './train/sameRun';
 import { RunLedger } from './llm/ledger';
 import { setMaxListeners } from 'node:events';
 import type { TrainSettings } from './train/settings';
@@ -287,6 +287,12 @@ export async function trainPrepared(
   const { models } = prepared;
   // Every in-flight model call listens on the run's signal; hundreds at once are expected.
   setMaxListeners(0, hooks.signal);
+  // Every refusal comes before any notice: train's CLI makes these checks before it prints too.
+  refuseOutFolder(prepared.outDir, prepared.flatConfig, preparedDataDigest(prepared), {
+    requireResume: hooks.requireResume,
+    force: hooks.forceConfig,
+    keepsOtherFiles: hooks.keepsOtherFiles,
+  });
   const capNotice = dollarCapNotice(prepared, 'train');
   if (capNotice) hooks.emit({ type: 'warning', message: capNotice });
   const limits = prepared.config.limits;
@@ -320,8 +326,6 @@ export async function trainPrepared(
     const wait = Math.max(0, 250 - (Date.now() - lastEmit));
     pendingTimer = setTimeout(emitTotals, wait);
   });
-  if (hooks.requireResume) refuseResumeWithoutRun(prepared.outDir);
-  else if (!hooks.keepsOtherFiles) refuseForeignFolder(prepared.outDir);
   makeDir(prepared.outDir);
   let release: (() => void) | undefined;
   let detach: (() => void) | undefined;

@@ -1,6 +1,6 @@
 import { relative } from 'node:path';
 import type { EngineEvent } from '../../protocol/events';
-import { prepareRun, trainPrepared } from '../../engine/run';
+import { prepareRun, preparedDataDigest, trainPrepared } from '../../engine/run';
 import { diffStats } from '../../engine/skill/hunks';
 import { readSkillArtifact } from '../../engine/skill/package/artifacts';
 import { packageChanges } from '../../engine/skill/package/changes';
@@ -8,7 +8,7 @@ import { isPackageText } from '../../engine/skill/package/text';
 import { packageDirOf, RUN_DIR, RUN_FILE, RunLayout } from '../../engine/store/layout';
 import { dollarCapNotice } from '../../engine/dollarCap';
 import { clearRunFolder } from '../../engine/store/freshStart';
-import { holdsRun } from '../../engine/train/sameRun';
+import { holdsRun, refuseOutFolder } from '../../engine/train/sameRun';
 import { ExitCode, UsageError } from '../exit';
 import { PrettyPrinter } from '../render';
 import { spendLine } from '../../engine/llm/spendText';
@@ -100,10 +100,17 @@ export async function runTrain(args: readonly string[]): Promise<number> {
       logger,
     });
   const prepared = cancelBatch ? batchTargetOnly(prepare) : prepare();
+  // Every refusal trainPrepared would make comes before anything is printed or deleted: the folder
+  // (unless --fresh is about to clear its run), then a cap no price can reach.
+  const clearing = a.values.fresh === true && outArg !== undefined && holdsRun(outArg);
+  if (!cancelBatch && !clearing)
+    refuseOutFolder(prepared.outDir, prepared.flatConfig, preparedDataDigest(prepared), {
+      ...(a.values.resume ? { requireResume: true } : {}),
+      ...(a.values.force ? { force: true } : {}),
+    });
+  if (!cancelBatch) dollarCapNotice(prepared, 'train');
   // Only once the config and data are known good, and never under a run another process is writing.
-  // A cap no price can reach is refused in trainPrepared: checked here too, before --fresh deletes.
-  if (a.values.fresh) dollarCapNotice(prepared, 'train');
-  const keptByFresh = a.values.fresh && outArg && holdsRun(outArg) ? clearRunFolder(outArg) : [];
+  const keptByFresh = clearing ? clearRunFolder(outArg) : [];
   // Printed and sent as an event: secrets in overrides are masked (pass them again, or use the
   // environment variable), and arguments are quoted so the line can be pasted into a shell.
   const resumeWords = [a.config, '--out', prepared.outDir, '--resume'];

@@ -6,9 +6,7 @@ import { describeCostLines, estimateCost } from '../../engine/costEstimate';
 import { SkillOptError } from '../../engine/errors';
 import type { Logger } from '../../engine/log';
 import { preparedDataDigest, prepareRun, type PreparedRun } from '../../engine/run';
-import { RunLayout } from '../../engine/store/layout';
-import { checkOutFolderData } from '../../engine/train/sameData';
-import { checkOutFolderConfig } from '../../engine/train/sameRun';
+import { refuseOutFolder } from '../../engine/train/sameRun';
 import type { TrainSettings } from '../../engine/train/settings';
 import { prepareSmoke, smokePrepared, type SmokeResult } from '../../engine/smoke';
 import { ExitCode } from '../exit';
@@ -65,8 +63,7 @@ export async function runValidate(args: readonly string[]): Promise<number> {
     if (capNotice) prepared.warnings.push(capNotice);
     // --out naming a run: what train would refuse about it (another config) is refused here too.
     if (typeof a.values.out === 'string') {
-      checkOutFolderConfig(prepared.outDir, prepared.flatConfig);
-      checkOutFolderData(new RunLayout(prepared.outDir), preparedDataDigest(prepared));
+      refuseOutFolder(prepared.outDir, prepared.flatConfig, preparedDataDigest(prepared));
     }
     const report = validateReport(prepared);
     if (!smoke) {

@@ -73,6 +73,20 @@ const ANTHROPIC_PRICES: Record<string, ModelPrice> = {
   'claude-3-haiku': anthropic(0.25, 1.25),
 };
 
+/** `us.anthropic.claude-sonnet-4-5-20250929-v1:0` (Bedrock) → `claude-sonnet-4-5-20250929`. */
+const BEDROCK_ID = /^(?:[a-z-]+\.)?anthropic\.(claude-[a-z0-9.-]+?)(?:-v\d+(?::\d+)?)?$/;
+
+/** The Anthropic API's name of a Claude model as Bedrock names it; any other name unchanged. */
+export function anthropicName(model: string): string {
+  return BEDROCK_ID.exec(model)?.[1] ?? model;
+}
+
+/** A Claude model id as Bedrock (`…anthropic.claude-…-v1:0`) or Vertex (`claude-…@20250929`) spells it. */
+export function isCloudClaudeId(model: string): boolean {
+  const name = model.trim().toLowerCase();
+  return BEDROCK_ID.test(name) || /^claude-[a-z0-9.-]+@/.test(name);
+}
+
 /**
  * The shortest prompt prefix a provider caches, in tokens, as of PRICE_TABLE_DATE (a shorter one
  * is sent at the plain input rate): OpenAI and Azure OpenAI cache any prompt from 1,024 tokens on
@@ -122,6 +136,11 @@ export class PriceTable {
     this.user = new Map(Object.entries(overrides).map(([k, v]) => [k.trim().toLowerCase(), v]));
   }
 
+  /** Whether the config's `prices:` names this model (its own figure, over any list price). */
+  hasOwnPrice(model: string): boolean {
+    return find(this.user, model.trim().toLowerCase()) !== undefined;
+  }
+
   lookup(model: string, provider?: string): ModelPrice | undefined {
     if (provider?.endsWith(CLI_PRICED_SUFFIX))
       return this.lookup(model, provider.slice(0, -CLI_PRICED_SUFFIX.length));
@@ -135,7 +154,10 @@ export class PriceTable {
     const fromUser = find(this.user, name);
     if (fromUser) return fromUser;
     const builtin = provider ? BUILTIN[provider] : undefined;
-    return builtin ? find(new Map(Object.entries(builtin)), name) : undefined;
+    // A Bedrock id names the Anthropic model it serves: priced at Anthropic's list price (said in a
+    // notice, cloudClaudeNotice), which a regional endpoint may exceed.
+    const listed = provider === 'anthropic' ? anthropicName(name) : name;
+    return builtin ? find(new Map(Object.entries(builtin)), listed) : undefined;
   }
 
   /**

@@ -6,10 +6,12 @@
  * identical by construction) may change between sessions.
  */
 import { existsSync, readdirSync } from 'node:fs';
+import type { TaskDataDigest } from '../data/digest';
 import { SkillOptError } from '../errors';
 import { isTempName } from '../store/atomic';
 import { RUN_FILE, RunLayout } from '../store/layout';
 import { artifactSchemas, readArtifact } from '../store/runSchemas';
+import { checkOutFolderData } from './sameData';
 
 const OPERATIONAL = new Set([
   'optimizer_concurrency',
@@ -165,14 +167,31 @@ export function refuseForeignFolder(
   });
 }
 
+/** How `train` was asked to use its run folder (its flags). */
+export interface OutFolderUse {
+  /** `--resume`: the folder must hold a run. */
+  requireResume?: boolean;
+  /** `--force`: a changed config goes on, unless it changes the data or batch plan. */
+  force?: boolean;
+  /** `--fresh` just cleared a run and kept files of the person's beside it. */
+  keepsOtherFiles?: boolean;
+}
+
 /**
- * What `train --out DIR` would refuse about DIR (a folder of the person's files, or a run under
- * another config, even one killed before its first save), checked without writing anything:
- * `validate --out DIR`.
+ * What `train --out DIR` refuses about DIR (a folder of the person's files, `--resume` with no run,
+ * a run under another config or other task data, even one killed before its first save), checked
+ * without writing anything: by `validate --out DIR`, and by `train` before it prints or spends.
  */
-export function checkOutFolderConfig(outDir: string, now: Record<string, unknown>): void {
-  refuseForeignFolder(outDir);
+export function refuseOutFolder(
+  outDir: string,
+  now: Record<string, unknown>,
+  data: TaskDataDigest,
+  use: OutFolderUse = {},
+): void {
+  if (use.requireResume) refuseResumeWithoutRun(outDir);
+  else if (!use.keepsOtherFiles) refuseForeignFolder(outDir);
   const layout = new RunLayout(outDir);
   const saved = readArtifact<Record<string, unknown>>(layout.file(RUN_FILE.config), artifactSchemas.config);
-  if (saved) checkSameConfig(outDir, saved, now);
+  if (saved) checkSameConfig(outDir, saved, now, use.force);
+  checkOutFolderData(layout, data);
 }

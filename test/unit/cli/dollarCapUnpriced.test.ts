@@ -54,6 +54,8 @@ describe('a dollar cap with a model nobody prices', function () {
     assert.match(message, /Fix: add prices\.house-optimizer\.input_per_mtok .*limits\.max_tokens/);
     assert.equal(server.requests.length, 0, 'a request was sent under a cap that cannot hold');
     assert.equal(existsSync(join(out.path, 'ledger.jsonl')), false);
+    // Refused before the call estimate is printed.
+    assert.equal(r.stdout, '');
   });
 
   it('train --fresh refuses before it deletes the run already in the folder', async () => {

@@ -9,9 +9,12 @@ import { cliEntry as entry, cliProcess } from '../../support/cliProcess';
 
 const root = join(__dirname, '..', '..', '..');
 const example = join(root, 'examples', 'house-style');
-function cli(args: string[], env: NodeJS.ProcessEnv = {}): { code: number | null; out: string } {
+function cli(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): { code: number | null; out: string; stdout: string } {
   const r = cliProcess(args, { env: { ...process.env, ...env } });
-  return { code: r.code, out: r.stdout + r.stderr };
+  return { code: r.code, out: r.stdout + r.stderr, stdout: r.stdout };
 }
 
 /** One live process per run folder, and a run folder belongs to the config it was started with. */
@@ -29,7 +32,7 @@ describe('one run per folder (CLI processes)', function () {
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   /** `skillopt train` of the example into the run folder: one epoch, cache off, plus `extra` options. */
-  const train = (flags: string[] = [], extra: string[] = []): { code: number | null; out: string } =>
+  const train = (flags: string[] = [], extra: string[] = []): ReturnType<typeof cli> =>
     cli([
       'train',
       config,
@@ -104,6 +107,8 @@ describe('one run per folder (CLI processes)', function () {
     assert.equal(other.code, 1, other.out);
     assert.match(other.out, /started with a different config \(seed: 42 → 7\)/);
     assert.match(other.out, /--fresh/);
+    // Refused before the call estimate or any notice is printed (stdout stays empty).
+    assert.equal(other.stdout, '', 'printed before it refused');
     assert.equal(
       readFileSync(join(out, RUN_FILE.history), 'utf8'),
       history,
@@ -217,6 +222,7 @@ describe('one run per folder (CLI processes)', function () {
     );
     assert.match(refused.out, /--fresh/);
     assert.doesNotMatch(refused.out, /\n\s+at /, 'a stack trace was printed');
+    assert.equal(refused.stdout, '', 'printed before it refused');
     assert.equal(readFileSync(baseline, 'utf8'), results);
     assert.equal(readFileSync(splitFile, 'utf8'), split, 'the refused run rewrote the generated split');
     // With the data restored, the run goes on.

@@ -263,7 +263,7 @@ describe('config/schema', () => {
         yaml: 'env:\n  split_ratio: "2:1"\n',
         needle: 'split_ratio',
         key: 'env.split_ratio',
-        includes: ['three positive integers'],
+        includes: ['train:val:test', 'three positive whole numbers'],
       },
       {
         name: 'split_ratio with a zero',
@@ -278,6 +278,21 @@ describe('config/schema', () => {
         needle: 'split_ratio',
         key: 'env.split_ratio',
         includes: ['e.g. "2:1:7"'],
+      },
+      {
+        // The reference refuses fractions too; the fix names the whole-number ratio they mean.
+        name: 'split_ratio as fractions with spaces',
+        yaml: 'env:\n  split_ratio: "0.6, 0.2, 0.2"\n',
+        needle: 'split_ratio',
+        key: 'env.split_ratio',
+        includes: ['got "0.6, 0.2, 0.2"', 'whole-number weights train:val:test: "3:1:1"'],
+      },
+      {
+        name: 'split_ratio as fractions with colons',
+        yaml: 'env:\n  split_ratio: "0.8:0.1:0.1"\n',
+        needle: 'split_ratio',
+        key: 'env.split_ratio',
+        includes: ['must contain whole numbers', '"8:1:1"'],
       },
       {
         name: 'gate_metric',
@@ -406,6 +421,23 @@ describe('config/schema', () => {
         });
       });
     }
+
+    // datasets/base.py `_parse_split_ratio`: parts split on ":", stripped, empty ones dropped, Python int().
+    it('accepts every split_ratio the reference accepts, spaces, signs and leading zeros included', () => {
+      for (const ratio of ['2 : 1 : 7', ' 2:1:7', '02:1:07', '+2:1:7', '2:1:7:', '1_0:1:1']) {
+        const file = write(dir, 'ratio.yaml', `env:\n  split_ratio: ${JSON.stringify(ratio)}\n`);
+        assert.equal(loadConfig(file).config.env.split_ratio, ratio);
+      }
+    });
+
+    it('refuses a fractional split_ratio given with --cfg-options, naming the ratio it means', () => {
+      const file = write(dir, 'ratio.yaml', 'env:\n  name: x\n');
+      expectConfigError(() => loadConfig(file, { overrides: ['env.split_ratio=0.6, 0.2, 0.2'] }), {
+        file: '--cfg-options',
+        key: 'env.split_ratio',
+        includes: ['"3:1:1"'],
+      });
+    });
 
     it('lets an unset min_learning_rate follow a smaller learning_rate', () => {
       const file = write(dir, 'lr.yaml', 'optimizer:\n  learning_rate: 1\n');
@@ -658,6 +690,17 @@ describe('config/schema', () => {
           'evaluation.semantic_density_weight: evaluation.semantic_density_weight, evaluation.leading_words have no effect while evaluation.use_semantic_density is false; turn it on or remove them',
           'evaluation.gate_mixed_weight: evaluation.gate_mixed_weight has no effect while evaluation.gate_metric is hard (it weighs hard and soft for gate_metric: mixed); set gate_metric: mixed or remove it',
         ],
+      );
+      // Patch mode makes no rewrite call, so the rewrite's reply cap is idle (the reference reads past it).
+      assert.deepEqual(keysOf({ model: { rewrite_max_completion_tokens: 1000 } }), [
+        "model.rewrite_max_completion_tokens: model.rewrite_max_completion_tokens has no effect while optimizer.skill_update_mode is patch (it caps the rewrite modes' replies); set skill_update_mode: rewrite_from_suggestions or full_rewrite_minibatch, or remove it",
+      ]);
+      assert.deepEqual(
+        keysOf({
+          model: { rewrite_max_completion_tokens: 1000 },
+          optimizer: { skill_update_mode: 'rewrite_from_suggestions' },
+        }),
+        [],
       );
       // Meta-skill on: the pairs are sampled for it, so their keys act.
       assert.deepEqual(

@@ -244,7 +244,8 @@ describe('splits', () => {
   describe('ratio arithmetic', () => {
     it('parses and validates ratios', () => {
       assert.deepEqual(parseSplitRatio(' 2 : 1 : 7 '), [2, 1, 7]);
-      for (const bad of ['2:1', '2:1:x', '2:0:7', '1.5:1:1', '']) {
+      assert.deepEqual(parseSplitRatio('02:+1:1_0'), [2, 1, 10]);
+      for (const bad of ['2:1', '2:1:x', '2:0:7', '1.5:1:1', '', '0.6, 0.2, 0.2', '1__0:1:1']) {
         assert.throws(() => parseSplitRatio(bad), { name: 'SkillOptError', reason: 'config' });
       }
     });

@@ -2,12 +2,17 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { taskDataDigest } from '../../../src/engine/data/digest';
 import {
-  checkOutFolderConfig,
   checkSameConfig,
   holdsRun,
+  refuseOutFolder,
   refuseResumeWithoutRun,
 } from '../../../src/engine/train/sameRun';
+
+/** What train refuses about `dir` for a run of `now` over no task data. */
+const checkOutFolderConfig = (dir: string, now: Record<string, unknown>): void =>
+  refuseOutFolder(dir, now, taskDataDigest({ train: [], selection: [], test: [] }));
 
 describe('train/sameRun: resuming under the config a run was started with', () => {
   it('takes a value stored masked by an older run (minimax_max_tokens "***") as unchanged', () => {

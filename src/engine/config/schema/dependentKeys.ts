@@ -5,10 +5,11 @@
  */
 import { keysSet } from '../idleKeys';
 import type { SkillOptConfig } from './index';
-import { evaluationFields, optimizerFields } from './sections';
+import { evaluationFields, modelFields, optimizerFields } from './sections';
 
 type OptimizerKey = keyof typeof optimizerFields;
 type EvaluationKey = keyof typeof evaluationFields;
+type ModelKey = keyof typeof modelFields;
 
 interface Dependent {
   /** Why the keys are idle, or undefined when their feature is on. */
@@ -17,6 +18,7 @@ interface Dependent {
   fix: (them: string) => string;
   optimizer?: OptimizerKey[];
   evaluation?: EvaluationKey[];
+  model?: ModelKey[];
 }
 
 const DEPENDENTS: Dependent[] = [
@@ -47,6 +49,16 @@ const DEPENDENTS: Dependent[] = [
     fix: (them) => `set gate_metric: mixed or remove ${them}`,
     evaluation: ['gate_mixed_weight'],
   },
+  {
+    // The reference reads it for rewrite_from_suggestions' call; we for both rewrite modes' calls.
+    off: (c) =>
+      c.optimizer.skill_update_mode === 'patch'
+        ? "optimizer.skill_update_mode is patch (it caps the rewrite modes' replies)"
+        : undefined,
+    fix: (them) =>
+      `set skill_update_mode: rewrite_from_suggestions or full_rewrite_minibatch, or remove ${them}`,
+    model: ['rewrite_max_completion_tokens'],
+  },
 ];
 
 /** One warning per idle group: the path of its first key and the line naming them all. */
@@ -64,6 +76,7 @@ export function dependentKeyWarnings(c: SkillOptConfig): Array<{ path: [string, 
         'evaluation',
         k,
       ]),
+      ...keysSet(c.model, modelFields, d.model ?? []).map((k): [string, string] => ['model', k]),
     ];
     if (!set.length) continue;
     const many = set.length > 1;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { SPLIT_MODES } from './enums';
+import { splitRatioProblem } from '../../data/splitRatio';
 import { flag, int, oneOf, positive, text } from './fields';
 
 /**
@@ -8,8 +9,6 @@ import { flag, int, oneOf, positive, text } from './fields';
  * too (BENCHMARK_ENV_KEYS says which benchmark reads it); a key outside this list is refused by
  * validate with "did you mean", never passed through unread.
  */
-
-const SPLIT_RATIO = /^[1-9]\d*:[1-9]\d*:[1-9]\d*$/;
 
 const optionalFlag = () => z.boolean().optional().describe('true or false');
 const optionalInt = (min: number) => z.number().int().min(min).optional().describe(`an integer ≥ ${min}`);
@@ -32,10 +31,13 @@ export const envFields = {
     .describe('an integer ≥ 1 (the largest env.skill_init file accepted, in bytes)'),
   out_root: text(''),
   split_mode: oneOf(SPLIT_MODES, 'ratio'),
+  // Read as the reference reads it ("2 : 1 : 7" too); a refusal says what is wrong and what to write.
   split_ratio: z
     .string()
-    .trim()
-    .regex(SPLIT_RATIO)
+    .superRefine((v, ctx) => {
+      const problem = splitRatioProblem(v);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem.message, params: { fix: problem.fix } });
+    })
     .default('2:1:7')
     .describe('three positive integers "train:val:test", e.g. "2:1:7"'),
   // 0 = train.seed, as in the reference (data/splitRatio.ts effectiveSplitSeed).

@@ -186,6 +186,9 @@ export function validateConfigObject(raw: unknown, options: ValidateOptions = {}
           `unknown key(s) ${issue.keys.join(', ')}`,
           `remove them; ${key || 'this mapping'} accepts ${expected ?? 'other keys'}`,
         );
+      } else if (issue.code === 'custom' && typeof issue.params?.fix === 'string') {
+        // A field that explains its own refusal (env.split_ratio).
+        fail(path, issue.message, issue.params.fix);
       } else if (value === undefined) {
         fail(path, 'is missing', `add ${key}: <${expected ?? 'a value'}>`);
       } else if (expected) {
