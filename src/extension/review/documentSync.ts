@@ -30,7 +30,9 @@ export class DocumentSync {
   async run(t: TrackedSession, tr: Transition): Promise<void> {
     await this.applyOps(t, tr.ops);
     this.schedule(t.uri);
-    if (tr.send) {
+    if (tr.send && t.session.holdUntilAsked(tr.send)) {
+      this.ctx.log.info(`review: step ${tr.send.step}'s answer waits for the run to ask its question`);
+    } else if (tr.send) {
       await sendDecision(this.ctx, this.decisions, t.session.init, tr.send, t.sent);
       this.schedule(t.uri);
     } else if (tr.record)

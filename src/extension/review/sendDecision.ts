@@ -2,6 +2,7 @@
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { EngineRequests, type DecideParams } from '../../protocol/engine';
+import { ReviewCommands } from '../constants';
 import type { Ctx } from '../ctx';
 import type { DecisionStore } from './decisionStore';
 import type { ReviewSession } from './session';
@@ -48,9 +49,22 @@ export async function sendDecision(
       ctx.log.warn(
         `review: ${name} no longer asks the question this decision on step ${params.step} answers`,
       );
-      void vscode.window.showWarningMessage(
-        `SkillOpt: ${name} no longer asks the question you answered on step ${params.step} (the run asked it again or moved on), so your decision was not applied. Review the step the run waits on now.`,
-      );
+      // The way to the question asked now, as the other stale notices offer it.
+      const live = ctx.runs.get(init.runId)?.live;
+      const now = live?.status === 'running' ? live.waiting?.step : undefined;
+      const then =
+        now !== undefined
+          ? ` It is waiting for your review of step ${now} now.`
+          : ' It is not waiting for you now.';
+      const review = now !== undefined ? [`Review Step ${now}`] : [];
+      void vscode.window
+        .showWarningMessage(
+          `SkillOpt: ${name} no longer asks the question you answered on step ${params.step} (the run asked it again or moved on), so your decision was not applied.${then}`,
+          ...review,
+        )
+        .then((pick) => {
+          if (pick) void vscode.commands.executeCommand(ReviewCommands.openWaiting, init.runId);
+        });
     } else if (entry.outcome === 'ignored') {
       ctx.log.info(
         `review: the engine had no use for the decision on step ${params.step} (${result.applied})`,

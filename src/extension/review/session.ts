@@ -58,6 +58,10 @@ export class ReviewSession {
   waiting = false;
   /** The question the engine asked (`review/requested`); the answer names it, then it is cleared. */
   private questionId: string | undefined;
+  private asked = false;
+  /** human-first shows the review before its question arrives: an answer given then waits for it. */
+  private early = false;
+  private held: DecideParams | undefined;
 
   private constructor(
     readonly init: SessionInit,
@@ -211,7 +215,11 @@ export class ReviewSession {
       itemRegressions?: ItemRegressions;
     },
   ): Transition {
-    if (this.phase === 'done' || this.phase === 'verdict') return { ops: [] };
+    this.asked = true;
+    const held = this.held;
+    this.held = undefined;
+    if (held) return { ops: [], send: { ...held, questionId } };
+    if (this.early || this.phase === 'done' || this.phase === 'verdict') return { ops: [] };
     this.waiting = true;
     this.questionId = questionId;
     if (phase === 'after_gate' && scores?.candidateScore !== undefined) {
@@ -343,9 +351,18 @@ export class ReviewSession {
 
   /** Names the question a decision answers (once: a later call on this step is an overrule). */
   private answering(params: DecideParams): DecideParams {
+    const { live, mode, reviewNow } = this.init;
+    if (live && mode === 'human-first' && !reviewNow && !this.asked) this.early = true;
     const questionId = this.questionId;
     this.questionId = undefined;
     return questionId ? { ...params, questionId } : params;
+  }
+
+  /** Keeps an answer given before the engine asked, to send with the question's id when it does. */
+  holdUntilAsked(params: DecideParams): boolean {
+    if (!this.early || this.asked) return false;
+    this.held = params;
+    return true;
   }
 
   /** Every placed edit is decided by the person: tell the engine (live runs) and move on. */

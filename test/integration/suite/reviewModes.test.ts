@@ -238,4 +238,28 @@ describe('review modes', function () {
     await waitFor(async () => (await inspect(uri))?.drawn?.rejected.length, 'rejected note');
     assert.ok((await titles(uri)).includes('Accept Anyway'));
   });
+
+  it('human-first: an answer given before the run has asked waits for the question and names it', async () => {
+    const step = stepWhere(run, true);
+    const { path, uri } = await skillAt('human-first-early', step);
+    const hints = { skillPath: path, mode: 'human-first', live: true, runDir: run.runDir };
+    const ready = run.ready(step);
+    // The review is drawn from the candidate; the run's question has not reached the window yet.
+    await feed('it-hf-early', ready, hints);
+    const row = await waitFor(async () => {
+      const r = await inspect(uri);
+      return r?.drawn?.added.length ? r : undefined;
+    }, 'the review');
+    const base = { uri: uri.toString(), key: row.key };
+    await vscode.commands.executeCommand('skillopt.review.acceptAll', base);
+    assert.deepEqual((await inspect(uri))!.sent, [], 'nothing answers a question not asked yet');
+    const ask = askBeforeGate(ready);
+    await feed('it-hf-early', ask, hints);
+    const sent = await waitFor(async () => (await inspect(uri))?.sent[0], 'the held decision');
+    assert.equal(sent.params.questionId, ask.questionId, 'the answer names the question it was shown for');
+    assert.equal(sent.params.step, step);
+    const after = (await inspect(uri))!;
+    assert.equal(after.sent.length, 1, 'sent once');
+    assert.equal(after.waiting, false, 'answered: the review does not say the run waits for you');
+  });
 });

@@ -299,6 +299,25 @@ describe('review session: live review modes', () => {
     );
   });
 
+  it('human-first: an answer given before the question arrives waits for it and names it', () => {
+    const { s, doc } = session('human-first', true);
+    doc.run(s.begin());
+    doc.run(s.decide([money, quotes], false));
+    const early = doc.run(s.decide([dates], true));
+    assert.ok(early.send);
+    assert.equal(s.holdUntilAsked(early.send), true, 'nothing is sent before the engine has asked');
+    assert.equal(s.phase, 'awaiting-gate');
+    const asked = doc.run(s.onReviewRequested('q-1', 'before_gate'));
+    assert.equal(asked.send?.questionId, 'q-1', 'the held answer names the question it was shown for');
+    assert.deepEqual(
+      asked.send?.decisions.map((d) => [d.editId, d.accept]),
+      [...s.owners.keys()].filter((id) => id !== missing).map((id) => [id, id === dates]),
+    );
+    assert.equal(s.waiting, false, 'the answer is given: the run does not wait for the person');
+    assert.equal(s.phase, 'awaiting-gate');
+    assert.equal(s.holdUntilAsked(early.send), false, 'once asked, an answer goes out at once');
+  });
+
   it('starts on the candidate when the document already holds it', () => {
     const { s, doc } = session('human-first', true, candidate);
     assert.equal(s.startedOnCandidate, true);
