@@ -312,6 +312,7 @@ export async function trainPrepared(
         fallbacks: t.fallbacks,
         cachedTokens: t.cachedTokens,
         cacheSavedDollars: t.cacheSavedDollars,
+        cutOff: t.cutOff,
       },
     });
   };

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EngineEvent } from '../../../src/protocol/events';
 import { started } from './events';
+import { cutOffWords } from '../../../src/protocol/words';
 import { readRunFolder, stepArtifacts } from '../../../src/engine/store/runReader';
 import type { StepRecord } from '../../../src/protocol/records';
 import {
@@ -21,6 +22,7 @@ import {
   formatDelta,
   formatPromptCache,
   runFileNodes,
+  spendLine,
   runNode,
   sortRuns,
   stepNode,
@@ -245,6 +247,30 @@ describe('extension runs: a waiting batch', () => {
     );
     const ended = applyEvent(waiting, 2, progress('ended', 'completed', 10));
     assert.equal(ended.batch, undefined);
+  });
+
+  it("says a stopped run's spend is a lower bound when a stop cut requests off, in the words the report uses", () => {
+    const totals = {
+      calls: 12,
+      promptTokens: 9000,
+      completionTokens: 800,
+      cacheHits: 0,
+      dollars: 0.076,
+      fallbacks: 0,
+    };
+    const stopped = fold([
+      { ...started, simulated: false } as EngineEvent,
+      { type: 'accounting', totals: { ...totals, cutOff: 3 } },
+      { type: 'run/stopped', outDir: '/runs/a', reason: 'stopped', resumeCommand: 'skillopt train --resume' },
+    ]);
+    assert.equal(stopped.spend.cutOff, 3);
+    const tooltip = String(runNode(mergeLive(readRunFolder(pythonRun), stopped)).tooltip);
+    assert.ok(tooltip.includes(`Model calls: 12 · spend ≥ $0.08, ${cutOffWords(3)}`), tooltip);
+    assert.match(
+      cutOffWords(3),
+      /^a lower bound: 3 requests were cut off before their reply \(a stop or limits\.request_timeout_s\), their tokens unknown, and the provider may bill them$/,
+    );
+    assert.equal(spendLine({ ...stopped.spend, cutOff: 0 }, false), 'Model calls: 12 · spend $0.08');
   });
 });
 
