@@ -144,7 +144,11 @@ export function runNode(run: RunView): NodeSpec {
     `Baseline: ${formatScore(baseline)}`,
     ...(live?.batch ? [waitingForBatch(live.batch)] : []),
     ...(run.batches && effectiveStatus(run) !== 'running' ? [recordedBatchText(run.batches)] : []),
-    ...(live ? [spendLine(live.spend, live.simulated)] : []),
+    ...(live
+      ? [spendLine(live.spend, live.simulated)]
+      : run.spend
+        ? [spendLine(run.spend, run.spend.simulated)]
+        : []),
     ...(run.problem ? [`Cannot read this run: ${run.problem}`] : []),
   ].join('\n');
   return {

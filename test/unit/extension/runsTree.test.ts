@@ -272,6 +272,52 @@ describe('extension runs: a waiting batch', () => {
     );
     assert.equal(spendLine({ ...stopped.spend, cutOff: 0 }, false), 'Model calls: 12 · spend $0.08');
   });
+
+  it("reads a stopped run's spend from its ledger when no process of this session ran it, cut-off requests included", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'skillopt-ledger-view-'));
+    try {
+      cpSync(pythonRun, dir, { recursive: true });
+      const row = {
+        session: 's',
+        t: 1,
+        step: 1,
+        phase: 'step',
+        kind: 'usage',
+        role: 'target',
+        model: 'gpt-4o',
+      };
+      writeFileSync(
+        join(dir, 'ledger.jsonl'),
+        [
+          {
+            ...row,
+            stage: 'rollout',
+            provider: 'openai',
+            calls: 10,
+            prompt_tokens: 5000,
+            completion_tokens: 500,
+            dollars: 0.05,
+          },
+          {
+            ...row,
+            stage: 'selection',
+            provider: 'openai',
+            calls: 2,
+            prompt_tokens: 900,
+            completion_tokens: 90,
+            dollars: 0.026,
+            cut_off: 2,
+          },
+        ]
+          .map((r) => JSON.stringify(r))
+          .join('\n') + '\n',
+      );
+      const tooltip = String(runNode(readRunFolder(dir)).tooltip);
+      assert.ok(tooltip.includes(`Model calls: 12 · spend ≥ $0.08, ${cutOffWords(2)}`), tooltip);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('extension runs: tree nodes', () => {
