@@ -46,18 +46,29 @@ function oneCallPerItem(estimate: CallEstimate): CallEstimate {
 }
 
 /**
- * Stages a step calls only when it must: a merge when a group has several patches (or both groups
- * have edits), the ranking when the merged edits exceed the step's budget, a consolidation when
- * the execution notes pass their threshold. The low end of the dollar range leaves them out.
+ * The low end's calls: only those every run to its end makes, each item answered in one call.
+ * A step's rollouts (the epoch plan's items, `rollouts` over the whole run) and one analyst (the
+ * failure or the success analyst: a step with no edit makes nothing more); the baseline's
+ * selection; the test split for the initial and the best skill (the final skill is often the best
+ * and shares its rows) and the no-skill evaluations. Everything a step or an epoch end does only
+ * when it has a candidate (selection, merges, ranking, rewrite, consolidation, slow update, meta
+ * skill, meta reflect), the final selection (cached when the final skill was scored) and judge
+ * calls are left out: a run that proposes nothing makes none of them.
  */
-const CONDITIONAL_STAGES: readonly string[] = ['merge', 'ranking', 'appendix_consolidate'];
-
-/** The low end's calls: one target call per item, and none of the conditional optimizer calls. */
-export function leastCalls(estimate: CallEstimate): CallEstimate {
+export function leastCalls(estimate: CallEstimate, rollouts: number): CallEstimate {
   const one = oneCallPerItem(estimate);
-  const perStep = { ...one.perStep };
-  for (const stage of CONDITIONAL_STAGES) if (stage in perStep) perStep[stage] = 0;
-  return { ...one, perStep };
+  const zero = (r: Record<string, number>): Record<string, number> =>
+    Object.fromEntries(Object.keys(r).map((k) => [k, 0]));
+  const perStep = { ...zero(one.perStep), ...(one.perStep.analyst ? { analyst: 1 } : {}) };
+  const tests = (one.once.test ?? 0) / 3;
+  const once = {
+    ...zero(one.once),
+    rollout: rollouts,
+    baseline: one.once.baseline ?? 0,
+    test: 2 * tests,
+    ...(one.once.no_skill ? { no_skill: one.once.no_skill } : {}),
+  };
+  return { ...one, perStep, perEpochEnd: zero(one.perEpochEnd), once };
 }
 
 export function estimateCalls(

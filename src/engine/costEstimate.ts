@@ -1,14 +1,17 @@
 /**
  * A dollar range before anything is spent: the call estimate (at most, per stage) times rough
  * prompt and reply sizes for each role, priced with the same table the accounting uses. The low
- * end assumes short replies, no merge, ranking or consolidation call (made only when a step needs
- * one) and the skill prefix read from the provider's prompt cache after the first call per skill
- * version (costCache.ts); the high end assumes every reply runs long, every such call, and no
- * cache hit. An item the target answers in several calls (tool or refinement turns) counts once at
- * the low end and every turn, each with the earlier turns in its prompt, at the high end. Models
- * without a known price are named, never counted as $0.
+ * end is a lower bound of a run to its end (with an empty response cache): only the calls every
+ * such run makes (leastCalls: the rollouts, one analyst a step, the baseline, the test and
+ * no-skill evaluations), each item answered in one call with the shortest reply that can carry an
+ * answer, prompts of the skill and the shortest task alone, and the skill prefix read from the
+ * provider's prompt cache after the first call per skill version (costCache.ts). The high end
+ * assumes every reply runs long, every conditional call, every turn of a multi-turn item with the
+ * earlier turns in its prompt, and no cache hit. Models without a known price are named, never
+ * counted as $0.
  */
 import { leastCalls, TARGET_STAGES, type CallEstimate } from './callEstimate';
+import { planTrainEpoch } from './data/plan';
 import { cacheableCalls, cachePrefixApplies, describeCacheAssumption, lowEndCacheTokens } from './costCache';
 import { agentFor } from './llm/agents/fromConfig';
 import { PRESETS } from './llm/agents/presets';
@@ -40,8 +43,11 @@ export interface CostEstimate {
 
 /** Characters per token: the documented estimate used for skill length too. */
 const CHARS_PER_TOKEN = 4;
-/** The low end's target reply: a short answer. */
-const TARGET_REPLY_LOW = 40;
+/** The low end's replies: the target's shortest tagged answer, the optimizer's shortest structured reply. */
+const TARGET_REPLY_LOW = 5;
+const OPTIMIZER_REPLY_LOW = 20;
+/** The high end's target reply, when the config sets no lower max_tokens. */
+const TARGET_REPLY_HIGH = 2000;
 /** What one earlier turn adds to a multi-turn item's later prompts at the high end: a tool result (a document read is capped at 4,000 characters). */
 const TURN_HISTORY_TOKENS = 1000;
 
@@ -65,35 +71,33 @@ export function estimateCost(prepared: PreparedRun): CostEstimate {
   const { estimate, settings: s, splits, initialSkill, models } = prepared;
   const items = splits.train.length ? splits.train : splits.val;
   const taskChars = items.length ? items.reduce((n, i) => n + i.input.length, 0) / items.length : 200;
+  // The shortest task of any split: the low end's prompts hold the skill and that task alone.
+  const all = [...splits.train, ...splits.val, ...splits.test.unsealForEvaluation()];
+  const shortest = all.length ? Math.min(...all.map((i) => i.input.length)) : 0;
   const skill = initialSkill.length;
-  // Prompt sizes in characters (system text and formatting are a few hundred characters).
-  const targetPrompt = skill + taskChars + 600;
-  // An analyst reads its minibatch's trajectories: at the low end short replies, at the high end
-  // each one as long as the run keeps (trajectoryChars), so a short-answer task's range starts low.
-  const trajectory = {
-    low: taskChars + TARGET_REPLY_LOW * CHARS_PER_TOKEN + 200,
-    high: taskChars + s.trajectoryChars + 200,
+  // The skill prefix each role's calls share (costCache.ts): the target's system prompt is the
+  // skill; an analyst's is its system prompt, then the skill (failure and success analysts differ).
+  const system = {
+    target: renderTargetSystem(initialSkill, s.answerTag, s.targetSystemTemplate).length,
+    optimizer: analystSystemPrompt('failure', s.updateMode).length + skill,
   };
-  const optimizerPrompt = {
-    low: skill + s.minibatchSize * trajectory.low + 3000,
-    high: skill + s.minibatchSize * trajectory.high + 3000,
-  };
-  // The prefix each role's calls share (costCache.ts): the target's system prompt is the skill;
-  // an analyst's is its system prompt, then the skill (failure and success analysts differ).
-  const prefix = {
-    target: renderTargetSystem(initialSkill, s.answerTag, s.targetSystemTemplate).length / CHARS_PER_TOKEN,
-    optimizer: (analystSystemPrompt('failure', s.updateMode).length + skill) / CHARS_PER_TOKEN,
-  };
+  const prefix = { target: system.target / CHARS_PER_TOKEN, optimizer: system.optimizer / CHARS_PER_TOKEN };
+  // At the high end an analyst reads its minibatch's trajectories as long as the run keeps
+  // (trajectoryChars), with a few hundred characters of system text and formatting; at the low
+  // end one trajectory of the shortest task and reply.
   const perCall = {
     target: {
-      prompt: targetPrompt / CHARS_PER_TOKEN,
-      promptLow: targetPrompt / CHARS_PER_TOKEN,
-      reply: { low: TARGET_REPLY_LOW, high: Math.min(s.targetMaxTokens || 2000, 2000) },
+      prompt: (skill + taskChars + 600) / CHARS_PER_TOKEN,
+      promptLow: (system.target + shortest) / CHARS_PER_TOKEN,
+      reply: {
+        low: TARGET_REPLY_LOW,
+        high: Math.min(s.targetMaxTokens || TARGET_REPLY_HIGH, TARGET_REPLY_HIGH),
+      },
     },
     optimizer: {
-      prompt: optimizerPrompt.high / CHARS_PER_TOKEN,
-      promptLow: optimizerPrompt.low / CHARS_PER_TOKEN,
-      reply: { low: 300, high: 2500 },
+      prompt: (skill + s.minibatchSize * (taskChars + s.trajectoryChars + 200) + 3000) / CHARS_PER_TOKEN,
+      promptLow: (system.optimizer + shortest + TARGET_REPLY_LOW * CHARS_PER_TOKEN) / CHARS_PER_TOKEN,
+      reply: { low: OPTIMIZER_REPLY_LOW, high: 2500 },
     },
   };
   // Target evaluations sent through the batch API (evaluation.batch_api) are priced as batches.
@@ -113,9 +117,8 @@ export function estimateCost(prepared: PreparedRun): CostEstimate {
     return calls;
   };
   // The high end: every item takes all its turns, each later one carrying the earlier replies and
-  // tool results, and every conditional optimizer call is made; the low end: one call per item,
-  // no merge, ranking or consolidation.
-  const lowEstimate = leastCalls(estimate);
+  // tool results, and every conditional call is made; the low end: what every run makes.
+  const lowEstimate = leastCalls(estimate, plannedRollouts(prepared));
   const callsFor = { low: count(lowEstimate), high: count(estimate) };
   const turns = estimate.targetTurns ?? 1;
   const history = ((turns - 1) / 2) * (perCall.target.reply.high + TURN_HISTORY_TOKENS);
@@ -124,9 +127,9 @@ export function estimateCost(prepared: PreparedRun): CostEstimate {
     // One agent task is several model requests, each resending the CLI's system prompt and tools.
     const task = perCall.target.prompt;
     perCall.target.prompt = task + AGENT_REQUESTS.low * agent.overhead;
-    perCall.target.promptLow = perCall.target.prompt;
+    perCall.target.promptLow += AGENT_REQUESTS.low * agent.overhead;
     perCall.target.reply = {
-      low: AGENT_REQUESTS.low * 40,
+      low: AGENT_REQUESTS.low * TARGET_REPLY_LOW,
       high: AGENT_REQUESTS.high * perCall.target.reply.high,
     };
   }
@@ -201,6 +204,22 @@ export function estimateCost(prepared: PreparedRun): CostEstimate {
     ...(note ? { promptCache: { lowEndSaving: saving, note } } : {}),
     simulatedRoles,
   };
+}
+
+/** The items the epoch plans roll out over the whole run (an epoch's last step may hold fewer than a batch). */
+function plannedRollouts(prepared: PreparedRun): number {
+  const { settings: s, splits, stepsPerEpoch } = prepared;
+  let n = 0;
+  for (let epoch = 1; epoch <= s.numEpochs; epoch++)
+    for (const b of planTrainEpoch(splits.train, {
+      seed: s.seed,
+      epoch,
+      batchSize: s.batchSize,
+      accumulation: s.accumulation,
+      stepsPerEpoch,
+    }))
+      n += b.items.length;
+  return n;
 }
 
 /** Whether every role is simulated: nothing of the run costs money. */

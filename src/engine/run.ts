@@ -277,6 +277,8 @@ export async function trainPrepared(
   prepared: PreparedRun,
   hooks: RunHooks & {
     resumeCommand: string;
+    /** How to cancel the provider batches a stop leaves out, as the caller's user would. */
+    cancelBatchCommand?: string;
     reviewer?: Reviewer;
     requireResume?: boolean;
     forceConfig?: boolean;
@@ -318,6 +320,7 @@ export async function trainPrepared(
         fallbacks: t.fallbacks,
         cachedTokens: t.cachedTokens,
         cacheSavedDollars: t.cacheSavedDollars,
+        cutOff: t.cutOff,
       },
     });
   };
@@ -374,6 +377,7 @@ export async function trainPrepared(
       }),
       accountingSnapshot: () => models.accounting.snapshot(),
       resumeCommand: hooks.resumeCommand,
+      ...(hooks.cancelBatchCommand ? { cancelBatchCommand: hooks.cancelBatchCommand } : {}),
       ...(hooks.forceConfig ? { forceConfig: true } : {}),
       ...(hooks.reviewer ? { reviewer: hooks.reviewer } : {}),
       ...(prepared.activation ? { activation: prepared.activation } : {}),

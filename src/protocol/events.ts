@@ -27,6 +27,8 @@ export interface AccountingTotals {
   cachedTokens?: number;
   /** Dollars those caches saved against uncached list prices; null when a cache price is unknown. */
   cacheSavedDollars?: number | null;
+  /** Requests cut off before their reply (tokens unknown): when above 0 the totals are a lower bound. */
+  cutOff?: number;
 }
 
 export interface CandidateEdit {

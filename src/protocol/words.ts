@@ -109,3 +109,14 @@ export function scoreWords(hard: number, soft: number, fmt: (x: number) => strin
 export function capUsedText(cap: StopCap): string {
   return cap.key === 'limits.max_dollars' ? cap.used.toFixed(2) : String(Math.floor(cap.used));
 }
+
+/** Why a request cut off counts apart: the words the CLI, report.md and the editor's views all use. */
+export const CUT_OFF_MEANING =
+  'cut off before their reply (a stop or limits.request_timeout_s), their tokens unknown, and the provider may bill them';
+
+/** "a lower bound: 2 requests were cut off …", or '' when none was: the spend beside it is then exact. */
+export function cutOffWords(cutOff: number | undefined): string {
+  if (!cutOff) return '';
+  const n = cutOff === 1 ? '1 request was' : `${cutOff.toLocaleString('en-US')} requests were`;
+  return `a lower bound: ${n} ${CUT_OFF_MEANING}`;
+}

@@ -206,6 +206,7 @@ export function serve(transport: Transport): RpcConnection {
       signal: controller.signal,
       logger,
       resumeCommand: `SkillOpt: Resume Run (${runId})`,
+      cancelBatchCommand: 'Stop Run, then Cancel Provider Batch on the run in the Runs view',
       reviewer,
       ...(p.resume ? { requireResume: true } : {}),
     })

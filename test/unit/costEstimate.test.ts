@@ -89,11 +89,18 @@ describe('cost estimate before a run', () => {
     const aware = estimateCost(prepare([...models, 'optimizer.use_skill_aware_reflection=true']));
     assert.ok(consolidating.high! > aware.high!);
     assert.equal(consolidating.low, aware.low);
-    // The low end's calls: one per item, none of the conditional ones, every other stage as counted.
-    const least = leastCalls(narrow.estimate);
-    assert.deepEqual(least.perStep, { ...narrow.estimate.perStep, merge: 0, ranking: 0 });
-    assert.deepEqual(least.perEpochEnd, narrow.estimate.perEpochEnd);
-    assert.deepEqual(least.once, narrow.estimate.once);
+    // The low end's calls: one per item, the rollouts the plan makes, one analyst a step, the
+    // baseline, two test evaluations and the no-skill ones; none a step makes only with a candidate.
+    const least = leastCalls(narrow.estimate, 40);
+    assert.deepEqual(
+      Object.entries(least.perStep).filter(([, n]) => n > 0),
+      [['analyst', 1]],
+    );
+    assert.ok(Object.values(least.perEpochEnd).every((n) => n === 0));
+    assert.equal(least.once.rollout, 40);
+    assert.equal(least.once.baseline, narrow.estimate.once.baseline);
+    assert.equal(least.once.test, (2 * narrow.estimate.once.test) / 3);
+    assert.equal(least.once.final_selection, 0);
   });
 
   it('counts one appendix consolidation per step only when skill-aware reflection can consolidate', () => {
@@ -325,13 +332,8 @@ describe('cost estimate before a run', () => {
         overrides: ['model.optimizer_backend=sim', 'model.target_backend=sim'],
       });
       const e = prepared.estimate;
-      const targetCalls =
-        Object.entries(e.perStep).reduce(
-          (n, [k, v]) => n + (k === 'rollout' || k === 'selection' ? v : 0),
-          0,
-        ) *
-          prepared.totalSteps +
-        (e.once.baseline ?? 0);
+      // The low end's target calls: at least one rollout a step, the baseline, two test evaluations.
+      const targetCalls = prepared.totalSteps + (e.once.baseline ?? 0) + (2 * (e.once.test ?? 0)) / 3;
       // At least two requests a task, each with Claude Code's ~18.5k-token system prompt and tools.
       const overhead = 2 * PRESETS.claude.requestOverheadTokens;
       assert.ok(

@@ -160,6 +160,11 @@ export async function runTrain(args: readonly string[]): Promise<number> {
       emit,
       signal: controller.signal,
       resumeCommand,
+      cancelBatchCommand: commandLine(
+        `${invokedAs()} train`,
+        [a.config, '--out', prepared.outDir, '--cancel-batch'],
+        a,
+      ),
       logger,
       ...(a.values.resume ? { requireResume: true } : {}),
       ...(a.values.force ? { forceConfig: true } : {}),

@@ -241,3 +241,44 @@ export class RunLedger {
     return { entries: [...entries.values()], fallbacks, reasks };
   }
 }
+
+/** A run's spend as its ledger holds it, for a view of a run no process of this session is running. */
+export interface LedgerSpend {
+  calls: number;
+  tokens: number;
+  cacheHits: number;
+  /** null when some paid call's price is unknown. */
+  dollars: number | null;
+  promptTokens: number;
+  cachedTokens: number;
+  /** Requests cut off before their reply: the totals are then a lower bound. */
+  cutOff: number;
+  /** Every paid call was a simulated model's. */
+  simulated: boolean;
+}
+
+/** The totals of the ledger at `path`; undefined when it is missing, empty or unreadable. */
+export function readLedgerSpend(path: string): LedgerSpend | undefined {
+  let rows: LedgerRow[];
+  try {
+    rows = readJsonl(path, LEDGER_ROWS);
+  } catch {
+    return undefined;
+  }
+  const usage = rows.filter((r) => r.kind === 'usage');
+  if (usage.length === 0) return undefined;
+  const sum = (
+    k: 'calls' | 'prompt_tokens' | 'completion_tokens' | 'cache_hits' | 'cached_tokens' | 'cut_off',
+  ): number => usage.reduce((n, r) => n + (r[k] ?? 0), 0);
+  const unpriced = usage.some((r) => r.dollars === null);
+  return {
+    calls: sum('calls'),
+    tokens: sum('prompt_tokens') + sum('completion_tokens'),
+    cacheHits: sum('cache_hits'),
+    dollars: unpriced ? null : usage.reduce((n, r) => n + (r.dollars ?? 0), 0),
+    promptTokens: sum('prompt_tokens'),
+    cachedTokens: sum('cached_tokens'),
+    cutOff: sum('cut_off'),
+    simulated: usage.every((r) => r.provider === 'sim' || !(r.calls || r.cut_off)),
+  };
+}

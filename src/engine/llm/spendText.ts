@@ -3,6 +3,7 @@
  * providers' prompt caches took over (share of input tokens) and saved against uncached list prices.
  */
 import type { AccountingSummary } from './accounting';
+import { cutOffWords } from '../../protocol/words';
 
 export interface PromptCacheSummary {
   /** Every input token of the run's paid calls. */
@@ -73,7 +74,5 @@ export function spendLine(t: AccountingSummary, simulated = false): string {
 
 /** ", a lower bound: 2 requests were cut off …" when a stop or the request timeout cut some off. */
 export function cutOffText(cutOff: number | undefined): string {
-  if (!cutOff) return '';
-  const n = cutOff === 1 ? '1 request was' : `${count(cutOff)} requests were`;
-  return `, a lower bound: ${n} cut off before their reply (a stop or limits.request_timeout_s), their tokens unknown, and the provider may bill them`;
+  return cutOff ? `, ${cutOffWords(cutOff)}` : '';
 }

@@ -1,4 +1,5 @@
 import { outstandingBatches } from '../llm/batch/cancel';
+import { readLedgerSpend, type LedgerSpend } from '../llm/ledger';
 import { conversationPaths } from './predictionNames';
 import { readJsonl } from './jsonl';
 import { runLockHeld } from './runLock';
@@ -60,6 +61,8 @@ export interface RunFolder {
    * running, cancelled or lost, not collected yet); absent when none, or while a process holds the run.
    */
   batches?: number;
+  /** What the run paid over every process (its ledger); read when no process is writing it. */
+  spend?: LedgerSpend;
 }
 
 export interface EpochView {
@@ -176,6 +179,8 @@ export function readRunFolder(dir: string): RunFolder {
   if (bestStep !== undefined) run.bestStep = bestStep;
   const batches = status === 'running' ? 0 : outstandingBatches(dir, RUN_DIR.evalOnly).length;
   if (batches) run.batches = batches;
+  const spend = status === 'running' ? undefined : readLedgerSpend(layout.file(RUN_FILE.ledger));
+  if (spend) run.spend = spend;
   return run;
 }
 

@@ -4,6 +4,7 @@
  */
 import { round1 } from './step/record';
 import { cpSync } from 'node:fs';
+import { settleAll } from './settleAll';
 import type { NoSkillScores, Score } from '../../protocol/records';
 import {
   ENGINE_ID,
@@ -62,7 +63,7 @@ export async function finalize(loop: LoopContext, stoppedEarly?: string): Promis
       // Most runs end on their best skill: score it once and give the final folder the same rows.
       const sameAsBest = skillHash(state.current) === skillHash(state.best);
       const bestRun = run(state.best, RUN_DIR.testBest);
-      const [baseline, best, final] = await Promise.all([
+      const [baseline, best, final] = await settleAll([
         // The run's own copy: the user's file may have changed since the run started.
         run(files.readSkill(0), RUN_DIR.testBaseline),
         bestRun,
@@ -95,7 +96,7 @@ export async function finalize(loop: LoopContext, stoppedEarly?: string): Promis
 async function noSkillScores(loop: LoopContext, step: number): Promise<NonNullable<TestResults['noSkill']>> {
   const { s, layout } = loop;
   return loop.stage(step, s.numEpochs, 'test', async () => {
-    const [sel, test] = await Promise.all([
+    const [sel, test] = await settleAll([
       loop.selection.evaluate('', layout.file(RUN_DIR.noSkillSelection), step, 'final_selection'),
       loop.input.splits.test.size > 0
         ? evaluateTestSplit(

@@ -44,6 +44,8 @@ export interface TrainInput {
   /** Accounting rows (per stage, role and model) for the report's spend by role. */
   accountingSnapshot: () => AccountingSnapshot;
   resumeCommand: string;
+  /** How to cancel the provider batches a stop leaves out (`skillopt train … --cancel-batch`, Cancel Provider Batch). */
+  cancelBatchCommand?: string;
   /** `--force`: resume under a changed config (not one that changes the data or epoch plan). */
   forceConfig?: boolean;
   /** The person in the loop; without one every review mode behaves like `auto`. */

@@ -13,6 +13,7 @@ import {
   testCheckLines,
 } from '../../protocol/gateText';
 import { TARGET_ERROR_LABELS, type TargetErrorKind } from '../../protocol/vocabulary';
+import { CUT_OFF_MEANING } from '../../protocol/words';
 import type { RunReport, SpeedFigures } from './report';
 import { candidateName } from '../../protocol/webview';
 import { describeSkillUse, skillUseAdvice, type SkillUse } from './agentSkillUse';
@@ -198,7 +199,7 @@ function retryLine(roles: RunReport['spend_by_role']): string {
   const retried = `Retried attempts: ${part('retries')}. Calls that failed after every attempt: ${part('failures')}.`;
   // Said only when it happened: then the spend above is a lower bound.
   if (!Object.values(roles).some((s) => s.cut_off)) return retried;
-  return `${retried} Requests cut off before their reply (a stop or limits.request_timeout_s; tokens unknown, may be billed): ${part('cut_off')}.`;
+  return `${retried} Requests ${CUT_OFF_MEANING}, so the spend is a lower bound: ${part('cut_off')}.`;
 }
 
 /** An agent target: how often it opened the skill, and what to fix when seldom. */

@@ -1,6 +1,7 @@
 import type { StepRecord } from '../../protocol/records';
 import { planTrainEpoch } from '../data/plan';
 import { SkillOptError } from '../errors';
+import { leftRunningText } from '../llm/batch/cancel';
 import { injectEmptyAppendix } from '../skill/document';
 import { makeDir, writeJsonAtomic } from '../store/atomic';
 import { RUN_DIR, RUN_FILE } from '../store/layout';
@@ -199,7 +200,15 @@ export class Trainer {
       await this.baselineRun?.catch(() => undefined);
       if (SkillOptError.is(err, 'cancelled') || ctx.signal.aborted) {
         // A stop while a provider batch is out says what becomes of it (left running, collected on resume).
-        const left = SkillOptError.is(err, 'cancelled') ? err.place.fix : undefined;
+        // Every batch still out, not only the one whose wait the stop cut first.
+        const batchOut = SkillOptError.is(err, 'cancelled') && err.place.fix;
+        const left = batchOut
+          ? (leftRunningText(
+              loop.layout.root,
+              loop.input.cancelBatchCommand ?? 'the resume command with --cancel-batch in place of --resume',
+              RUN_DIR.evalOnly,
+            ) ?? err.place.fix)
+          : undefined;
         return this.stopped(left ? `${STOPPED_BY_REQUEST}; ${left}` : STOPPED_BY_REQUEST);
       }
       throw err;

@@ -1,4 +1,5 @@
 /** How scores, deltas and spend read in the tree, the status bar and notifications. */
+import { cutOffWords } from '../../protocol/words';
 import type { LiveSpend } from './liveState';
 
 export function formatScore(v: number | undefined): string {
@@ -23,9 +24,20 @@ export function formatPromptCache(spend: LiveSpend): string {
   return ` · prompt cache ${share}, ${money}`;
 }
 
-export function formatSpend(dollars: number | null | undefined, simulated: boolean): string {
+/** "$0.08", or "≥ $0.08" when requests were cut off and the spend is a lower bound. */
+export function formatSpend(dollars: number | null | undefined, simulated: boolean, cutOff = 0): string {
   // A simulated role costs nothing; what a real one paid (or its unknown price) still shows.
-  if (simulated && dollars === 0) return 'sim';
+  if (simulated && dollars === 0 && !cutOff) return 'sim';
   if (dollars === null || dollars === undefined) return '$?';
-  return `$${dollars < 10 ? dollars.toFixed(2) : dollars.toFixed(0)}`;
+  return `${cutOff ? '≥ ' : ''}$${dollars < 10 ? dollars.toFixed(2) : dollars.toFixed(0)}`;
+}
+
+/** The spend line of a run's hovers: calls, dollars, and why they are a lower bound when they are. */
+export function spendLine(spend: LiveSpend, simulated: boolean, cacheHits = false): string {
+  const calls = `Model calls: ${spend.calls}${cacheHits ? ` (${spend.cacheHits} from cache)` : ''}`;
+  const lower = cutOffWords(spend.cutOff);
+  return (
+    `${calls} · spend ${formatSpend(spend.dollars, simulated, spend.cutOff)}` +
+    `${lower ? `, ${lower}` : ''}${formatPromptCache(spend)}`
+  );
 }

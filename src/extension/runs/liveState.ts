@@ -24,6 +24,8 @@ export interface LiveSpend {
   cachedTokens?: number;
   /** What those caches saved against uncached list prices; null when unknown. */
   cacheSavedDollars?: number | null;
+  /** Requests cut off before their reply (tokens unknown): the spend above is then a lower bound. */
+  cutOff?: number;
 }
 
 export interface LiveState {
@@ -185,6 +187,7 @@ export function applyEvent(prev: LiveState | undefined, seq: number, event: Engi
         promptTokens: event.totals.promptTokens,
         cachedTokens: event.totals.cachedTokens ?? 0,
         cacheSavedDollars: event.totals.cacheSavedDollars ?? null,
+        ...(event.totals.cutOff ? { cutOff: event.totals.cutOff } : {}),
       };
       return s;
     case 'run/finished':

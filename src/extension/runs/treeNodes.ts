@@ -10,11 +10,11 @@ import { isAccepted, isSkipped, type StepAction } from '../../protocol/vocabular
 import { actionLabel } from '../../protocol/words';
 import { Commands, ReviewCommands, runWithBatchSuffix, TreeItemContext } from '../constants';
 import { appendixEpochNode } from './appendixNodes';
-import { formatDelta, formatPromptCache, formatScore, formatSpend } from './format';
+import { formatDelta, formatScore, spendLine } from './format';
 import { effectiveStatus, recordedBatchText, statusText, waitingForBatch, type RunView } from './liveState';
 
 // The formatting helpers and the artifact rows live in their own modules; callers import them here.
-export { formatDelta, formatPromptCache, formatScore, formatSpend } from './format';
+export { formatDelta, formatPromptCache, formatScore, formatSpend, spendLine } from './format';
 export { artifactNodes, trajectoryNodes } from './artifactNodes';
 
 export type NodeKind =
@@ -145,11 +145,10 @@ export function runNode(run: RunView): NodeSpec {
     ...(live?.batch ? [waitingForBatch(live.batch)] : []),
     ...(run.batches && effectiveStatus(run) !== 'running' ? [recordedBatchText(run.batches)] : []),
     ...(live
-      ? [
-          `Model calls: ${live.spend.calls} · spend ${formatSpend(live.spend.dollars, live.simulated)}` +
-            formatPromptCache(live.spend),
-        ]
-      : []),
+      ? [spendLine(live.spend, live.simulated)]
+      : run.spend
+        ? [spendLine(run.spend, run.spend.simulated)]
+        : []),
     ...(run.problem ? [`Cannot read this run: ${run.problem}`] : []),
   ].join('\n');
   return {

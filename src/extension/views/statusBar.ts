@@ -5,8 +5,9 @@
 import * as vscode from 'vscode';
 import { Commands, ReviewCommands } from '../constants';
 import type { Ctx } from '../ctx';
+import { cutOffWords } from '../../protocol/words';
 import { waitingForBatch, type RunView } from '../runs/liveState';
-import { bestScoreOf, formatPromptCache, formatScore, formatSpend } from '../runs/treeNodes';
+import { bestScoreOf, formatScore, formatSpend, spendLine } from '../runs/treeNodes';
 
 /** How long the final result stays in the status bar. */
 const resultLingerMs = 15_000;
@@ -15,7 +16,7 @@ export function statusText(run: RunView): string {
   const live = run.live;
   if (!live) return `SkillOpt: ${run.name}`;
   const best = `best ${formatScore(bestScoreOf(run))}`;
-  const spend = formatSpend(live.spend.dollars, live.simulated);
+  const spend = formatSpend(live.spend.dollars, live.simulated, live.spend.cutOff);
   if (live.status === 'running' && live.waiting)
     return `$(bell) SkillOpt: step ${live.waiting.step} waits for your review`;
   switch (live.status) {
@@ -32,7 +33,7 @@ export function statusText(run: RunView): string {
     case 'finished':
       return `$(pass) SkillOpt finished · ${best} · ${spend}`;
     case 'stopped':
-      return `$(debug-pause) SkillOpt stopped · ${best}`;
+      return `$(debug-pause) SkillOpt stopped · ${best} · ${spend}`;
     default:
       return `$(warning) SkillOpt ${live.status} · ${best}`;
   }
@@ -51,7 +52,10 @@ export function statusLabel(run: RunView): string {
         ? `training step ${Math.max(live.step, 1)} of ${live.totalSteps}`
         : live.status,
     ...(best !== undefined ? [`best score ${formatScore(best)}`] : []),
-    live.simulated ? '' : `spend ${formatSpend(live.spend.dollars, false)}`,
+    live.simulated && !live.spend.cutOff
+      ? ''
+      : `spend ${formatSpend(live.spend.dollars, live.simulated, live.spend.cutOff)}`,
+    cutOffWords(live.spend.cutOff),
   ];
   return facts.filter(Boolean).join(', ');
 }
@@ -87,11 +91,7 @@ export function registerStatusBar(ctx: Ctx): vscode.StatusBarItem {
         );
     }
     if (live.batch) tip.appendMarkdown('\n\n').appendText(waitingForBatch(live.batch));
-    tip
-      .appendMarkdown('\n\n')
-      .appendText(
-        `Model calls: ${live.spend.calls} (${live.spend.cacheHits} from cache)${formatPromptCache(live.spend)}`,
-      );
+    tip.appendMarkdown('\n\n').appendText(spendLine(live.spend, live.simulated, true));
     if (live.message) tip.appendMarkdown('\n\n').appendText(live.message);
     if (live.status === 'running' && live.waiting)
       tip.appendMarkdown('\n\n').appendText('Click to review the candidate; the run waits until you decide.');

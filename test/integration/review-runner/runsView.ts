@@ -18,6 +18,7 @@ import type { Results } from '../harness/checks';
 import { palette, repoRoot } from '../harness/host';
 import { openSkillOpt, pickMenuItem, runThemesWithCliRun, themeSession, webview, widenSideBar } from './ui';
 import { type Theme } from './workspace';
+import { cutOffWords } from '../../../src/protocol/words';
 
 const out = resolve(process.argv[2] || join(repoRoot, '.cache', 'runs-view-screenshots'));
 
@@ -47,6 +48,34 @@ function workspace(sandbox: string, cliRun: string): string {
     config.skill_init = join(ws, skill, 'SKILL.md');
     writeFileSync(join(dir, 'config.json'), JSON.stringify(config, null, 2));
   }
+  // One run as a stop left it with a real model: two requests cut off before their reply.
+  const paid = {
+    session: 'shot',
+    t: 1,
+    step: 1,
+    phase: 'step',
+    kind: 'usage',
+    role: 'target',
+    provider: 'openai',
+    model: 'gpt-4o',
+  };
+  writeFileSync(
+    join(ws, 'release-notes', '.skillopt', 'runs', '2026-05-06_release-notes', 'ledger.jsonl'),
+    [
+      { ...paid, stage: 'rollout', calls: 24, prompt_tokens: 9100, completion_tokens: 700, dollars: 0.0508 },
+      {
+        ...paid,
+        stage: 'selection',
+        calls: 8,
+        prompt_tokens: 2300,
+        completion_tokens: 180,
+        dollars: 0.0255,
+        cut_off: 2,
+      },
+    ]
+      .map((r) => JSON.stringify(r))
+      .join('\n') + '\n',
+  );
   return ws;
 }
 
@@ -162,6 +191,21 @@ async function session(theme: Theme, cliRun: string): Promise<Results> {
       join(out, `runs-by-skill-actions-${theme}.png`),
       `${tag} runs-by-skill-actions`,
     );
+    await checks.step(
+      `${tag} a run's hover says its spend is a lower bound when a stop cut requests off`,
+      async () => {
+        const row = view().locator('.monaco-list-row', { hasText: '2026-05-06_release-notes' }).first();
+        await row.hover();
+        const hover = p().locator('.monaco-hover, .workbench-hover', { hasText: 'a lower bound' }).first();
+        await hover.waitFor({ timeout: 15_000 });
+        assert.match(
+          await hover.innerText(),
+          new RegExp(`Model calls: 32 · spend ≥ \\$0\\.08, ${cutOffWords(2).replace(/[().]/g, '\\$&')}`),
+        );
+      },
+    );
+    await checks.screenshot(s.page(), join(out, `runs-cut-off-${theme}.png`), `${tag} runs-cut-off`);
+    await rest();
     await checks.step(
       `${tag} right-click on a run inside a skill, Show Gate History opens its panel`,
       async () => {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EngineEvent } from '../../../src/protocol/events';
 import { started } from './events';
+import { cutOffWords } from '../../../src/protocol/words';
 import { readRunFolder, stepArtifacts } from '../../../src/engine/store/runReader';
 import type { StepRecord } from '../../../src/protocol/records';
 import {
@@ -21,6 +22,7 @@ import {
   formatDelta,
   formatPromptCache,
   runFileNodes,
+  spendLine,
   runNode,
   sortRuns,
   stepNode,
@@ -245,6 +247,76 @@ describe('extension runs: a waiting batch', () => {
     );
     const ended = applyEvent(waiting, 2, progress('ended', 'completed', 10));
     assert.equal(ended.batch, undefined);
+  });
+
+  it("says a stopped run's spend is a lower bound when a stop cut requests off, in the words the report uses", () => {
+    const totals = {
+      calls: 12,
+      promptTokens: 9000,
+      completionTokens: 800,
+      cacheHits: 0,
+      dollars: 0.076,
+      fallbacks: 0,
+    };
+    const stopped = fold([
+      { ...started, simulated: false } as EngineEvent,
+      { type: 'accounting', totals: { ...totals, cutOff: 3 } },
+      { type: 'run/stopped', outDir: '/runs/a', reason: 'stopped', resumeCommand: 'skillopt train --resume' },
+    ]);
+    assert.equal(stopped.spend.cutOff, 3);
+    const tooltip = String(runNode(mergeLive(readRunFolder(pythonRun), stopped)).tooltip);
+    assert.ok(tooltip.includes(`Model calls: 12 · spend ≥ $0.08, ${cutOffWords(3)}`), tooltip);
+    assert.match(
+      cutOffWords(3),
+      /^a lower bound: 3 requests were cut off before their reply \(a stop or limits\.request_timeout_s\), their tokens unknown, and the provider may bill them$/,
+    );
+    assert.equal(spendLine({ ...stopped.spend, cutOff: 0 }, false), 'Model calls: 12 · spend $0.08');
+  });
+
+  it("reads a stopped run's spend from its ledger when no process of this session ran it, cut-off requests included", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'skillopt-ledger-view-'));
+    try {
+      cpSync(pythonRun, dir, { recursive: true });
+      const row = {
+        session: 's',
+        t: 1,
+        step: 1,
+        phase: 'step',
+        kind: 'usage',
+        role: 'target',
+        model: 'gpt-4o',
+      };
+      writeFileSync(
+        join(dir, 'ledger.jsonl'),
+        [
+          {
+            ...row,
+            stage: 'rollout',
+            provider: 'openai',
+            calls: 10,
+            prompt_tokens: 5000,
+            completion_tokens: 500,
+            dollars: 0.05,
+          },
+          {
+            ...row,
+            stage: 'selection',
+            provider: 'openai',
+            calls: 2,
+            prompt_tokens: 900,
+            completion_tokens: 90,
+            dollars: 0.026,
+            cut_off: 2,
+          },
+        ]
+          .map((r) => JSON.stringify(r))
+          .join('\n') + '\n',
+      );
+      const tooltip = String(runNode(readRunFolder(dir)).tooltip);
+      assert.ok(tooltip.includes(`Model calls: 12 · spend ≥ $0.08, ${cutOffWords(2)}`), tooltip);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -167,7 +167,7 @@ describe('spend text: a run where only some roles are simulated', () => {
     };
     assert.match(
       renderReport(report, '/tmp/run', false),
-      /Requests cut off before their reply \(a stop or limits\.request_timeout_s; tokens unknown, may be billed\): target 1, optimizer 0\./,
+      /Requests cut off before their reply \(a stop or limits\.request_timeout_s\), their tokens unknown, and the provider may bill them, so the spend is a lower bound: target 1, optimizer 0\./,
     );
   });
 });

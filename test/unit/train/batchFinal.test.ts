@@ -5,6 +5,8 @@ import type { TaskItem } from '../../../src/engine/data/tasks';
 import type { LedgerRow } from '../../../src/engine/llm/ledger';
 import type { PreparedRun } from '../../../src/engine/run';
 import type { EngineEvent } from '../../../src/protocol/events';
+import { outstandingBatches } from '../../../src/engine/llm/batch/cancel';
+import { batchStateSchema, readRunJson } from '../../../src/engine/store/runSchemas';
 import { OpenAiBatchApi } from '../../support/loopback/batchApis';
 import type { LoopbackServer } from '../../support/loopback/core';
 import { startOpenAiServer } from '../../support/loopback/openaiServer';
@@ -64,9 +66,16 @@ describe('the final test evaluation through the batch API (loopback)', function 
     );
     assert.equal(stopped.outcome.status, 'stopped');
     const why = stopped.events.find((e) => e.type === 'run/stopped');
-    assert.match(
-      why?.type === 'run/stopped' ? why.reason : '',
-      /^stopped by request; the openai_compatible batch \S+ \(test evaluation\) is left running at the provider; resuming this folder collects it without paying twice$/,
+    const reason = why?.type === 'run/stopped' ? why.reason : '';
+    // The baseline's and the best skill's test evaluations were out side by side: the stop names
+    // every batch it leaves at the provider, and how to collect or cancel them.
+    const out = outstandingBatches(first.outDir).map((f) => readRunJson(f, batchStateSchema));
+    assert.ok(out.length > 1, `several batches outstanding at the stop (${out.length})`);
+    const listed = out.map((b) => `${b?.provider} batch ${b?.batch_id} (${b?.stage} evaluation)`).join(', ');
+    assert.equal(
+      reason,
+      `stopped by request; ${out.length} provider batches are left running at the provider: ${listed}. ` +
+        'Resuming this folder collects them without paying twice; to cancel them instead: cancel-batch',
     );
     const submitted = api.batches.size;
     assert.ok(submitted >= 1, 'the final test evaluation went out as a batch');

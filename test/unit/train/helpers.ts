@@ -90,6 +90,7 @@ export async function runSim(
     },
     signal: controller.signal,
     resumeCommand: 'resume',
+    cancelBatchCommand: 'cancel-batch',
   });
   return { outcome, events };
 }

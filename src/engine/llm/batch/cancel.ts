@@ -48,6 +48,29 @@ export function outstandingBatches(dir: string, skip?: string): string[] {
   return recordedBatches(dir, skip).filter((file) => !collected(file));
 }
 
+/**
+ * What a stop says of the batches it leaves out: every one (provider, id, evaluation), that a
+ * resume collects them, and the command that cancels them (`cancel`) for a user who would rather not.
+ */
+export function leftRunningText(dir: string, cancel: string, skip?: string): string | undefined {
+  const left = outstandingBatches(dir, skip).flatMap((file) => {
+    try {
+      const s = readRunJson(file, batchStateSchema);
+      return s
+        ? [`${s.provider} batch ${s.batch_id ?? '(id not yet recorded)'} (${s.stage} evaluation)`]
+        : [];
+    } catch {
+      return [`batch recorded in ${file} (unreadable)`];
+    }
+  });
+  if (left.length === 0) return undefined;
+  const one = left.length === 1;
+  const head = one
+    ? `the ${left[0]} is left running at the provider`
+    : `${left.length} provider batches are left running at the provider: ${left.join(', ')}`;
+  return `${head}. Resuming this folder collects ${one ? 'it' : 'them'} without paying twice; to cancel ${one ? 'it' : 'them'} instead: ${cancel}`;
+}
+
 function collected(file: string): boolean {
   try {
     const state = readRunJson(file, batchStateSchema);

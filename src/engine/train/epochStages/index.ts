@@ -4,6 +4,7 @@
  * result in its epoch folder, so a resumed run skips what is done. Adding one is its module plus
  * one entry in EPOCH_END_STAGES.
  */
+import { settleAll } from '../settleAll';
 import type { StageName } from '../../../protocol/vocabulary';
 import type { ComparisonPair } from '../epochEnd';
 import type { LoopContext } from '../loopContext';
@@ -82,7 +83,7 @@ export async function runEpochEnd(loop: LoopContext, epoch: number): Promise<voi
       : beside && stage.ready
         ? stage.ready(ep).then(start)
         : start();
-    if (beside) await bothSettled(beside.running, running);
+    if (beside) await settleAll([beside.running, running]);
     else previous = { name: stage.name, running };
   }
   await previous?.running;
@@ -94,14 +95,4 @@ export async function runEpochEnd(loop: LoopContext, epoch: number): Promise<voi
     ...(s.useSlowUpdate ? { slowUpdate: state.currentOrigin } : {}),
     ...(ep.metaAction ? { metaSkill: ep.metaAction } : {}),
   });
-}
-
-/** Waits for both (so no stage is left running behind a failure), then throws the first error. */
-async function bothSettled(
-  first: Promise<void> | undefined,
-  second: Promise<void> | undefined,
-): Promise<void> {
-  const results = await Promise.allSettled([first, second]);
-  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (failed) throw failed.reason;
 }
