@@ -3,24 +3,13 @@ import { conversationPaths } from './predictionNames';
 import { readJsonl } from './jsonl';
 import { runLockHeld } from './runLock';
 import { RESULT_ROWS } from './runRows';
-import {
-  artifactSchemas,
-  gateTestSchema,
-  itemRegressionsSchema,
-  readHistory,
-  readRuntimeState,
-} from './runSchemas';
+import { VerdictReplay } from './replayVerdicts';
+import { artifactSchemas, readHistory, readRuntimeState } from './runSchemas';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { EngineEvent } from '../../protocol/events';
-import type {
-  ActivationRecord,
-  GateTestRecord,
-  ItemRegressions,
-  RuntimeState,
-  StepRecord,
-} from '../../protocol/records';
-import { ENGINE_ID, isSkipped } from '../../protocol/vocabulary';
+import type { ActivationRecord, RuntimeState, StepRecord } from '../../protocol/records';
+import { ENGINE_ID } from '../../protocol/vocabulary';
 import {
   STORE_DIR,
   RUN_DIR,
@@ -292,13 +281,16 @@ export function eventsFromRunFolder(dir: string): EngineEvent[] {
       score: run.baselineScore,
     });
   }
+  const verdicts = new VerdictReplay(new RunLayout(dir), run.baselineScore);
   for (const e of run.epochs) {
     for (const r of e.steps) {
-      const prev = run.history.find((h) => h.step === r.step - 1);
-      const verdict = verdictFromRecord(r, prev?.candidate_hash === r.candidate_hash);
+      const verdict = verdicts.step(r);
       if (verdict) events.push(verdict);
       events.push({ type: 'step/finished', record: r });
     }
+    // The epoch end's gated stages, announced under its last step as the live loop does.
+    const last = e.steps.at(-1)?.step;
+    if (last !== undefined) events.push(...verdicts.epochEnds(e.epoch, last));
     events.push({
       type: 'epoch/finished',
       epoch: e.epoch,
@@ -317,44 +309,6 @@ export function eventsFromRunFolder(dir: string): EngineEvent[] {
     });
   }
   return events;
-}
-
-/** The gate's evidence an epoch end's result file keeps (slow_result.json, gate_result.json); a damaged entry reads as none. */
-export function epochEndGateEvidence(res: unknown): {
-  gateTest?: GateTestRecord;
-  itemRegressions?: ItemRegressions;
-} {
-  if (typeof res !== 'object' || res === null) return {};
-  const r = res as Record<string, unknown>;
-  const test = gateTestSchema.safeParse(r.gate_test);
-  const broken = itemRegressionsSchema.safeParse(r.item_regressions);
-  return {
-    ...(test.success ? { gateTest: test.data } : {}),
-    ...(broken.success ? { itemRegressions: broken.data } : {}),
-  };
-}
-
-/** The gate verdict a step record implies; none for a skipped step or one that never reached the gate. */
-export function verdictFromRecord(
-  r: StepRecord,
-  cacheHit = false,
-): Extract<EngineEvent, { type: 'gate/verdict' }> | undefined {
-  if (r.candidate_gate_score === undefined || isSkipped(r.action)) return undefined;
-  return {
-    type: 'gate/verdict',
-    step: r.step,
-    epoch: r.epoch,
-    origin: 'step',
-    action: r.action,
-    candidateScore: r.candidate_gate_score,
-    currentScore: r.current_score,
-    bestScore: r.best_score,
-    ...(r.selection_hard !== undefined ? { selectionHard: r.selection_hard } : {}),
-    ...(r.selection_soft !== undefined ? { selectionSoft: r.selection_soft } : {}),
-    cacheHit,
-    ...(r.gate_test ? { gateTest: r.gate_test } : {}),
-    ...(r.item_regressions ? { itemRegressions: r.item_regressions } : {}),
-  };
 }
 
 /** What the epoch's steps did to the execution-notes appendix; the notes as its last flush left them. */

@@ -190,6 +190,8 @@ describe('the paired gate in the loop (evaluation.gate_test: paired)', function 
     );
     for (const r of run.history.filter((h) => h.gate_test))
       assert.deepEqual(replayed.find((e) => e.step === r.step)?.gateTest, r.gate_test);
+    // Every gate's verdict, the epoch ends' included, reads back as the live run emitted it.
+    assert.deepEqual(gated(eventsFromRunFolder(`${dir.path}/sim`)), gated(run.events));
     // report.md has a row per tested step, in the same words as the CLI and the tree.
     const report = read(`${dir.path}/sim`, 'report.md');
     assert.match(report, /## Gate tests/);
