@@ -264,5 +264,9 @@ describe('the paired gate in the loop (evaluation.gate_test: paired)', function 
       'evaluation.max_repeats',
       /more than 2/,
     );
+    // A cap nothing reads is not silently dropped.
+    refused(['evaluation.max_repeats=3'], 'evaluation.max_repeats', /on_inconclusive: more_repeats/);
+    // The interval is at 1 − 2·alpha: from alpha 0.5 on it is no interval at all.
+    refused(['evaluation.alpha=0.5'], 'evaluation.alpha', /between 0 and 0\.5/);
   });
 });
