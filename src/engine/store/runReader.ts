@@ -3,7 +3,7 @@ import { conversationPaths } from './predictionNames';
 import { readJsonl } from './jsonl';
 import { runLockHeld } from './runLock';
 import { RESULT_ROWS } from './runRows';
-import { VerdictReplay } from './replayVerdicts';
+import { epochEndGateEvidence, VerdictReplay } from './replayVerdicts';
 import { artifactSchemas, readHistory, readRuntimeState } from './runSchemas';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
@@ -51,10 +51,15 @@ export interface RunFolder {
   batches?: number;
 }
 
+/** The paired gate's test and the per-item rule's finding at an epoch end, when it recorded them. */
+type EpochEndEvidence = ReturnType<typeof epochEndGateEvidence>;
+
 export interface EpochView {
   epoch: number;
   steps: StepRecord[];
-  slowUpdate?: { action: string; content?: string; selectionHard?: number };
+  slowUpdate?: { action: string; content?: string; selectionHard?: number } & EpochEndEvidence;
+  /** Meta reflect's gated candidate (`meta_reflect/epoch_EE/gate_result.json`). */
+  metaReflect?: { action: string } & EpochEndEvidence;
   metaSkill?: { action: string; content?: string };
   /** Skill-aware reflection: notes the epoch's steps added to the protected appendix, and the appendix after them. */
   appendix?: { added: number; total: number; consolidations: number; notes: string[] };
@@ -123,7 +128,7 @@ export function readRunFolder(dir: string): RunFolder {
         ? 'interrupted'
         : 'empty';
   const epochNums = new Set(history.map((r) => r.epoch));
-  for (const sub of [RUN_DIR.slowUpdate, RUN_DIR.metaSkill]) {
+  for (const sub of [RUN_DIR.slowUpdate, RUN_DIR.metaSkill, RUN_DIR.metaReflect]) {
     const p = layout.file(sub);
     if (!existsSync(p)) continue;
     for (const e of readdirSync(p)) {
@@ -136,9 +141,11 @@ export function readRunFolder(dir: string): RunFolder {
     .map((epoch) => {
       const slow = readObject(layout.epochFile('slow_update', epoch, STEP_FILE.slowResult));
       const meta = readObject(layout.epochFile('meta_skill', epoch, STEP_FILE.metaSkillResult));
+      const reflect = readObject(layout.epochFile('meta_reflect', epoch, STEP_FILE.gateResult));
       const view: EpochView = { epoch, steps: history.filter((r) => r.epoch === epoch) };
+      if (reflect) view.metaReflect = { action: str(reflect.action), ...epochEndGateEvidence(reflect) };
       if (slow) {
-        view.slowUpdate = { action: str(slow.action) };
+        view.slowUpdate = { action: str(slow.action), ...epochEndGateEvidence(slow) };
         if (typeof slow.slow_update_content === 'string') view.slowUpdate.content = slow.slow_update_content;
         if (typeof slow.selection_hard === 'number') view.slowUpdate.selectionHard = slow.selection_hard;
       }
