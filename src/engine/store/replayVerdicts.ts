@@ -3,10 +3,10 @@
  * epoch end's (meta reflect, slow update) from its result file. A run opened from its folder must
  * show the verdicts, tests and error bars a live run showed.
  */
-import { readFileSync } from 'node:fs';
 import type { EngineEvent } from '../../protocol/events';
 import type { GateTestRecord, ItemRegressions, StepRecord } from '../../protocol/records';
 import { becomesBest, GATE_ACTIONS, isAccepted, isSkipped, type GateAction } from '../../protocol/vocabulary';
+import { readJsonObject } from './jsonObject';
 import { RunLayout, STEP_FILE } from './layout';
 import { gateTestSchema, itemRegressionsSchema } from './runSchemas';
 
@@ -51,17 +51,6 @@ export function verdictFromRecord(r: StepRecord, cacheHit = false): GateVerdictE
   };
 }
 
-function readRecord(path: string): Record<string, unknown> | undefined {
-  try {
-    const v = JSON.parse(readFileSync(path, 'utf8')) as unknown;
-    return typeof v === 'object' && v !== null && !Array.isArray(v)
-      ? (v as Record<string, unknown>)
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
 
 /**
@@ -94,7 +83,7 @@ export class VerdictReplay {
   /** One epoch-end stage's verdict, or none when it reached no gate (no candidate, no content, epoch 1). */
   epochEnd(origin: EpochEndOrigin, epoch: number, lastStep: number): GateVerdictEvent | undefined {
     const file = (name: string): string => this.layout.epochFile(origin, epoch, name);
-    const res = readRecord(file(origin === 'slow_update' ? STEP_FILE.slowResult : STEP_FILE.gateResult));
+    const res = readJsonObject(file(origin === 'slow_update' ? STEP_FILE.slowResult : STEP_FILE.gateResult));
     const action = res?.action;
     if (!res || !(GATE_ACTIONS as readonly unknown[]).includes(action)) return undefined;
     const score = num(origin === 'slow_update' ? res.selection_score : res.score);
@@ -102,7 +91,7 @@ export class VerdictReplay {
     const hash =
       origin === 'slow_update'
         ? res.candidate_hash
-        : readRecord(file(STEP_FILE.metaReflectResult))?.candidate_hash;
+        : readJsonObject(file(STEP_FILE.metaReflectResult))?.candidate_hash;
     const hit = typeof hash === 'string' && this.scored.has(hash);
     if (typeof hash === 'string') this.scored.add(hash);
     const gateAction = action as GateAction;

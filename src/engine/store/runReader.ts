@@ -3,6 +3,7 @@ import { conversationPaths } from './predictionNames';
 import { readJsonl } from './jsonl';
 import { runLockHeld } from './runLock';
 import { RESULT_ROWS } from './runRows';
+import { readJsonObject } from './jsonObject';
 import { epochEndGateEvidence, VerdictReplay } from './replayVerdicts';
 import { artifactSchemas, readHistory, readRuntimeState } from './runSchemas';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -81,18 +82,6 @@ export interface StepArtifacts {
  * A run-folder file read only for display (config, summary, epoch-end results): a JSON object whose
  * fields are each checked where they are shown; anything else, or no file, reads as undefined.
  */
-function readObject(path: string): Record<string, unknown> | undefined {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(path, 'utf8'));
-  } catch {
-    return undefined;
-  }
-  return typeof raw === 'object' && raw !== null && !Array.isArray(raw)
-    ? (raw as Record<string, unknown>)
-    : undefined;
-}
-
 const str = (v: unknown): string =>
   typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v);
 
@@ -103,7 +92,7 @@ export function isRunFolder(dir: string): boolean {
 
 export function readRunFolder(dir: string): RunFolder {
   const layout = new RunLayout(dir);
-  const config = readObject(layout.file(RUN_FILE.config)) ?? {};
+  const config = readJsonObject(layout.file(RUN_FILE.config)) ?? {};
   // The engine's own schemas: a damaged or newer file is named, not cast and trusted.
   let history: StepRecord[] = [];
   let state: RuntimeState | undefined;
@@ -114,7 +103,7 @@ export function readRunFolder(dir: string): RunFolder {
   } catch (err) {
     problem = err instanceof Error ? err.message : String(err);
   }
-  const summary = readObject(layout.file(RUN_FILE.summary));
+  const summary = readJsonObject(layout.file(RUN_FILE.summary));
   const engine = (state as { engine?: string } | undefined)?.engine;
   const writer = engine === ENGINE_ID ? ENGINE_ID : state || history.length ? 'skillopt-python' : 'unknown';
   const status: RunFolder['status'] = runLockHeld(dir)
@@ -139,9 +128,9 @@ export function readRunFolder(dir: string): RunFolder {
   const epochs: EpochView[] = [...epochNums]
     .sort((a, b) => a - b)
     .map((epoch) => {
-      const slow = readObject(layout.epochFile('slow_update', epoch, STEP_FILE.slowResult));
-      const meta = readObject(layout.epochFile('meta_skill', epoch, STEP_FILE.metaSkillResult));
-      const reflect = readObject(layout.epochFile('meta_reflect', epoch, STEP_FILE.gateResult));
+      const slow = readJsonObject(layout.epochFile('slow_update', epoch, STEP_FILE.slowResult));
+      const meta = readJsonObject(layout.epochFile('meta_skill', epoch, STEP_FILE.metaSkillResult));
+      const reflect = readJsonObject(layout.epochFile('meta_reflect', epoch, STEP_FILE.gateResult));
       const view: EpochView = { epoch, steps: history.filter((r) => r.epoch === epoch) };
       if (reflect) view.metaReflect = { action: str(reflect.action), ...epochEndGateEvidence(reflect) };
       if (slow) {
@@ -323,7 +312,7 @@ function appendixOfEpoch(layout: RunLayout, steps: readonly StepRecord[]): Epoch
   const flushed = steps.filter((r) => r.n_appendix_notes_total !== undefined);
   const last = flushed[flushed.length - 1];
   if (!last) return undefined;
-  const saved = readObject(layout.stepFile(last.step, STEP_FILE.appendixNotes));
+  const saved = readJsonObject(layout.stepFile(last.step, STEP_FILE.appendixNotes));
   const notes = Array.isArray(saved?.appendix_after) ? saved.appendix_after.map(str) : [];
   return {
     added: flushed.reduce((n, r) => n + (r.n_appendix_notes_added ?? 0), 0),
