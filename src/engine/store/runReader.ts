@@ -4,24 +4,14 @@ import { conversationPaths } from './predictionNames';
 import { readJsonl } from './jsonl';
 import { runLockHeld } from './runLock';
 import { RESULT_ROWS } from './runRows';
-import {
-  artifactSchemas,
-  gateTestSchema,
-  itemRegressionsSchema,
-  readHistory,
-  readRuntimeState,
-} from './runSchemas';
+import { readJsonObject } from './jsonObject';
+import { epochEndGateEvidence, VerdictReplay } from './replayVerdicts';
+import { artifactSchemas, readHistory, readRuntimeState } from './runSchemas';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { EngineEvent } from '../../protocol/events';
-import type {
-  ActivationRecord,
-  GateTestRecord,
-  ItemRegressions,
-  RuntimeState,
-  StepRecord,
-} from '../../protocol/records';
-import { ENGINE_ID, isSkipped } from '../../protocol/vocabulary';
+import type { ActivationRecord, RuntimeState, StepRecord } from '../../protocol/records';
+import { ENGINE_ID } from '../../protocol/vocabulary';
 import {
   STORE_DIR,
   RUN_DIR,
@@ -65,10 +55,15 @@ export interface RunFolder {
   spend?: LedgerSpend;
 }
 
+/** The paired gate's test and the per-item rule's finding at an epoch end, when it recorded them. */
+type EpochEndEvidence = ReturnType<typeof epochEndGateEvidence>;
+
 export interface EpochView {
   epoch: number;
   steps: StepRecord[];
-  slowUpdate?: { action: string; content?: string; selectionHard?: number };
+  slowUpdate?: { action: string; content?: string; selectionHard?: number } & EpochEndEvidence;
+  /** Meta reflect's gated candidate (`meta_reflect/epoch_EE/gate_result.json`). */
+  metaReflect?: { action: string } & EpochEndEvidence;
   metaSkill?: { action: string; content?: string };
   /** Skill-aware reflection: notes the epoch's steps added to the protected appendix, and the appendix after them. */
   appendix?: { added: number; total: number; consolidations: number; notes: string[] };
@@ -90,18 +85,6 @@ export interface StepArtifacts {
  * A run-folder file read only for display (config, summary, epoch-end results): a JSON object whose
  * fields are each checked where they are shown; anything else, or no file, reads as undefined.
  */
-function readObject(path: string): Record<string, unknown> | undefined {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(path, 'utf8'));
-  } catch {
-    return undefined;
-  }
-  return typeof raw === 'object' && raw !== null && !Array.isArray(raw)
-    ? (raw as Record<string, unknown>)
-    : undefined;
-}
-
 const str = (v: unknown): string =>
   typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v);
 
@@ -112,7 +95,7 @@ export function isRunFolder(dir: string): boolean {
 
 export function readRunFolder(dir: string): RunFolder {
   const layout = new RunLayout(dir);
-  const config = readObject(layout.file(RUN_FILE.config)) ?? {};
+  const config = readJsonObject(layout.file(RUN_FILE.config)) ?? {};
   // The engine's own schemas: a damaged or newer file is named, not cast and trusted.
   let history: StepRecord[] = [];
   let state: RuntimeState | undefined;
@@ -123,7 +106,7 @@ export function readRunFolder(dir: string): RunFolder {
   } catch (err) {
     problem = err instanceof Error ? err.message : String(err);
   }
-  const summary = readObject(layout.file(RUN_FILE.summary));
+  const summary = readJsonObject(layout.file(RUN_FILE.summary));
   const engine = (state as { engine?: string } | undefined)?.engine;
   const writer = engine === ENGINE_ID ? ENGINE_ID : state || history.length ? 'skillopt-python' : 'unknown';
   const status: RunFolder['status'] = runLockHeld(dir)
@@ -137,7 +120,7 @@ export function readRunFolder(dir: string): RunFolder {
         ? 'interrupted'
         : 'empty';
   const epochNums = new Set(history.map((r) => r.epoch));
-  for (const sub of [RUN_DIR.slowUpdate, RUN_DIR.metaSkill]) {
+  for (const sub of [RUN_DIR.slowUpdate, RUN_DIR.metaSkill, RUN_DIR.metaReflect]) {
     const p = layout.file(sub);
     if (!existsSync(p)) continue;
     for (const e of readdirSync(p)) {
@@ -148,11 +131,13 @@ export function readRunFolder(dir: string): RunFolder {
   const epochs: EpochView[] = [...epochNums]
     .sort((a, b) => a - b)
     .map((epoch) => {
-      const slow = readObject(layout.epochFile('slow_update', epoch, STEP_FILE.slowResult));
-      const meta = readObject(layout.epochFile('meta_skill', epoch, STEP_FILE.metaSkillResult));
+      const slow = readJsonObject(layout.epochFile('slow_update', epoch, STEP_FILE.slowResult));
+      const meta = readJsonObject(layout.epochFile('meta_skill', epoch, STEP_FILE.metaSkillResult));
+      const reflect = readJsonObject(layout.epochFile('meta_reflect', epoch, STEP_FILE.gateResult));
       const view: EpochView = { epoch, steps: history.filter((r) => r.epoch === epoch) };
+      if (reflect) view.metaReflect = { action: str(reflect.action), ...epochEndGateEvidence(reflect) };
       if (slow) {
-        view.slowUpdate = { action: str(slow.action) };
+        view.slowUpdate = { action: str(slow.action), ...epochEndGateEvidence(slow) };
         if (typeof slow.slow_update_content === 'string') view.slowUpdate.content = slow.slow_update_content;
         if (typeof slow.selection_hard === 'number') view.slowUpdate.selectionHard = slow.selection_hard;
       }
@@ -297,13 +282,16 @@ export function eventsFromRunFolder(dir: string): EngineEvent[] {
       score: run.baselineScore,
     });
   }
+  const verdicts = new VerdictReplay(new RunLayout(dir), run.baselineScore);
   for (const e of run.epochs) {
     for (const r of e.steps) {
-      const prev = run.history.find((h) => h.step === r.step - 1);
-      const verdict = verdictFromRecord(r, prev?.candidate_hash === r.candidate_hash);
+      const verdict = verdicts.step(r);
       if (verdict) events.push(verdict);
       events.push({ type: 'step/finished', record: r });
     }
+    // The epoch end's gated stages, announced under its last step as the live loop does.
+    const last = e.steps.at(-1)?.step;
+    if (last !== undefined) events.push(...verdicts.epochEnds(e.epoch, last));
     events.push({
       type: 'epoch/finished',
       epoch: e.epoch,
@@ -324,50 +312,12 @@ export function eventsFromRunFolder(dir: string): EngineEvent[] {
   return events;
 }
 
-/** The gate's evidence an epoch end's result file keeps (slow_result.json, gate_result.json); a damaged entry reads as none. */
-export function epochEndGateEvidence(res: unknown): {
-  gateTest?: GateTestRecord;
-  itemRegressions?: ItemRegressions;
-} {
-  if (typeof res !== 'object' || res === null) return {};
-  const r = res as Record<string, unknown>;
-  const test = gateTestSchema.safeParse(r.gate_test);
-  const broken = itemRegressionsSchema.safeParse(r.item_regressions);
-  return {
-    ...(test.success ? { gateTest: test.data } : {}),
-    ...(broken.success ? { itemRegressions: broken.data } : {}),
-  };
-}
-
-/** The gate verdict a step record implies; none for a skipped step or one that never reached the gate. */
-export function verdictFromRecord(
-  r: StepRecord,
-  cacheHit = false,
-): Extract<EngineEvent, { type: 'gate/verdict' }> | undefined {
-  if (r.candidate_gate_score === undefined || isSkipped(r.action)) return undefined;
-  return {
-    type: 'gate/verdict',
-    step: r.step,
-    epoch: r.epoch,
-    origin: 'step',
-    action: r.action,
-    candidateScore: r.candidate_gate_score,
-    currentScore: r.current_score,
-    bestScore: r.best_score,
-    ...(r.selection_hard !== undefined ? { selectionHard: r.selection_hard } : {}),
-    ...(r.selection_soft !== undefined ? { selectionSoft: r.selection_soft } : {}),
-    cacheHit,
-    ...(r.gate_test ? { gateTest: r.gate_test } : {}),
-    ...(r.item_regressions ? { itemRegressions: r.item_regressions } : {}),
-  };
-}
-
 /** What the epoch's steps did to the execution-notes appendix; the notes as its last flush left them. */
 function appendixOfEpoch(layout: RunLayout, steps: readonly StepRecord[]): EpochView['appendix'] {
   const flushed = steps.filter((r) => r.n_appendix_notes_total !== undefined);
   const last = flushed[flushed.length - 1];
   if (!last) return undefined;
-  const saved = readObject(layout.stepFile(last.step, STEP_FILE.appendixNotes));
+  const saved = readJsonObject(layout.stepFile(last.step, STEP_FILE.appendixNotes));
   const notes = Array.isArray(saved?.appendix_after) ? saved.appendix_after.map(str) : [];
   return {
     added: flushed.reduce((n, r) => n + (r.n_appendix_notes_added ?? 0), 0),

@@ -36,6 +36,12 @@ export function gateSettingsFromConfig(cfg: SkillOptConfig): GateSettings {
       `on_inconclusive: more_repeats needs a cap above evaluation.repeats (${e.repeats}), got max_repeats ${e.max_repeats}`,
       `set evaluation.max_repeats to more than ${e.repeats} (each extra repeat is one more paid call per selection item, for both skills)`,
     );
+  if (e.max_repeats > 0 && e.on_inconclusive !== 'more_repeats')
+    refuse(
+      'evaluation.max_repeats',
+      `max_repeats caps the repeats of on_inconclusive: more_repeats, but on_inconclusive is ${e.on_inconclusive}`,
+      'set evaluation.on_inconclusive: more_repeats (with evaluation.gate_test: paired), or remove evaluation.max_repeats',
+    );
   return {
     test: e.gate_test,
     alpha: e.alpha,

@@ -8,7 +8,7 @@ import { activationSummary } from '../activation/summary';
 import { writeFileAtomic } from '../store/atomic';
 import { join } from 'node:path';
 import { RUN_FILE, STEP_FILE } from '../store/layout';
-import { epochEndGateEvidence } from '../store/runReader';
+import { epochEndGateEvidence } from '../store/replayVerdicts';
 import { artifactSchemas, readArtifact } from '../store/runSchemas';
 import { readActivationHistory } from './epochStages/activation';
 import { gatePower } from './gateSettings';

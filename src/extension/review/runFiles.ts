@@ -11,18 +11,12 @@ import { lineHunks } from '../../engine/skill/hunks';
 import { readCandidateFiles, type PackageChange } from '../../engine/skill/package/changes';
 import { SKILL_FILE } from '../../engine/skill/package/text';
 import type { GateTestRecord, ItemRegressions, StepRecord } from '../../protocol/records';
-import { epochEndGateEvidence, verdictFromRecord } from '../../engine/store/runReader';
+import { epochEndGateEvidence, epochEndVerdicts, verdictFromRecord } from '../../engine/store/replayVerdicts';
 import { RUN_FILE, RunLayout, STEP_FILE, runDirOfStageFile } from '../../engine/store/layout';
 import { readHistory } from '../../engine/store/runSchemas';
 import { conflictsWithin } from '../../engine/train/conflicts';
 import type { CandidateOrigin } from '../../protocol/webview';
-import {
-  isAccepted,
-  isInconclusive,
-  isRejected,
-  OVERRULE_DECISIONS,
-  type OverruleDecision,
-} from '../../protocol/vocabulary';
+import { OVERRULE_DECISIONS, type OverruleDecision } from '../../protocol/vocabulary';
 
 export type CandidateReady = Extract<EngineEvent, { type: 'candidate/ready' }>;
 export type GateVerdictEvent = Extract<EngineEvent, { type: 'gate/verdict' }>;
@@ -264,28 +258,9 @@ function epochEndResult(
   };
 }
 
+/** The stage's verdict as the live run announced it (none when it reached no gate). */
 function epochEndVerdict(runDir: string, r: EpochEndResult): GateVerdictEvent | undefined {
-  if (r.score === undefined) return undefined;
-  const rec = history(runDir).find((h) => h.step === r.step);
-  // The stage's gate action; anything else it recorded (no candidate, no content) kept the skill.
-  const action: GateVerdictEvent['action'] = isAccepted(r.action)
-    ? (r.action as GateVerdictEvent['action'])
-    : isRejected(r.action)
-      ? 'reject'
-      : isInconclusive(r.action)
-        ? 'inconclusive'
-        : 'keep';
-  return {
-    type: 'gate/verdict',
-    step: r.step,
-    epoch: r.epoch,
-    origin: r.origin,
-    action,
-    candidateScore: r.score,
-    currentScore: rec?.current_score ?? r.score,
-    bestScore: rec?.best_score ?? r.score,
-    cacheHit: false,
-  };
+  return epochEndVerdicts(runDir, history(runDir)).find((v) => v.origin === r.origin && v.epoch === r.epoch);
 }
 
 /** A step's (or an epoch-end stage's) candidate as a `candidate/ready` event plus both texts. */

@@ -4,7 +4,7 @@
  * across refreshes so VS Code keeps expansion and selection while a run updates.
  */
 import { RUN_FILE, RunLayout } from '../../engine/store/layout';
-import type { StepRecord } from '../../protocol/records';
+import type { GateTestRecord, ItemRegressions, StepRecord } from '../../protocol/records';
 import { describeGateTest, describeItemRegressions, describePValue } from '../../protocol/gateText';
 import { isAccepted, isSkipped, type StepAction } from '../../protocol/vocabulary';
 import { actionLabel } from '../../protocol/words';
@@ -339,34 +339,38 @@ export function stepNodes(run: RunView, epoch: number): NodeSpec[] {
   }
   const appendix = view && appendixEpochNode(run, view);
   if (appendix) out.push(appendix);
-  if (view?.slowUpdate) {
+  const end = (
+    key: string,
+    label: string,
+    icon: string,
+    part: { action: string; content?: string; gateTest?: GateTestRecord; itemRegressions?: ItemRegressions },
+  ): void => {
+    // The paired gate's evidence, short in the row and whole in the hover, as a step's.
+    const desc = [actionLabel(part.action)];
+    if (part.gateTest) desc.push(describePValue(part.gateTest.p_value));
+    if (part.itemRegressions?.items.length) desc.push(`broke ${part.itemRegressions.items.length}`);
+    const tooltip = [
+      ...(part.content ? [part.content] : []),
+      ...(part.gateTest ? [`Paired gate: ${describeGateTest(part.gateTest)}`] : []),
+      ...(part.itemRegressions ? [`Per-item rule: ${describeItemRegressions(part.itemRegressions)}`] : []),
+    ].join('\n');
     out.push({
-      id: `slow:${run.dir}:${epoch}`,
+      id: `${key}:${run.dir}:${epoch}`,
       kind: 'epochEnd',
       runId: run.dir,
       epoch,
-      label: 'Slow update',
-      description: actionLabel(view.slowUpdate.action),
-      ...(view.slowUpdate.content ? { tooltip: view.slowUpdate.content } : {}),
-      icon: { id: 'history' },
+      label,
+      description: desc.join(' · '),
+      ...(tooltip ? { tooltip } : {}),
+      icon: { id: icon },
       contextValue: TreeItemContext.message,
       collapsible: 'none',
     });
-  }
-  if (view?.metaSkill) {
-    out.push({
-      id: `meta:${run.dir}:${epoch}`,
-      kind: 'epochEnd',
-      runId: run.dir,
-      epoch,
-      label: 'Meta skill',
-      description: actionLabel(view.metaSkill.action),
-      ...(view.metaSkill.content ? { tooltip: view.metaSkill.content } : {}),
-      icon: { id: 'lightbulb' },
-      contextValue: TreeItemContext.message,
-      collapsible: 'none',
-    });
-  }
+  };
+  // In the order an epoch end runs them.
+  if (view?.metaReflect) end('metaReflect', 'Meta reflect', 'sparkle', view.metaReflect);
+  if (view?.slowUpdate) end('slow', 'Slow update', 'history', view.slowUpdate);
+  if (view?.metaSkill) end('meta', 'Meta skill', 'lightbulb', view.metaSkill);
   return out;
 }
 

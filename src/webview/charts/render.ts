@@ -171,6 +171,20 @@ function yAxis(
   };
 }
 
+/**
+ * The data's range (interval ends included) with a margin beyond both ends, so no bar end or marker
+ * lies on the chart's frame; the margin's own bounds get no tick label (only the round values do).
+ */
+function scoreAxis(p: Palette, range: { min: number; max: number }): ReturnType<typeof yAxis> {
+  const margin = 0.04 * (range.max - range.min);
+  return {
+    ...yAxis(p, 'selection score'),
+    min: range.min - margin,
+    max: range.max + margin,
+    ticks: { color: p.muted, includeBounds: false },
+  };
+}
+
 type LineSet = ChartDataset<'line', ChartPoint[]>;
 
 function markerSet(
@@ -280,7 +294,7 @@ export function scoreConfig(
     ...baseOptions(p, hooks),
     scales: {
       x: xAxis(p, m.maxStep),
-      y: { ...yAxis(p, 'selection score'), suggestedMin: 0, suggestedMax: 1 },
+      y: scoreAxis(p, m.yRange),
     },
     onClick: (_e, elements, chart) => {
       const hit = elements[0];

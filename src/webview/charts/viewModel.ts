@@ -59,6 +59,8 @@ export interface ScoreChartModel {
   noSkill: Point[];
   /** Last step on the x axis (the run's planned length while it runs). */
   maxStep: number;
+  /** The score axis: [0, 1] widened to every plotted value, interval ends included. */
+  yRange: { min: number; max: number };
 }
 
 export interface BudgetChartModel {
@@ -203,6 +205,7 @@ export function scoreChart(data: GateHistoryData): ScoreChartModel {
     errorBars: [],
     noSkill: [],
     maxStep: maxStepOf(data),
+    yRange: { min: 0, max: 1 },
   };
   if (data.noSkill) {
     const y = data.noSkill.selection;
@@ -228,12 +231,11 @@ export function scoreChart(data: GateHistoryData): ScoreChartModel {
     const t = row.gateTest;
     if (t) {
       // The delta's interval, placed on the candidate: its score less the delta is the current's.
+      // Drawn whole, past 0 or 1 too: a bar cut at the axis would hide how wide the interval is.
       const y = row.candidateScore;
-      // Scores live in [0, 1]; so does the bar.
-      const clamp = (v: number): number => Math.min(1, Math.max(0, v));
       model.errorBars.push(
-        { x, y: clamp(y - (t.mean_delta - t.ci_low)) },
-        { x, y: clamp(y + (t.ci_high - t.mean_delta)) },
+        { x, y: y - (t.mean_delta - t.ci_low) },
+        { x, y: y + (t.ci_high - t.mean_delta) },
         { x, y: Number.NaN },
       );
     }
@@ -243,6 +245,9 @@ export function scoreChart(data: GateHistoryData): ScoreChartModel {
     else model.rejected.push(marker);
     if (row.human) model.human.push({ ...marker, label: `${marker.label}; ${humanLabel(row.human)}` });
   }
+  const { maxStep: _max, yRange: _range, ...sets } = model;
+  const ys = Object.values(sets).flatMap((set: Point[]) => set.map((p) => p.y).filter(Number.isFinite));
+  model.yRange = { min: Math.min(0, ...ys), max: Math.max(1, ...ys) };
   return model;
 }
 

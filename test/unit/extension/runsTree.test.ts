@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import type { EngineEvent } from '../../../src/protocol/events';
 import { started } from './events';
 import { cutOffWords } from '../../../src/protocol/words';
+import { inconclusiveGateTest } from '../../support/gateTest';
+import { describeGateTest } from '../../../src/protocol/gateText';
 import { readRunFolder, stepArtifacts } from '../../../src/engine/store/runReader';
 import type { StepRecord } from '../../../src/protocol/records';
 import {
@@ -416,6 +418,57 @@ describe('extension runs: tree nodes', () => {
       const node = runNode(readRunFolder(dir));
       assert.match(node.description ?? '', /unreadable run files/);
       assert.match(node.tooltip ?? '', /newer SkillOpt \(state schema 99/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('shows the paired gate at an epoch end: the slow update’s and meta reflect’s p-value, interval and broken items', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'skillopt-tree-epoch-gate-'));
+    try {
+      cpSync(pythonRun, dir, { recursive: true });
+      const slow = join(dir, 'slow_update', 'epoch_02', 'slow_result.json');
+      const result = JSON.parse(readFileSync(slow, 'utf8')) as Record<string, unknown>;
+      writeFileSync(
+        slow,
+        JSON.stringify({
+          ...result,
+          action: 'inconclusive',
+          selection_score: 0.6,
+          gate_test: inconclusiveGateTest,
+        }),
+      );
+      mkdirSync(join(dir, 'meta_reflect', 'epoch_02'), { recursive: true });
+      writeFileSync(
+        join(dir, 'meta_reflect', 'epoch_02', 'gate_result.json'),
+        JSON.stringify({
+          action: 'reject',
+          score: 0.5,
+          gate_test: { ...inconclusiveGateTest, verdict: 'reject', mean_delta: -0.05, p_value: 0.8 },
+          item_regressions: { max: 0, items: ['q1', 'q2'], rejected: true },
+        }),
+      );
+      const run: RunView = readRunFolder(dir);
+      const rows = stepNodes(run, 2).filter((n) => n.kind === 'epochEnd');
+      assert.deepEqual(
+        rows.map((n) => [n.label, n.description]),
+        [
+          ['Meta reflect', 'rejected by the gate · p 0.800 · broke 2'],
+          ['Slow update', 'inconclusive: within noise, not kept · p 0.313'],
+          ['Meta skill', 'written'],
+        ],
+      );
+      assert.ok(
+        rows[0]!.tooltip?.includes(
+          `Paired gate: ${describeGateTest({ ...inconclusiveGateTest, verdict: 'reject', mean_delta: -0.05, p_value: 0.8 })}`,
+        ),
+        rows[0]!.tooltip,
+      );
+      assert.ok(rows[0]!.tooltip?.includes('Per-item rule: '), rows[0]!.tooltip);
+      assert.ok(
+        rows[1]!.tooltip?.includes(`Paired gate: ${describeGateTest(inconclusiveGateTest)}`),
+        rows[1]!.tooltip,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -5,6 +5,7 @@ import { hash } from '../../../src/engine/llm/sim/habits';
 import { SkillOptError } from '../../../src/engine/errors';
 import { prepareRun } from '../../../src/engine/run';
 import { eventsFromRunFolder } from '../../../src/engine/store/runReader';
+import { stepCandidateFromFolder } from '../../../src/extension/review/runFiles';
 import type { EngineEvent } from '../../../src/protocol/events';
 import type { StepRecord } from '../../../src/protocol/records';
 import { describeGateTest } from '../../../src/protocol/gateText';
@@ -190,6 +191,11 @@ describe('the paired gate in the loop (evaluation.gate_test: paired)', function 
     );
     for (const r of run.history.filter((h) => h.gate_test))
       assert.deepEqual(replayed.find((e) => e.step === r.step)?.gateTest, r.gate_test);
+    // Every gate's verdict, the epoch ends' included, reads back as the live run emitted it.
+    assert.deepEqual(gated(eventsFromRunFolder(`${dir.path}/sim`)), gated(run.events));
+    // So does the verdict beside an epoch end's candidate opened from the folder.
+    for (const live of gated(run.events).filter((v) => v.origin === 'slow_update'))
+      assert.deepEqual(stepCandidateFromFolder(`${dir.path}/sim`, live.step, 'slow_update')?.verdict, live);
     // report.md has a row per tested step, in the same words as the CLI and the tree.
     const report = read(`${dir.path}/sim`, 'report.md');
     assert.match(report, /## Gate tests/);
@@ -262,5 +268,9 @@ describe('the paired gate in the loop (evaluation.gate_test: paired)', function 
       'evaluation.max_repeats',
       /more than 2/,
     );
+    // A cap nothing reads is not silently dropped.
+    refused(['evaluation.max_repeats=3'], 'evaluation.max_repeats', /on_inconclusive: more_repeats/);
+    // The interval is at 1 − 2·alpha: from alpha 0.5 on it is no interval at all.
+    refused(['evaluation.alpha=0.5'], 'evaluation.alpha', /between 0 and 0\.5/);
   });
 });

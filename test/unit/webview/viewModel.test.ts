@@ -225,6 +225,19 @@ describe('gate history colours', () => {
     assert.equal(scoreChart(data).errorBars.length, 0);
   });
 
+  it('draws an interval reaching past a score of 1 whole, and sizes the score axis to show both its ends', () => {
+    const gateTest = { ...inconclusiveGateTest, mean_delta: 0.1, ci_low: -0.05, ci_high: 0.3 };
+    const m = scoreChart({
+      ...data,
+      steps: [step({ step: 1, action: 'inconclusive', candidateScore: 0.95, previousScore: 0.85, gateTest })],
+    });
+    // The bar runs from current + ci_low to current + ci_high: 0.80 to 1.15, not cut at 1.
+    assert.ok(Math.abs(m.errorBars[0].y - 0.8) < 1e-12 && Math.abs(m.errorBars[1].y - 1.15) < 1e-12);
+    assert.ok(m.yRange.min <= 0 && m.yRange.max >= 1.15, JSON.stringify(m.yRange));
+    // Without intervals the axis is the score's own range.
+    assert.deepEqual(scoreChart(data).yRange, { min: 0, max: 1 });
+  });
+
   it('shows the paired test’s Δ beside the means’ Δ when they differ, and says which is which', () => {
     const row = (mean_delta: number): ReturnType<typeof tableRows>[number] =>
       tableRows({

@@ -258,7 +258,8 @@ export const evaluationFields = {
   repeats: int(1, 1),
   // Ours: strict = the reference's rule; paired = an exact test on per-item deltas at `alpha`.
   gate_test: oneOf(GATE_TESTS, 'strict'),
-  alpha: z.number().gt(0).lt(1).default(0.05).describe('a number between 0 and 1 (exclusive)'),
+  // Below 0.5: the test's interval is at level 1 − 2·alpha, none from 0.5 on.
+  alpha: z.number().gt(0).lt(0.5).default(0.05).describe('a number between 0 and 0.5 (exclusive)'),
   on_inconclusive: oneOf(ON_INCONCLUSIVE, 'reject'),
   // Ours: the cap of on_inconclusive: more_repeats (0 = no cap set).
   max_repeats: int(0, 0),
