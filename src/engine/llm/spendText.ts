@@ -75,5 +75,5 @@ export function spendLine(t: AccountingSummary, simulated = false): string {
 export function cutOffText(cutOff: number | undefined): string {
   if (!cutOff) return '';
   const n = cutOff === 1 ? '1 request was' : `${count(cutOff)} requests were`;
-  return `, a lower bound: ${n} cut off before their reply (a stop or limits.request_timeout_s), their tokens unknown, and the provider may bill them`;
+  return `, a lower bound: ${n} cut off before their reply (a stop, limits.request_timeout_s or an agent target's env.exec_timeout), their tokens unknown, and the provider may bill them`;
 }

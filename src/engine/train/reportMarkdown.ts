@@ -198,7 +198,7 @@ function retryLine(roles: RunReport['spend_by_role']): string {
   const retried = `Retried attempts: ${part('retries')}. Calls that failed after every attempt: ${part('failures')}.`;
   // Said only when it happened: then the spend above is a lower bound.
   if (!Object.values(roles).some((s) => s.cut_off)) return retried;
-  return `${retried} Requests cut off before their reply (a stop or limits.request_timeout_s; tokens unknown, may be billed): ${part('cut_off')}.`;
+  return `${retried} Requests cut off before their reply (a stop, limits.request_timeout_s or an agent target's env.exec_timeout; tokens unknown, may be billed): ${part('cut_off')}.`;
 }
 
 /** An agent target: how often it opened the skill, and what to fix when seldom. */
