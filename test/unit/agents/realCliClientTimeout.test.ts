@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { SkillOptError } from '../../../src/engine/errors';
@@ -102,6 +102,11 @@ for (const t of AGENT_TARGETS) {
       // Claude Code streams each reply's usage as it opens: its output figure is that first one (1).
       assert.equal(totals.completionTokens, t.agent === 'claude' ? 1 : usage.completionTokens);
       assert.equal(totals.cutOff, 1, 'the request it was waiting on is counted as cut off');
+      // The killed run's task folder (its home with the CLI's session files) is gone too.
+      assert.deepEqual(
+        readdirSync(join(base, 'agents')).filter((f) => f.startsWith('task-')),
+        [],
+      );
     });
   });
 }
