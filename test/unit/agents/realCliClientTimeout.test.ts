@@ -1,16 +1,14 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { SkillOptError } from '../../../src/engine/errors';
 import { Accounting } from '../../../src/engine/llm/accounting';
 import { createModelClient } from '../../../src/engine/llm/client';
-import { CommandBackend } from '../../../src/engine/llm/command';
-import type { ChatRequest } from '../../../src/engine/llm/types';
 import { agentCliBin } from '../../support/agentClis';
 import { agentModel, startWireServer } from '../../support/loopback/agentModel';
 import { hang, type LoopbackServer } from '../../support/loopback/core';
-import { AGENT_TARGETS } from './agentRuns';
+import { AGENT_TARGETS, agentBackend, capitalRequest } from './agentRuns';
 
 /**
  * The model client's own limit on an agent run (env.exec_timeout + 60 s in a run, which a Copilot
@@ -21,17 +19,8 @@ import { AGENT_TARGETS } from './agentRuns';
  */
 const { bin } = agentCliBin();
 
-function request(country: string): ChatRequest {
-  const prompt = `What is the capital of ${country}?\n\nEnd with your final answer wrapped as <answer>...</answer>.`;
-  const skill =
-    '---\nname: capitals\ndescription: Use when answering questions about capital cities.\n---\n\n# Capitals\n\nRULE-7: write the city name in UPPERCASE.\n';
-  return {
-    role: 'target',
-    stage: 'rollout',
-    messages: [{ role: 'user', content: prompt }],
-    task: { taskId: `capital-${country}`, skill, skillName: 'capitals', prompt },
-  };
-}
+const SKILL =
+  '---\nname: capitals\ndescription: Use when answering questions about capital cities.\n---\n\n# Capitals\n\nRULE-7: write the city name in UPPERCASE.\n';
 
 for (const t of AGENT_TARGETS) {
   describe(`the model client's time limit cuts off a real ${t.agent} CLI mid-run`, function () {
@@ -66,20 +55,7 @@ for (const t of AGENT_TARGETS) {
 
     it('records the tokens the CLI reported before the kill, with the stalled request cut off', async () => {
       const accounting = new Accounting();
-      const backend = new CommandBackend({
-        agent: t.agent,
-        trusted: true,
-        settings: { model: 'loopback-model', baseUrl: server!.url, sandbox: 'read-only' },
-        workspaceRoot: join(base, 'agents'),
-        parentEnv: {
-          PATH: `${bin}${delimiter}${process.env.PATH ?? ''}`,
-          HOME: join(base, 'home'),
-          [t.keyVar]: `fake-${t.agent}-target-key`,
-        },
-        userHome: join(base, 'home'),
-        timeoutMs: 80_000,
-        killGraceMs: 1_000,
-      });
+      const backend = agentBackend(t, bin!, base, server!.url, { timeoutMs: 80_000 });
       const client = createModelClient({
         role: 'target',
         backend,
@@ -88,7 +64,7 @@ for (const t of AGENT_TARGETS) {
         retry: { maxAttempts: 1 },
         accounting,
       });
-      await assert.rejects(client.chat(request('Peru')), (e: unknown) => {
+      await assert.rejects(client.chat(capitalRequest('Peru', SKILL)), (e: unknown) => {
         assert.ok(SkillOptError.is(e, 'llm'), String(e));
         assert.match(e.message, /timed out|time limit|timeout/i);
         return true;

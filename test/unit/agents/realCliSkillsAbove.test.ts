@@ -2,13 +2,11 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
-import { CommandBackend } from '../../../src/engine/llm/command';
-import type { ChatRequest } from '../../../src/engine/llm/types';
+import { join } from 'node:path';
 import { agentCliBin } from '../../support/agentClis';
 import { agentModel, promptText, startWireServer } from '../../support/loopback/agentModel';
 import type { LoopbackServer } from '../../support/loopback/core';
-import { AGENT_TARGETS } from './agentRuns';
+import { AGENT_TARGETS, agentBackend, capitalRequest } from './agentRuns';
 
 /**
  * Skills in a folder above the task workspaces (workspaces kept in a project that has skills, or a
@@ -22,16 +20,6 @@ const { bin } = agentCliBin();
 
 const CANDIDATE =
   '---\nname: capitals\ndescription: Use when answering questions about capital cities.\n---\n\n# Capitals\n\nRULE-7: write the city name in UPPERCASE.\n';
-
-function request(country: string): ChatRequest {
-  const prompt = `What is the capital of ${country}?\n\nEnd with your final answer wrapped as <answer>...</answer>.`;
-  return {
-    role: 'target',
-    stage: 'rollout',
-    messages: [{ role: 'user', content: prompt }],
-    task: { taskId: `capital-${country}`, skill: CANDIDATE, skillName: 'capitals', prompt },
-  };
-}
 
 for (const t of AGENT_TARGETS) {
   describe(`skills above the workspaces of a real ${t.agent} CLI`, function () {
@@ -72,22 +60,11 @@ for (const t of AGENT_TARGETS) {
 
     it('lists only the candidate skill, which the agent opens and follows, with no warning to give', async () => {
       const warnings: string[] = [];
-      const backend = new CommandBackend({
-        agent: t.agent,
-        trusted: true,
-        settings: { model: 'loopback-model', baseUrl: server!.url, sandbox: 'read-only' },
-        workspaceRoot: join(base, 'agents'),
-        parentEnv: {
-          PATH: `${bin}${delimiter}${process.env.PATH ?? ''}`,
-          HOME: join(base, 'home'),
-          [t.keyVar]: `fake-${t.agent}-target-key`,
-        },
-        userHome: join(base, 'home'),
+      const backend = agentBackend(t, bin!, base, server!.url, {
         timeoutMs: 60_000,
-        killGraceMs: 1_000,
         logger: { log: (level, _c, message) => void (level === 'warn' && warnings.push(message)) },
       });
-      const reply = await backend.call(request('France'), new AbortController().signal);
+      const reply = await backend.call(capitalRequest('France', CANDIDATE), new AbortController().signal);
       const texts = server!.requests.map((r) => promptText(t.wire, r));
       assert.ok(texts.length >= 2, `${texts.length} model requests`);
       for (const text of texts) {
