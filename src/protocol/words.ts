@@ -112,7 +112,7 @@ export function capUsedText(cap: StopCap): string {
 
 /** Why a request cut off counts apart: the words the CLI, report.md and the editor's views all use. */
 export const CUT_OFF_MEANING =
-  'cut off before their reply (a stop or limits.request_timeout_s), their tokens unknown, and the provider may bill them';
+  "cut off before their reply (a stop, limits.request_timeout_s or an agent target's env.exec_timeout), their tokens unknown, and the provider may bill them";
 
 /** "a lower bound: 2 requests were cut off …", or '' when none was: the spend beside it is then exact. */
 export function cutOffWords(cutOff: number | undefined): string {

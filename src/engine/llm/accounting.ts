@@ -183,9 +183,21 @@ export class Accounting {
     });
   }
 
-  /** A request sent and cut off before its reply, which said nothing of what it spent. */
-  recordCutOff(key: UsageKey): void {
-    this.bump(key, { cutOff: 1 });
+  /**
+   * A request sent and cut off before its reply, which said nothing of what it spent; `seen`: what
+   * an agent run killed by the timeout had reported before (its cut-off request not included).
+   */
+  recordCutOff(
+    key: UsageKey,
+    seen?: Pick<CallUsage, 'promptTokens' | 'completionTokens'> & Partial<CallUsage>,
+  ): void {
+    this.bump(key, {
+      cutOff: 1,
+      promptTokens: seen?.promptTokens ?? 0,
+      completionTokens: seen?.completionTokens ?? 0,
+      cachedTokens: seen?.cachedTokens ?? 0,
+      cacheWriteTokens: seen?.cacheWriteTokens ?? 0,
+    });
   }
 
   /** Registers a call in progress; `settled()` waits for it. */

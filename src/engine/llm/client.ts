@@ -152,7 +152,8 @@ class RetryingModelClient implements ModelClient {
           (s) => (seconds += s),
           (late) => this.opts.accounting?.recordStopped(usageKey, { seconds: 0, ...late }),
           // A simulated call costs nothing, cut off or not.
-          () => (this.impl.provider === 'sim' ? undefined : this.opts.accounting?.recordCutOff(usageKey)),
+          (seen) =>
+            this.impl.provider === 'sim' ? undefined : this.opts.accounting?.recordCutOff(usageKey, seen),
         );
       } catch (err) {
         const lost = spentBy(err);
@@ -233,8 +234,11 @@ class RetryingModelClient implements ModelClient {
      * exits with it still running (agent runs say so).
      */
     spentAfterStop: (u: Usage) => void,
-    /** A request cut off (stop or timeout) that said nothing of what it spent. */
-    cutOff: () => void,
+    /**
+     * A request cut off (stop or timeout) that said nothing of what it spent, or, timed out, only
+     * part of it (`seen`: what an agent reported before it was killed, a lower bound).
+     */
+    cutOff: (seen?: Usage) => void,
   ): Promise<BackendReply> {
     const once = async (): Promise<BackendReply> => {
       const started = this.now();
@@ -258,13 +262,14 @@ class RetryingModelClient implements ModelClient {
           // The stop is prompt, but an agent run ends with a bill for what it did until the stop
           // (its transcript): record it then, and let the run wait for it. An HTTP call rejects
           // at once when aborted and reports nothing: it was sent, so it is counted as cut off
-          // (the provider may bill it; the totals are then a lower bound).
+          // (the provider may bill it; the totals are then a lower bound). An agent this timeout
+          // killed had a request in flight too: what it reported is paid, with that one cut off.
           const late = call.then(
             () => undefined,
             (e: unknown) => {
               const u = spentBy(e);
               if (u && caller.aborted) spentAfterStop(u);
-              else if (!u) cutOff();
+              else cutOff(u);
             },
           );
           void this.opts.accounting?.opened(late);

@@ -358,11 +358,15 @@ export class CommandBackend implements ChatBackend {
     });
   }
 
-  /** Warns once when an instruction file sits above the workspaces or machine-wide (a CLI could read it). */
+  /**
+   * Warns once when an instruction file sits above the workspaces (a custom program could read it;
+   * the presets read none: markProjectRoot, claudeMdExcludes, Codex's project_root_markers) or
+   * machine-wide (a preset's CLI reads it).
+   */
   private warnAboutInstructionFiles(dirs: TaskDirs): void {
     if (this.warnedAbove) return;
     this.warnedAbove = true;
-    const found = instructionFilesAbove(dirs.work).filter((p) => !p.startsWith(dirs.root));
+    const found = this.preset ? [] : instructionFilesAbove(dirs.work).filter((p) => !p.startsWith(dirs.root));
     if (found.length) {
       this.options.logger?.log(
         'warn',

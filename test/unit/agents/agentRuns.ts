@@ -3,8 +3,9 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { AgentName } from '../../../src/engine/llm/command';
+import { CommandBackend, type AgentName } from '../../../src/engine/llm/command';
 import type { LedgerRow } from '../../../src/engine/llm/ledger';
+import type { ChatRequest } from '../../../src/engine/llm/types';
 import { prepareRun, type PreparedRun } from '../../../src/engine/run';
 import { RUN_FILE } from '../../../src/engine/store/layout';
 import { agentCliBin } from '../../support/agentClis';
@@ -62,6 +63,44 @@ export const AGENT_TARGETS: readonly AgentTarget[] = [
     start: startOpenAiServer,
   },
 ];
+
+/** The capitals question for `country` as a target request, with this skill text. */
+export function capitalRequest(country: string, skill: string): ChatRequest {
+  const prompt = `What is the capital of ${country}?\n\nEnd with your final answer wrapped as <answer>...</answer>.`;
+  return {
+    role: 'target',
+    stage: 'rollout',
+    messages: [{ role: 'user', content: prompt }],
+    task: { taskId: `capital-${country}`, skill, skillName: 'capitals', prompt },
+  };
+}
+
+/**
+ * `t`'s CLI (from `bin`) as a target backend against the server at `url`, its workspaces and the
+ * user's home under `base`, with its own key.
+ */
+export function agentBackend(
+  t: AgentTarget,
+  bin: string,
+  base: string,
+  url: string,
+  over: Partial<ConstructorParameters<typeof CommandBackend>[0]> = {},
+): CommandBackend {
+  return new CommandBackend({
+    agent: t.agent,
+    trusted: true,
+    settings: { model: 'loopback-model', baseUrl: url, sandbox: 'read-only' },
+    workspaceRoot: join(base, 'agents'),
+    parentEnv: {
+      PATH: `${bin}${delimiter}${process.env.PATH ?? ''}`,
+      HOME: join(base, 'home'),
+      [t.keyVar]: `fake-${t.agent}-target-key`,
+    },
+    userHome: join(base, 'home'),
+    killGraceMs: 1_000,
+    ...over,
+  });
+}
 
 /** The agent model of the capitals project for this CLI, with `override` replacing its replies. */
 function startAgentServer(t: AgentTarget, override?: AgentModelOptions['override']): Promise<LoopbackServer> {

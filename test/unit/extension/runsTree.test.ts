@@ -270,7 +270,7 @@ describe('extension runs: a waiting batch', () => {
     assert.ok(tooltip.includes(`Model calls: 12 · spend ≥ $0.08, ${cutOffWords(3)}`), tooltip);
     assert.match(
       cutOffWords(3),
-      /^a lower bound: 3 requests were cut off before their reply \(a stop or limits\.request_timeout_s\), their tokens unknown, and the provider may bill them$/,
+      /^a lower bound: 3 requests were cut off before their reply \(a stop, limits\.request_timeout_s or an agent target's env\.exec_timeout\), their tokens unknown, and the provider may bill them$/,
     );
     assert.equal(spendLine({ ...stopped.spend, cutOff: 0 }, false), 'Model calls: 12 · spend $0.08');
   });

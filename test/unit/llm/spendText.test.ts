@@ -156,7 +156,7 @@ describe('spend text: a run where only some roles are simulated', () => {
     assert.equal(a.totals().cutOff, 2);
     assert.match(
       spendLine(a.totals()),
-      /^Spend: 1 call, 10,000 prompt \+ 1,000 completion tokens, \$0\.0101 at list prices, a lower bound: 2 requests were cut off before their reply \(a stop or limits\.request_timeout_s\), their tokens unknown, and the provider may bill them\. Prompt cache: /,
+      /^Spend: 1 call, 10,000 prompt \+ 1,000 completion tokens, \$0\.0101 at list prices, a lower bound: 2 requests were cut off before their reply \(a stop, limits\.request_timeout_s or an agent target's env\.exec_timeout\), their tokens unknown, and the provider may bill them\. Prompt cache: /,
     );
     const report: RunReport = {
       ...baseReport(),
@@ -167,7 +167,7 @@ describe('spend text: a run where only some roles are simulated', () => {
     };
     assert.match(
       renderReport(report, '/tmp/run', false),
-      /Requests cut off before their reply \(a stop or limits\.request_timeout_s\), their tokens unknown, and the provider may bill them, so the spend is a lower bound: target 1, optimizer 0\./,
+      /Requests cut off before their reply \(a stop, limits\.request_timeout_s or an agent target's env\.exec_timeout\), their tokens unknown, and the provider may bill them, so the spend is a lower bound: target 1, optimizer 0\./,
     );
   });
 });

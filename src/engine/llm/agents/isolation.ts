@@ -19,6 +19,7 @@ import {
   rmdirSync,
   rmSync,
   statSync,
+  writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, parse } from 'node:path';
@@ -134,6 +135,18 @@ export function instructionFilesAbove(dir: string): string[] {
     }
   }
   return found;
+}
+
+/**
+ * Makes the workspace the root of an empty git repository (written by hand: git need not be
+ * installed). Claude Code and Copilot CLI list the skills of every folder above their workspace up
+ * to its repository's root (as the real CLIs do against a loopback model), so no project or shared
+ * temp folder above it can add skills, or an old copy of the one being trained, to the task's.
+ */
+export function markProjectRoot(work: string): void {
+  const git = join(work, '.git');
+  for (const d of ['objects', 'refs/heads']) mkdirSync(join(git, d), { recursive: true });
+  writeFileSync(join(git, 'HEAD'), 'ref: refs/heads/main\n');
 }
 
 /** Whether `folder` holds a `<name>/SKILL.md`. */

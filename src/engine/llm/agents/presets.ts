@@ -6,7 +6,7 @@
 import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TaskDirs } from './isolation';
-import { ancestors } from './isolation';
+import { ancestors, markProjectRoot } from './isolation';
 import type { AgentFormat } from './transcript';
 import type { AgentTargetBackend } from '../../../protocol/vocabulary';
 import { OPENAI_DEFAULT_BASE_URL } from '../openai';
@@ -176,6 +176,7 @@ const claude: AgentPreset = {
       ),
     );
     writeFileSync(join(config, 'settings.json'), `${JSON.stringify({ claudeMdExcludes }, null, 2)}\n`);
+    markProjectRoot(ctx.dirs.work);
     const s = ctx.settings;
     const argv = [
       ctx.program,
@@ -333,6 +334,7 @@ const copilot: AgentPreset = {
   build(ctx) {
     const s = ctx.settings;
     mkdirSync(join(ctx.dirs.home, '.copilot'), { recursive: true });
+    markProjectRoot(ctx.dirs.work);
     const argv = [ctx.program, '-p', ctx.prompt, '--output-format', 'json', '--no-auto-update', '--no-color'];
     if (s.allowAllTools) argv.push('--allow-all-tools');
     // Enough to load and read a skill and look around the workspace; nothing that writes or runs.
