@@ -87,7 +87,7 @@ export interface StepArtifacts {
  * A run-folder file read only for display (config, summary, epoch-end results): a JSON object whose
  * fields are each checked where they are shown; anything else, or no file, reads as undefined.
  */
-function readObject(path: string): Record<string, unknown> | undefined {
+export function readObject(path: string): Record<string, unknown> | undefined {
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(path, 'utf8'));
@@ -121,7 +121,7 @@ export function readRunFolder(dir: string): RunFolder {
     problem = err instanceof Error ? err.message : String(err);
   }
   const summary = readObject(layout.file(RUN_FILE.summary));
-  const engine = (state as { engine?: string } | undefined)?.engine;
+  const engine = state?.engine;
   const writer = engine === ENGINE_ID ? ENGINE_ID : state || history.length ? 'skillopt-python' : 'unknown';
   const status: RunFolder['status'] = runLockHeld(dir)
     ? 'running'

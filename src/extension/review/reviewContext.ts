@@ -1,5 +1,4 @@
 /** Where a reviewed run lives and how it reviews, and the event shapes the reviews share. */
-import { readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import type { EngineEvent } from '../../protocol/events';
@@ -7,6 +6,7 @@ import { lineHunks } from '../../engine/skill/hunks';
 import { isSkillFolder } from '../../engine/skill/package/folder';
 import { SKILL_FILE } from '../../engine/skill/package/text';
 import { RUN_FILE, RunLayout } from '../../engine/store/layout';
+import { readObject } from '../../engine/store/runReader';
 import { isAccepted, isReviewMode, type ReviewMode } from '../../protocol/vocabulary';
 import type { Ctx } from '../ctx';
 import { previousTextOf, runDirOfCandidate, type CandidateReady, type GateVerdictEvent } from './runFiles';
@@ -28,17 +28,6 @@ export function reviewModeSetting(): ReviewMode | undefined {
   return isReviewMode(v) ? v : undefined;
 }
 
-function readJson(path: string): Record<string, unknown> | undefined {
-  try {
-    const v = JSON.parse(readFileSync(path, 'utf8')) as unknown;
-    return typeof v === 'object' && v !== null && !Array.isArray(v)
-      ? (v as Record<string, unknown>)
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** Where a run lives, how it reviews, and which skill file it trains. */
 export function reviewContextOf(
   ctx: Ctx,
@@ -52,7 +41,8 @@ export function reviewContextOf(
   // A run seen before its config.json was written reads as an empty config until its folder is
   // read again: then the file itself says which skill it trains.
   const known = run?.config && Object.keys(run.config).length > 0 ? run.config : undefined;
-  const config = known ?? (runDir ? readJson(new RunLayout(runDir).file(RUN_FILE.config)) : undefined) ?? {};
+  const config =
+    known ?? (runDir ? readObject(new RunLayout(runDir).file(RUN_FILE.config)) : undefined) ?? {};
   const configMode = config.review_mode;
   const mode = hints.mode ?? (isReviewMode(configMode) ? configMode : (reviewModeSetting() ?? 'auto'));
   const live = hints.live ?? (sentEvents || run?.status === 'running');
