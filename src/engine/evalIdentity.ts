@@ -6,13 +6,15 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { imagesDigest } from './data/digest';
 import type { TaskItem } from './data/tasks';
 import { SkillOptError } from './errors';
 import { canonicalJson } from './llm/cache';
 import type { PreparedRun } from './run';
 import { writeJsonAtomic } from './store/atomic';
-import { EVAL_FILE, RUN_FILE, RunLayout } from './store/layout';
+import { EVAL_FILE, RUN_DIR, RUN_FILE, RunLayout } from './store/layout';
+import { isRunFolder } from './store/runReader';
 import { evalIdentitySchema, readRunJson } from './store/runSchemas';
 
 export interface EvalIdentity {
@@ -103,7 +105,16 @@ export function defaultEvalFolder(base: string, id: EvalIdentity): string {
 
 /** Records `id` in a new evaluation folder; refuses a folder that holds another evaluation. */
 export function claimEvalFolder(outDir: string, id: EvalIdentity): void {
-  const file = new RunLayout(outDir).file(EVAL_FILE.identity);
+  const layout = new RunLayout(outDir);
+  const file = layout.file(EVAL_FILE.identity);
+  // A training run's own folder: its evaluations would mix with the run's files, and the advice
+  // below ("delete this one") would lose the run.
+  if (isRunFolder(outDir)) {
+    throw new SkillOptError('config', "is a training run's folder, not one for an evaluation", {
+      file: outDir,
+      fix: `give --out another folder, or leave --out out with a --skill inside this run (e.g. its ${RUN_FILE.bestSkill}): the evaluation then goes to ${join(outDir, RUN_DIR.evalOnly, '<skill>_<split>')}`,
+    });
+  }
   const fits = evalFolderFits(outDir, id);
   if (fits === 'same') return;
   const { recorded } = heldIn(outDir);

@@ -111,6 +111,22 @@ function knownFlags(spec: CommandSpec): Map<string, FlagSpec> {
   return new Map([...spec.flags, jsonFlag, helpFlag].map((f) => [f.name, f]));
 }
 
+/**
+ * node's complaint as one line: it names a flag with no value in several sentences ("Did you
+ * forget…", "To specify an option argument starting with a dash…").
+ */
+function parseArgsError(err: unknown, spec: CommandSpec): UsageError {
+  const help = `see skillopt ${spec.name} --help`;
+  const message = err instanceof Error ? err.message : String(err);
+  const flag = /^Option '(--?[\w-]+)/.exec(message)?.[1];
+  if ((err as { code?: string }).code !== 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' || !flag)
+    return new UsageError(message.split('\n')[0].replace(/\.$/, ''), help);
+  return new UsageError(
+    `${flag} has no value`,
+    `give ${flag} a value; one that starts with "-" is written ${flag}=VALUE (${help})`,
+  );
+}
+
 /** node's parser for our own flags; its complaints (a missing value…) become usage errors. */
 function strictParse(mine: string[], spec: CommandSpec): ReturnType<typeof parseArgs> {
   let parsed: ReturnType<typeof parseArgs>;
@@ -121,10 +137,7 @@ function strictParse(mine: string[], spec: CommandSpec): ReturnType<typeof parse
       allowPositionals: true,
     });
   } catch (err) {
-    throw new UsageError(
-      err instanceof Error ? err.message : String(err),
-      `see skillopt ${spec.name} --help`,
-    );
+    throw parseArgsError(err, spec);
   }
   // `--out "$DIR"` with DIR unset: taken as no --out, the run would go to the default folder.
   for (const [name, value] of Object.entries(parsed.values))

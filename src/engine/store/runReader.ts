@@ -81,10 +81,6 @@ export interface StepArtifacts {
   failedTrajectories: Array<{ id: string; path: string; reason?: string }>;
 }
 
-/**
- * A run-folder file read only for display (config, summary, epoch-end results): a JSON object whose
- * fields are each checked where they are shown; anything else, or no file, reads as undefined.
- */
 const str = (v: unknown): string =>
   typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v);
 
@@ -107,7 +103,7 @@ export function readRunFolder(dir: string): RunFolder {
     problem = err instanceof Error ? err.message : String(err);
   }
   const summary = readJsonObject(layout.file(RUN_FILE.summary));
-  const engine = (state as { engine?: string } | undefined)?.engine;
+  const engine = state?.engine;
   const writer = engine === ENGINE_ID ? ENGINE_ID : state || history.length ? 'skillopt-python' : 'unknown';
   const status: RunFolder['status'] = runLockHeld(dir)
     ? 'running'

@@ -4,7 +4,7 @@
  * same answer from every candidate, so no edit to the body can help. Counted from the rollout
  * rows' `agent_run.skill_loaded` (the CLI's own events), errored runs and no-skill runs aside.
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RolloutResult, RolloutRow } from '../../protocol/records';
 import { readJsonl } from '../store/jsonl';
@@ -58,12 +58,16 @@ export function forEachResultRow(
 ): void {
   const walk = (dir: string, depth: number): void => {
     if (depth > 6 || !existsSync(dir)) return;
-    for (const entry of readdirSync(dir)) {
-      if (entry === EVAL_FILE.predictions || entry === RUN_DIR.generatedSplits || skip.has(entry)) continue;
-      const p = join(dir, entry);
+    // Entries as they are, links not followed: a link planted in the run folder would lead the
+    // walk out of it (and a dangling one would throw).
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const name = entry.name;
+      if (name === EVAL_FILE.predictions || name === RUN_DIR.generatedSplits || skip.has(name)) continue;
+      const p = join(dir, name);
       // A torn line from an interrupted write is not evidence either way: passed over.
-      if (entry === EVAL_FILE.results) for (const row of readJsonl(p, RESULT_ROWS)) visit(row, dir);
-      else if (statSync(p).isDirectory()) walk(p, depth + 1);
+      if (name === EVAL_FILE.results && entry.isFile())
+        for (const row of readJsonl(p, RESULT_ROWS)) visit(row, dir);
+      else if (entry.isDirectory()) walk(p, depth + 1);
     }
   };
   walk(outDir, 0);

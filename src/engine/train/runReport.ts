@@ -119,7 +119,7 @@ export function writeStoppedReport(loop: LoopContext, reason: string): void {
     loop.ctx.logger.log(
       'warn',
       'report',
-      `report.md of the stopped run could not be written: ${String(err)}`,
+      `report.md of the stopped run could not be written: ${err instanceof Error ? err.message : String(err)}`,
     );
   }
 }

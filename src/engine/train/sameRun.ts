@@ -9,7 +9,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import type { TaskDataDigest } from '../data/digest';
 import { SkillOptError } from '../errors';
 import { isTempName } from '../store/atomic';
-import { RUN_FILE, RunLayout } from '../store/layout';
+import { EVAL_FILE, RUN_FILE, RunLayout } from '../store/layout';
 import { artifactSchemas, readArtifact } from '../store/runSchemas';
 import { checkOutFolderData } from './sameData';
 
@@ -138,9 +138,13 @@ export function refuseResumeWithoutRun(outDir: string): void {
  */
 const RUN_MARKERS = [RUN_FILE.state, RUN_FILE.ledger, RUN_FILE.dataDigest];
 
-/** Whether `dir` holds a run, even one killed before its first save (what `--fresh` clears). */
+/**
+ * Whether `dir` holds a run, even one killed before its first save (what `--fresh` clears). An
+ * evaluation's folder has a ledger too, but is no training run.
+ */
 export function holdsRun(dir: string): boolean {
   const layout = new RunLayout(dir);
+  if (existsSync(layout.file(EVAL_FILE.identity))) return false;
   return RUN_MARKERS.some((f) => existsSync(layout.file(f)));
 }
 
@@ -160,10 +164,16 @@ export function refuseForeignFolder(
     return; // Not a folder, or unreadable: the first write says so, naming it.
   }
   if (!entries.length) return;
+  const fix = `give --out a new or empty folder (e.g. runs/first): ${writes}`;
+  if (entries.includes(EVAL_FILE.identity))
+    throw new SkillOptError('config', `holds an evaluation (${EVAL_FILE.identity}), not a training run`, {
+      file: outDir,
+      fix,
+    });
   const shown = entries.sort().slice(0, 5).join(', ') + (entries.length > 5 ? ', …' : '');
   throw new SkillOptError('config', `the folder holds files but no run (${shown})`, {
     file: outDir,
-    fix: `give --out a new or empty folder (e.g. runs/first): ${writes}`,
+    fix,
   });
 }
 

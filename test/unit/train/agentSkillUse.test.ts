@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RolloutResult } from '../../../src/protocol/records';
 import { Accounting } from '../../../src/engine/llm/accounting';
@@ -74,6 +74,23 @@ describe('train/agentSkillUse: how often an agent target opened the skill', () =
     const md = report(run.path);
     assert.match(md, /^The agent opened the skill in 2 of 3 run\(s\) \(67%\)\.$/m);
     assert.doesNotMatch(md, /target_delivery/);
+  });
+
+  // A link planted in a run folder (skills/x → /etc): the walk followed it out of the folder, read
+  // rows from there, and a dangling link inside threw ENOENT as a stack trace when report.md was built.
+  it('does not follow a link out of the run folder, nor stop at a dangling one', () => {
+    writeRows(join(run.path, RUN_DIR.baselineSelection), [row('a', true)]);
+    const outside = tempDir('skillopt-outside-');
+    try {
+      writeRows(join(outside.path, 'rollout'), [row('x', false), row('y', false)]);
+      symlinkSync(join(outside.path, 'missing'), join(outside.path, 'dangling'));
+      mkdirSync(join(run.path, 'skills'));
+      symlinkSync(outside.path, join(run.path, 'skills', 'x'));
+      assert.deepEqual(runSkillUse(run.path), { runs: 1, loaded: 1 });
+      assert.match(report(run.path), /^The agent opened the skill in 1 of 1 run\(s\)/m);
+    } finally {
+      outside.cleanup();
+    }
   });
 
   it('says what to fix in report.md when the agent seldom opened it', () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { TaskItem } from '../../../src/engine/data/tasks';
 import { SkillOptError } from '../../../src/engine/errors';
-import { prepareRun } from '../../../src/engine/run';
+import { prepareRun, trainPrepared } from '../../../src/engine/run';
 import type { RolloutResult, StepRecord } from '../../../src/protocol/records';
 import { startAnthropicServer } from '../../support/loopback/anthropicServer';
 import { contentText, type LoopbackServer } from '../../support/loopback/core';
@@ -13,7 +13,7 @@ import {
 } from '../../support/loopback/scriptedModels';
 import { planTrainEpoch } from '../../../src/engine/data/plan';
 import { comparableHistory, exampleConfig, readJson, runSim, tempDir } from './helpers';
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Errored is not failed: a target that could not answer is kept out of scores, gates and analysts. */
@@ -135,6 +135,39 @@ describe('errored target items (loopback wires)', function () {
       return true;
     });
     assert.equal(optimizerRequests(server), 0, 'the optimizer was paid although the target never answered');
+  });
+
+  // The stopped run's report.md could not be written (here: a folder stands in its place; a full disk
+  // in use): the warning printed "SkillOptError: <message>", the class name of our own user error.
+  it('a stopped report that cannot be written is warned about as one plain message', async () => {
+    const server = await startOpenAiServer(
+      scriptedModels(items.all, (_req, stage) =>
+        stage === 'target'
+          ? { kind: 'status', status: 401, message: 'Incorrect API key provided' }
+          : undefined,
+      ),
+    );
+    servers.push(server);
+    const report = join(dir.path, 'report.md');
+    const lines: string[] = [];
+    const prepared = prepare({ backend: 'openai', url: server.url }, server.url);
+    await assert.rejects(
+      trainPrepared(prepared, {
+        // Once the run folder is the run's: a folder where report.md goes.
+        emit: () => void (existsSync(report) || mkdirSync(report)),
+        signal: new AbortController().signal,
+        resumeCommand: 'resume',
+        logger: { log: (_level, component, message) => lines.push(`${component}: ${message}`) },
+      }),
+      (err: unknown) => {
+        assert.ok(SkillOptError.is(err, 'target'), String(err));
+        return true;
+      },
+    );
+    const warning = lines.find((l) => l.includes('report.md of the stopped run could not be written'));
+    assert.ok(warning, lines.join('\n'));
+    assert.match(warning, /report\.md: cannot write here/);
+    assert.doesNotMatch(warning, /SkillOptError|\bError:/);
   });
 
   it('a target whose model is not found stops the run the same way (Anthropic wire)', async () => {

@@ -10,7 +10,7 @@ import {
 } from '../../../src/engine/evalIdentity';
 import { evalPrepared, type EvalSummary } from '../../../src/engine/evalRun';
 import type { PreparedRun } from '../../../src/engine/run';
-import { EVAL_FILE, RunLayout } from '../../../src/engine/store/layout';
+import { EVAL_FILE, RUN_FILE, RunLayout } from '../../../src/engine/store/layout';
 import type { LoopbackServer } from '../../support/loopback/core';
 import { startOpenAiServer } from '../../support/loopback/openaiServer';
 import { scriptedModels, scriptedTargetModel } from '../../support/loopback/scriptedModels';
@@ -126,6 +126,38 @@ describe('an eval-only folder holds one evaluation', function () {
       writeFileSync(file, JSON.stringify(older));
       claimEvalFolder(folder, id());
       assert.equal(defaultEvalFolder(folder, id()), folder);
+    } finally {
+      out.cleanup();
+    }
+  });
+
+  // `--out` given a training run's folder: the refusal said "an evaluation that does not record what
+  // it evaluated … or delete this one", advice that would delete the run. With no ledger yet (a run
+  // stopped before its first call) the evaluation was written into the training run's folder.
+  it("refuses a training run's folder as such, with or without answers, and never says to delete it", () => {
+    const out = tempDir('skillopt-eval-in-run-');
+    try {
+      const prepared = runs.prepare(server, [], { outDir: out.path });
+      const id = evalIdentity(prepared, {
+        skill: prepared.initialSkill,
+        skillPath: prepared.skillPath,
+        split: 'test',
+        items: exampleTasks(),
+      });
+      const layout = new RunLayout(out.path);
+      writeFileSync(layout.file(RUN_FILE.config), '{}');
+      for (const withLedger of [false, true]) {
+        if (withLedger) writeFileSync(layout.file(RUN_FILE.ledger), '');
+        assert.throws(
+          () => claimEvalFolder(out.path, id),
+          (err: unknown) =>
+            SkillOptError.is(err, 'config') &&
+            /is a training run's folder/.test(err.message) &&
+            /eval_only/.test(err.message) &&
+            !/delete/.test(err.message),
+        );
+        assert.ok(!existsSync(layout.file(EVAL_FILE.identity)));
+      }
     } finally {
       out.cleanup();
     }

@@ -65,4 +65,17 @@ describe('train/sameRun: validate --out checks the run folder as train would', (
     writeFileSync(join(dir, 'ledger.jsonl'), '');
     assert.equal(holdsRun(dir), true);
   });
+
+  // `train --out` an evaluation's folder: its ledger made it a run killed early, so the training
+  // run's files went in beside the evaluation's (and --fresh would have deleted the evaluation).
+  it("takes an evaluation's folder for no run, and refuses training into it, naming the evaluation", () => {
+    writeFileSync(join(dir, 'ledger.jsonl'), '');
+    writeFileSync(join(dir, 'eval_identity.json'), '{}');
+    assert.equal(holdsRun(dir), false);
+    assert.throws(
+      () => checkOutFolderConfig(dir, {}),
+      /holds an evaluation \(eval_identity\.json\), not a training run.*Fix: give --out a new or empty folder/,
+    );
+    assert.throws(() => refuseResumeWithoutRun(dir), /there is no run to resume in this folder/);
+  });
 });

@@ -90,6 +90,17 @@ function sectionsWithField(key: string): FieldSection[] {
   return (Object.keys(SECTION_FIELDS) as FieldSection[]).filter((s) => fieldSchema(s, key) !== undefined);
 }
 
+/**
+ * The fields that `key` is the tail of: the pair set per role (`base_url` → optimizer_base_url and
+ * target_base_url), or its count (`epochs` → num_epochs). Those keys are what a
+ * user writes from other tools' docs, and ignoring one sends a run to the wrong endpoint or length.
+ */
+function longerName(key: string, fields: readonly string[]): string[] | undefined {
+  const perRole = [`optimizer_${key}`, `target_${key}`];
+  if (perRole.every((f) => fields.includes(f))) return perRole;
+  return fields.includes(`num_${key}`) ? [`num_${key}`] : undefined;
+}
+
 /** "did you mean" text for an unknown key in `section` (or at top level when section is undefined). */
 export function suggestKey(
   key: string,
@@ -105,8 +116,11 @@ export function suggestKey(
     return near ? `; did you mean ${near}?` : '';
   }
   if (!isSectionName(section) || section === 'prices') return '';
-  const near = closest(key, Object.keys(SECTION_FIELDS[section]));
+  const fields = Object.keys(SECTION_FIELDS[section]);
+  const near = closest(key, fields);
   if (near) return `; did you mean ${section}.${near}?`;
+  const longer = longerName(key, fields);
+  if (longer) return `; did you mean ${longer.map((f) => `${section}.${f}`).join(' and ')}?`;
   // A flat name (a legacy flag, a bare --cfg-options key) that is not mapped lands in env.
   const flatNear = section === 'env' && flatNames ? closest(key, flatNames.keys()) : undefined;
   return flatNear ? `; did you mean ${flatNames?.get(flatNear)}?` : '';
