@@ -91,7 +91,7 @@ function editsTried(outDir: string, record: StepRecord, entry: StepBufferEntry |
       const e = full.get(row.id);
       const applied = row.status.startsWith('applied');
       const fate = !applied
-        ? `not applied (${row.status})`
+        ? `not applied (${row.status}${row.error ? `: ${row.error}` : ''})`
         : humanIds.has(row.id) || (humanRejectedAll && !isAccepted(record.action))
           ? 'turned down by the person'
           : isAccepted(record.action)

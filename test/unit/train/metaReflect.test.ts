@@ -103,6 +103,15 @@ function writeStepFiles(outDir: string): void {
       status: 'skipped_ambiguous_target',
       occurrences: 2,
     },
+    {
+      index: 3,
+      id: 'e-x',
+      op: 'append',
+      target: '',
+      content_preview: 'See references/missing.md.',
+      status: 'skipped_outside_policy',
+      error: 'it links to references/missing.md, which the skill does not have',
+    },
   ]);
   writeJsonAtomic(join(step1, 'ranked_edits.json'), {
     reasoning: 'r',
@@ -125,6 +134,7 @@ const expectedHistory = [
   'edits tried:',
   `  1. [append] kept target="" content=${JSON.stringify(DATE_RULE)}`,
   '  2. [insert_after] not applied (skipped_ambiguous_target) target="## Rules" content="- Answer in English."',
+  '  3. [append] not applied (skipped_outside_policy: it links to references/missing.md, which the skill does not have) target="" content="See references/missing.md."',
   '',
   '### Step 2: REJECT, selection score 0.5000 → 0.4375',
   'rollout: 3/8 failed',

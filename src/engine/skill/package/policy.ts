@@ -11,7 +11,7 @@ export interface PackageEditPolicy {
   editable: string[];
   /** Globs never changed, even when `editable` matches. */
   readOnly: string[];
-  /** The most text files the package may hold after an edit adds one. */
+  /** The most files the package may hold after an edit adds one: SKILL.md and read-only files count. */
   maxFiles: number;
   /** The largest a changed or added file may become, in bytes (UTF-8). */
   maxFileBytes: number;
