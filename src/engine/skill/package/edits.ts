@@ -7,7 +7,7 @@
 import type { ApplyOptions, ApplyResult, Edit, EditReportRow } from '../applyEdits';
 import { collisionFor, refusalFor, sizeRefusal, DEFAULT_PACKAGE_POLICY } from './policy';
 import { brokenLinkReason, brokenLinksAdded, packagePaths } from './links';
-import { joinPackage, SKILL_FILE, splitPackage } from './text';
+import { joinPackage, packageFileCount, SKILL_FILE, splitPackage } from './text';
 
 export const OUTSIDE_POLICY = 'skipped_outside_policy' as const;
 
@@ -110,7 +110,7 @@ function applyInOrder(
       : collisionFor(file, [SKILL_FILE, ...pkg.files.map((f) => f.path), ...pkg.readOnly.map((f) => f.path)]);
     if (collision) return refuse(collision);
     // max_files bounds the whole folder as the agent gets it: SKILL.md and read-only files count.
-    const count = 1 + pkg.files.length + pkg.readOnly.length;
+    const count = packageFileCount(pkg);
     if (!existing && count + 1 > policy.maxFiles)
       return refuse(
         `adding ${file} would make the skill ${count + 1} files (SKILL.md included), over optimizer.package_edits.max_files (${policy.maxFiles})`,
