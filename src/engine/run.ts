@@ -29,7 +29,7 @@ import { checkInputFiles } from './train/inputFiles';
 import { unreviewedModeNotice } from './train/humanReview';
 import { checkSkillForRun } from './skill/lintForRun';
 import { isSkillFolder } from './skill/package/folder';
-import { policyGlobNotices } from './skill/package/policy';
+import { packagePolicyNotices } from './skill/package/policy';
 import { SKILL_FILE, skillBody } from './skill/package/text';
 import { buildModels, type ModelSetup, type ModelEnvironment } from './models';
 import { settingsFromConfig } from './train/fromConfig';
@@ -201,7 +201,9 @@ export function prepareRun(opts: PrepareOptions): PreparedRun {
       ...imageNotices,
       ...skill.notices,
       ...skillNotices,
-      ...(isSkillFolder(cfg.env.skill_init) ? policyGlobNotices(cfg.optimizer.package_edits) : []),
+      ...(isSkillFolder(cfg.env.skill_init)
+        ? packagePolicyNotices(cfg.optimizer.package_edits, skill.text)
+        : []),
       ...models.notices,
       ...turns.notices,
       ...activation.notices,

@@ -39,6 +39,8 @@ export interface CandidateEdit {
   support_count?: number;
   source_type?: string;
   status?: string;
+  /** Why a skipped edit was not applied (the apply report's `error`: a package policy refusal, say). */
+  status_reason?: string;
   /** Ids of other edits of this candidate that pull the same rule the opposite way (merged_patch.json). */
   conflicts_with?: string[];
   /** A skill package's file the edit names, when it is not SKILL.md. */

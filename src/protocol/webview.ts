@@ -46,7 +46,7 @@ export interface GateEditRow {
   /** Apply status from the engine (`applied_append`, `skipped_ambiguous_target`, ...). */
   status?: string;
   fate: EditFate;
-  /** The person's reason for rejecting it. */
+  /** The person's reason for rejecting it, or why a skipped edit was not applied. */
   reason?: string;
 }
 

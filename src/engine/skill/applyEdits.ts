@@ -322,7 +322,8 @@ function errorRow(index: number, id: string, message: string): EditReportRow {
  * edits go to the file each names (package/edits.ts).
  */
 export function applyEdits(skill: string, edits: readonly Edit[], options: ApplyOptions = {}): ApplyResult {
-  if (Array.isArray(edits) && (isPackageText(skill) || namesOtherFiles(edits)))
+  const folder = options.packagePolicy?.folder === true;
+  if (Array.isArray(edits) && (folder || isPackageText(skill) || namesOtherFiles(edits)))
     return applyPackageEdits(skill, edits, options, applyToText);
   return applyToText(skill, edits, options);
 }

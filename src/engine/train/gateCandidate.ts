@@ -27,7 +27,7 @@ import type { SelectionOutcome } from './selection';
 /** A candidate's edits as the review surfaces show them, with their apply status. */
 export function toCandidateEdits(
   edits: readonly Edit[],
-  report: ReadonlyArray<{ status: string }> | undefined,
+  report: ReadonlyArray<{ status: string; error?: string }> | undefined,
   opts: { details?: boolean } = {},
 ): CandidateEdit[] {
   return edits.map((e, i) => ({
@@ -39,6 +39,7 @@ export function toCandidateEdits(
     ...(opts.details && e.support_count !== undefined ? { support_count: Number(e.support_count) } : {}),
     ...(opts.details && e.source_type !== undefined ? { source_type: String(e.source_type) } : {}),
     ...(report?.[i] ? { status: report[i].status } : {}),
+    ...(report?.[i]?.error ? { status_reason: report[i].error } : {}),
     ...(opts.details ? conflictsWithin(e.conflicts_with, edits) : {}),
   }));
 }

@@ -91,7 +91,7 @@ function editsTried(outDir: string, record: StepRecord, entry: StepBufferEntry |
       const e = full.get(row.id);
       const applied = row.status.startsWith('applied');
       const fate = !applied
-        ? `not applied (${row.status})`
+        ? `not applied (${row.status}${row.error ? `: ${row.error}` : ''})`
         : humanIds.has(row.id) || (humanRejectedAll && !isAccepted(record.action))
           ? 'turned down by the person'
           : isAccepted(record.action)
@@ -172,7 +172,7 @@ function fileResult(
   saved: MetaReflectFile,
   dir: string,
   skill: string,
-  anchorMode: RunContext['settings']['anchorMode'],
+  settings: Pick<RunContext['settings'], 'anchorMode' | 'packagePolicy'>,
 ): MetaReflectResult {
   let candidate: string | null = null;
   if (saved.candidate_hash) {
@@ -180,7 +180,11 @@ function fileResult(
     candidate = readSkillArtifactIfAny(path) ?? null;
     // A crash between the two writes leaves no candidate file: re-apply the saved edits.
     if (candidate === null || skillHash(candidate) !== saved.candidate_hash) {
-      const replay = applyEdits(skill, saved.edits, { anchorMode }).text;
+      // Under the run's package policy, as first applied: it decides which edits apply.
+      const replay = applyEdits(skill, saved.edits, {
+        anchorMode: settings.anchorMode,
+        packagePolicy: settings.packagePolicy,
+      }).text;
       candidate = skillHash(replay) === saved.candidate_hash ? replay : null;
     }
   }
@@ -196,7 +200,7 @@ function fileResult(
 export async function metaReflect(ctx: RunContext, args: MetaReflectArgs): Promise<MetaReflectResult> {
   const resultPath = join(args.dir, STEP_FILE.metaReflectResult);
   const saved = readArtifact<MetaReflectFile>(resultPath, artifactSchemas.metaReflect);
-  if (saved) return fileResult(saved, args.dir, args.skill, ctx.settings.anchorMode);
+  if (saved) return fileResult(saved, args.dir, args.skill, ctx.settings);
 
   const write = (
     action: MetaReflectAction,

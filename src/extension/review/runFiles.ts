@@ -180,6 +180,7 @@ function candidateEdits(
 ): CandidateEdit[] {
   return edits.map((e, i) => {
     const status = rows[i]?.status;
+    const reason = rows[i]?.error;
     return {
       id: String(e.id),
       op: String(e.op ?? ''),
@@ -188,6 +189,7 @@ function candidateEdits(
       ...(typeof e.support_count === 'number' ? { support_count: e.support_count } : {}),
       ...(typeof e.source_type === 'string' ? { source_type: e.source_type } : {}),
       ...(typeof status === 'string' ? { status } : {}),
+      ...(typeof reason === 'string' && reason ? { status_reason: reason } : {}),
       ...(typeof e.file === 'string' && e.file && e.file !== 'SKILL.md' ? { file: e.file } : {}),
       ...conflictsWithin(e.conflicts_with, edits),
     };

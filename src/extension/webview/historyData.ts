@@ -172,7 +172,8 @@ function humanOf(h: HumanView): GateStepRow['human'] {
 }
 
 function fateOf(edit: CandidateEdit, action: string, h: HumanView): { fate: EditFate; reason?: string } {
-  if (edit.status && !edit.status.startsWith('applied')) return { fate: 'skipped' };
+  if (edit.status && !edit.status.startsWith('applied'))
+    return { fate: 'skipped', ...(edit.status_reason ? { reason: edit.status_reason } : {}) };
   const mine = h.decision?.edits[edit.id];
   if (mine)
     return {

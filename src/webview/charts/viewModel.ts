@@ -295,7 +295,8 @@ export function humanLabel(h: NonNullable<GateStepRow['human']>): string {
 
 function fateText(e: GateStepRow['edits'][number]): string {
   const base = fateLabels[e.fate];
-  if (e.fate === 'skipped' && e.status) return `${base} (${e.status.replace(/_/g, ' ')})`;
+  if (e.fate === 'skipped' && e.status)
+    return `${base} (${e.status.replace(/_/g, ' ')})${e.reason ? `: ${e.reason}` : ''}`;
   if (e.reason) return `${base}: ${e.reason}`;
   return base;
 }

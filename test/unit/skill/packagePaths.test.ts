@@ -140,5 +140,22 @@ describe('files an edit adds beside the others of a skill folder', () => {
       ),
       run.warnings.join('\n'),
     );
+    assert.ok(!run.warnings.some((w) => w.includes('max_files')), run.warnings.join('\n'));
+  });
+
+  it('says before the run when the folder already holds max_files files, SKILL.md included', () => {
+    const root = tempDir();
+    // The example folder: SKILL.md, a reference and a binary asset.
+    const run = (max: number): string[] =>
+      prepareRun({
+        configPath: packageExample(root),
+        outDir: join(root, `run${max}`),
+        overrides: [`optimizer.package_edits.max_files=${max}`],
+        models: { trustedWorkspace: true },
+      }).warnings.filter((w) => w.includes('max_files'));
+    assert.deepEqual(run(4), []);
+    assert.deepEqual(run(3), [
+      'optimizer.package_edits.max_files: the skill folder already has 3 files (SKILL.md included), so no edit may add one (the limit is 3; raise it to let the optimizer add reference files)',
+    ]);
   });
 });

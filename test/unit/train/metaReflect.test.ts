@@ -1,24 +1,17 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ChatRequest, ChatResult, ModelClient } from '../../../src/engine/llm/types';
-import { silentLogger } from '../../../src/engine/log';
 import { prepareRun, type PreparedRun } from '../../../src/engine/run';
 import { skillHash } from '../../../src/engine/skill/document';
 import { writeJsonAtomic } from '../../../src/engine/store/atomic';
 import { STEP_FILE } from '../../../src/engine/store/layout';
-import type { RunContext } from '../../../src/engine/train/context';
-import {
-  metaReflect,
-  renderEpochHistory,
-  type MetaReflectArgs,
-  type MetaReflectFile,
-} from '../../../src/engine/train/metaReflect';
+import { metaReflect, renderEpochHistory, type MetaReflectArgs } from '../../../src/engine/train/metaReflect';
 import type { StepBufferEntry, StepRecord } from '../../../src/protocol/records';
 import type { StepAction } from '../../../src/protocol/vocabulary';
 import { startOpenAiServer, type LoopbackServer } from '../../support/loopback/openaiServer';
 import { scriptedModels, scriptedOptimizerModel } from '../../support/loopback/scriptedModels';
 import { exampleConfig, tempDir } from './helpers';
+import { contextFor, readResult } from './metaReflectContext';
 
 const NEUTRAL = '- Re-read the question once before answering.';
 const HARMFUL = '- Round every number in the answer to the nearest whole number for readability.';
@@ -103,6 +96,15 @@ function writeStepFiles(outDir: string): void {
       status: 'skipped_ambiguous_target',
       occurrences: 2,
     },
+    {
+      index: 3,
+      id: 'e-x',
+      op: 'append',
+      target: '',
+      content_preview: 'See references/missing.md.',
+      status: 'skipped_outside_policy',
+      error: 'it links to references/missing.md, which the skill does not have',
+    },
   ]);
   writeJsonAtomic(join(step1, 'ranked_edits.json'), {
     reasoning: 'r',
@@ -125,6 +127,7 @@ const expectedHistory = [
   'edits tried:',
   `  1. [append] kept target="" content=${JSON.stringify(DATE_RULE)}`,
   '  2. [insert_after] not applied (skipped_ambiguous_target) target="## Rules" content="- Answer in English."',
+  '  3. [append] not applied (skipped_outside_policy: it links to references/missing.md, which the skill does not have) target="" content="See references/missing.md."',
   '',
   '### Step 2: REJECT, selection score 0.5000 → 0.4375',
   'rollout: 3/8 failed',
@@ -141,55 +144,6 @@ const expectedHistory = [
   '### Step 4: SKIP_NO_PATCHES (no candidate was evaluated)',
   'rollout: 3/8 failed',
 ].join('\n');
-
-interface Recorder {
-  requests: ChatRequest[];
-  fallbacks: Array<{ stage: string; reason: string }>;
-}
-
-function contextFor(
-  prepared: PreparedRun,
-  outDir: string,
-  reply?: (req: ChatRequest) => string | undefined,
-): { ctx: RunContext; rec: Recorder } {
-  const rec: Recorder = { requests: [], fallbacks: [] };
-  const inner = prepared.models.optimizer;
-  const optimizer: ModelClient = {
-    role: inner.role,
-    backend: inner.backend,
-    model: inner.model,
-    chat: async (req, signal): Promise<ChatResult> => {
-      rec.requests.push(req);
-      const forced = reply?.(req);
-      if (forced === undefined) return inner.chat(req, signal);
-      return {
-        text: forced,
-        usage: { promptTokens: 1, completionTokens: 1 },
-        backend: inner.backend,
-        model: inner.model,
-        seconds: 0,
-        attempts: 1,
-        cached: false,
-      };
-    },
-  };
-  const ctx: RunContext = {
-    settings: prepared.settings,
-    optimizer,
-    target: prepared.models.target,
-    scorer: prepared.scorer,
-    outDir,
-    signal: new AbortController().signal,
-    logger: silentLogger,
-    emit: () => undefined,
-    recordFallback: (stage, reason) => rec.fallbacks.push({ stage, reason }),
-  };
-  return { ctx, rec };
-}
-
-function readResult(dir: string): MetaReflectFile {
-  return JSON.parse(readFileSync(join(dir, STEP_FILE.metaReflectResult), 'utf8')) as MetaReflectFile;
-}
 
 describe('meta reflect', () => {
   let tmp: ReturnType<typeof tempDir>;
@@ -319,6 +273,26 @@ describe('meta reflect', () => {
     assert.equal(saved.action, 'no_change');
     assert.equal(saved.candidate_hash, null);
     assert.equal(existsSync(join(args.dir, STEP_FILE.candidate)), false);
+  });
+
+  it('replays a lost candidate under the package policy it was made under (a skill folder)', async () => {
+    const edits = [
+      { op: 'append', content: 'See references/missing.md.' },
+      { op: 'append', content: '- Keep answers short.' },
+    ];
+    const { ctx } = contextFor(prepared, outDir, () => JSON.stringify({ reasoning: 'r', edits }));
+    const folderCtx = {
+      ...ctx,
+      settings: { ...ctx.settings, packagePolicy: { ...ctx.settings.packagePolicy, folder: true } },
+    };
+    const args = argsFor('folder');
+    const out = await metaReflect(folderCtx, args);
+    assert.deepEqual(
+      out.report.map((r) => r.status),
+      ['skipped_outside_policy', 'applied_append'],
+    );
+    rmSync(join(args.dir, STEP_FILE.candidate));
+    assert.equal((await metaReflect(folderCtx, args)).candidate, out.candidate);
   });
 
   it('records a fallback when the reply stays unusable, and does not ask again on resume', async () => {

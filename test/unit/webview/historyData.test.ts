@@ -11,7 +11,10 @@ import {
   stepEdits,
 } from '../../../src/extension/review/runFiles';
 import { buildGateHistory, LiveRun, type HistoryInput } from '../../../src/extension/webview/historyData';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { writeJsonAtomic } from '../../../src/engine/store/atomic';
+import { RunLayout, STEP_FILE } from '../../../src/engine/store/layout';
 import { verdictKind, verdictLabel } from '../../../src/webview/charts/viewModel';
 import { prepareSim, runSim, tempDir } from '../train/helpers';
 import { aaCheckOf } from '../../support/gateTest';
@@ -108,6 +111,25 @@ describe('gate history data', function () {
     assert.deepEqual(strip(fromLive), strip(fromFolder));
     assert.equal(fromLive.baselineScore, fromFolder.baselineScore);
     assert.equal(fromLive.status, 'finished');
+  });
+
+  it("gives a skipped edit the apply report's reason", () => {
+    const reason = 'it links to references/missing.md, which the skill does not have';
+    const data = buildGateHistory({
+      ...folderInput(tmp.path),
+      stepEdits: () => [{ id: 'e-x', op: 'append', status: 'skipped_outside_policy', status_reason: reason }],
+    });
+    const edit = data.steps.find((r) => r.origin === 'step')?.edits[0];
+    assert.deepEqual([edit?.fate, edit?.reason], ['skipped', reason]);
+    // Read back from a step folder, as a finished run's history is.
+    const run = new RunLayout(mkdtempSync(join(tmpdir(), 'skillopt-reason-')));
+    writeJsonAtomic(run.stepFile(1, STEP_FILE.ranked), {
+      edits: [{ id: 'e-x', op: 'append', content: 'c' }],
+    });
+    writeJsonAtomic(run.stepFile(1, STEP_FILE.applyReport), [
+      { index: 1, id: 'e-x', op: 'append', status: 'skipped_outside_policy', error: reason },
+    ]);
+    assert.equal(stepEdits(run.root, 1)[0]?.status_reason, reason);
   });
 
   it('marks a step still under the gate as pending', () => {

@@ -59,6 +59,14 @@ const data: GateHistoryData = {
           fate: 'skipped',
           status: 'skipped_replace_target_not_found',
         },
+        {
+          id: 'e-3',
+          op: 'append',
+          content: 'See references/missing.md.',
+          fate: 'skipped',
+          status: 'skipped_outside_policy',
+          reason: 'it links to references/missing.md, which the skill does not have',
+        },
       ],
     }),
     step({
@@ -169,7 +177,7 @@ describe('gate history view model', () => {
         ['Step 3', 'gate running…', 'pending', '–', '', ''],
       ],
     );
-    assert.equal(rows[0]!.editsSummary, '2 edits: 1 kept, 1 not applied');
+    assert.equal(rows[0]!.editsSummary, '3 edits: 1 kept, 2 not applied');
     assert.deepEqual(rows[0]!.edits[0], {
       id: 'e-1',
       title: 'Add at the end · proposed by 4 analyses · from failed tasks',
@@ -179,6 +187,10 @@ describe('gate history view model', () => {
       fateLabel: 'kept',
     });
     assert.equal(rows[0]!.edits[1]!.fateLabel, 'not applied (skipped replace target not found)');
+    assert.equal(
+      rows[0]!.edits[2]!.fateLabel,
+      'not applied (skipped outside policy): it links to references/missing.md, which the skill does not have',
+    );
   });
 
   it('classifies verdicts and formats deltas', () => {

@@ -231,7 +231,7 @@ export const optimizerFields = {
     .strict()
     .prefault({})
     .describe(
-      'editable: [globs], read_only: [globs], max_files: integer ≥ 1, max_file_bytes: integer from 1 to 131072',
+      'editable: [globs], read_only: [globs], max_files: integer ≥ 1 (the files of the skill folder, SKILL.md included), max_file_bytes: integer from 1 to 131072',
     ),
 };
 

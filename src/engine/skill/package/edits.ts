@@ -6,9 +6,10 @@
  */
 import type { ApplyOptions, ApplyResult, Edit, EditReportRow } from '../applyEdits';
 import { collisionFor, refusalFor, sizeRefusal, DEFAULT_PACKAGE_POLICY } from './policy';
-import { joinPackage, SKILL_FILE, splitPackage } from './text';
+import { brokenLinkReason, brokenLinksAdded, packagePaths } from './links';
+import { joinPackage, packageFileCount, SKILL_FILE, splitPackage } from './text';
 
-export const OUTSIDE_POLICY = 'skipped_outside_policy';
+export const OUTSIDE_POLICY = 'skipped_outside_policy' as const;
 
 type ApplyText = (text: string, edits: readonly Edit[], options: ApplyOptions) => ApplyResult;
 
@@ -36,6 +37,36 @@ export function applyPackageEdits(
   applyText: ApplyText,
 ): ApplyResult {
   const policy = options.packagePolicy ?? DEFAULT_PACKAGE_POLICY;
+  const start = splitPackage(text);
+  // A lone SKILL.md's siblings on disk are not in its text, so its links cannot be checked here.
+  if (!policy.folder && start.files.length === 0 && start.readOnly.length === 0)
+    return applyInOrder(text, edits, options, applyText, undefined);
+  // A link SKILL.md gains may name a file a later edit of the set adds, but not one a refused edit
+  // would have added: apply against the files the set ends with until those stop changing.
+  let exists = namesOtherFiles(edits) ? undefined : packagePaths(start);
+  for (let round = 0; ; round++) {
+    const out = applyInOrder(text, edits, options, applyText, exists);
+    const files = packagePaths(splitPackage(out.text));
+    if (exists && (sameSet(files, exists) || round > edits.length)) return out;
+    exists = files;
+  }
+}
+
+const sameSet = (a: ReadonlySet<string>, b: ReadonlySet<string>): boolean =>
+  a.size === b.size && [...a].every((x) => b.has(x));
+
+/**
+ * The edits applied in list order; with `exists`, an edit adding a SKILL.md link to a path outside
+ * it is refused.
+ */
+function applyInOrder(
+  text: string,
+  edits: readonly Edit[],
+  options: ApplyOptions,
+  applyText: ApplyText,
+  exists: ReadonlySet<string> | undefined,
+): ApplyResult {
+  const policy = options.packagePolicy ?? DEFAULT_PACKAGE_POLICY;
   const pkg = splitPackage(text);
   const singleFile = !policy.folder && pkg.files.length === 0 && pkg.readOnly.length === 0;
   const report: EditReportRow[] = [];
@@ -45,6 +76,12 @@ export function applyPackageEdits(
       rows.map((r) => ({ ...r, index: i + 1, ...(file !== SKILL_FILE ? { file } : {}) }));
     if (file === SKILL_FILE) {
       const out = applyText(pkg.skill, [edit], options);
+      const broken = exists && out.text !== pkg.skill ? brokenLinksAdded(pkg.skill, out.text, exists) : [];
+      if (broken.length) {
+        const error = brokenLinkReason(broken);
+        report.push(...renumber(out.report).map((r) => ({ ...r, status: OUTSIDE_POLICY, error })));
+        return;
+      }
       pkg.skill = out.text;
       report.push(...renumber(out.report));
       return;
@@ -72,9 +109,11 @@ export function applyPackageEdits(
       ? undefined
       : collisionFor(file, [SKILL_FILE, ...pkg.files.map((f) => f.path), ...pkg.readOnly.map((f) => f.path)]);
     if (collision) return refuse(collision);
-    if (!existing && pkg.files.length + 1 > policy.maxFiles)
+    // max_files bounds the whole folder as the agent gets it: SKILL.md and read-only files count.
+    const count = packageFileCount(pkg);
+    if (!existing && count + 1 > policy.maxFiles)
       return refuse(
-        `adding ${file} would make ${pkg.files.length + 1} files, over optimizer.package_edits.max_files (${policy.maxFiles})`,
+        `adding ${file} would make the skill ${count + 1} files (SKILL.md included), over optimizer.package_edits.max_files (${policy.maxFiles})`,
       );
     const out = applyText(existing?.text ?? '', [edit], { ...options, skillFile: false });
     // An append to an empty document starts with the blank line that separates it from the text before.

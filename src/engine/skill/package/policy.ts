@@ -4,14 +4,14 @@
  */
 import { minimatch } from 'minimatch';
 import { isLeftOut, LEFT_OUT_DIRS, PACKAGE_TEXT_FILE_MAX, SKILL_RESOURCE_DIRS } from './folder';
-import { SKILL_FILE } from './text';
+import { packageFileCount, SKILL_FILE, splitPackage } from './text';
 
 export interface PackageEditPolicy {
   /** Globs of the paths an edit may change or create (relative to the skill folder). */
   editable: string[];
   /** Globs never changed, even when `editable` matches. */
   readOnly: string[];
-  /** The most text files the package may hold after an edit adds one. */
+  /** The most files the package may hold after an edit adds one: SKILL.md and read-only files count. */
   maxFiles: number;
   /** The largest a changed or added file may become, in bytes (UTF-8). */
   maxFileBytes: number;
@@ -116,4 +116,22 @@ export function policyGlobNotices(cfg: { editable: string[]; read_only: string[]
           `optimizer.package_edits.${key}: "${g}" matches nothing an edit may change (only SKILL.md and files in ${SKILL_RESOURCE_DIRS.join('/, ')}/ are part of a skill, relative to its folder)`,
       ),
   );
+}
+
+/**
+ * The notices of `optimizer.package_edits` for a skill folder (its loop text): globs that match
+ * nothing, and a folder that already holds `max_files` files or more (SKILL.md and read-only files
+ * count), where the limit lets no edit add a file.
+ */
+export function packagePolicyNotices(
+  cfg: { editable: string[]; read_only: string[]; max_files: number },
+  skillText: string,
+): string[] {
+  const files = packageFileCount(splitPackage(skillText));
+  const maxFiles = cfg.max_files;
+  if (files < maxFiles) return policyGlobNotices(cfg);
+  return [
+    ...policyGlobNotices(cfg),
+    `optimizer.package_edits.max_files: the skill folder already has ${files} files (SKILL.md included), so no edit may add one (the limit is ${maxFiles}; raise it to let the optimizer add reference files)`,
+  ];
 }

@@ -90,6 +90,11 @@ function parseTrailer(trailer: string): Omit<SkillPackage, 'skill'> | undefined 
   return { files, readOnly };
 }
 
+/** The files of a package as its folder holds them: SKILL.md, the text and the read-only files. */
+export function packageFileCount(pkg: SkillPackage): number {
+  return 1 + pkg.files.length + pkg.readOnly.length;
+}
+
 /** True when the text carries other files beside SKILL.md. */
 export function isPackageText(text: string): boolean {
   return trailerStart(text) >= 0;

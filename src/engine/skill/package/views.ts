@@ -81,7 +81,8 @@ export function optimizerSkillView(
     ...(blocks.length ? ['', ...blocks] : []),
     '',
     'An edit changes SKILL.md unless it names another file with "file": "<path>" (its target is then text of that file).',
-    `An "append" to a new path creates that file; only editable paths may change or be added (at most ${policy.maxFiles} files of ${policy.maxFileBytes} bytes each).`,
+    `An "append" to a new path creates that file; only editable paths may change or be added (at most ${policy.maxFiles} files in the skill, SKILL.md included, of ${policy.maxFileBytes} bytes each).`,
+    'A path SKILL.md names under references/, scripts/ or assets/ must be a file of the skill or one an edit of the same set adds.',
     'Scripts are never run while the skill is trained. Do not copy this listing into the skill.',
     PACKAGE_CLOSE,
   ].join('\n');
