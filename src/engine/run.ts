@@ -43,6 +43,7 @@ import { containWrites, makeDir, removeStaleTemps } from './store/atomic';
 import { defaultRunsRoot, RUN_FILE, RunLayout } from './store/layout';
 import { refuseOutFolder } from './train/sameRun';
 import { RunLedger } from './llm/ledger';
+import { streamTotals } from './llm/totalsEvents';
 import { setMaxListeners } from 'node:events';
 import type { TrainSettings } from './train/settings';
 import { prepareActivation, withActivationCalls, type ActivationPlan } from './activation/plan';
@@ -304,33 +305,7 @@ export async function trainPrepared(
   const ctx = makeContext(prepared, hooks, prepared.outDir, (stage, reason) =>
     holder.trainer?.noteFallback(stage, reason),
   );
-  // Totals change on every call; a few updates a second are plenty for a status bar.
-  let lastEmit = 0;
-  let pendingTimer: ReturnType<typeof setTimeout> | undefined;
-  const emitTotals = (): void => {
-    pendingTimer = undefined;
-    lastEmit = Date.now();
-    const t = models.accounting.totals();
-    hooks.emit({
-      type: 'accounting',
-      totals: {
-        calls: t.calls,
-        promptTokens: t.promptTokens,
-        completionTokens: t.completionTokens,
-        cacheHits: t.cacheHits,
-        dollars: t.dollars,
-        fallbacks: t.fallbacks,
-        cachedTokens: t.cachedTokens,
-        cacheSavedDollars: t.cacheSavedDollars,
-        cutOff: t.cutOff,
-      },
-    });
-  };
-  const unsubscribe = models.accounting.onChange(() => {
-    if (pendingTimer) return;
-    const wait = Math.max(0, 250 - (Date.now() - lastEmit));
-    pendingTimer = setTimeout(emitTotals, wait);
-  });
+  const totals = streamTotals(models.accounting, hooks.emit);
   makeDir(prepared.outDir);
   let release: (() => void) | undefined;
   let detach: (() => void) | undefined;
@@ -402,9 +377,7 @@ export async function trainPrepared(
     // A stopped agent run reports what it spent as its process ends: wait so the ledger has it.
     if (hooks.signal.aborted) await models.accounting.settled(STOPPED_CALLS_WAIT_MS);
     if (stop !== undefined) holder.trainer?.reportStop(stop);
-    unsubscribe();
-    if (pendingTimer) clearTimeout(pendingTimer);
-    emitTotals();
+    totals.close();
     detach?.();
     uncontain?.();
     release?.();
