@@ -76,3 +76,8 @@ export function splitFix(text: string, inline = false): { problem: string; fix?:
   const [problem, fix] = [trim(text.slice(0, cut)), trim(text.slice(cut + ' Fix: '.length))];
   return inline ? { problem: `${problem} (fix: ${fix})` } : { problem, fix };
 }
+
+/** The text of any thrown value: an Error's message, else the value as a string. */
+export function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

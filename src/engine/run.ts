@@ -19,7 +19,7 @@ import { taskDataDigest, type TaskDataDigest } from './data/digest';
 import { evalsSkillNameNotices } from './data/evalsSkillName';
 import { loadData, loadSkill } from './runInputs';
 import { estimateCalls, type CallEstimate } from './callEstimate';
-import { SkillOptError } from './errors';
+import { SkillOptError, messageOf } from './errors';
 import { dollarCapNotice } from './dollarCap';
 import type { EngineEvent } from '../protocol/events';
 import { silentLogger, type Logger } from './log';
@@ -366,10 +366,10 @@ export async function trainPrepared(
     if (outcome.status === 'stopped') stop = outcome.reason ?? 'stopped';
     return outcome;
   } catch (err) {
-    stop = `failed: ${err instanceof Error ? err.message : String(err)}`;
+    stop = `failed: ${messageOf(err)}`;
     hooks.emit({
       type: 'run/failed',
-      message: err instanceof Error ? err.message : String(err),
+      message: messageOf(err),
       reason: SkillOptError.is(err) ? err.reason : 'internal',
     });
     throw err;

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { loadConfig } from '../../engine/config/load';
 import { defaultConfig, type SkillOptConfig } from '../../engine/config/schema';
 import { formatConfigWarning } from '../../engine/config/schema/problems';
-import { SkillOptError } from '../../engine/errors';
+import { SkillOptError, messageOf } from '../../engine/errors';
 import { editSchema } from '../../engine/llm/contracts/payload';
 import type { Edit } from '../../engine/skill/applyEdits';
 import { unifiedDiff } from '../../engine/skill/hunks';
@@ -78,14 +78,10 @@ function readEdits(path: string): Edit[] {
   try {
     parsed = JSON.parse(text);
   } catch (err) {
-    throw new SkillOptError(
-      'config',
-      `not valid JSON (${err instanceof Error ? err.message : String(err)})`,
-      {
-        file: path,
-        fix: 'pass a JSON array of edits, or an object with an "edits" array (see skillopt apply-edits --help)',
-      },
-    );
+    throw new SkillOptError('config', `not valid JSON (${messageOf(err)})`, {
+      file: path,
+      fix: 'pass a JSON array of edits, or an object with an "edits" array (see skillopt apply-edits --help)',
+    });
   }
   const list = Array.isArray(parsed)
     ? parsed

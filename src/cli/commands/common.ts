@@ -3,7 +3,7 @@ import type { Logger } from '../../engine/log';
 import type { LogLevel } from '../../protocol/vocabulary';
 import { levelAtLeast } from '../../engine/log';
 import { redactOverride } from '../../engine/config/flat';
-import { SkillOptError } from '../../engine/errors';
+import { SkillOptError, messageOf } from '../../engine/errors';
 import { readRegularFile } from '../../engine/regularFile';
 import { UsageError } from '../exit';
 import { type CommandSpec, type FlagSpec, helpFlag, isReferenceFlag, jsonFlag, unknownFlag } from '../args';
@@ -117,7 +117,7 @@ function knownFlags(spec: CommandSpec): Map<string, FlagSpec> {
  */
 function parseArgsError(err: unknown, spec: CommandSpec): UsageError {
   const help = `see skillopt ${spec.name} --help`;
-  const message = err instanceof Error ? err.message : String(err);
+  const message = messageOf(err);
   const flag = /^Option '(--?[\w-]+)/.exec(message)?.[1];
   if ((err as { code?: string }).code !== 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' || !flag)
     return new UsageError(message.split('\n')[0].replace(/\.$/, ''), help);

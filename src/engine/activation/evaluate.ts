@@ -7,7 +7,7 @@
  * query; a call of that function for this skill is a load.
  */
 import { TARGET_ERROR_LABELS, type TargetErrorKind } from '../../protocol/vocabulary';
-import { SkillOptError, splitFix } from '../errors';
+import { SkillOptError, splitFix, messageOf } from '../errors';
 import { errorKind } from '../llm/retry';
 import type { ChatRequest, ChatResult, ModelClient } from '../llm/types';
 import { LOAD_SKILL_TOOL, loadSkillTool, skillListingPrompt } from '../prompts/activation';
@@ -88,7 +88,7 @@ export async function runTriggers(
         return { ...run, loaded: loadedIn(reply, opts.mode, name) };
       } catch (err) {
         if (SkillOptError.is(err, 'cancelled')) throw err;
-        return { ...run, error: err instanceof Error ? err.message : String(err), errorKind: errorKind(err) };
+        return { ...run, error: messageOf(err), errorKind: errorKind(err) };
       }
     }),
   );

@@ -13,6 +13,7 @@
  *
  * Everything here is linear in the length of the reply.
  */
+import { messageOf } from '../errors';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -314,7 +315,7 @@ function parseCandidate<T>(text: string, span: Span, check: (v: unknown) => v is
     try {
       return { ok: true, value: JSON.parse(s) as unknown };
     } catch (err) {
-      return { ok: false, message: err instanceof Error ? err.message : String(err) };
+      return { ok: false, message: messageOf(err) };
     }
   };
   let parsed = tryParse(candidate);

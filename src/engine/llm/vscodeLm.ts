@@ -19,7 +19,7 @@
  *   declined access; not worth retrying), 'NotFound' → 'config', 'Blocked' (quota or rate limit)
  *   and anything unrecognised → 'llm' with `transient: true`, so the client may retry.
  */
-import { cancelledError, SkillOptError } from '../errors';
+import { cancelledError, SkillOptError, messageOf } from '../errors';
 import type { BackendReply, ChatBackend, ChatMessage, ChatRequest, ModelRole } from './types';
 import type { LmMessage, LmModelSelector, LmRequest, LmResponse } from '../../protocol/lm';
 import type { TargetErrorKind } from '../../protocol/vocabulary';
@@ -172,7 +172,7 @@ export class VscodeLmBackend implements ChatBackend {
       typeof err === 'object' && err !== null && typeof (err as { code?: unknown }).code === 'string'
         ? (err as { code: string }).code
         : undefined;
-    const message = err instanceof Error ? err.message : String(err);
+    const message = messageOf(err);
     const selector = describeSelector(this.selector);
     if (code === 'NotFound') {
       return new SkillOptError(

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { SkillOptError } from '../errors';
+import { SkillOptError, messageOf } from '../errors';
 import {
   containsMarker,
   pyRstrip,
@@ -402,7 +402,7 @@ function applyToLfText(skill: string, edits: readonly Edit[], options: ApplyOpti
       if (broken) row.error = `not applied: ${broken}`;
       report.push(row);
     } catch (err) {
-      report.push(errorRow(index, id, err instanceof Error ? err.message : String(err)));
+      report.push(errorRow(index, id, messageOf(err)));
     }
   });
   return { text: doc, report };

@@ -23,6 +23,7 @@ import {
   parseBatchDirName,
   parseEpochDirName,
 } from './layout';
+import { messageOf } from '../errors';
 
 /**
  * Reads a run folder written by this engine (CLI or extension) or by the Python reference. Paths
@@ -100,7 +101,7 @@ export function readRunFolder(dir: string): RunFolder {
     history = readHistory(layout.file(RUN_FILE.history));
     state = readRuntimeState(layout.file(RUN_FILE.state));
   } catch (err) {
-    problem = err instanceof Error ? err.message : String(err);
+    problem = messageOf(err);
   }
   const summary = readJsonObject(layout.file(RUN_FILE.summary));
   const engine = state?.engine;

@@ -23,7 +23,7 @@ import type {
   StepRecord,
   TriggerRateRecord,
 } from '../../protocol/records';
-import { SkillOptError } from '../errors';
+import { SkillOptError, messageOf } from '../errors';
 import { checkInsideRun } from './atomic';
 import { unsafeOnWindows } from './layout';
 
@@ -311,7 +311,7 @@ export function readRunJson<S extends z.ZodType>(path: string, schema: S): z.inf
   } catch (err) {
     throw new SkillOptError(
       'io',
-      `is not valid JSON (${err instanceof Error ? err.message : String(err)})`,
+      `is not valid JSON (${messageOf(err)})`,
       { file: path, fix: 'restore the file, or delete it and resume to recompute it' },
       { cause: err },
     );

@@ -4,7 +4,7 @@ import { chatSkillView } from '../skill/package/views';
 import { parseFrontMatter } from '../skill/frontMatter';
 import { readImage } from '../data/images';
 import type { TaskItem } from '../data/tasks';
-import { SkillOptError } from '../errors';
+import { SkillOptError, messageOf } from '../errors';
 import { errorKind } from '../llm/retry';
 import type { ChatMessage, ChatRequest, ChatResult } from '../llm/types';
 import { targetSystemPrompt } from '../prompts/system';
@@ -152,7 +152,7 @@ function erroredResult(
   opts: ItemOptions,
   turns?: TurnsOutcome,
 ): RolloutResult {
-  const message = err instanceof Error ? err.message : String(err);
+  const message = messageOf(err);
   writeJsonAtomic(opts.conversationFile(call.item.id), [
     call.userRecord,
     // The turns an item had taken before a call failed stay readable (they are paid for).

@@ -16,6 +16,7 @@ import type { LoopContext } from './loopContext';
 import type { ProvenanceRecord } from './provenance';
 import { buildReport, type GateTestRow, type RunReport, type SpeedFigures } from './report';
 import { renderReport } from './reportMarkdown';
+import { messageOf } from '../errors';
 
 export interface ReportEnd {
   finalSelection: number | null;
@@ -119,7 +120,7 @@ export function writeStoppedReport(loop: LoopContext, reason: string): void {
     loop.ctx.logger.log(
       'warn',
       'report',
-      `report.md of the stopped run could not be written: ${err instanceof Error ? err.message : String(err)}`,
+      `report.md of the stopped run could not be written: ${messageOf(err)}`,
     );
   }
 }

@@ -17,7 +17,7 @@ import {
 } from '../../engine/skill/package/apply';
 import { isSkillFolder } from '../../engine/skill/package/folder';
 import type { Ctx } from '../ctx';
-import { errorDetail } from '../log';
+import { errorDetail, errorMessage } from '../log';
 import type { RunView } from '../runs/liveState';
 
 /** The empty left side of a new file's diff. */
@@ -109,7 +109,7 @@ function readChanges(
     return { files: filesToApply(bestDir, skillDir), kept: filesOnlyInSkill(bestDir, skillDir) };
   } catch (err) {
     ctx.log.error(`[apply] reading ${bestDir} against ${skillDir}: ${errorDetail(err)}`);
-    void vscode.window.showErrorMessage(`SkillOpt: ${err instanceof Error ? err.message : String(err)}`);
+    void vscode.window.showErrorMessage(`SkillOpt: ${errorMessage(err)}`);
     return undefined;
   }
 }

@@ -6,6 +6,7 @@ import { ReviewCommands } from '../constants';
 import type { Ctx } from '../ctx';
 import type { DecisionStore } from './decisionStore';
 import type { ReviewSession } from './session';
+import { errorMessage } from '../log';
 
 export interface SentDecision {
   params: DecideParams;
@@ -71,7 +72,7 @@ export async function sendDecision(
       );
     }
   } catch (err) {
-    entry.detail = err instanceof Error ? err.message : String(err);
+    entry.detail = errorMessage(err);
     ctx.log.warn(`review: sending the decision on step ${params.step} failed: ${entry.detail}`);
     void vscode.window.showWarningMessage(
       `SkillOpt: the run did not receive your decision on step ${params.step}: ${entry.detail}`,

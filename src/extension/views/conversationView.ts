@@ -7,6 +7,7 @@ import { basename, dirname } from 'node:path';
 import * as vscode from 'vscode';
 import type { Ctx } from '../ctx';
 import { conversationMarkdown } from '../runs/conversationText';
+import { errorMessage } from '../log';
 
 const scheme = 'skillopt-conversation';
 
@@ -19,7 +20,7 @@ export function registerConversationView(ctx: Ctx): void {
         try {
           records = JSON.parse(readFileSync(file, 'utf8'));
         } catch (err) {
-          return `Cannot read ${file}: ${err instanceof Error ? err.message : String(err)}`;
+          return `Cannot read ${file}: ${errorMessage(err)}`;
         }
         // predictions/<task id>/conversation.json
         return conversationMarkdown(basename(dirname(file)), records);

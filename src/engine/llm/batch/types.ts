@@ -5,6 +5,7 @@
  */
 import type { BackendReply, ChatRequest, Usage } from '../types';
 import { spentBy } from '../types';
+import { messageOf } from '../../errors';
 
 export interface BatchRequest {
   /** Unique within the batch; `[A-Za-z0-9_-]{1,64}` (Anthropic's rule, which OpenAI's allows too). */
@@ -64,5 +65,5 @@ export interface BatchApi {
 /** The outcome of a result that could not be read as a reply, with what its error says was billed. */
 export function unusable(err: unknown): BatchOutcome {
   const spent = spentBy(err);
-  return { ok: false, why: err instanceof Error ? err.message : String(err), ...(spent ? { spent } : {}) };
+  return { ok: false, why: messageOf(err), ...(spent ? { spent } : {}) };
 }
