@@ -323,6 +323,33 @@ export class ReviewSession {
     return questionId ? { ...params, questionId } : params;
   }
 
+  /**
+   * The engine refused this review's answer as stale (the run asks again, or moved on): the
+   * person's decisions are undone and the review is drawn as it was asked, to be answered again
+   * edit by edit. `questionId`: the question the run asks about this step now, if it does.
+   */
+  answerRefused(questionId: string | undefined): Transition {
+    if (this.phase === 'verdict') return { ops: [] };
+    const undone = this.ownerList().filter((o) => o.decidedBy === 'person' && this.isPlaced(o.id));
+    for (const o of undone) {
+      o.fate = 'pending';
+      delete o.decidedBy;
+      delete o.reason;
+    }
+    this.phase = 'review';
+    this.early = false;
+    this.held = undefined;
+    this.waiting = questionId !== undefined;
+    this.asked ||= this.waiting;
+    this.questionId = questionId;
+    return {
+      ops: this.toggle(
+        undone.map((o) => o.id),
+        { removed: true, added: true },
+      ),
+    };
+  }
+
   /** Keeps an answer given before the engine asked, to send with the question's id when it does. */
   holdUntilAsked(params: DecideParams): boolean {
     if (!this.early || this.asked) return false;
