@@ -35,7 +35,7 @@ export class DocumentSync {
     } else if (tr.send) {
       const sent = await sendDecision(this.ctx, this.decisions, t.session.init, tr.send, t.sent);
       // A refused answer leaves the review as it was asked, to be answered again edit by edit.
-      if (sent.outcome === 'ignored' && sent.detail === 'stale' && !t.group)
+      if (sent.detail === 'stale' && !t.group)
         await this.applyOps(t, t.session.answerRefused(questionAskedNow(this.ctx, t.session.init)).ops);
       this.schedule(t.uri);
     } else if (tr.record)
