@@ -10,7 +10,7 @@ import { AutoSaveNotice } from './autoSaveNotice';
 import type { DecisionStore } from './decisionStore';
 import { applyOpsToDocument, followTyping, lineOpEdits, pendingInsertions } from './documentEdits';
 import type { ReviewRegistry, TrackedSession } from './registry';
-import { sendDecision } from './sendDecision';
+import { questionAskedNow, sendDecision } from './sendDecision';
 import type { LineOp, Transition } from './session';
 
 export class DocumentSync {
@@ -33,7 +33,10 @@ export class DocumentSync {
     if (tr.send && t.session.holdUntilAsked(tr.send)) {
       this.ctx.log.info(`review: step ${tr.send.step}'s answer waits for the run to ask its question`);
     } else if (tr.send) {
-      await sendDecision(this.ctx, this.decisions, t.session.init, tr.send, t.sent);
+      const sent = await sendDecision(this.ctx, this.decisions, t.session.init, tr.send, t.sent);
+      // A refused answer leaves the review as it was asked, to be answered again edit by edit.
+      if (sent.detail === 'stale' && !t.group)
+        await this.applyOps(t, t.session.answerRefused(questionAskedNow(this.ctx, t.session.init)).ops);
       this.schedule(t.uri);
     } else if (tr.record)
       await this.decisions.record(

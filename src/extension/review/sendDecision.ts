@@ -16,7 +16,7 @@ export interface SentDecision {
 
 /**
  * Records a decision, then sends it; `sent` gets the entry at once (as failed until the engine
- * answers), so a redraw in between never shows the decision as missing.
+ * answers), so a redraw in between never shows the decision as missing. Returns the entry.
  */
 export async function sendDecision(
   ctx: Ctx,
@@ -24,7 +24,7 @@ export async function sendDecision(
   init: ReviewSession['init'],
   params: DecideParams,
   sent: SentDecision[],
-): Promise<void> {
+): Promise<SentDecision> {
   const runKey = init.runDir ?? init.runId;
   const prior = decisions.stepOf(runKey, init.origin, params.step);
   await decisions.record(runKey, init.origin, params);
@@ -51,8 +51,7 @@ export async function sendDecision(
         `review: ${name} no longer asks the question this decision on step ${params.step} answers`,
       );
       // The way to the question asked now, as the other stale notices offer it.
-      const live = ctx.runs.get(init.runId)?.live;
-      const now = live?.status === 'running' ? live.waiting?.step : undefined;
+      const now = waitingNow(ctx, init.runId)?.step;
       const then =
         now !== undefined
           ? ` It is waiting for your review of step ${now} now.`
@@ -78,4 +77,17 @@ export async function sendDecision(
       `SkillOpt: the run did not receive your decision on step ${params.step}: ${entry.detail}`,
     );
   }
+  return entry;
+}
+
+/** The question a running run waits on the person for, if any. */
+function waitingNow(ctx: Ctx, runId: string): { step: number; questionId: string } | undefined {
+  const live = ctx.runs.get(runId)?.live;
+  return live?.status === 'running' ? live.waiting : undefined;
+}
+
+/** The question the run asks about `init`'s step now, when it waits on it. */
+export function questionAskedNow(ctx: Ctx, init: ReviewSession['init']): string | undefined {
+  const waiting = waitingNow(ctx, init.runId);
+  return waiting?.step === init.step && init.origin === 'step' ? waiting.questionId : undefined;
 }

@@ -15,7 +15,8 @@ import {
   type Change,
   type PlacedChange,
 } from './layout';
-import { shiftBlock, type TextChange } from './tracking';
+import type { TextChange } from './tracking';
+import { ownsLines, ReviewLines } from './reviewLines';
 import { previousForDocument } from './injectedBlocks';
 import { candidateDecision, personDecision } from './sessionDecisions';
 import { lineHunks } from '../../engine/skill/hunks';
@@ -34,12 +35,9 @@ import type {
 export type { Decider, Fate, LineOp, OwnerState, Phase, Segment, SessionInit, Transition, Verdict };
 export { applyLineOps, describeOwner } from './reviewModel';
 
-const ownsLines = (s: Segment): boolean => s.present && s.lines.length > 0;
-
 export class ReviewSession {
   readonly owners = new Map<string, OwnerState>();
-  /** Document order; a change's removed segment comes right before its added segment. */
-  private segments: Segment[] = [];
+  private readonly lines: ReviewLines;
   phase: Phase = 'review';
   verdict: Verdict | undefined;
   /** The gate's scores when the engine asked after the gate accepted (gate-then-human). */
@@ -82,26 +80,11 @@ export class ReviewSession {
       const o = this.owners.get(c.owner);
       if (o) o.fate = 'conflict';
     }
-    for (const c of placed) {
-      const o = this.owners.get(c.owner);
-      // An owner with one unplaceable change cannot be applied piecemeal.
-      if (o?.fate === 'conflict') continue;
-      const removedStart = c.docAt;
-      this.segments.push({
-        owner: c.owner,
-        kind: 'removed',
-        lines: c.removed,
-        start: removedStart,
-        present: !onCandidate,
-      });
-      this.segments.push({
-        owner: c.owner,
-        kind: 'added',
-        lines: c.added,
-        start: onCandidate ? removedStart : removedStart + c.removed.length,
-        present: onCandidate,
-      });
-    }
+    // An owner with one unplaceable change cannot be applied piecemeal.
+    this.lines = new ReviewLines(
+      placed.filter((c) => this.owners.get(c.owner)?.fate !== 'conflict'),
+      onCandidate,
+    );
   }
 
   /** Lays the candidate's changes onto the document the person has open. */
@@ -141,7 +124,7 @@ export class ReviewSession {
 
   /** Owners the document can show, in document order. */
   placedOwners(): string[] {
-    return [...new Set(this.segments.map((s) => s.owner))];
+    return this.lines.owners();
   }
 
   withFate(fate: Fate): string[] {
@@ -151,11 +134,11 @@ export class ReviewSession {
   }
 
   segmentsOf(owner: string): Segment[] {
-    return this.segments.filter((s) => s.owner === owner);
+    return this.lines.of(owner);
   }
 
   allSegments(): readonly Segment[] {
-    return this.segments;
+    return this.lines.all();
   }
 
   /** First line the owner occupies in the document, or its anchor when none of its lines are there. */
@@ -270,23 +253,7 @@ export class ReviewSession {
 
   /** The person typed: move the blocks, and drop the edits whose lines they rewrote. */
   applyTextChange(change: TextChange): string[] {
-    const lost = new Set<string>();
-    const next: Segment[] = [];
-    for (const seg of this.segments) {
-      const fate = shiftBlock({ start: seg.start, length: ownsLines(seg) ? seg.lines.length : 0 }, change);
-      if (fate.kind !== 'keep') {
-        lost.add(seg.owner);
-        continue;
-      }
-      const grew = ownsLines(seg) ? fate.block.length - seg.lines.length : 0;
-      next.push({
-        ...seg,
-        start: fate.block.start,
-        // Typing inside a block changes its lines; keep the count right for later deletions.
-        lines: grew === 0 ? seg.lines : resize(seg.lines, fate.block.length),
-      });
-    }
-    this.segments = next.filter((s) => !lost.has(s.owner));
+    const lost = this.lines.follow(change);
     for (const id of lost) {
       const o = this.owners.get(id);
       if (o && (o.fate === 'pending' || o.fate === 'accepted' || o.fate === 'rejected'))
@@ -300,13 +267,11 @@ export class ReviewSession {
 
   /** After the person typed inside blocks, their lines are read back from the document. */
   refreshLines(docLines: readonly string[]): void {
-    for (const seg of this.segments) {
-      if (ownsLines(seg)) seg.lines = docLines.slice(seg.start, seg.start + seg.lines.length);
-    }
+    this.lines.refresh(docLines);
   }
 
   private isPlaced(id: string): boolean {
-    return this.segments.some((s) => s.owner === id);
+    return this.lines.has(id);
   }
 
   private isPending(id: string): boolean {
@@ -358,6 +323,33 @@ export class ReviewSession {
     return questionId ? { ...params, questionId } : params;
   }
 
+  /**
+   * The engine refused this review's answer as stale (the run asks again, or moved on): the
+   * person's decisions are undone and the review is drawn as it was asked, to be answered again
+   * edit by edit. `questionId`: the question the run asks about this step now, if it does.
+   */
+  answerRefused(questionId: string | undefined): Transition {
+    if (this.phase === 'verdict') return { ops: [] };
+    const undone = this.ownerList().filter((o) => o.decidedBy === 'person' && this.isPlaced(o.id));
+    for (const o of undone) {
+      o.fate = 'pending';
+      delete o.decidedBy;
+      delete o.reason;
+    }
+    this.phase = 'review';
+    this.early = false;
+    this.held = undefined;
+    this.waiting = questionId !== undefined;
+    this.asked ||= this.waiting;
+    this.questionId = questionId;
+    return {
+      ops: this.toggle(
+        undone.map((o) => o.id),
+        { removed: true, added: true },
+      ),
+    };
+  }
+
   /** Keeps an answer given before the engine asked, to send with the question's id when it does. */
   holdUntilAsked(params: DecideParams): boolean {
     if (!this.early || this.asked) return false;
@@ -375,35 +367,7 @@ export class ReviewSession {
     return live ? { send: this.answering(params) } : { record: params };
   }
 
-  /**
-   * Makes the removed / added lines of `ids` present or absent. Returns the line operations in
-   * pre-edit coordinates (one WorkspaceEdit) and moves every segment to its post-edit place.
-   */
   private toggle(ids: readonly string[], want: { removed: boolean; added: boolean }): LineOp[] {
-    const set = new Set(ids);
-    const ops: LineOp[] = [];
-    let delta = 0;
-    for (const seg of this.segments) {
-      const oldStart = seg.start;
-      seg.start = oldStart + delta;
-      if (!set.has(seg.owner) || seg.lines.length === 0) continue;
-      const target = seg.kind === 'removed' ? want.removed : want.added;
-      if (target === seg.present) continue;
-      if (target) {
-        ops.push({ kind: 'insert', at: oldStart, lines: seg.lines });
-        delta += seg.lines.length;
-      } else {
-        ops.push({ kind: 'delete', start: oldStart, count: seg.lines.length });
-        delta -= seg.lines.length;
-      }
-      seg.present = target;
-    }
-    return ops;
+    return this.lines.toggle(ids, want);
   }
-}
-
-function resize(lines: readonly string[], length: number): string[] {
-  const out = lines.slice(0, length);
-  while (out.length < length) out.push('');
-  return out;
 }

@@ -246,6 +246,57 @@ describe('review session: live review modes', () => {
     assert.equal(doc.text, candidate);
   });
 
+  it('human-first: an answer the run refused as stale puts the review back as drawn, waiting per edit', () => {
+    const { s, doc } = session('human-first', true);
+    doc.run(s.begin());
+    doc.run(s.onReviewRequested('q-old', 'before_gate'));
+    const drawn = doc.text;
+    doc.run(s.decide([money, quotes], false, 'not needed'));
+    const answered = doc.run(s.decide([dates], true));
+    assert.equal(answered.send?.questionId, 'q-old');
+    assert.equal(s.phase, 'awaiting-gate', 'the kept edit went to the gate');
+    assert.notEqual(doc.text, drawn);
+    // The engine refused it: the run asks step 3 again, under a new question.
+    doc.run(s.answerRefused('q-new'));
+    assert.equal(doc.text, drawn, 'the refused answer’s lines are gone; both sides of every edit show');
+    assert.equal(s.phase, 'review');
+    assert.equal(s.waiting, true);
+    assert.ok(s.perEdit);
+    assert.deepEqual(s.withFate('pending').sort(), [money, dates, quotes].sort());
+    assert.ok(
+      s.ownerList().every((o) => o.decidedBy === undefined && o.reason === undefined),
+      'no refused decision stays on an edit',
+    );
+    doc.run(s.decide([money, dates], true));
+    const again = doc.run(s.decide([quotes], false));
+    assert.equal(again.send?.questionId, 'q-new', 'the new answer names the question asked now');
+    assert.deepEqual(
+      again.send?.decisions.map((d) => [d.editId, d.accept]).sort(),
+      [
+        [dates, true],
+        [money, true],
+        [quotes, false],
+      ].sort(),
+    );
+  });
+
+  it('gate-then-human: a refused Accept Candidate shows the candidate for a decision again', () => {
+    const { s, doc } = session('gate-then-human', true);
+    doc.run(s.begin());
+    doc.run(s.onReviewRequested('q-1', 'after_gate', { candidateScore: 0.9, currentScore: 0.8 }));
+    const drawn = doc.text;
+    doc.run(s.acceptCandidate());
+    assert.equal(doc.text, candidate);
+    doc.run(s.answerRefused(undefined));
+    assert.equal(doc.text, drawn);
+    assert.equal(s.phase, 'review');
+    assert.equal(s.gateScores?.candidateScore, 0.9, 'the gate’s scores still show');
+    const t = doc.run(s.rejectCandidate('too long'));
+    assert.equal(t.send?.candidate, 'reject');
+    assert.equal(t.send?.questionId, undefined, 'no question named that the run did not ask');
+    assert.equal(doc.text, previous);
+  });
+
   it('gate-then-human: a gate rejection never asks the person and shows the verdict', () => {
     const { s, doc } = session('gate-then-human', true);
     doc.run(s.begin());
