@@ -63,6 +63,9 @@ export const BACKEND_DEFAULT_MODELS: Readonly<Record<string, string>> = {
 const ROLE_DEFAULTS = new Set(['', 'openai_chat']);
 const MODEL_SENTINELS = new Set(['gpt-5.4', 'gpt-5.5']);
 
+/** Every spelling the high-level switch takes (a test keeps them in step with the role backends). */
+export const BACKEND_SPELLINGS: readonly string[] = Object.keys(CANONICAL);
+
 /** Canonical name of a backend spelling, or undefined when it is not one. */
 export function canonicalBackend(name: string): string | undefined {
   return CANONICAL[name.trim().toLowerCase().replace(/-/g, '_')];

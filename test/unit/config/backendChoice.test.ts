@@ -1,7 +1,8 @@
 import * as assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { loadConfig } from '../../../src/engine/config/load';
-import { canonicalBackend } from '../../../src/engine/config/backendChoice';
+import { BACKEND_SPELLINGS, canonicalBackend } from '../../../src/engine/config/backendChoice';
+import { BACKEND_NAMES, resolveBackendName } from '../../../src/engine/llm/backends';
 import type { ConfigWarning } from '../../../src/engine/config/schema/problems';
 import { expectConfigError, tempDir, write } from './helpers';
 
@@ -131,5 +132,22 @@ describe('config/backendChoice (--backend, model.backend)', () => {
       'compat',
     ])
       assert.ok(canonicalBackend(name), name);
+  });
+
+  // The switch's spellings and the role backends' names live in two tables (config/backendChoice.ts,
+  // llm/backends.ts); a spelling one knows and the other does not would pass validation and fail later.
+  it('knows the same backend spellings as the role backends, each meaning the transport of its canonical name', () => {
+    const kind = (name: string) =>
+      resolveBackendName(name, { azureEndpoint: 'https://example.openai.azure.com', key: 'model.x' }).kind;
+    for (const spelling of BACKEND_SPELLINGS) {
+      const canonical = canonicalBackend(spelling);
+      assert.ok(canonical, spelling);
+      assert.equal(kind(spelling), kind(canonical), `${spelling} → ${canonical}`);
+    }
+    // `command` is a role backend only: the switch picks an agent preset instead.
+    assert.deepEqual(
+      BACKEND_NAMES.filter((n) => canonicalBackend(n) === undefined),
+      ['command'],
+    );
   });
 });
