@@ -2,10 +2,7 @@ import assert from 'node:assert/strict';
 import { STEP_FILE } from '../../../src/engine/store/layout';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ChatRequest, ChatResult, ModelClient } from '../../../src/engine/llm/types';
-import { silentLogger } from '../../../src/engine/log';
 import { prepareRun, type PreparedRun } from '../../../src/engine/run';
-import type { RunContext } from '../../../src/engine/train/context';
 import {
   deepReflect,
   pickDeepTrajectories,
@@ -17,6 +14,7 @@ import type { RolloutResult } from '../../../src/protocol/records';
 import { openAiMessages, startOpenAiServer, type LoopbackServer } from '../../support/loopback/openaiServer';
 import { scriptedModels, scriptedOptimizerModel } from '../../support/loopback/scriptedModels';
 import { exampleConfig, tempDir } from './helpers';
+import { contextFor } from './metaReflectContext';
 
 const skill = readFileSync(join(__dirname, '..', '..', '..', 'examples', 'house-style', 'SKILL.md'), 'utf8');
 const DATE_RULE =
@@ -55,59 +53,6 @@ const batch: RolloutResult[] = [
   result('n1', 'name', 'Lovelace, Ada', 'Lovelace, Ada'),
   result('c1', 'capital', 'Canberra', 'Canberra'),
 ];
-
-interface Recorder {
-  requests: ChatRequest[];
-  fallbacks: Array<{ stage: string; reason: string }>;
-}
-
-/** Counts every optimizer request; `reply` can replace the model's text for a request. */
-function wrap(
-  inner: ModelClient,
-  rec: Recorder,
-  reply?: (req: ChatRequest, n: number) => string | undefined,
-): ModelClient {
-  return {
-    role: inner.role,
-    backend: inner.backend,
-    model: inner.model,
-    chat: async (req, signal): Promise<ChatResult> => {
-      rec.requests.push(req);
-      const forced = reply?.(req, rec.requests.length);
-      if (forced === undefined) return inner.chat(req, signal);
-      return {
-        text: forced,
-        usage: { promptTokens: 1, completionTokens: 1 },
-        backend: inner.backend,
-        model: inner.model,
-        seconds: 0,
-        attempts: 1,
-        cached: false,
-      };
-    },
-  };
-}
-
-function contextFor(
-  prepared: PreparedRun,
-  outDir: string,
-  reply?: (req: ChatRequest, n: number) => string | undefined,
-  settings: Partial<RunContext['settings']> = {},
-): { ctx: RunContext; rec: Recorder } {
-  const rec: Recorder = { requests: [], fallbacks: [] };
-  const ctx: RunContext = {
-    settings: { ...prepared.settings, ...settings },
-    optimizer: wrap(prepared.models.optimizer, rec, reply),
-    target: prepared.models.target,
-    scorer: prepared.scorer,
-    outDir,
-    signal: new AbortController().signal,
-    logger: silentLogger,
-    emit: () => undefined,
-    recordFallback: (stage, reason) => rec.fallbacks.push({ stage, reason }),
-  };
-  return { ctx, rec };
-}
 
 function args(dir: string, over: Partial<DeepReflectArgs> = {}): DeepReflectArgs {
   return {

@@ -1,4 +1,4 @@
-/** A meta-reflect run context over a prepared run, whose optimizer replies may be forced. */
+/** A run context over a prepared run whose optimizer requests are recorded and whose replies may be forced (meta and deep reflection tests). */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChatRequest, ChatResult, ModelClient } from '../../../src/engine/llm/types';
@@ -13,20 +13,19 @@ export interface Recorder {
   fallbacks: Array<{ stage: string; reason: string }>;
 }
 
-export function contextFor(
-  prepared: PreparedRun,
-  outDir: string,
-  reply?: (req: ChatRequest) => string | undefined,
-): { ctx: RunContext; rec: Recorder } {
-  const rec: Recorder = { requests: [], fallbacks: [] };
-  const inner = prepared.models.optimizer;
-  const optimizer: ModelClient = {
+/** Counts every optimizer request; `reply` can replace the model's text for a request (n counts from 1). */
+function wrap(
+  inner: ModelClient,
+  rec: Recorder,
+  reply?: (req: ChatRequest, n: number) => string | undefined,
+): ModelClient {
+  return {
     role: inner.role,
     backend: inner.backend,
     model: inner.model,
     chat: async (req, signal): Promise<ChatResult> => {
       rec.requests.push(req);
-      const forced = reply?.(req);
+      const forced = reply?.(req, rec.requests.length);
       if (forced === undefined) return inner.chat(req, signal);
       return {
         text: forced,
@@ -39,9 +38,18 @@ export function contextFor(
       };
     },
   };
+}
+
+export function contextFor(
+  prepared: PreparedRun,
+  outDir: string,
+  reply?: (req: ChatRequest, n: number) => string | undefined,
+  settings: Partial<RunContext['settings']> = {},
+): { ctx: RunContext; rec: Recorder } {
+  const rec: Recorder = { requests: [], fallbacks: [] };
   const ctx: RunContext = {
-    settings: prepared.settings,
-    optimizer,
+    settings: { ...prepared.settings, ...settings },
+    optimizer: wrap(prepared.models.optimizer, rec, reply),
     target: prepared.models.target,
     scorer: prepared.scorer,
     outDir,
