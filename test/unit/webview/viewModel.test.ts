@@ -2,15 +2,13 @@ import assert from 'node:assert/strict';
 import { aaCheckOf, inconclusiveGateTest } from '../../support/gateTest';
 import type { GateHistoryData, GateStepRow } from '../../../src/protocol/webview';
 import { opaque, scoreConfig, type Palette } from '../../../src/webview/charts/render';
+import { gateLines, summaryLine, tableRows } from '../../../src/webview/charts/tableModel';
 import {
   budgetChart,
   formatDelta,
-  gateLines,
   scoreChart,
   skillTokensOf,
   spendChart,
-  summaryLine,
-  tableRows,
   verdictKind,
 } from '../../../src/webview/charts/viewModel';
 
