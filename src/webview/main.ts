@@ -14,7 +14,8 @@ import {
   type ChartHooks,
   type ChartLib,
 } from './charts/render';
-import { budgetChart, gateLines, scoreChart, spendChart, summaryLine, tableRows } from './charts/viewModel';
+import { gateLines, summaryLine, tableRows } from './charts/tableModel';
+import { budgetChart, scoreChart, spendChart } from './charts/viewModel';
 import { getHost } from './host';
 import { activationPanel, renderActivation } from './activation';
 import { renderTable } from './table';

@@ -2,7 +2,7 @@
  * The steps table under the charts. Every value, and above all the optimizer's edit text, goes
  * into the page through `textContent`: no string from the run is ever parsed as HTML.
  */
-import type { TableRow } from './charts/viewModel';
+import type { TableRow } from './charts/tableModel';
 
 export interface TableHooks {
   openStep(row: TableRow): void;

@@ -1,6 +1,7 @@
 /**
  * The gate verdicts a run announced, rebuilt from its folder: each step's from history.json, each
- * epoch end's (meta reflect, slow update) from its result file. A run opened from its folder must
+ * epoch end's (meta reflect, slow update) from its result file, the final check's from summary.json.
+ * A run opened from its folder must
  * show the verdicts, tests and error bars a live run showed.
  */
 import type { EngineEvent } from '../../protocol/events';
@@ -11,6 +12,60 @@ import { RunLayout, STEP_FILE } from './layout';
 import { gateTestSchema, itemRegressionsSchema } from './runSchemas';
 
 export type GateVerdictEvent = Extract<EngineEvent, { type: 'gate/verdict' }>;
+
+/** The final check's verdict as summary.json keeps it (`final_check`); its scores are final_selection_*. */
+export interface FinalCheckRecord {
+  step: number;
+  epoch: number;
+  action: 'promote' | 'keep';
+  candidate_score: number;
+  current_score: number;
+  best_score: number;
+  cache_hit: boolean;
+}
+
+export function finalCheckRecord(v: GateVerdictEvent): FinalCheckRecord {
+  return {
+    step: v.step,
+    epoch: v.epoch,
+    action: v.action === 'promote' ? 'promote' : 'keep',
+    candidate_score: v.candidateScore,
+    current_score: v.currentScore,
+    best_score: v.bestScore,
+    cache_hit: v.cacheHit,
+  };
+}
+
+/** The final check's verdict from summary.json; none when the run made none (its last skill was its best). */
+export function finalVerdict(summary: Record<string, unknown> | undefined): GateVerdictEvent | undefined {
+  const f = summary?.final_check;
+  if (typeof f !== 'object' || f === null) return undefined;
+  const r = f as Record<string, unknown>;
+  const [step, epoch, candidate, current, best] = [
+    r.step,
+    r.epoch,
+    r.candidate_score,
+    r.current_score,
+    r.best_score,
+  ].map(num);
+  if (r.action !== 'promote' && r.action !== 'keep') return undefined;
+  if ([step, epoch, candidate, current, best].some((n) => n === undefined)) return undefined;
+  const hard = num(summary?.final_selection_hard);
+  const soft = num(summary?.final_selection_soft);
+  return {
+    type: 'gate/verdict',
+    step: step!,
+    epoch: epoch!,
+    origin: 'final',
+    action: r.action,
+    candidateScore: candidate!,
+    currentScore: current!,
+    bestScore: best!,
+    ...(hard !== undefined ? { selectionHard: hard } : {}),
+    ...(soft !== undefined ? { selectionSoft: soft } : {}),
+    cacheHit: r.cache_hit === true,
+  };
+}
 export type EpochEndOrigin = 'meta_reflect' | 'slow_update';
 
 /** The epoch-end stages that go through the gate, in the order an epoch end runs them. */

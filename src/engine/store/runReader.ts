@@ -5,7 +5,7 @@ import { readJsonl } from './jsonl';
 import { runLockHeld } from './runLock';
 import { RESULT_ROWS } from './runRows';
 import { readJsonObject } from './jsonObject';
-import { epochEndGateEvidence, VerdictReplay } from './replayVerdicts';
+import { epochEndGateEvidence, finalVerdict, VerdictReplay } from './replayVerdicts';
 import { artifactSchemas, readHistory, readRuntimeState } from './runSchemas';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
@@ -296,6 +296,8 @@ export function eventsFromRunFolder(dir: string): EngineEvent[] {
       ...(e.metaSkill ? { metaSkill: e.metaSkill.action } : {}),
     });
   }
+  const final = finalVerdict(run.summary);
+  if (final) events.push(final);
   if (run.status === 'finished') {
     events.push({
       type: 'run/finished',

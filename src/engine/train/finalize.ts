@@ -17,6 +17,7 @@ import {
 import { skillHash } from '../skill/document';
 import { writeJsonAtomic } from '../store/atomic';
 import { RUN_DIR, RUN_FILE } from '../store/layout';
+import { finalCheckRecord, type FinalCheckRecord } from '../store/replayVerdicts';
 import { testCheck, type TestCheck } from './testCheck';
 import { evaluateTestSplit, type TestSummary } from './evaluate';
 import { finalCheck } from './gateCandidate';
@@ -43,12 +44,14 @@ export async function finalize(loop: LoopContext, stoppedEarly?: string): Promis
   // The person may overrule the last step while the epoch end runs: it counts for the final skill.
   applyOverrules(loop);
   let finalSel: Score | undefined;
+  let finalVerdict: FinalCheckRecord | undefined;
   const lastStep = state.lastCompletedStep;
   loop.input.ledger.track(lastStep, 'final');
   if (s.evalTest) {
     if (skillHash(state.current) !== skillHash(state.best)) {
       const check = await finalCheck(loop, lastStep, layout.file(RUN_DIR.finalSelection));
       finalSel = check.score;
+      finalVerdict = finalCheckRecord(check.verdict);
       if (check.promoted) files.writeBest(state.best);
     } else {
       finalSel = state.selectionCache.get(skillHash(state.best));
@@ -88,7 +91,7 @@ export async function finalize(loop: LoopContext, stoppedEarly?: string): Promis
     { alpha: s.gate.alpha, seed: s.seed },
   );
   if (check) tests = { ...tests, check };
-  writeSummary(loop, finalSel, tests, stoppedEarly);
+  writeSummary(loop, { score: finalSel, verdict: finalVerdict }, tests, stoppedEarly);
   return tests;
 }
 
@@ -126,11 +129,12 @@ export function noSkillOff(s: TrainSettings): boolean {
 
 function writeSummary(
   loop: LoopContext,
-  finalSel: Score | undefined,
+  final: { score: Score | undefined; verdict: FinalCheckRecord | undefined },
   tests: TestResults,
   stoppedEarly?: string,
 ): void {
   const { state, layout } = loop;
+  const finalSel = final.score;
   const history = state.history;
   const speed = speedFigures(loop);
   const count = (pred: (a: string) => boolean, recs = history): number =>
@@ -148,6 +152,8 @@ function writeSummary(
     best_selection_hard: state.bestScore,
     final_selection_hard: finalSel?.hard ?? null,
     final_selection_soft: finalSel?.soft ?? null,
+    // The final check's verdict, so a run opened from its folder shows it (replayVerdicts.ts).
+    ...(final.verdict ? { final_check: final.verdict } : {}),
     best_step: state.bestStep,
     current_origin: state.currentOrigin,
     best_origin: state.bestOrigin,

@@ -4,6 +4,7 @@
  * `candidate/ready` and `gate/verdict` events are built nowhere else.
  */
 import type { CandidateEdit } from '../../protocol/events';
+import type { GateVerdictEvent } from '../store/replayVerdicts';
 import type { GateTestRecord, ItemRegressions, Score } from '../../protocol/records';
 import type {
   CandidateOrigin,
@@ -86,9 +87,9 @@ export function announceVerdict(
     gateTest?: GateTestRecord;
     itemRegressions?: ItemRegressions;
   },
-): void {
+): GateVerdictEvent {
   const { state } = loop;
-  loop.ctx.emit({
+  const event: GateVerdictEvent = {
     type: 'gate/verdict',
     step: v.step,
     epoch: v.epoch,
@@ -101,7 +102,9 @@ export function announceVerdict(
     cacheHit: v.cacheHit,
     ...(v.gateTest ? { gateTest: v.gateTest } : {}),
     ...(v.itemRegressions ? { itemRegressions: v.itemRegressions } : {}),
-  });
+  };
+  loop.ctx.emit(event);
+  return event;
 }
 
 export interface GateRequest {
@@ -233,14 +236,14 @@ export async function finalCheck(
   loop: LoopContext,
   step: number,
   dir: string,
-): Promise<{ score: Score; promoted: boolean }> {
+): Promise<{ score: Score; promoted: boolean; verdict: GateVerdictEvent }> {
   const { state } = loop;
   const sel = await loop.stage(step, loop.s.numEpochs, 'final_selection', () =>
     loop.selection.evaluate(state.current, dir, step, 'final_selection'),
   );
   const promote = sel.projected > state.bestScore;
   if (promote) state.promoteCurrent(sel.projected, step);
-  announceVerdict(loop, {
+  const verdict = announceVerdict(loop, {
     step,
     epoch: loop.s.numEpochs,
     origin: 'final',
@@ -249,5 +252,5 @@ export async function finalCheck(
     score: sel.score,
     cacheHit: sel.cacheHit,
   });
-  return { score: sel.score, promoted: promote };
+  return { score: sel.score, promoted: promote, verdict };
 }

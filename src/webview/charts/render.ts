@@ -32,10 +32,12 @@ export function useChartLib(chartjs: ChartLib): void {
   lib = chartjs;
 }
 
-interface Palette {
+export interface Palette {
   foreground: string;
   muted: string;
   grid: string;
+  /** The paired gate's interval bars: they stand on the step grid lines, so never the grid's colour. */
+  interval: string;
   blue: string;
   green: string;
   red: string;
@@ -77,6 +79,8 @@ export function readPalette(): Palette {
     foreground,
     muted: cssVar('--vscode-descriptionForeground', foreground),
     grid: cssVar('--vscode-charts-lines', cssVar('--vscode-widget-border', foreground)),
+    // High contrast gives the grid and muted text both the foreground; cyan is no other series' colour.
+    interval: chartColor('--vscode-terminal-ansiCyan', foreground),
     blue: chartColor('--vscode-charts-blue', foreground),
     green: chartColor('--vscode-charts-green', foreground),
     red: chartColor('--vscode-charts-red', foreground),
@@ -258,8 +262,8 @@ export function scoreConfig(
     {
       label: 'gate interval (paired)',
       data: m.errorBars,
-      borderColor: p.muted,
-      backgroundColor: p.muted,
+      borderColor: p.interval,
+      backgroundColor: p.interval,
       borderWidth: 2,
       pointRadius: 0,
       // No points are drawn; the style is the legend's key: a vertical bar, as the intervals are.
@@ -276,7 +280,7 @@ export function scoreConfig(
       borderWidth: 1.5,
       borderDash: [1, 4],
       pointRadius: 0,
-      // The legend's key: a short dash, not the interval's bar in the same colour.
+      // The legend's key: a short dash, as the line is.
       pointStyle: 'dash',
       hidden: hidden.has('no skill (target alone)'),
     },

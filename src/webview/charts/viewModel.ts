@@ -1,31 +1,22 @@
 /**
- * Pure shaping of a run's gate history into what the charts and the table draw. No DOM, no
- * Chart.js: render.ts and table.ts only paint these values, and the unit tests check them.
+ * Pure shaping of a run's gate history into what the charts draw, and the verdict words the
+ * charts and the table share (the table's rows and the header's lines: tableModel.ts). No DOM, no
+ * Chart.js: render.ts only paints these values, and the unit tests check them.
  */
-import {
-  aaSummary,
-  describeGatePower,
-  describeGateTest,
-  describeItemRegressions,
-  describeNoSkill,
-  NO_SKILL_OFF,
-  noSkillVerdict,
-} from '../../protocol/gateText';
+import { describeGateTest, describeItemRegressions } from '../../protocol/gateText';
 import {
   candidateName,
   type CandidateOrigin,
-  type EditFate,
   type GateHistoryData,
   type GateStepRow,
 } from '../../protocol/webview';
 import {
   isAccepted,
   isInconclusive,
-  isSkipped,
   verdictKind as kindOfVerdict,
   type VerdictKind as ActionKind,
 } from '../../protocol/vocabulary';
-import { actionLabel, editTerms, editTitle } from '../../protocol/words';
+import { actionLabel } from '../../protocol/words';
 
 export interface Point {
   x: number;
@@ -80,39 +71,6 @@ export interface SpendChartModel {
 
 export type VerdictKind = 'accept' | 'reject' | 'inconclusive' | 'skip' | 'pending';
 
-export interface TableEdit {
-  id: string;
-  title: string;
-  /** The engine's terms for the same edit (op, support_count, source_type), for the hover. */
-  terms: string;
-  /** Optimizer-written text: shown with textContent only. */
-  content: string;
-  fate: EditFate;
-  fateLabel: string;
-}
-
-export interface TableRow {
-  key: string;
-  step: number;
-  origin: CandidateOrigin;
-  title: string;
-  verdict: string;
-  verdictKind: VerdictKind;
-  human?: string;
-  score: string;
-  delta: string;
-  deltaValue?: number;
-  /** What the Δ is, and the paired test's own Δ where the paired gate decided. */
-  deltaDetail?: string;
-  editsSummary: string;
-  edits: TableEdit[];
-  canOpen: boolean;
-  /** `broke 2`: items the candidate broke that the current skill passes (the per-item rule). */
-  regressions?: string;
-  /** The per-item rule's whole sentence, with the item ids. */
-  regressionsDetail?: string;
-}
-
 /**
  * Epoch-end candidates sit between the epoch's last step and the next one on the step axis, in
  * the order the engine runs them: meta reflection, then the slow update.
@@ -137,6 +95,11 @@ const kinds: Record<ActionKind, VerdictKind> = {
   skipped: 'skip',
 };
 
+/** A row the gate (or the person) has not decided yet. */
+export function isUndecided(action: string): boolean {
+  return Object.hasOwn(undecided, action);
+}
+
 export function verdictKind(action: string): VerdictKind {
   // A candidate its run never decided is not pending any more: it reads (and charts) as not kept.
   if (action === 'interrupted') return 'skip';
@@ -147,15 +110,6 @@ export function verdictKind(action: string): VerdictKind {
 export function verdictLabel(action: string): string {
   return Object.hasOwn(undecided, action) ? undecided[action as keyof typeof undecided] : actionLabel(action);
 }
-
-const fateLabels: Record<EditFate, string> = {
-  kept: 'kept',
-  'rejected-by-gate': 'rejected by gate',
-  'accepted-by-you': 'accepted by you',
-  'rejected-by-you': 'rejected by you',
-  skipped: 'not applied',
-  pending: 'waiting for the gate',
-};
 
 export function formatScore(v: number | undefined): string {
   return v === undefined || !Number.isFinite(v) ? '–' : v.toFixed(3);
@@ -272,7 +226,7 @@ export function budgetChart(data: GateHistoryData): BudgetChartModel {
 
 export function spendChart(data: GateHistoryData): SpendChartModel {
   // Undecided rows (interrupted ones too) have no spend of their own in history.json yet.
-  const steps = data.steps.filter((r) => r.origin === 'step' && !Object.hasOwn(undecided, r.action));
+  const steps = data.steps.filter((r) => r.origin === 'step' && !isUndecided(r.action));
   const dollars = steps.length > 0 && steps.every((r) => typeof r.costUsd === 'number');
   const spend: Point[] = [];
   let total = 0;
@@ -283,121 +237,8 @@ export function spendChart(data: GateHistoryData): SpendChartModel {
   return { spend, unit: dollars ? 'usd' : 'tokens', maxStep: maxStepOf(data) };
 }
 
-function capitalize(s: string): string {
-  return s.charAt(0).toUpperCase() + s.slice(1);
-}
-
 export function humanLabel(h: NonNullable<GateStepRow['human']>): string {
   // The whole-candidate answers read as the run's other human verdicts do (protocol/words.ts).
   if (h === 'accept' || h === 'reject') return actionLabel(`human_${h}`);
   return 'you decided per edit';
-}
-
-function fateText(e: GateStepRow['edits'][number]): string {
-  const base = fateLabels[e.fate];
-  if (e.fate === 'skipped' && e.status)
-    return `${base} (${e.status.replace(/_/g, ' ')})${e.reason ? `: ${e.reason}` : ''}`;
-  if (e.reason) return `${base}: ${e.reason}`;
-  return base;
-}
-
-function editsSummary(row: GateStepRow): string {
-  if (row.origin === 'slow_update') return 'rewrites the protected block';
-  if (row.origin === 'meta_reflect' && row.edits.length === 0) return 'edits from the whole epoch';
-  if (row.edits.length === 0) return isSkipped(row.action) ? '' : 'no edits';
-  const counts = new Map<string, number>();
-  for (const e of row.edits) counts.set(fateLabels[e.fate], (counts.get(fateLabels[e.fate]) ?? 0) + 1);
-  const parts = [...counts].map(([label, n]) => `${n} ${label}`);
-  return `${row.edits.length} edit${row.edits.length === 1 ? '' : 's'}: ${parts.join(', ')}`;
-}
-
-export function tableRows(data: GateHistoryData): TableRow[] {
-  return data.steps.map((row) => {
-    const delta =
-      row.candidateScore !== undefined && row.previousScore !== undefined
-        ? row.candidateScore - row.previousScore
-        : undefined;
-    const out: TableRow = {
-      key: rowKey(row),
-      step: row.step,
-      origin: row.origin,
-      title: capitalize(candidateName(row.origin, row.step, row.epoch)),
-      verdict: verdictLabel(row.action),
-      verdictKind: verdictKind(row.action),
-      score: formatScore(row.candidateScore),
-      delta: formatDelta(delta),
-      editsSummary: editsSummary(row),
-      edits: row.edits.map((e) => ({
-        id: e.id,
-        title: editTitle(e),
-        terms: editTerms(e),
-        content: e.content ?? e.target ?? '',
-        fate: e.fate,
-        fateLabel: fateText(e),
-      })),
-      canOpen: row.hasCandidate,
-    };
-    if (delta !== undefined) out.deltaValue = delta;
-    const t = row.gateTest;
-    if (t && delta !== undefined) {
-      // The column is mean against mean; the test compares the items both skills answered, with the
-      // samples it drew (more_repeats re-samples the current skill), so the two can differ.
-      const paired = formatDelta(t.mean_delta);
-      out.deltaDetail = `candidate's score − the current score the step started from; the paired test's Δ over the ${t.n} items both skills answered: ${paired}`;
-      if (paired !== out.delta) out.delta = `${out.delta} (paired ${paired})`;
-    }
-    if (row.human) out.human = humanLabel(row.human);
-    const broke = row.itemRegressions;
-    if (broke?.items.length) {
-      out.regressions = `broke ${broke.items.length}${broke.rejected ? ' (rule)' : ''}`;
-      out.regressionsDetail = describeItemRegressions(broke);
-    }
-    return out;
-  });
-}
-
-/** One line under the title: where the run stands. */
-export function summaryLine(data: GateHistoryData): string {
-  const rows = data.steps.filter((r) => r.origin === 'step');
-  const done = rows.filter((r) => !Object.hasOwn(undecided, r.action)).length;
-  const accepted = rows.filter((r) => isAccepted(r.action)).length;
-  const best = rows.reduce<number | undefined>(
-    (m, r) => (r.bestScore !== undefined ? r.bestScore : m),
-    data.baselineScore,
-  );
-  const parts = [
-    data.totalSteps ? `${done} of ${data.totalSteps} steps` : `${done} step${done === 1 ? '' : 's'}`,
-    `${accepted} accepted`,
-    `best ${formatScore(best)}`,
-  ];
-  if (data.baselineScore !== undefined) parts.push(`baseline ${formatScore(data.baselineScore)}`);
-  if (data.noSkill) parts.push(`no skill ${formatScore(data.noSkill.selection)}`);
-  const spend =
-    data.spend.dollars !== null
-      ? `$${data.spend.dollars.toFixed(2)}`
-      : `${data.spend.tokens.toLocaleString('en-US')} tokens`;
-  parts.push(data.simulated ? `${spend} (simulated models)` : spend);
-  return parts.join(' · ');
-}
-
-/**
- * The lines under the summary about the gate itself: what it can tell from noise, the newest A/A
- * check of this run's skills, and whether the skill beats the target alone (or that it was not
- * scored). The words are the CLI's and the report's.
- */
-export function gateLines(data: GateHistoryData): string[] {
-  const lines: string[] = [];
-  if (data.gatePower) lines.push(`Gate: ${describeGatePower(data.gatePower)}.`);
-  if (data.aa)
-    lines.push(`${aaSummary(data.aa)} (the same skill scored against itself: every accept is noise).`);
-  if (data.noSkill) {
-    const best = data.steps.reduce<number | undefined>(
-      (m, r) => (r.bestScore !== undefined ? r.bestScore : m),
-      data.baselineScore,
-    );
-    lines.push(
-      `No skill (the target alone): ${describeNoSkill(data.noSkill)}. ${noSkillVerdict(data.noSkill, { selection: best ?? null })}`,
-    );
-  } else if (data.noSkillOff) lines.push(NO_SKILL_OFF);
-  return lines;
 }

@@ -702,6 +702,23 @@ describe('config/schema', () => {
         }),
         [],
       );
+      // use_gate: false force-accepts steps, yet the slow update's own gate still reads the gate's keys.
+      assert.deepEqual(
+        keysOf({ evaluation: { use_gate: false, gate_test: 'paired', max_item_regressions: 1 } }),
+        [
+          "evaluation.gate_test: evaluation.gate_test, evaluation.max_item_regressions act only on the slow update's gate (optimizer.slow_update_gate_with_selection) while evaluation.use_gate is false (steps and the meta reflect are force-accepted); set use_gate: true or remove them",
+        ],
+      );
+      assert.deepEqual(
+        keysOf({
+          optimizer: { slow_update_gate_with_selection: false },
+          evaluation: { use_gate: false, max_item_regressions: 0 },
+        }),
+        [
+          'evaluation.max_item_regressions: evaluation.max_item_regressions has no effect while evaluation.use_gate is false (steps and the meta reflect are force-accepted); set use_gate: true or remove it',
+        ],
+      );
+      assert.deepEqual(keysOf({ evaluation: { gate_test: 'paired', max_item_regressions: 1 } }), []);
       // Meta-skill on: the pairs are sampled for it, so their keys act.
       assert.deepEqual(
         keysOf({ optimizer: { use_slow_update: false, use_meta_skill: true, slow_update_samples: 5 } }),

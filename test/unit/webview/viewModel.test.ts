@@ -1,16 +1,14 @@
 import assert from 'node:assert/strict';
 import { aaCheckOf, inconclusiveGateTest } from '../../support/gateTest';
 import type { GateHistoryData, GateStepRow } from '../../../src/protocol/webview';
-import { opaque } from '../../../src/webview/charts/render';
+import { opaque, scoreConfig, type Palette } from '../../../src/webview/charts/render';
+import { gateLines, summaryLine, tableRows } from '../../../src/webview/charts/tableModel';
 import {
   budgetChart,
   formatDelta,
-  gateLines,
   scoreChart,
   skillTokensOf,
   spendChart,
-  summaryLine,
-  tableRows,
   verdictKind,
 } from '../../../src/webview/charts/viewModel';
 
@@ -216,6 +214,22 @@ describe('gate history colours', () => {
     assert.equal(opaque('#d1861680'), '#d18616');
     assert.equal(opaque('#59a4f9'), '#59a4f9');
     assert.equal(opaque('CanvasText'), 'CanvasText');
+  });
+
+  it('draws the interval bars apart from the step grid lines they stand on, in high contrast too', () => {
+    // A high-contrast theme: grid lines and muted text both take the foreground.
+    const white = '#ffffff';
+    const p: Palette = {
+      ...{ foreground: white, muted: white, grid: white, background: '#000000', font: 'sans-serif' },
+      ...{ blue: '#3794ff', green: '#89d185', red: '#f48771', orange: '#d18616', purple: '#b180d7' },
+      ...{ yellow: '#cca700', interval: '#00cdcd', highContrast: true },
+    };
+    const hooks = { onToggle: () => undefined, onPick: () => undefined };
+    const bars = scoreConfig(scoreChart(data), p, new Set(), hooks).datasets.find(
+      (d) => d.label === 'gate interval (paired)',
+    );
+    assert.equal(bars?.borderColor, '#00cdcd');
+    assert.notEqual(bars?.borderColor, p.grid);
   });
 
   it('draws the paired gate’s interval of the delta as an error bar through the candidate, and names it', () => {

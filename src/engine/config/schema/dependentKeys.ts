@@ -16,6 +16,8 @@ interface Dependent {
   off: (c: SkillOptConfig) => string | undefined;
   /** What to do instead (`it`/`them` filled in). */
   fix: (them: string) => string;
+  /** What the keys still act on while `off` holds, when not nothing (the line then says so). */
+  still?: (c: SkillOptConfig) => string | undefined;
   optimizer?: OptimizerKey[];
   evaluation?: EvaluationKey[];
   model?: ModelKey[];
@@ -59,6 +61,19 @@ const DEPENDENTS: Dependent[] = [
       `set skill_update_mode: rewrite_from_suggestions or full_rewrite_minibatch, or remove ${them}`,
     model: ['rewrite_max_completion_tokens'],
   },
+  {
+    // Steps and the meta reflect are force-accepted; the slow update's own gate still decides with them.
+    off: (c) =>
+      !c.evaluation.use_gate
+        ? 'evaluation.use_gate is false (steps and the meta reflect are force-accepted)'
+        : undefined,
+    still: (c) =>
+      c.optimizer.use_slow_update && c.optimizer.slow_update_gate_with_selection
+        ? "the slow update's gate (optimizer.slow_update_gate_with_selection)"
+        : undefined,
+    fix: (them) => `set use_gate: true or remove ${them}`,
+    evaluation: ['gate_test', 'on_inconclusive', 'max_repeats', 'max_item_regressions', 'early_stop'],
+  },
 ];
 
 /** One warning per idle group: the path of its first key and the line naming them all. */
@@ -80,9 +95,11 @@ export function dependentKeyWarnings(c: SkillOptConfig): Array<{ path: [string, 
     ];
     if (!set.length) continue;
     const many = set.length > 1;
+    const still = d.still?.(c);
+    const effect = still ? `${many ? 'act' : 'acts'} only on ${still}` : `${many ? 'have' : 'has'} no effect`;
     out.push({
       path: set[0],
-      message: `${set.map(([s, k]) => `${s}.${k}`).join(', ')} ${many ? 'have' : 'has'} no effect while ${why}; ${d.fix(many ? 'them' : 'it')}`,
+      message: `${set.map(([s, k]) => `${s}.${k}`).join(', ')} ${effect} while ${why}; ${d.fix(many ? 'them' : 'it')}`,
     });
   }
   return out;
