@@ -202,10 +202,11 @@ export async function hoverUntil(page: Page, text: string, expected: string): Pr
     await page.mouse.move(5, 5);
     await target.hover();
     try {
-      await hover.waitFor({ timeout: 5_000 });
+      // A loaded machine's extension host may answer the hover provider late (seen: 3 × 5 s missed).
+      await hover.waitFor({ timeout: 10_000 });
       return;
     } catch (err) {
-      if (attempt === 3) throw err;
+      if (attempt === 4) throw err;
     }
   }
 }
