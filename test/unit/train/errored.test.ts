@@ -117,14 +117,18 @@ describe('errored target items (loopback wires)', function () {
     });
   }
 
-  it('a target that answers 401 stops the run at the baseline, names the cause, and pays no optimizer call (OpenAI wire)', async () => {
-    const server = await startOpenAiServer(
+  /** A loopback OpenAI server whose target calls all answer 401 (the optimizer's are answered). */
+  const targetUnauthorised = () =>
+    startOpenAiServer(
       scriptedModels(items.all, (_req, stage) =>
         stage === 'target'
           ? { kind: 'status', status: 401, message: 'Incorrect API key provided' }
           : undefined,
       ),
     );
+
+  it('a target that answers 401 stops the run at the baseline, names the cause, and pays no optimizer call (OpenAI wire)', async () => {
+    const server = await targetUnauthorised();
     servers.push(server);
     const prepared = prepare({ backend: 'openai', url: server.url }, server.url);
     await assert.rejects(runSim(prepared), (err: unknown) => {
@@ -140,13 +144,7 @@ describe('errored target items (loopback wires)', function () {
   // The stopped run's report.md could not be written (here: a folder stands in its place; a full disk
   // in use): the warning printed "SkillOptError: <message>", the class name of our own user error.
   it('a stopped report that cannot be written is warned about as one plain message', async () => {
-    const server = await startOpenAiServer(
-      scriptedModels(items.all, (_req, stage) =>
-        stage === 'target'
-          ? { kind: 'status', status: 401, message: 'Incorrect API key provided' }
-          : undefined,
-      ),
-    );
+    const server = await targetUnauthorised();
     servers.push(server);
     const report = join(dir.path, 'report.md');
     const lines: string[] = [];
